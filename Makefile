@@ -1,0 +1,124 @@
+# fwpt — Intel PT firmware tracer. See README.md.
+#   make            build/fwpt.efi (UEFI app) and build/fwpt (host tool)
+#   make test       every test: host unit, oracle (libipt, Zydis), QEMU
+#   make unit-test  host tests only (fast)
+#   make qemu-test  QEMU/OVMF tests only
+#   make usb-image  build/fwpt-usb.img (GPT + ESP with EFI/BOOT/BOOTX64.EFI)
+#   make bench      throughput against libipt, printed as ratios
+#   make fuzz       libFuzzer targets (FUZZ_SECONDS each, default 60)
+.DEFAULT_GOAL := all
+.SUFFIXES:
+SHELL := /bin/bash
+
+B := build
+CC := gcc
+CLANG := clang
+FUZZ_SECONDS ?= 60
+
+WARN := -Wall -Wextra -Werror
+HOST_CFLAGS := -std=c11 -D_DEFAULT_SOURCE $(WARN) -O2 -g -I. -MMD -MP
+HOST_LIBS := -lZydis -lZycore
+TEST_LIBS := -lipt -lZydis -lZycore -lm
+
+EFI_INC := /usr/include/efi
+EFI_CFLAGS := -std=c11 $(WARN) -O2 -I. -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol \
+	-ffreestanding -fpic -fshort-wchar -mno-red-zone -fno-stack-protector -fno-stack-check \
+	-fno-strict-aliasing -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI -DFWPT_EFI -MMD -MP
+EFI_LDFLAGS := -nostdlib -znocombreloc -T /usr/lib/elf_x86_64_efi.lds -shared -Bsymbolic -L/usr/lib
+EFI_CRT0 := /usr/lib/crt0-efi-x86_64.o
+
+# Code that runs in firmware and on the host, from the same sources. *_host.c: host only.
+LIB_SRCS := $(sort $(wildcard arch/*.c topa/*.c decode/*.c))
+EFI_LIB_SRCS := $(filter-out %_host.c,$(LIB_SRCS))
+EFI_SRCS := $(sort $(wildcard efi/*.c efi/*.S))
+TOOL_SRCS := $(sort $(wildcard tools/*.c))
+TEST_COMMON_SRCS := $(sort $(wildcard tests/common/*.c))
+
+HOST_LIB_OBJS := $(LIB_SRCS:%.c=$(B)/host/%.o)
+EFI_OBJS := $(EFI_LIB_SRCS:%.c=$(B)/efi/%.o) $(patsubst %.S,$(B)/efi/%.o,$(EFI_SRCS:%.c=$(B)/efi/%.o))
+TOOL_OBJS := $(TOOL_SRCS:%.c=$(B)/host/%.o)
+TEST_COMMON_OBJS := $(TEST_COMMON_SRCS:%.c=$(B)/host/%.o)
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(sort $(wildcard tests/unit/test_*.c)))
+ORACLE_TESTS := $(patsubst tests/oracle/%.c,$(B)/tests/%,$(sort $(wildcard tests/oracle/test_*.c)))
+QEMU_TESTS := $(sort $(wildcard tests/qemu/test_*.sh))
+BENCHES := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench_*.c)))
+FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+
+# Module fragments may add targets, tests (EXTRA_TESTS) and prerequisites.
+EXTRA_TESTS :=
+EXTRA_QEMU_DEPS :=
+-include $(sort $(wildcard arch/*.mk topa/*.mk decode/*.mk efi/*.mk tools/*.mk tests/*.mk))
+
+.PHONY: all deps test unit-test oracle-test qemu-test usb-image bench fuzz clean
+all: $(B)/.deps-build $(B)/fwpt.efi $(B)/fwpt
+
+# Missing Debian packages are installed (as root) before anything is built.
+$(B)/.deps-build: tools/ensure-deps.sh
+	@mkdir -p $(B) && tools/ensure-deps.sh build && touch $@
+$(B)/.deps-test: tools/ensure-deps.sh
+	@mkdir -p $(B) && tools/ensure-deps.sh all && touch $@
+deps: $(B)/.deps-test
+
+# ---- host ----
+$(B)/host/%.o: %.c | $(B)/.deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+$(B)/libfwpt.a: $(HOST_LIB_OBJS)
+	@rm -f $@ && ar rcs $@ $^
+$(B)/fwpt: $(TOOL_OBJS) $(B)/libfwpt.a
+	$(CC) -o $@ $(TOOL_OBJS) $(B)/libfwpt.a $(HOST_LIBS)
+
+# ---- EFI application (freestanding, gnu-efi) ----
+$(B)/efi/%.o: %.c | $(B)/.deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(EFI_CFLAGS) -c $< -o $@
+$(B)/efi/%.o: %.S | $(B)/.deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(EFI_CFLAGS) -c $< -o $@
+$(B)/fwpt.so: $(EFI_OBJS)
+	ld $(EFI_LDFLAGS) $(EFI_CRT0) $^ -o $@ -lefi -lgnuefi $(shell $(CC) -print-libgcc-file-name)
+	@if nm -u $@ | grep -q .; then echo "fwpt.so: undefined symbols:"; nm -u $@; rm -f $@; exit 1; fi
+$(B)/fwpt.efi: $(B)/fwpt.so
+	objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j '.rel.*' \
+		-j '.rela.*' -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+
+# ---- tests ----
+$(B)/tests/%: tests/unit/%.c $(TEST_COMMON_OBJS) $(B)/libfwpt.a | $(B)/.deps-test
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(TEST_COMMON_OBJS) $(B)/libfwpt.a $(TEST_LIBS)
+$(B)/tests/%: tests/oracle/%.c $(TEST_COMMON_OBJS) $(B)/libfwpt.a | $(B)/.deps-test
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(TEST_COMMON_OBJS) $(B)/libfwpt.a $(TEST_LIBS)
+$(B)/bench/%: tests/bench/%.c $(TEST_COMMON_OBJS) $(B)/libfwpt.a | $(B)/.deps-test
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -O3 -march=native -o $@ $< $(TEST_COMMON_OBJS) $(B)/libfwpt.a $(TEST_LIBS)
+$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) | $(B)/.deps-test
+	@mkdir -p $(dir $@)
+	$(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -o $@ $< $(LIB_SRCS)
+
+unit-test: $(B)/.deps-test all $(UNIT_TESTS)
+	tests/run.sh $(UNIT_TESTS)
+oracle-test: $(B)/.deps-test all $(ORACLE_TESTS)
+	tests/run.sh $(ORACLE_TESTS)
+qemu-test: $(B)/.deps-test all $(EXTRA_QEMU_DEPS)
+	tests/run.sh $(QEMU_TESTS)
+test: $(B)/.deps-test all $(UNIT_TESTS) $(ORACLE_TESTS) $(EXTRA_QEMU_DEPS)
+	tests/run.sh $(UNIT_TESTS) $(ORACLE_TESTS) $(EXTRA_TESTS) $(QEMU_TESTS)
+
+usb-image: $(B)/fwpt-usb.img
+$(B)/fwpt-usb.img: $(B)/fwpt.efi tools/mkimage.sh
+	tools/mkimage.sh usb $@ $(B)/fwpt.efi
+
+bench: $(B)/.deps-test all $(BENCHES)
+	@for b in $(BENCHES); do echo "=== $$b"; $$b || exit 1; done
+fuzz: $(B)/.deps-test $(FUZZERS)
+	@for f in $(FUZZERS); do echo "=== $$f ($(FUZZ_SECONDS) s)"; \
+		mkdir -p $(B)/fuzz/corpus-$$(basename $$f); \
+		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 $(B)/fuzz/corpus-$$(basename $$f) || exit 1; done
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages fwpt needs that are not installed yet (as root; apt-get update once).
+# Usage: tools/ensure-deps.sh [build|test|run|all]   (default: all)
+set -eu
+what=${1:-all}
+build=(gcc make binutils gnu-efi)
+testpk=(libipt-dev libzydis-dev clang libclang-rt-14-dev ovmf qemu-system-x86 mtools dosfstools fdisk python3)
+run=(ovmf qemu-system-x86 mtools dosfstools fdisk)
+case "$what" in
+    build) want=("${build[@]}") ;;
+    test) want=("${build[@]}" "${testpk[@]}") ;;
+    run) want=("${build[@]}" "${run[@]}") ;;
+    all) want=("${build[@]}" "${testpk[@]}" "${run[@]}") ;;
+    *) echo "ensure-deps: unknown set '$what' (build|test|run|all)" >&2; exit 2 ;;
+esac
+missing=()
+for p in "${want[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "fwpt: installing missing Debian packages: ${missing[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+    echo "fwpt: not root: install them with: apt-get install ${missing[*]}" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

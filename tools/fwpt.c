@@ -1,0 +1,57 @@
+/* fwpt host tool: decodes saved traces and explains capabilities on Linux. */
+#include <stdio.h>
+#include <string.h>
+#include "tools/commands.h"
+
+static void file_write(void *ctx, const char *s, size_t n) { fwrite(s, 1, n, (FILE *)ctx); }
+
+struct fwpt_sink fwpt_file_sink(FILE *f)
+{
+    struct fwpt_sink s = {file_write, f};
+    return s;
+}
+
+/* Commands not built yet answer so, instead of failing to link. */
+#define FWPT_WEAK_CMD(fn, what)                                                             \
+    __attribute__((weak)) int fn(int argc, char **argv)                                     \
+    {                                                                                       \
+        (void)argc;                                                                         \
+        fprintf(stderr, "fwpt %s: not available in this build (%s)\n", argv[0], what);      \
+        return 2;                                                                           \
+    }
+FWPT_WEAK_CMD(fwpt_cmd_caps, "capability report")
+FWPT_WEAK_CMD(fwpt_cmd_plan, "output plan")
+FWPT_WEAK_CMD(fwpt_cmd_dump, "packet dump")
+FWPT_WEAK_CMD(fwpt_cmd_flow, "instruction flow")
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *help;
+} commands[] = {
+    {"caps", fwpt_cmd_caps, "Intel PT capabilities of this CPU or of given CPUID registers"},
+    {"plan", fwpt_cmd_plan, "output plan and ToPA tables for capabilities and options"},
+    {"dump", fwpt_cmd_dump, "decode a trace file into packets"},
+    {"flow", fwpt_cmd_flow, "decode a trace into the executed instruction flow"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: fwpt COMMAND [options]   (fwpt COMMAND --help for its options)\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].help);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "fwpt: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
