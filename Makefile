@@ -45,6 +45,8 @@ QEMU_TESTS := $(sort $(wildcard tests/qemu/test_*.sh))
 BENCHES := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench_*.c)))
 FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 
+export FWPT_BUILD := $(abspath $(B))
+
 # Module fragments may add targets, tests (EXTRA_TESTS) and prerequisites.
 EXTRA_TESTS :=
 EXTRA_QEMU_DEPS :=
