@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/cpu.h"
+#include "arch/text.h"
 
 /* The raw CPUID values enumeration depends on, as read (or as recorded in a dump). */
 struct fwpt_cpuid_snapshot {
@@ -66,5 +67,11 @@ enum fwpt_status fwpt_caps_read(const struct fwpt_cpu *cpu, struct fwpt_cpuid_sn
 void fwpt_caps_parse(const struct fwpt_cpuid_snapshot *snap, struct fwpt_caps *caps);
 const char *fwpt_caps_reason_msg(enum fwpt_caps_reason r);
 const char *fwpt_caps_reason_name(enum fwpt_caps_reason r);
+
+/* The full human report (identity, every capability, bitmaps, MAXPHYADDR, verdict + reason),
+ * identical on the EFI console, in \fwpt\caps.txt and from `fwpt caps`. */
+void fwpt_caps_report(const struct fwpt_caps *caps, const struct fwpt_sink *o);
+/* One JSON object (Linux intel_pt/caps names + pt_supported + reason), newline-terminated. */
+void fwpt_caps_json(const struct fwpt_caps *caps, const struct fwpt_sink *o);
 
 #endif
