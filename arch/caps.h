@@ -20,6 +20,7 @@ struct fwpt_cpuid_snapshot {
     struct fwpt_cpuid_regs leaf14_1;
     bool has_leaf1a;               /* hybrid core type, CPUID.1AH:EAX */
     uint32_t leaf1a_eax;
+    uint32_t max_ext_leaf;         /* CPUID.80000000H:EAX; 0 = not read / not recorded */
     uint32_t maxphyaddr;           /* CPUID.80000008H:EAX[7:0]; 0 = unknown (then 36 is assumed) */
 };
 
@@ -52,18 +53,30 @@ struct fwpt_caps {
     /* CPUID.(14H,1) */
     uint32_t num_address_ranges;
     uint32_t mtc_periods, cycle_thresholds, psb_periods; /* bitmaps */
+    bool subleaf1_known;              /* the four values above come from a real subleaf 1 */
     uint32_t maxphyaddr;              /* effective (36 when unknown) */
     uint32_t core_type;               /* CPUID.1AH:EAX[31:24] (0x20 Atom/E-core, 0x40 Core/P-core), 0 if none */
     /* verdict */
     bool pt_supported;
     enum fwpt_caps_reason reason;
     const char *detail; /* extra words for INCONSISTENT (static string), else NULL */
+    /* A data quirk that did not change the verdict (static string), else NULL: subleaf 1 all-zero
+     * or not recorded although CPUID.(14H,0):EAX >= 1 (its values are then treated as none), or
+     * leaf 14H filled while CPUID.(7,0):EBX[25] is clear (reported, still not usable). */
+    const char *note;
 };
 
 /* Read the snapshot through a CPU backend, honouring max leaf rules (CPUID.0:EAX first; leaf 14H
  * only when max_basic_leaf >= 14H; subleaf 1 only when CPUID.(14H,0):EAX >= 1). */
 enum fwpt_status fwpt_caps_read(const struct fwpt_cpu *cpu, struct fwpt_cpuid_snapshot *snap);
-/* Pure: registers -> capabilities and verdict. */
+/* Pure: registers -> capabilities and verdict. The verdict's reasons are tested in list order:
+ * NOT_INTEL, MAX_LEAF_BELOW_14 (also when the max leaf is below 7: leaf 7 is then unknown),
+ * LEAF7_BIT_CLEAR (the SDM's detection bit; leaf 14H values are still parsed and reported),
+ * LEAF14_EMPTY (CPUID.(14H,0) EAX, EBX and ECX all zero), NO_OUTPUT_SCHEME (neither ECX[0] nor ECX[2]),
+ * INCONSISTENT (values that contradict each other: ToPA multiple entries without ToPA output;
+ * mtc/psb_cyc/ip_filtering with no subleaf 1; in a non-zero subleaf 1: mtc without MTC periods,
+ * psb_cyc without CYC thresholds or PSB periods, ip_filtering without address ranges or ranges
+ * without ip_filtering). */
 void fwpt_caps_parse(const struct fwpt_cpuid_snapshot *snap, struct fwpt_caps *caps);
 const char *fwpt_caps_reason_msg(enum fwpt_caps_reason r);
 const char *fwpt_caps_reason_name(enum fwpt_caps_reason r);

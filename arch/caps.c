@@ -1,0 +1,490 @@
+/* fwpt — Intel PT capability enumeration (SDM Vol. 3C "Detection of Intel Processor Trace and
+ * Capability Enumeration"; CPUID leaf 14H in Vol. 2A). Freestanding: runs in firmware too. */
+#include "arch/caps.h"
+#include "arch/rtit.h"
+
+#define CPUID_LEAF_VENDOR   0x0u
+#define CPUID_LEAF_FMS      0x1u
+#define CPUID_LEAF_EXT_FEAT 0x7u
+#define CPUID_LEAF_PT       0x14u
+#define CPUID_LEAF_HYBRID   0x1au
+#define CPUID_EXT_MAX       0x80000000u
+#define CPUID_EXT_ADDR      0x80000008u
+#define CPUID1A_EAX_CORE_TYPE FWPT_FIELD(31, 24)
+#define CPUID80000008_EAX_MAXPHYADDR FWPT_FIELD(7, 0)
+#define MAXPHYADDR_DEFAULT 36u /* SDM: when CPUID.80000008H is unavailable, MAXPHYADDR is 36 */
+
+static const char *const reason_names[] = {
+    "usable", "not_intel", "max_leaf_below_14", "leaf7_bit_clear", "leaf14_empty", "no_output_scheme",
+    "inconsistent",
+};
+static const char *const reason_msgs[] = {
+#define FWPT_CAPS_REASON_MSG(n, m) m,
+    FWPT_CAPS_REASON_LIST(FWPT_CAPS_REASON_MSG)
+#undef FWPT_CAPS_REASON_MSG
+};
+_Static_assert(sizeof reason_names / sizeof reason_names[0] == sizeof reason_msgs / sizeof reason_msgs[0],
+               "one lower-case name per reason");
+
+const char *fwpt_caps_reason_name(enum fwpt_caps_reason r)
+{
+    return (unsigned)r < sizeof reason_names / sizeof reason_names[0] ? reason_names[r] : "unknown";
+}
+
+const char *fwpt_caps_reason_msg(enum fwpt_caps_reason r)
+{
+    return (unsigned)r < sizeof reason_msgs / sizeof reason_msgs[0] ? reason_msgs[r] : "unknown reason";
+}
+
+/* ---- reading through the CPU interface ---- */
+
+static void put_vendor(char vendor[13], const struct fwpt_cpuid_regs *r)
+{
+    const uint32_t w[3] = {r->ebx, r->edx, r->ecx}; /* SDM: "GenuineIntel" is EBX, EDX, ECX */
+    for (int i = 0; i < 3; i++)
+        for (int b = 0; b < 4; b++)
+            vendor[i * 4 + b] = (char)((w[i] >> (8 * b)) & 0xff);
+    vendor[12] = '\0';
+}
+
+enum fwpt_status fwpt_caps_read(const struct fwpt_cpu *cpu, struct fwpt_cpuid_snapshot *snap)
+{
+    struct fwpt_cpuid_regs r;
+    enum fwpt_status st;
+
+    if (!cpu || !snap)
+        return FWPT_E_INVAL;
+    fwpt_memset(snap, 0, sizeof *snap);
+    if ((st = fwpt_cpuid(cpu, CPUID_LEAF_VENDOR, 0, &r)) != FWPT_OK)
+        return st;
+    snap->max_basic_leaf = r.eax;
+    put_vendor(snap->vendor, &r);
+    if (snap->max_basic_leaf >= CPUID_LEAF_FMS) {
+        if ((st = fwpt_cpuid(cpu, CPUID_LEAF_FMS, 0, &r)) != FWPT_OK)
+            return st;
+        snap->leaf1_eax = r.eax;
+    }
+    if (snap->max_basic_leaf >= CPUID_LEAF_EXT_FEAT) {
+        if ((st = fwpt_cpuid(cpu, CPUID_LEAF_EXT_FEAT, 0, &r)) != FWPT_OK)
+            return st;
+        snap->leaf7_ebx = r.ebx;
+    }
+    /* Above the max leaf Intel answers with the highest basic leaf's data (QEMU too): never ask. */
+    if (snap->max_basic_leaf >= CPUID_LEAF_PT) {
+        if ((st = fwpt_cpuid(cpu, CPUID_LEAF_PT, 0, &snap->leaf14_0)) != FWPT_OK)
+            return st;
+        snap->has_leaf14_0 = true;
+        if (snap->leaf14_0.eax >= 1) { /* CPUID.(14H,0):EAX is the highest subleaf */
+            if ((st = fwpt_cpuid(cpu, CPUID_LEAF_PT, 1, &snap->leaf14_1)) != FWPT_OK)
+                return st;
+            snap->has_leaf14_1 = true;
+        }
+    }
+    if (snap->max_basic_leaf >= CPUID_LEAF_HYBRID) {
+        if ((st = fwpt_cpuid(cpu, CPUID_LEAF_HYBRID, 0, &r)) != FWPT_OK)
+            return st;
+        snap->has_leaf1a = true;
+        snap->leaf1a_eax = r.eax;
+    }
+    if ((st = fwpt_cpuid(cpu, CPUID_EXT_MAX, 0, &r)) != FWPT_OK)
+        return st;
+    /* Only a value in the 8000xxxxH range is a max extended leaf; anything else is basic-leaf data. */
+    if ((r.eax & 0xffff0000u) == CPUID_EXT_MAX) {
+        snap->max_ext_leaf = r.eax;
+        if (r.eax >= CPUID_EXT_ADDR) {
+            if ((st = fwpt_cpuid(cpu, CPUID_EXT_ADDR, 0, &r)) != FWPT_OK)
+                return st;
+            snap->maxphyaddr = (uint32_t)FWPT_GET(CPUID80000008_EAX_MAXPHYADDR, r.eax);
+        }
+    }
+    return FWPT_OK;
+}
+
+/* ---- pure parsing ---- */
+
+static bool regs_zero(const struct fwpt_cpuid_regs *r) { return !(r->eax | r->ebx | r->ecx | r->edx); }
+
+static bool regs_equal(const struct fwpt_cpuid_regs *a, const struct fwpt_cpuid_regs *b)
+{
+    return a->eax == b->eax && a->ebx == b->ebx && a->ecx == b->ecx && a->edx == b->edx;
+}
+
+static const char *inconsistency(const struct fwpt_caps *c)
+{
+    if (c->topa_multiple_entries && !c->topa_output)
+        return "topa_multiple_entries (CPUID.(14H,0):ECX[1]) is set but topa_output (ECX[0]) is clear";
+    if (c->max_subleaf == 0 && (c->mtc || c->psb_cyc || c->ip_filtering))
+        return "mtc, psb_cyc or ip_filtering is set but CPUID.(14H,0):EAX = 0 leaves no subleaf 1 to "
+               "enumerate their periods or ranges";
+    if (!c->subleaf1_known)
+        return NULL;
+    if (c->mtc && !c->mtc_periods)
+        return "mtc is set but the MTC period bitmap (CPUID.(14H,1):EAX[31:16]) is empty";
+    if (c->psb_cyc && (!c->cycle_thresholds || !c->psb_periods))
+        return "psb_cyc is set but the cycle threshold or PSB period bitmap (CPUID.(14H,1):EBX) is empty";
+    if (c->ip_filtering && !c->num_address_ranges)
+        return "ip_filtering is set but CPUID.(14H,1):EAX[2:0] enumerates no address range";
+    if (!c->ip_filtering && c->num_address_ranges)
+        return "CPUID.(14H,1):EAX[2:0] enumerates address ranges but ip_filtering is clear";
+    return NULL;
+}
+
+void fwpt_caps_parse(const struct fwpt_cpuid_snapshot *snap, struct fwpt_caps *c)
+{
+    const struct fwpt_cpuid_snapshot *s = snap;
+    uint32_t base_family, ebx, ecx;
+
+    fwpt_memset(c, 0, sizeof *c);
+    c->raw = *s;
+    c->raw.vendor[12] = '\0';
+    base_family = (uint32_t)FWPT_GET(FWPT_FIELD(11, 8), s->leaf1_eax);
+    c->family = base_family;
+    if (base_family == 0xf) /* SDM CPUID.1: display family adds Extended_Family_ID only for 0FH */
+        c->family += (uint32_t)FWPT_GET(FWPT_FIELD(27, 20), s->leaf1_eax);
+    c->model = (uint32_t)FWPT_GET(FWPT_FIELD(7, 4), s->leaf1_eax);
+    if (base_family == 0x6 || base_family == 0xf) /* ...and Extended_Model_ID for 06H and 0FH */
+        c->model += (uint32_t)FWPT_GET(FWPT_FIELD(19, 16), s->leaf1_eax) << 4;
+    c->stepping = (uint32_t)FWPT_GET(FWPT_FIELD(3, 0), s->leaf1_eax);
+    c->maxphyaddr = s->maxphyaddr ? s->maxphyaddr : MAXPHYADDR_DEFAULT;
+    if (s->has_leaf1a)
+        c->core_type = (uint32_t)FWPT_GET(CPUID1A_EAX_CORE_TYPE, s->leaf1a_eax);
+    c->intel_pt = s->max_basic_leaf >= CPUID_LEAF_EXT_FEAT && (s->leaf7_ebx & CPUID7_0_EBX_INTEL_PT);
+
+    /* Leaf 14H is parsed whenever it was read, so the report shows it even when PT is refused. */
+    if (s->has_leaf14_0) {
+        ebx = s->leaf14_0.ebx;
+        ecx = s->leaf14_0.ecx;
+        c->max_subleaf = s->leaf14_0.eax;
+        c->cr3_filtering = ebx & CPUID14_0_EBX_CR3_FILTERING;
+        c->psb_cyc = ebx & CPUID14_0_EBX_PSB_CYC;
+        c->ip_filtering = ebx & CPUID14_0_EBX_IP_FILTERING;
+        c->mtc = ebx & CPUID14_0_EBX_MTC;
+        c->ptwrite = ebx & CPUID14_0_EBX_PTWRITE;
+        c->power_event_trace = ebx & CPUID14_0_EBX_POWER_EVENT_TRACE;
+        c->psb_pmi_preserve = ebx & CPUID14_0_EBX_PSB_PMI_PRESERVE;
+        c->event_trace = ebx & CPUID14_0_EBX_EVENT_TRACE;
+        c->tnt_disable = ebx & CPUID14_0_EBX_TNT_DISABLE;
+        c->topa_output = ecx & CPUID14_0_ECX_TOPA_OUTPUT;
+        c->topa_multiple_entries = ecx & CPUID14_0_ECX_TOPA_MULTIPLE;
+        c->single_range_output = ecx & CPUID14_0_ECX_SINGLE_RANGE;
+        c->output_subsys = ecx & CPUID14_0_ECX_OUTPUT_SUBSYS;
+        c->payloads_lip = ecx & CPUID14_0_ECX_PAYLOADS_LIP;
+        if (c->max_subleaf >= 1) {
+            if (!s->has_leaf14_1)
+                c->note = "CPUID.(14H,1) was not recorded although CPUID.(14H,0):EAX >= 1: address "
+                          "ranges and MTC/CYC/PSB bitmaps unknown, treated as none";
+            else if (regs_zero(&s->leaf14_1))
+                c->note = "CPUID.(14H,1) reads all-zero although CPUID.(14H,0):EAX >= 1 (a dump "
+                          "artifact): address ranges and MTC/CYC/PSB bitmaps treated as none";
+            else if (regs_equal(&s->leaf14_1, &s->leaf14_0))
+                c->note = "CPUID.(14H,1) repeats subleaf 0 (the dump ignored ECX): address ranges and "
+                          "MTC/CYC/PSB bitmaps treated as none";
+            else
+                c->subleaf1_known = true;
+        }
+        if (c->subleaf1_known) {
+            c->num_address_ranges = (uint32_t)FWPT_GET(CPUID14_1_EAX_NUM_ADDR_RANGES, s->leaf14_1.eax);
+            c->mtc_periods = (uint32_t)FWPT_GET(CPUID14_1_EAX_MTC_PERIODS, s->leaf14_1.eax);
+            c->cycle_thresholds = (uint32_t)FWPT_GET(CPUID14_1_EBX_CYCLE_THRESHOLDS, s->leaf14_1.ebx);
+            c->psb_periods = (uint32_t)FWPT_GET(CPUID14_1_EBX_PSB_PERIODS, s->leaf14_1.ebx);
+        }
+    }
+
+    /* The verdict: first failing rule wins (order documented in caps.h). */
+    if (fwpt_strcmp(c->raw.vendor, "GenuineIntel") != 0)
+        c->reason = FWPT_CAPS_NOT_INTEL;
+    else if (s->max_basic_leaf < CPUID_LEAF_PT)
+        c->reason = FWPT_CAPS_MAX_LEAF_BELOW_14;
+    else if (!c->intel_pt) {
+        c->reason = FWPT_CAPS_LEAF7_BIT_CLEAR;
+        if (s->has_leaf14_0 && !regs_zero(&s->leaf14_0))
+            c->note = "leaf 14H is filled although CPUID.(7,0):EBX[25] is clear; the SDM makes "
+                      "EBX[25] the detection bit, so PT is not used (leaf 14H shown as read)";
+    } else if (!s->has_leaf14_0 || !(s->leaf14_0.eax | s->leaf14_0.ebx | s->leaf14_0.ecx))
+        c->reason = FWPT_CAPS_LEAF14_EMPTY;
+    else if (!c->topa_output && !c->single_range_output)
+        c->reason = FWPT_CAPS_NO_OUTPUT_SCHEME;
+    else if ((c->detail = inconsistency(c)) != NULL)
+        c->reason = FWPT_CAPS_INCONSISTENT;
+    else
+        c->reason = FWPT_CAPS_USABLE;
+    c->pt_supported = c->reason == FWPT_CAPS_USABLE;
+}
+
+/* ---- printers ---- */
+
+static const char *core_type_name(uint32_t t)
+{
+    switch (t) {
+    case 0x20: return "Atom, E-core";
+    case 0x40: return "Core, P-core";
+    default: return "unknown";
+    }
+}
+
+static void put_label(const struct fwpt_sink *o, const char *label) { fwpt_put_padded(o, label, 24); }
+
+static void put_regs(const struct fwpt_sink *o, const struct fwpt_cpuid_regs *r)
+{
+    fwpt_puts(o, "EAX ");
+    fwpt_put_hex(o, r->eax, 8);
+    fwpt_puts(o, " EBX ");
+    fwpt_put_hex(o, r->ebx, 8);
+    fwpt_puts(o, " ECX ");
+    fwpt_put_hex(o, r->ecx, 8);
+    fwpt_puts(o, " EDX ");
+    fwpt_put_hex(o, r->edx, 8);
+}
+
+static void put_cap_bool(const struct fwpt_sink *o, const char *name, bool v)
+{
+    fwpt_puts(o, "  ");
+    fwpt_put_padded(o, name, 22);
+    fwpt_puts(o, v ? "1\n" : "0\n");
+}
+
+static void put_cap_hex(const struct fwpt_sink *o, const char *name, uint32_t v)
+{
+    fwpt_puts(o, "  ");
+    fwpt_put_padded(o, name, 22);
+    fwpt_put_0x(o, v);
+    fwpt_putc(o, '\n');
+}
+
+void fwpt_caps_report(const struct fwpt_caps *c, const struct fwpt_sink *o)
+{
+    const struct fwpt_cpuid_snapshot *s = &c->raw;
+
+    fwpt_puts(o, "Intel Processor Trace capabilities\n");
+    put_label(o, "vendor");
+    fwpt_puts(o, s->vendor[0] ? s->vendor : "(none)");
+    fwpt_putc(o, '\n');
+    put_label(o, "family/model/stepping");
+    fwpt_put_dec(o, c->family);
+    fwpt_putc(o, '/');
+    fwpt_put_dec(o, c->model);
+    fwpt_putc(o, '/');
+    fwpt_put_dec(o, c->stepping);
+    fwpt_puts(o, " (family ");
+    fwpt_put_0x(o, c->family);
+    fwpt_puts(o, " model ");
+    fwpt_put_0x(o, c->model);
+    fwpt_puts(o, " stepping ");
+    fwpt_put_0x(o, c->stepping);
+    fwpt_puts(o, ", CPUID.1:EAX ");
+    fwpt_put_hex(o, s->leaf1_eax, 8);
+    fwpt_puts(o, ")\n");
+    put_label(o, "max basic leaf");
+    fwpt_put_0x(o, s->max_basic_leaf);
+    fwpt_putc(o, '\n');
+    put_label(o, "max extended leaf");
+    if (s->max_ext_leaf)
+        fwpt_put_0x(o, s->max_ext_leaf);
+    else
+        fwpt_puts(o, "n/a");
+    fwpt_putc(o, '\n');
+    put_label(o, "CPUID.(07H,0):EBX");
+    if (s->max_basic_leaf >= CPUID_LEAF_EXT_FEAT) {
+        fwpt_put_hex(o, s->leaf7_ebx, 8);
+        fwpt_puts(o, c->intel_pt ? " (EBX[25] Intel PT = 1)\n" : " (EBX[25] Intel PT = 0)\n");
+    } else {
+        fwpt_puts(o, "n/a (above the max basic leaf)\n");
+    }
+    put_label(o, "CPUID.(14H,0)");
+    if (s->has_leaf14_0)
+        put_regs(o, &s->leaf14_0);
+    else
+        fwpt_puts(o, "n/a (above the max basic leaf)");
+    fwpt_putc(o, '\n');
+    put_label(o, "CPUID.(14H,1)");
+    if (s->has_leaf14_1)
+        put_regs(o, &s->leaf14_1);
+    else if (s->has_leaf14_0 && s->leaf14_0.eax == 0)
+        fwpt_puts(o, "n/a (CPUID.(14H,0):EAX = 0: no subleaf 1)");
+    else if (s->has_leaf14_0)
+        fwpt_puts(o, "not recorded");
+    else
+        fwpt_puts(o, "n/a");
+    fwpt_putc(o, '\n');
+    put_label(o, "CPUID.1AH:EAX");
+    if (s->has_leaf1a) {
+        fwpt_put_hex(o, s->leaf1a_eax, 8);
+        if (c->core_type) {
+            fwpt_puts(o, " (core_type ");
+            fwpt_put_0x(o, c->core_type);
+            fwpt_puts(o, ": ");
+            fwpt_puts(o, core_type_name(c->core_type));
+            fwpt_putc(o, ')');
+        } else {
+            fwpt_puts(o, " (not hybrid)");
+        }
+    } else {
+        fwpt_puts(o, "n/a");
+    }
+    fwpt_putc(o, '\n');
+    put_label(o, "MAXPHYADDR");
+    fwpt_put_dec(o, c->maxphyaddr);
+    fwpt_puts(o, s->maxphyaddr ? " bits\n" : " bits (CPUID.80000008H not available: SDM default)\n");
+    fwpt_puts(o, "capabilities (Linux intel_pt/caps names)\n");
+    put_cap_bool(o, "cr3_filtering", c->cr3_filtering);
+    put_cap_bool(o, "psb_cyc", c->psb_cyc);
+    put_cap_bool(o, "ip_filtering", c->ip_filtering);
+    put_cap_bool(o, "mtc", c->mtc);
+    put_cap_bool(o, "ptwrite", c->ptwrite);
+    put_cap_bool(o, "power_event_trace", c->power_event_trace);
+    put_cap_bool(o, "psb_pmi_preserve", c->psb_pmi_preserve);
+    put_cap_bool(o, "event_trace", c->event_trace);
+    put_cap_bool(o, "tnt_disable", c->tnt_disable);
+    put_cap_bool(o, "topa_output", c->topa_output);
+    put_cap_bool(o, "topa_multiple_entries", c->topa_multiple_entries);
+    put_cap_bool(o, "single_range_output", c->single_range_output);
+    put_cap_bool(o, "output_subsys", c->output_subsys);
+    put_cap_bool(o, "payloads_lip", c->payloads_lip);
+    fwpt_puts(o, "  ");
+    fwpt_put_padded(o, "num_address_ranges", 22);
+    fwpt_put_dec(o, c->num_address_ranges);
+    fwpt_putc(o, '\n');
+    put_cap_hex(o, "mtc_periods", c->mtc_periods);
+    put_cap_hex(o, "cycle_thresholds", c->cycle_thresholds);
+    put_cap_hex(o, "psb_periods", c->psb_periods);
+    put_label(o, "verdict");
+    fwpt_puts(o, c->pt_supported ? "Intel PT usable (" : "Intel PT not usable (");
+    fwpt_puts(o, fwpt_caps_reason_name(c->reason));
+    fwpt_puts(o, "): ");
+    fwpt_puts(o, fwpt_caps_reason_msg(c->reason));
+    if (c->detail) {
+        fwpt_puts(o, ": ");
+        fwpt_puts(o, c->detail);
+    }
+    fwpt_putc(o, '\n');
+    if (c->note) {
+        put_label(o, "note");
+        fwpt_puts(o, c->note);
+        fwpt_putc(o, '\n');
+    }
+}
+
+static void json_key(const struct fwpt_sink *o, const char *k, int *first)
+{
+    if (!*first)
+        fwpt_putc(o, ',');
+    *first = 0;
+    fwpt_put_json_str(o, k);
+    fwpt_putc(o, ':');
+}
+
+static void json_hexstr(const struct fwpt_sink *o, uint32_t v, unsigned digits, int with_0x)
+{
+    fwpt_putc(o, '"');
+    if (with_0x)
+        fwpt_puts(o, "0x");
+    fwpt_put_hex(o, v, digits);
+    fwpt_putc(o, '"');
+}
+
+static void json_regs(const struct fwpt_sink *o, const char *k, int *first, bool have,
+                      const struct fwpt_cpuid_regs *r)
+{
+    json_key(o, k, first);
+    if (!have) {
+        fwpt_puts(o, "null");
+        return;
+    }
+    fwpt_putc(o, '[');
+    json_hexstr(o, r->eax, 8, 0);
+    fwpt_putc(o, ',');
+    json_hexstr(o, r->ebx, 8, 0);
+    fwpt_putc(o, ',');
+    json_hexstr(o, r->ecx, 8, 0);
+    fwpt_putc(o, ',');
+    json_hexstr(o, r->edx, 8, 0);
+    fwpt_putc(o, ']');
+}
+
+static void json_u(const struct fwpt_sink *o, const char *k, int *first, uint64_t v)
+{
+    json_key(o, k, first);
+    fwpt_put_dec(o, v);
+}
+
+static void json_bool(const struct fwpt_sink *o, const char *k, int *first, bool v)
+{
+    json_key(o, k, first);
+    fwpt_puts(o, v ? "true" : "false");
+}
+
+static void json_str_or_null(const struct fwpt_sink *o, const char *k, int *first, const char *v)
+{
+    json_key(o, k, first);
+    if (v)
+        fwpt_put_json_str(o, v);
+    else
+        fwpt_puts(o, "null");
+}
+
+void fwpt_caps_json(const struct fwpt_caps *c, const struct fwpt_sink *o)
+{
+    const struct fwpt_cpuid_snapshot *s = &c->raw;
+    int first = 1;
+
+    fwpt_putc(o, '{');
+    json_key(o, "vendor", &first);
+    fwpt_put_json_str(o, s->vendor);
+    json_u(o, "family", &first, c->family);
+    json_u(o, "model", &first, c->model);
+    json_u(o, "stepping", &first, c->stepping);
+    json_key(o, "leaf1_eax", &first);
+    json_hexstr(o, s->leaf1_eax, 8, 0);
+    json_key(o, "max_basic_leaf", &first);
+    json_hexstr(o, s->max_basic_leaf, 0, 1);
+    json_key(o, "max_ext_leaf", &first);
+    json_hexstr(o, s->max_ext_leaf, 0, 1);
+    json_key(o, "leaf7_ebx", &first);
+    if (s->max_basic_leaf >= CPUID_LEAF_EXT_FEAT)
+        json_hexstr(o, s->leaf7_ebx, 8, 0);
+    else
+        fwpt_puts(o, "null");
+    json_bool(o, "intel_pt", &first, c->intel_pt);
+    json_regs(o, "leaf14_0", &first, s->has_leaf14_0, &s->leaf14_0);
+    json_regs(o, "leaf14_1", &first, s->has_leaf14_1, &s->leaf14_1);
+    json_key(o, "leaf1a_eax", &first);
+    if (s->has_leaf1a)
+        json_hexstr(o, s->leaf1a_eax, 8, 0);
+    else
+        fwpt_puts(o, "null");
+    json_key(o, "core_type", &first);
+    json_hexstr(o, c->core_type, 0, 1);
+    json_u(o, "maxphyaddr", &first, c->maxphyaddr);
+    json_u(o, "max_subleaf", &first, c->max_subleaf);
+    /* Linux intel_pt/caps files read 0/1 and hex bitmaps: same values here. */
+    json_u(o, "cr3_filtering", &first, c->cr3_filtering);
+    json_u(o, "psb_cyc", &first, c->psb_cyc);
+    json_u(o, "ip_filtering", &first, c->ip_filtering);
+    json_u(o, "mtc", &first, c->mtc);
+    json_u(o, "ptwrite", &first, c->ptwrite);
+    json_u(o, "power_event_trace", &first, c->power_event_trace);
+    json_u(o, "psb_pmi_preserve", &first, c->psb_pmi_preserve);
+    json_u(o, "event_trace", &first, c->event_trace);
+    json_u(o, "tnt_disable", &first, c->tnt_disable);
+    json_u(o, "topa_output", &first, c->topa_output);
+    json_u(o, "topa_multiple_entries", &first, c->topa_multiple_entries);
+    json_u(o, "single_range_output", &first, c->single_range_output);
+    json_u(o, "output_subsys", &first, c->output_subsys);
+    json_u(o, "payloads_lip", &first, c->payloads_lip);
+    json_u(o, "num_address_ranges", &first, c->num_address_ranges);
+    json_key(o, "mtc_periods", &first);
+    json_hexstr(o, c->mtc_periods, 0, 1);
+    json_key(o, "cycle_thresholds", &first);
+    json_hexstr(o, c->cycle_thresholds, 0, 1);
+    json_key(o, "psb_periods", &first);
+    json_hexstr(o, c->psb_periods, 0, 1);
+    json_bool(o, "subleaf1_known", &first, c->subleaf1_known);
+    json_bool(o, "pt_supported", &first, c->pt_supported);
+    json_key(o, "reason", &first);
+    fwpt_put_json_str(o, fwpt_caps_reason_name(c->reason));
+    json_key(o, "reason_msg", &first);
+    fwpt_put_json_str(o, fwpt_caps_reason_msg(c->reason));
+    json_str_or_null(o, "detail", &first, c->detail);
+    json_str_or_null(o, "note", &first, c->note);
+    fwpt_puts(o, "}\n");
+}
