@@ -1,0 +1,529 @@
+/* fwpt — freestanding x86 instruction length and class decoder (SDM Vol. 2 ch. 2 "Instruction
+ * Format", appendix A "Opcode Map"). One table lookup per opcode byte; no calls per byte. */
+#include "decode/insn.h"
+
+/* Table entry: bits 0-3 immediate kind, 4 ModRM, 5 invalid in 64-bit, 6 undefined,
+ * 7 lockable with a memory operand, 8-12 class, 16-19 special handling after ModRM. */
+enum {
+    IMM_NONE = 0,
+    IMM_B,     /* ib */
+    IMM_W,     /* iw (RET imm16) */
+    IMM_Z,     /* iz: 16/32 by operand size */
+    IMM_V,     /* iv: 16/32/64 (MOV r, imm with REX.W) */
+    IMM_WB,    /* iw ib (ENTER) */
+    IMM_PTR,   /* ptr16:16 / ptr16:32 (far JMP/CALL) */
+    IMM_MOFFS, /* moffs: address size */
+    IMM_JB,    /* rel8 */
+    IMM_JZ,    /* rel16/rel32 */
+    IMM_D,     /* id (XOP map 0Ah) */
+};
+#define F_IMM_MASK 0x0fu
+#define F_MODRM 0x10u
+#define F_I64 0x20u
+#define F_UND 0x40u
+#define F_LOCK 0x80u
+#define F_CLASS_SHIFT 8
+#define F_SPECIAL_SHIFT 16
+
+enum {
+    S_NONE = 0,
+    S_GRP3,   /* F6/F7: /0 /1 TEST has an immediate */
+    S_GRP5,   /* FF: class by ModRM.reg */
+    S_GRP4,   /* FE: /0 /1 only */
+    S_GRP11,  /* C6/C7: /0 MOV, F8 XABORT/XBEGIN */
+    S_GRP1,   /* 80-83: lockable unless /7 (CMP) */
+    S_0F01,   /* VMLAUNCH/VMRESUME */
+    S_0FAE,   /* F3 0F AE /4 PTWRITE */
+    S_0F78,   /* VMREAD/VMWRITE, 66: EXTRQ, F2: INSERTQ */
+    S_CRDR,   /* MOV CR/DR: ModRM.mod is ignored (always a register form) */
+    S_POPCNT, /* 0F B8 needs F3 */
+    S_MEM,    /* memory operand required */
+    S_0FBA,   /* BT/BTS/BTR/BTC ib: /4-/7, lockable unless /4 */
+    S_0FC7,   /* group 9: lockable /1 */
+    S_GRP1A,  /* 8F: /0 POP only */
+};
+
+#define M F_MODRM
+#define Mb (F_MODRM | IMM_B)
+#define Mz (F_MODRM | IMM_Z)
+#define L (F_MODRM | F_LOCK)
+#define Ib IMM_B
+#define Iz IMM_Z
+#define Iv IMM_V
+#define X64 F_I64
+#define U F_UND
+#define C(c) ((uint32_t)(c) << F_CLASS_SHIFT)
+#define S(s) ((uint32_t)(s) << F_SPECIAL_SHIFT)
+#define JCC8 (IMM_JB | C(FWPT_IC_JCC))
+#define JCCZ (IMM_JZ | C(FWPT_IC_JCC))
+#define P 0u /* prefix or escape: handled before the table */
+#define N 0u /* no operand bytes */
+
+/* One-byte opcode map (SDM Vol. 2 Table A-2). */
+static const uint32_t map1[256] = {
+    /* 00 */ L, L, M, M, Ib, Iz, X64, X64, L, L, M, M, Ib, Iz, X64, P,
+    /* 10 */ L, L, M, M, Ib, Iz, X64, X64, L, L, M, M, Ib, Iz, X64, X64,
+    /* 20 */ L, L, M, M, Ib, Iz, P, X64, L, L, M, M, Ib, Iz, P, X64,
+    /* 30 */ L, L, M, M, Ib, Iz, P, X64, M, M, M, M, Ib, Iz, P, X64,
+    /* 40 */ N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N,
+    /* 50 */ N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N,
+    /* 60 */ X64, X64, M | S(S_MEM), M, P, P, P, P, Iz, Mz, Ib, Mb, N, N, N, N,
+    /* 70 */ JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8,
+             JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8,
+    /* 80 */ Mb | F_LOCK | S(S_GRP1), Mz | F_LOCK | S(S_GRP1), Mb | F_LOCK | X64 | S(S_GRP1),
+             Mb | F_LOCK | S(S_GRP1), M, M, L, L, M, M, M, M, M, M | S(S_MEM), M, M | S(S_GRP1A),
+    /* 90 */ N, N, N, N, N, N, N, N, N, N, IMM_PTR | X64 | C(FWPT_IC_FAR_CALL), N, N, N, N, N,
+    /* A0 */ IMM_MOFFS, IMM_MOFFS, IMM_MOFFS, IMM_MOFFS, N, N, N, N, Ib, Iz, N, N, N, N, N, N,
+    /* B0 */ Ib, Ib, Ib, Ib, Ib, Ib, Ib, Ib, Iv, Iv, Iv, Iv, Iv, Iv, Iv, Iv,
+    /* C0 */ Mb, Mb, IMM_W | C(FWPT_IC_RET), C(FWPT_IC_RET), M | S(S_MEM), M | S(S_MEM),
+             Mb | S(S_GRP11), Mz | S(S_GRP11), IMM_WB, N, IMM_W | C(FWPT_IC_FAR_RET),
+             C(FWPT_IC_FAR_RET), C(FWPT_IC_INT), Ib | C(FWPT_IC_INT), X64 | C(FWPT_IC_INT),
+             C(FWPT_IC_IRET),
+    /* D0 */ M, M, M, M, Ib | X64, Ib | X64, X64, N, M, M, M, M, M, M, M, M,
+    /* E0 */ JCC8, JCC8, JCC8, JCC8, Ib, Ib, Ib, Ib, IMM_JZ | C(FWPT_IC_CALL_REL),
+             IMM_JZ | C(FWPT_IC_JMP_REL), IMM_PTR | X64 | C(FWPT_IC_FAR_JMP),
+             IMM_JB | C(FWPT_IC_JMP_REL), N, N, N, N,
+    /* F0 */ P, C(FWPT_IC_INT), P, P, N, N, Mb | F_LOCK | S(S_GRP3), Mz | F_LOCK | S(S_GRP3), N, N,
+             N, N, N, N, L | S(S_GRP4), L | S(S_GRP5),
+};
+
+/* Two-byte opcode map 0F (SDM Vol. 2 Table A-3). */
+static const uint32_t map0f[256] = {
+    /* 00 */ M, M | S(S_0F01), M, M, U, C(FWPT_IC_SYSCALL), N, C(FWPT_IC_SYSRET), N, N, U, N, U, M,
+             N, P,
+    /* 10 */ M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+    /* 20 */ M | S(S_CRDR), M | S(S_CRDR), M | S(S_CRDR), M | S(S_CRDR), U, U, U, U,
+             M, M, M, M, M, M, M, M,
+    /* 30 */ N, N, N, N, C(FWPT_IC_SYSENTER), C(FWPT_IC_SYSEXIT), U, N, P, U, P, U, U, U, U, U,
+    /* 40 */ M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+    /* 50 */ M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+    /* 60 */ M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+    /* 70 */ Mb, Mb, Mb, Mb, M, M, M, N, M | S(S_0F78), M | S(S_0F78), U, U, M, M, M, M,
+    /* 80 */ JCCZ, JCCZ, JCCZ, JCCZ, JCCZ, JCCZ, JCCZ, JCCZ,
+             JCCZ, JCCZ, JCCZ, JCCZ, JCCZ, JCCZ, JCCZ, JCCZ,
+    /* 90 */ M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+    /* A0 */ N, N, N, M, Mb, M, M, M, N, N, N, L, Mb, M, M | S(S_0FAE), M,
+    /* B0 */ L, L, M | S(S_MEM), L, M | S(S_MEM), M | S(S_MEM), M, M, M | S(S_POPCNT), M,
+             Mb | F_LOCK | S(S_0FBA), L, M, M, M, M,
+    /* C0 */ L, L, Mb, M | S(S_MEM), Mb, Mb, Mb, L | S(S_0FC7), N, N, N, N, N, N, N, N,
+    /* D0 */ M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+    /* E0 */ M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+    /* F0 */ M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+};
+
+/* Three-byte map 0F 38 (Table A-4): ModRM, no immediate; rows of undefined legacy encodings. */
+#define UM (F_MODRM | F_UND)
+static const uint32_t map0f38[256] = {
+    /* 00 */ M, M, M, M, M, M, M, M, M, M, M, M, UM, UM, UM, UM,
+    /* 10 */ M, UM, UM, UM, M, M, UM, M, UM, UM, UM, UM, M, M, M, UM,
+    /* 20 */ M, M, M, M, M, M, UM, UM, M, M, M, M, UM, UM, UM, UM,
+    /* 30 */ M, M, M, M, M, M, UM, M, M, M, M, M, M, M, M, M,
+    /* 40 */ M, M, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM,
+    /* 50 */ UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM,
+    /* 60 */ UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM,
+    /* 70 */ UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM,
+    /* 80 */ M, M, M, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM,
+    /* 90 */ UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM,
+    /* A0 */ UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM,
+    /* B0 */ UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM,
+    /* C0 */ UM, UM, UM, UM, UM, UM, UM, UM, M, M, M, M, M, M, UM, M,
+    /* D0 */ UM, UM, UM, UM, UM, UM, UM, UM, M, M, M, M, M, M, M, M,
+    /* E0 */ UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM, UM,
+    /* F0 */ M, M, UM, UM, UM, M, M, UM, M, M, M, M, UM, UM, UM, UM,
+};
+
+/* Three-byte map 0F 3A (Table A-5): ModRM and ib. */
+#define B (F_MODRM | IMM_B)
+#define UB (F_MODRM | IMM_B | F_UND)
+static const uint32_t map0f3a[256] = {
+    /* 00 */ UB, UB, UB, UB, UB, UB, UB, UB, B, B, B, B, B, B, B, B,
+    /* 10 */ UB, UB, UB, UB, B, B, B, B, UB, UB, UB, UB, UB, UB, UB, UB,
+    /* 20 */ B, B, B, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB,
+    /* 30 */ UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB,
+    /* 40 */ B, B, B, UB, B, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB,
+    /* 50 */ UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB,
+    /* 60 */ B, B, B, B, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB,
+    /* 70 */ UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB,
+    /* 80 */ UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB,
+    /* 90 */ UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB,
+    /* A0 */ UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB,
+    /* B0 */ UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB,
+    /* C0 */ UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, B, UB, B, B,
+    /* D0 */ UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, B,
+    /* E0 */ UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB,
+    /* F0 */ B, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB, UB,
+};
+
+/* Legacy prefixes (SDM Vol. 2 2.1.1): bit per group member we need to remember. */
+enum { PF_SEG = 1, PF_66 = 2, PF_67 = 4, PF_F2 = 8, PF_F3 = 16, PF_LOCK = 32 };
+static const uint8_t prefix_bits[256] = {
+    [0x26] = PF_SEG, [0x2e] = PF_SEG, [0x36] = PF_SEG, [0x3e] = PF_SEG, [0x64] = PF_SEG,
+    [0x65] = PF_SEG, [0x66] = PF_66, [0x67] = PF_67, [0xf0] = PF_LOCK, [0xf2] = PF_F2,
+    [0xf3] = PF_F3,
+};
+
+/* Displacement bytes after ModRM (low nibble) and SIB present (0x10), 32/64-bit addressing
+ * (SDM Vol. 2 Table 2-2); SIB.base=101b with mod=00 adds disp32 (Table 2-3). */
+#define R32_0 0, 0, 0, 0, 0x10, 4, 0, 0
+#define R32_1 1, 1, 1, 1, 0x11, 1, 1, 1
+#define R32_2 4, 4, 4, 4, 0x14, 4, 4, 4
+#define R_3 0, 0, 0, 0, 0, 0, 0, 0
+#define X8(r) r, r, r, r, r, r, r, r
+static const uint8_t modrm32[256] = {X8(R32_0), X8(R32_1), X8(R32_2), X8(R_3)};
+/* 16-bit addressing (Table 2-1): mod=00 rm=110 is disp16. */
+#define R16_0 0, 0, 0, 0, 0, 0, 2, 0
+#define R16_1 1, 1, 1, 1, 1, 1, 1, 1
+#define R16_2 2, 2, 2, 2, 2, 2, 2, 2
+static const uint8_t modrm16[256] = {X8(R16_0), X8(R16_1), X8(R16_2), X8(R_3)};
+
+/* VEX/EVEX map 0F opcodes with an ib (PSHUFx/shift groups 70-73, CMPPS C2, PINSRW C4,
+ * PEXTRW C5, SHUFPS C6): bit per opcode. */
+static const uint32_t vex0f_imm[8] = {
+    [0x70 >> 5] = 0x000f0000u, /* 70-73 */
+    [0xc0 >> 5] = 0x00000074u, /* C2, C4, C5, C6 */
+};
+
+/* 3DNow! suffix opcodes (AMD APM Vol. 3, 0F 0F ModRM imm8). */
+static const uint32_t amd3dnow_valid[8] = {
+    [0x00 >> 5] = (1u << 0x0c) | (1u << 0x0d) | (1u << 0x1c) | (1u << 0x1d),
+    [0x80 >> 5] = (1u << 0x0a) | (1u << 0x0e) | (1u << 0x10) | (1u << 0x14) | (1u << 0x16) |
+                  (1u << 0x17) | (1u << 0x1a) | (1u << 0x1e),
+    [0xa0 >> 5] = (1u << 0x00) | (1u << 0x04) | (1u << 0x06) | (1u << 0x07) | (1u << 0x0a) |
+                  (1u << 0x0e) | (1u << 0x10) | (1u << 0x14) | (1u << 0x16) | (1u << 0x17) |
+                  (1u << 0x1b) | (1u << 0x1f),
+};
+
+#define BIT(tab, x) (((tab)[(x) >> 5] >> ((x) & 31)) & 1u)
+
+/* Need n bytes: more than avail is truncation, unless n can never fit the 15-byte limit. */
+#define NEED(n)                                                                          \
+    do {                                                                                 \
+        if ((size_t)(n) > avail)                                                         \
+            return (n) > 15 ? FWPT_E_BAD_INSN : FWPT_E_TRUNCATED;                        \
+    } while (0)
+
+enum fwpt_status fwpt_insn_decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode,
+                                  struct fwpt_insn *out)
+{
+    unsigned i = 0, pfx = 0, rep = 0, rex = 0;
+    uint32_t f;
+    uint8_t op;
+    unsigned is64 = mode == FWPT_MODE_64;
+
+    if (mode != FWPT_MODE_16 && mode != FWPT_MODE_32 && !is64)
+        return FWPT_E_INVAL;
+
+    /* Prefixes: any order, repeats allowed; REX counts only right before the opcode
+     * (SDM Vol. 2 2.2.1: a REX followed by a legacy prefix is ignored). */
+    for (;;) {
+        NEED(i + 1);
+        op = bytes[i];
+        unsigned pb = prefix_bits[op];
+        if (pb) {
+            pfx |= pb;
+            if (pb & (PF_F2 | PF_F3))
+                rep = pb;
+            rex = 0;
+        } else if (is64 && (op & 0xf0) == 0x40) {
+            rex = op;
+        } else {
+            break;
+        }
+        i++;
+    }
+    i++;
+
+    /* Operand size (2/4/8 bytes) for iz/iv and rel; address size for ModRM and moffs. */
+    unsigned osz, asz16;
+    if (is64) {
+        osz = (rex & 8) ? 8 : (pfx & PF_66) ? 2 : 4;
+        asz16 = 0;
+    } else {
+        osz = ((pfx & PF_66) != 0) ^ (mode == FWPT_MODE_16) ? 2 : 4;
+        asz16 = ((pfx & PF_67) != 0) ^ (mode == FWPT_MODE_16);
+    }
+
+    unsigned map = 1; /* 1: one-byte map, 2: 0F, 3: 0F38, 4: 0F3A, 5: 3DNow!, 6: VEX/EVEX/XOP */
+    uint8_t op2 = 0;
+    f = map1[op];
+    if (op == 0x0f) {
+        NEED(i + 1);
+        op2 = bytes[i++];
+        if (op2 == 0x38) {
+            NEED(i + 1);
+            op2 = bytes[i++];
+            f = map0f38[op2];
+            map = 3;
+        } else if (op2 == 0x3a) {
+            NEED(i + 1);
+            op2 = bytes[i++];
+            f = map0f3a[op2];
+            map = 4;
+        } else if (op2 == 0x0f) {
+            f = F_MODRM | IMM_B; /* the ib is the 3DNow! opcode */
+            map = 5;
+        } else {
+            f = map0f[op2];
+            map = 2;
+        }
+    } else if ((op & 0xfe) == 0xc4 || op == 0x62 || op == 0x8f) {
+        /* C4/C5 (VEX), 62 (EVEX): outside 64-bit mode only when the next byte's mod is 11b
+         * (else LES/LDS/BOUND); 8F is XOP when map_select >= 8 (else POP r/m). */
+        NEED(i + 1);
+        uint8_t p0 = bytes[i];
+        unsigned vmap = 0, esc;
+        if (op == 0x8f)
+            esc = (p0 & 0x1f) >= 8;
+        else
+            esc = is64 || p0 >= 0xc0;
+        if (esc) {
+            /* SDM Vol. 2 2.3.2: VEX after 66/F2/F3/LOCK or REX is #UD. */
+            if ((pfx & (PF_66 | PF_F2 | PF_F3 | PF_LOCK)) || rex)
+                return FWPT_E_BAD_INSN;
+            if (op == 0xc5) {
+                NEED(i + 2);
+                op2 = bytes[i + 1];
+                i += 2;
+                vmap = 1;
+            } else if (op == 0xc4 || op == 0x8f) {
+                NEED(i + 3);
+                vmap = p0 & 0x1f;
+                op2 = bytes[i + 2];
+                i += 3;
+                if (op == 0x8f)
+                    vmap += 0x10; /* XOP maps 8, 9, A -> 18h, 19h, 1Ah */
+            } else {
+                /* EVEX P0 bit 3 reserved 0; P1 bit 2 fixed 1 (0 is MVEX, Xeon Phi only). */
+                NEED(i + 4);
+                vmap = p0 & 0x0f;
+                if ((bytes[i + 1] & 4) == 0)
+                    return FWPT_E_BAD_INSN;
+                op2 = bytes[i + 3];
+                i += 4;
+                if (vmap == 5 || vmap == 6)
+                    vmap = 2; /* AVX512-FP16 maps: ModRM, no immediate */
+                else if (vmap < 1 || vmap > 3)
+                    return FWPT_E_BAD_INSN;
+            }
+            switch (vmap) {
+            case 1:
+                f = op2 == 0x77 ? 0 : F_MODRM | (BIT(vex0f_imm, op2) ? IMM_B : IMM_NONE);
+                break;
+            case 2:
+                f = F_MODRM;
+                break;
+            case 3:
+                f = F_MODRM | IMM_B;
+                break;
+            case 0x18:
+                f = F_MODRM | IMM_B;
+                break;
+            case 0x19:
+                f = F_MODRM;
+                break;
+            case 0x1a:
+                f = F_MODRM | IMM_D;
+                break;
+            default:
+                return FWPT_E_BAD_INSN;
+            }
+            map = 6;
+        }
+    }
+
+    if (f & (F_UND | F_I64)) {
+        if ((f & F_UND) || is64)
+            return FWPT_E_BAD_INSN;
+    }
+
+    unsigned modrm = 0, iclass = (f >> F_CLASS_SHIFT) & 0x1f;
+    if (f & F_MODRM) {
+        NEED(i + 1);
+        modrm = bytes[i++];
+        unsigned s = f >> F_SPECIAL_SHIFT;
+        if (modrm < 0xc0 && s != S_CRDR) {
+            if (asz16) {
+                i += modrm16[modrm];
+            } else {
+                unsigned d = modrm32[modrm];
+                if (d & 0x10) {
+                    NEED(i + 1);
+                    if (modrm < 0x40 && (bytes[i] & 7) == 5)
+                        d += 4;
+                    i++;
+                }
+                i += d & 0x0f;
+            }
+        }
+        if (s) {
+            unsigned reg = (modrm >> 3) & 7;
+            switch (s) {
+            case S_GRP3:
+                if (reg > 1)
+                    f &= ~F_IMM_MASK;
+                if (reg != 2 && reg != 3)
+                    f &= ~F_LOCK;
+                break;
+            case S_GRP5:
+                if (reg == 7 || ((reg == 3 || reg == 5) && modrm >= 0xc0))
+                    return FWPT_E_BAD_INSN;
+                iclass = reg == 2 ? FWPT_IC_CALL_IND : reg == 3 ? FWPT_IC_FAR_CALL
+                       : reg == 4 ? FWPT_IC_JMP_IND : reg == 5 ? FWPT_IC_FAR_JMP : FWPT_IC_OTHER;
+                if (reg > 1)
+                    f &= ~F_LOCK;
+                break;
+            case S_GRP1A:
+                if (reg != 0)
+                    return FWPT_E_BAD_INSN;
+                break;
+            case S_GRP4:
+                if (reg > 1)
+                    return FWPT_E_BAD_INSN;
+                break;
+            case S_GRP11:
+                if (reg != 0 && modrm != 0xf8)
+                    return FWPT_E_BAD_INSN;
+                break;
+            case S_GRP1:
+                if (reg == 7)
+                    f &= ~F_LOCK;
+                break;
+            case S_0F01:
+                if ((modrm & 0xfe) == 0xc2 && !(pfx & (PF_66 | PF_F2 | PF_F3)))
+                    iclass = FWPT_IC_VMENTRY;
+                break;
+            case S_0FAE:
+                if (reg == 4 && rep == PF_F3)
+                    iclass = FWPT_IC_PTWRITE;
+                break;
+            case S_0F78:
+                /* Mandatory prefix: the last F2/F3, else 66 (AMD APM: EXTRQ/INSERTQ). */
+                if (rep == PF_F3)
+                    return FWPT_E_BAD_INSN;
+                if (op2 == 0x78 && (rep == PF_F2 || (pfx & PF_66))) {
+                    if (rep == PF_F2 ? modrm < 0xc0 : (modrm < 0xc0 || reg != 0))
+                        return FWPT_E_BAD_INSN;
+                    i += 2; /* ib, ib */
+                }
+                break;
+            case S_POPCNT:
+                if (rep != PF_F3)
+                    return FWPT_E_BAD_INSN;
+                break;
+            case S_MEM:
+                if (modrm >= 0xc0)
+                    return FWPT_E_BAD_INSN;
+                break;
+            case S_0FBA:
+                if (reg < 4)
+                    return FWPT_E_BAD_INSN;
+                if (reg == 4)
+                    f &= ~F_LOCK;
+                break;
+            case S_0FC7:
+                if (reg != 1)
+                    f &= ~F_LOCK;
+                break;
+            default:
+                break;
+            }
+        }
+    }
+
+    /* SDM Vol. 2 LOCK: #UD unless the instruction is lockable with a memory destination. */
+    if ((pfx & PF_LOCK) && (!(f & F_LOCK) || modrm >= 0xc0 || !(f & F_MODRM)))
+        return FWPT_E_BAD_INSN;
+
+    int32_t rel = 0;
+    unsigned op_size = osz;
+    switch (f & F_IMM_MASK) {
+    case IMM_NONE:
+        break;
+    case IMM_B:
+        i += 1;
+        break;
+    case IMM_W:
+        i += 2;
+        break;
+    case IMM_WB:
+        i += 3;
+        break;
+    case IMM_D:
+        i += 4;
+        break;
+    case IMM_Z:
+        i += osz == 2 ? 2 : 4;
+        break;
+    case IMM_V:
+        i += osz;
+        break;
+    case IMM_PTR:
+        i += osz == 2 ? 4 : 6;
+        break;
+    case IMM_MOFFS:
+        i += is64 ? ((pfx & PF_67) ? 4 : 8) : asz16 ? 2 : 4;
+        break;
+    case IMM_JB:
+        NEED(i + 1);
+        rel = (int8_t)bytes[i];
+        i += 1;
+        if (is64)
+            op_size = 8;
+        break;
+    case IMM_JZ:
+        /* Intel: 66 is ignored on near branches in 64-bit mode (operand size 64, rel32). */
+        if (is64)
+            op_size = 8;
+        if (op_size == 2) {
+            NEED(i + 2);
+            rel = (int16_t)(bytes[i] | (bytes[i + 1] << 8));
+            i += 2;
+        } else {
+            NEED(i + 4);
+            rel = (int32_t)((uint32_t)bytes[i] | ((uint32_t)bytes[i + 1] << 8) |
+                            ((uint32_t)bytes[i + 2] << 16) | ((uint32_t)bytes[i + 3] << 24));
+            i += 4;
+        }
+        break;
+    default:
+        break;
+    }
+    NEED(i);
+    if (i > 15) /* SDM Vol. 2 2.1: the 15-byte limit (#GP) */
+        return FWPT_E_BAD_INSN;
+
+    if (map == 5 && !BIT(amd3dnow_valid, bytes[i - 1]))
+        return FWPT_E_BAD_INSN;
+
+    out->size = (uint8_t)i;
+    out->iclass = (uint8_t)iclass;
+    out->zero_len_call = iclass == FWPT_IC_CALL_REL && rel == 0;
+    out->op_size = (uint8_t)op_size;
+    out->rel = rel;
+    return FWPT_OK;
+}
+
+uint64_t fwpt_insn_rel_target(const struct fwpt_insn *insn, uint64_t ip, enum fwpt_exec_mode mode)
+{
+    uint64_t t = ip + insn->size + (uint64_t)(int64_t)insn->rel;
+    if (mode == FWPT_MODE_64)
+        return t;
+    /* SDM Jcc/JMP/CALL: the target is truncated to the operand size outside 64-bit mode. */
+    return insn->op_size == 2 ? (t & 0xffffu) : (t & 0xffffffffu);
+}
+
+const char *fwpt_insn_class_name(enum fwpt_insn_class c)
+{
+    static const char *const names[FWPT_IC_COUNT] = {
+        [FWPT_IC_OTHER] = "other",       [FWPT_IC_JCC] = "jcc",
+        [FWPT_IC_JMP_REL] = "jmp_rel",   [FWPT_IC_CALL_REL] = "call_rel",
+        [FWPT_IC_JMP_IND] = "jmp_ind",   [FWPT_IC_CALL_IND] = "call_ind",
+        [FWPT_IC_RET] = "ret",           [FWPT_IC_FAR_JMP] = "far_jmp",
+        [FWPT_IC_FAR_CALL] = "far_call", [FWPT_IC_FAR_RET] = "far_ret",
+        [FWPT_IC_IRET] = "iret",         [FWPT_IC_INT] = "int",
+        [FWPT_IC_SYSCALL] = "syscall",   [FWPT_IC_SYSRET] = "sysret",
+        [FWPT_IC_SYSENTER] = "sysenter", [FWPT_IC_SYSEXIT] = "sysexit",
+        [FWPT_IC_VMENTRY] = "vmentry",   [FWPT_IC_PTWRITE] = "ptwrite",
+    };
+    return (unsigned)c < FWPT_IC_COUNT ? names[c] : "?";
+}

@@ -1,0 +1,450 @@
+/* fwpt — decode/insn against Zydis 4: length, class and rel on every input Zydis decodes, over
+ * (a) real code: linear sweeps of /usr/bin ELF .text and of OVMF's own PE/TE images, and
+ * (b) millions of random and biased byte strings in 64-, 32- and 16-bit mode.
+ * Validity agreement (both say invalid) is measured and reported; it must stay above a floor. */
+#include <dirent.h>
+#include <elf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "tests/check.h"
+#include "tests/oracle/insn_oracle.h"
+
+static ZydisDecoder zdec[3];
+static int mode_idx(enum fwpt_exec_mode m) { return m == FWPT_MODE_64 ? 0 : m == FWPT_MODE_32 ? 1 : 2; }
+
+struct stats {
+    unsigned long compared;    /* Zydis decoded: length/class compared */
+    unsigned long mismatched;  /* length/class/rel differ, or fwpt refused what Zydis decodes */
+    unsigned long zy_invalid;  /* Zydis refused */
+    unsigned long both_invalid;
+    unsigned long knc;         /* Zydis decoded a Xeon Phi (KNC/MVEX) encoding: not compared */
+};
+
+static int verbose;
+
+static void dump(const char *what, const uint8_t *b, size_t n, enum fwpt_exec_mode mode,
+                 const ZydisDecodedInstruction *z, const struct fwpt_insn *f, enum fwpt_status st)
+{
+    fprintf(stderr, "%s mode %d:", what, mode);
+    for (size_t k = 0; k < n && k < 16; k++)
+        fprintf(stderr, " %02x", b[k]);
+    if (z)
+        fprintf(stderr, " | zydis len %u %s class %s", z->length, ZydisMnemonicGetString(z->mnemonic),
+                fwpt_insn_class_name(zy_class(z)));
+    if (f)
+        fprintf(stderr, " | fwpt %s len %u class %s rel %d", fwpt_status_name(st), f->size,
+                fwpt_insn_class_name(f->iclass), f->rel);
+    fprintf(stderr, "\n");
+}
+
+/* Compare at one position; returns Zydis' length (0 if Zydis refused). */
+static unsigned compare_one(const uint8_t *b, size_t avail, enum fwpt_exec_mode mode, struct stats *s)
+{
+    ZydisDecodedInstruction z;
+    ZyanStatus zs = ZydisDecoderDecodeInstruction(&zdec[mode_idx(mode)], NULL, b, avail, &z);
+    struct fwpt_insn fi;
+    memset(&fi, 0xa5, sizeof fi);
+    enum fwpt_status st = fwpt_insn_decode(b, avail, mode, &fi);
+    if (ZYAN_FAILED(zs)) {
+        s->zy_invalid++;
+        if (st != FWPT_OK)
+            s->both_invalid++;
+        else if (verbose > 1)
+            dump("valid-only-fwpt", b, avail, mode, NULL, &fi, st);
+        return 0;
+    }
+    if (zy_is_knc(&z)) {
+        s->knc++;
+        return z.length;
+    }
+    s->compared++;
+    int ok = st == FWPT_OK && fi.size == z.length && fi.iclass == zy_class(&z);
+    if (ok && (fi.iclass == FWPT_IC_JCC || fi.iclass == FWPT_IC_JMP_REL || fi.iclass == FWPT_IC_CALL_REL)) {
+        ok = z.raw.imm[0].is_relative && fi.rel == (int32_t)z.raw.imm[0].value.s &&
+             fi.zero_len_call == (fi.iclass == FWPT_IC_CALL_REL && z.raw.imm[0].value.s == 0);
+        /* Target truncation to the operand size, as Zydis computes it. */
+        ZyanU64 zt;
+        uint64_t ip = mode == FWPT_MODE_16 ? 0xfff0 : mode == FWPT_MODE_32 ? 0xfffffff0u
+                                                                            : 0xfffffffffff0ull;
+        if (ok && ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&z, NULL, ip, &zt)))
+            ok = fwpt_insn_rel_target(&fi, ip, mode) == zt;
+    }
+    if (!ok) {
+        s->mismatched++;
+        if (s->mismatched <= 30)
+            dump("MISMATCH", b, avail, mode, &z, &fi, st);
+    }
+    CHECK(ok);
+    return z.length;
+}
+
+/* ---- real code: linear sweep (both decoders see the same bytes; skip by Zydis' length) ---- */
+
+static void sweep(const uint8_t *code, size_t n, enum fwpt_exec_mode mode, struct stats *s)
+{
+    size_t off = 0;
+    while (off < n) {
+        size_t avail = n - off;
+        unsigned len = compare_one(code + off, avail, mode, s);
+        off += len ? len : 1;
+    }
+}
+
+static uint8_t *read_file(const char *path, size_t *n)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    struct stat st;
+    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+        fclose(fp);
+        return NULL;
+    }
+    uint8_t *buf = malloc((size_t)st.st_size);
+    if (buf && fread(buf, 1, (size_t)st.st_size, fp) != (size_t)st.st_size) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(fp);
+    *n = (size_t)st.st_size;
+    return buf;
+}
+
+/* Executable PROGBITS sections of an ELF64 x86-64 file; returns code bytes swept. */
+static size_t sweep_elf(const uint8_t *f, size_t n, struct stats *s)
+{
+    if (n < sizeof(Elf64_Ehdr) || memcmp(f, ELFMAG, SELFMAG) != 0 || f[EI_CLASS] != ELFCLASS64)
+        return 0;
+    const Elf64_Ehdr *eh = (const void *)f;
+    if (eh->e_machine != EM_X86_64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > n)
+        return 0;
+    size_t total = 0;
+    for (unsigned k = 0; k < eh->e_shnum; k++) {
+        const Elf64_Shdr *sh = (const void *)(f + eh->e_shoff + k * sizeof(Elf64_Shdr));
+        if (sh->sh_type != SHT_PROGBITS || !(sh->sh_flags & SHF_EXECINSTR) ||
+            sh->sh_offset + sh->sh_size > n)
+            continue;
+        sweep(f + sh->sh_offset, sh->sh_size, FWPT_MODE_64, s);
+        total += sh->sh_size;
+    }
+    return total;
+}
+
+static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t rd32(const uint8_t *p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
+
+/* Executable sections of a PE32/PE32+ or TE image (UEFI PI Vol. 1 "TE Image"). */
+static size_t sweep_pe(const uint8_t *f, size_t n, struct stats *s, enum fwpt_exec_mode *mode_out)
+{
+    size_t sect, nsect, adjust = 0;
+    uint16_t machine;
+    if (n >= 40 && f[0] == 'V' && f[1] == 'Z') {
+        machine = rd16(f + 2);
+        nsect = f[4];
+        sect = 40;
+        adjust = (size_t)rd16(f + 6) - 40; /* StrippedSize: raw offsets are of the original PE */
+    } else if (n >= 0x40 && f[0] == 'M' && f[1] == 'Z') {
+        uint32_t pe = rd32(f + 0x3c);
+        if ((size_t)pe + 24 > n || memcmp(f + pe, "PE\0\0", 4) != 0)
+            return 0;
+        machine = rd16(f + pe + 4);
+        nsect = rd16(f + pe + 6);
+        sect = pe + 24 + rd16(f + pe + 20);
+    } else {
+        return 0;
+    }
+    enum fwpt_exec_mode mode = machine == 0x8664 ? FWPT_MODE_64 : machine == 0x14c ? FWPT_MODE_32
+                                                                                   : FWPT_MODE_UNKNOWN;
+    if (mode == FWPT_MODE_UNKNOWN)
+        return 0;
+    *mode_out = mode;
+    size_t total = 0;
+    for (size_t k = 0; k < nsect && sect + 40 * (k + 1) <= n; k++) {
+        const uint8_t *sh = f + sect + 40 * k;
+        uint32_t vsize = rd32(sh + 8), rsize = rd32(sh + 16), roff = rd32(sh + 20), ch = rd32(sh + 36);
+        if (!(ch & 0x20000000u) && !(ch & 0x20u)) /* IMAGE_SCN_MEM_EXECUTE / CNT_CODE */
+            continue;
+        size_t size = vsize && vsize < rsize ? vsize : rsize;
+        if (roff < adjust || roff - adjust + (size_t)size > n)
+            continue;
+        sweep(f + roff - adjust, size, mode, s);
+        total += size;
+    }
+    return total;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Sorted regular file names in dir. */
+static char **list_dir(const char *dir, size_t *count)
+{
+    DIR *d = opendir(dir);
+    *count = 0;
+    if (!d)
+        return NULL;
+    size_t cap = 256;
+    char **names = malloc(cap * sizeof *names);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (*count == cap)
+            names = realloc(names, (cap *= 2) * sizeof *names);
+        names[(*count)++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, *count, sizeof *names, cmp_str);
+    return names;
+}
+
+static void real_usr_bin(void)
+{
+    struct stats s = {0};
+    size_t count, files = 0, bytes = 0;
+    char **names = list_dir("/usr/bin", &count);
+    /* Every k-th file, up to 40 files and 24 MB of code: bounded time, varied compilers. */
+    size_t step = count / 40 ? count / 40 : 1;
+    for (size_t k = 0; k < count; k++) {
+        if (k % step == 0 && files < 40 && bytes < (24u << 20)) {
+            char path[4096];
+            snprintf(path, sizeof path, "/usr/bin/%s", names[k]);
+            size_t n;
+            uint8_t *f = read_file(path, &n);
+            if (f) {
+                size_t b = sweep_elf(f, n, &s);
+                if (b) {
+                    files++;
+                    bytes += b;
+                }
+                free(f);
+            }
+        }
+        free(names[k]);
+    }
+    free(names);
+    printf("usr/bin: %zu ELF files, %zu code bytes, %lu instructions compared, %lu mismatched, "
+           "%lu positions Zydis refused (fwpt also refused %lu)\n",
+           files, bytes, s.compared, s.mismatched, s.zy_invalid, s.both_invalid);
+    CHECK(files >= 10);
+    CHECK(s.compared > 1000000);
+    CHECK_EQ(s.mismatched, 0);
+}
+
+static void real_ovmf(void)
+{
+    const char *build = getenv("FWPT_BUILD");
+    char dir[4096], cmd[8192];
+    snprintf(dir, sizeof dir, "%s/ovmf-images", build && *build ? build : "build");
+    snprintf(cmd, sizeof cmd, "python3 tests/oracle/ovmf_extract.py /usr/share/ovmf/OVMF.fd '%s' >/dev/null", dir);
+    int rc = system(cmd);
+    CHECK_EQ(rc, 0);
+    struct stats s[2] = {{0}, {0}};
+    size_t count, images = 0, bytes = 0;
+    char **names = list_dir(dir, &count);
+    for (size_t k = 0; k < count; k++) {
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        size_t n;
+        uint8_t *f = read_file(path, &n);
+        if (f) {
+            enum fwpt_exec_mode mode = FWPT_MODE_64;
+            struct stats t = {0};
+            size_t b = sweep_pe(f, n, &t, &mode);
+            struct stats *d = &s[mode == FWPT_MODE_64 ? 0 : 1];
+            d->compared += t.compared;
+            d->mismatched += t.mismatched;
+            d->zy_invalid += t.zy_invalid;
+            d->both_invalid += t.both_invalid;
+            if (b) {
+                images++;
+                bytes += b;
+            }
+            free(f);
+        }
+        free(names[k]);
+    }
+    free(names);
+    printf("OVMF: %zu PE/TE images, %zu code bytes, %lu instructions compared (64-bit %lu, 32-bit %lu), "
+           "%lu mismatched, %lu positions Zydis refused (fwpt also refused %lu)\n",
+           images, bytes, s[0].compared + s[1].compared, s[0].compared, s[1].compared,
+           s[0].mismatched + s[1].mismatched, s[0].zy_invalid + s[1].zy_invalid,
+           s[0].both_invalid + s[1].both_invalid);
+    CHECK(images >= 50);
+    CHECK(s[0].compared + s[1].compared > 200000);
+    CHECK_EQ(s[0].mismatched + s[1].mismatched, 0);
+}
+
+/* ---- random and biased byte strings ---- */
+
+static uint64_t rng_state;
+static inline uint64_t rnd(void)
+{
+    /* xorshift64* */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static const uint8_t legacy_prefixes[] = {0x66, 0x67, 0xf2, 0xf3, 0xf0, 0x2e, 0x3e, 0x26, 0x64, 0x65, 0x36};
+
+/* Random prefixes, then an opcode from one of the maps/encodings, then random ModRM/SIB/disp/imm. */
+static void gen_biased(uint8_t *b, enum fwpt_exec_mode mode)
+{
+    for (int k = 0; k < 16; k++)
+        b[k] = (uint8_t)rnd();
+    uint64_t r = rnd();
+    unsigned i = 0, np = r & 3;
+    r >>= 2;
+    if ((r & 3) == 0)
+        np = 0;
+    r >>= 2;
+    for (unsigned k = 0; k < np; k++) {
+        b[i++] = legacy_prefixes[r % sizeof legacy_prefixes];
+        r >>= 4;
+    }
+    if (mode == FWPT_MODE_64 && (r & 1))
+        b[i++] = (uint8_t)(0x40 | ((r >> 1) & 15));
+    r = rnd();
+    switch (r % 10) {
+    case 0: case 1: case 2: /* one-byte map: rest is random */
+        break;
+    case 3: case 4:
+        b[i++] = 0x0f;
+        break;
+    case 5:
+        b[i++] = 0x0f;
+        b[i++] = 0x38;
+        break;
+    case 6:
+        b[i++] = 0x0f;
+        b[i++] = 0x3a;
+        break;
+    case 7: /* VEX2 / VEX3 with a valid map */
+        if (r & 16) {
+            b[i++] = 0xc5;
+            b[i] |= mode == FWPT_MODE_64 ? 0 : 0xc0;
+        } else {
+            b[i++] = 0xc4;
+            b[i] = (uint8_t)((b[i] & 0xe0) | (1 + (r >> 8) % 3)) | (mode == FWPT_MODE_64 ? 0 : 0xc0);
+        }
+        break;
+    case 8: /* EVEX with the fixed bits right */
+        b[i++] = 0x62;
+        b[i] = (uint8_t)((b[i] & 0xf0) | ((r >> 8) & 1 ? 1 + (r >> 9) % 3 : 5 + (r >> 9) % 2));
+        b[i] |= mode == FWPT_MODE_64 ? 0 : 0xc0;
+        b[i + 1] |= 4;
+        break;
+    default: /* XOP or 3DNow! */
+        if (r & 16) {
+            b[i++] = 0x8f;
+            b[i] = (uint8_t)((b[i] & 0xe0) | (8 + (r >> 8) % 3));
+        } else {
+            b[i++] = 0x0f;
+            b[i++] = 0x0f;
+        }
+        break;
+    }
+}
+
+struct vkey { unsigned long count; uint8_t bytes[16]; };
+
+static void random_strings(unsigned long per_mode_random, unsigned long per_mode_biased)
+{
+    static const enum fwpt_exec_mode modes[3] = {FWPT_MODE_64, FWPT_MODE_32, FWPT_MODE_16};
+    struct stats all = {0};
+    for (int m = 0; m < 3; m++) {
+        struct stats s = {0};
+        uint8_t b[16];
+        rng_state = 0x9e3779b97f4a7c15ull ^ (uint64_t)modes[m];
+        for (unsigned long k = 0; k < per_mode_random + per_mode_biased; k++) {
+            if (k < per_mode_random) {
+                uint64_t r0 = rnd(), r1 = rnd();
+                memcpy(b, &r0, 8);
+                memcpy(b + 8, &r1, 8);
+            } else {
+                gen_biased(b, modes[m]);
+            }
+            compare_one(b, 16, modes[m], &s);
+        }
+        printf("random %d-bit: %lu strings, %lu decodable by Zydis compared, %lu mismatched; "
+               "Zydis-invalid %lu, fwpt also invalid %lu (%.2f%%)\n",
+               modes[m], per_mode_random + per_mode_biased, s.compared, s.mismatched, s.zy_invalid,
+               s.both_invalid, s.zy_invalid ? 100.0 * s.both_invalid / s.zy_invalid : 100.0);
+        all.compared += s.compared;
+        all.mismatched += s.mismatched;
+        all.zy_invalid += s.zy_invalid;
+        all.both_invalid += s.both_invalid;
+        all.knc += s.knc;
+    }
+    unsigned long total = all.compared + all.zy_invalid;
+    printf("random: %lu Xeon Phi (KNC/MVEX) encodings Zydis decodes were not compared\n", all.knc);
+    double validity = 100.0 * (all.compared + all.both_invalid) / (double)total;
+    printf("random total: %lu strings, %lu compared, %lu mismatched; validity agreement %.2f%% "
+           "(Zydis-invalid %lu, fwpt agrees on %lu)\n",
+           total, all.compared, all.mismatched, validity, all.zy_invalid, all.both_invalid);
+    CHECK_EQ(all.mismatched, 0);
+    CHECK(all.compared > total / 3);
+    /* Validity is best effort (fwpt accepts some encodings Zydis refuses); keep the measured floor. */
+    CHECK(validity > 90.0);
+}
+
+/* Truncation: every prefix of a decodable instruction is FWPT_E_TRUNCATED, never OK. */
+static void truncation(void)
+{
+    static const enum fwpt_exec_mode modes[3] = {FWPT_MODE_64, FWPT_MODE_32, FWPT_MODE_16};
+    unsigned long bad = 0, checked = 0;
+    rng_state = 12345;
+    for (int m = 0; m < 3; m++) {
+        for (int k = 0; k < 100000; k++) {
+            uint8_t b[16];
+            struct fwpt_insn fi;
+            gen_biased(b, modes[m]);
+            if (fwpt_insn_decode(b, 16, modes[m], &fi) != FWPT_OK)
+                continue;
+            for (unsigned n = 0; n < fi.size; n++) {
+                struct fwpt_insn t;
+                enum fwpt_status st = fwpt_insn_decode(b, n, modes[m], &t);
+                checked++;
+                if (st != FWPT_E_TRUNCATED) {
+                    if (++bad < 10)
+                        dump("TRUNC", b, fi.size, modes[m], NULL, &t, st);
+                }
+            }
+        }
+    }
+    printf("truncation: %lu short buffers checked, %lu not reported as truncated\n", checked, bad);
+    CHECK(checked > 100000);
+    CHECK_EQ(bad, 0);
+}
+
+int main(void)
+{
+    const char *v = getenv("FWPT_INSN_VERBOSE");
+    verbose = v ? atoi(v) : 0;
+    static const enum fwpt_exec_mode modes[3] = {FWPT_MODE_64, FWPT_MODE_32, FWPT_MODE_16};
+    for (int m = 0; m < 3; m++)
+        if (zy_init(&zdec[m], modes[m], 0) != 0) {
+            CHECK(0);
+            return check_summary("insn_zydis");
+        }
+    clock_t t0 = clock();
+    real_ovmf();
+    clock_t t1 = clock();
+    real_usr_bin();
+    clock_t t2 = clock();
+    const char *n = getenv("FWPT_INSN_RANDOM");
+    unsigned long per = n ? strtoul(n, NULL, 0) : 1000000;
+    random_strings(per, per);
+    clock_t t3 = clock();
+    truncation();
+    printf("time: ovmf %.1fs, usr/bin %.1fs, random %.1fs\n", (double)(t1 - t0) / CLOCKS_PER_SEC,
+           (double)(t2 - t1) / CLOCKS_PER_SEC, (double)(t3 - t2) / CLOCKS_PER_SEC);
+    return check_summary("insn_zydis");
+}
