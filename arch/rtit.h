@@ -108,4 +108,28 @@
 
 #define CPUID7_0_EBX_INTEL_PT            FWPT_BIT(25)
 
+/* ---- topa: output, restricted memory, PMI (SDM "Trace Output", "Restricted Memory Access") ---- */
+#define MSR_IA32_PERF_GLOBAL_STATUS_RESET 0x00000390u
+#define MSR_IA32_MTRR_DEF_TYPE      0x000002ffu
+#define MSR_IA32_MTRR_PHYSBASE(n)   (0x00000200u + 2u * (n))
+#define MSR_IA32_MTRR_PHYSMASK(n)   (0x00000201u + 2u * (n))
+#define RTIT_OUTPUT_BASE_RESERVED_LOW FWPT_FIELD(6, 0)   /* IA32_RTIT_OUTPUT_BASE[6:0] reserved */
+#define RTIT_MASK_PTRS_MASK        FWPT_FIELD(31, 0)      /* single-range OutputMask[31:0] */
+#define RTIT_TABLE_OFFSET_MAX      0x0ffffff8ull          /* maximum proc_trace_table_offset */
+#define RTIT_CR3_MATCH_RESERVED    FWPT_FIELD(4, 0)
+#define APIC_BASE_ADDR             FWPT_FIELD(51, 12)     /* IA32_APIC_BASE: APIC page base */
+#define APIC_PAGE_SIZE             0x1000ull
+#define SMRR_PHYSBASE_BASE         FWPT_FIELD(31, 12)
+#define SMRR_PHYSBASE_TYPE         FWPT_FIELD(7, 0)
+#define SMRR_PHYSMASK_MASK         FWPT_FIELD(31, 12)
+#define SMRR_PHYSMASK_VALID        FWPT_BIT(11)
+#define MTRR_DEF_TYPE_TYPE         FWPT_FIELD(7, 0)
+#define MTRR_DEF_TYPE_E            FWPT_BIT(11)
+#define MTRR_PHYSBASE_TYPE         FWPT_FIELD(7, 0)
+#define MTRR_PHYSMASK_VALID        FWPT_BIT(11)
+#define MTRR_TYPE_UC               0u
+#define MTRR_TYPE_WB               6u
+#define TOPA_ENTRY_SIZE_BYTES      8u
+#define TOPA_REGION_MIN            0x1000ull              /* Size encoding 0 = 4K */
+
 #endif
