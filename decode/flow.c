@@ -1,0 +1,764 @@
+/* fwpt — instruction flow reconstruction (see flow.h for the rules). */
+#include "decode/flow.h"
+#include "arch/text.h"
+
+enum flow_state {
+    ST_UNSYNCED = 0, /* at a PSB found by the packet decoder: PSB+ synchronizes */
+    ST_SEARCH,       /* after a flow error: the next IP packet resumes */
+    ST_DISABLED,     /* after TIP.PGD: TIP.PGE (or PSB+ with FUP) resumes */
+    ST_WALK,         /* enabled, f->ip is the next instruction */
+    ST_END,
+};
+
+#define FLOW_DEFAULT_RUNAWAY (1u << 20)
+
+void fwpt_flow_cache_reset(struct fwpt_flow *f)
+{
+    for (size_t i = 0; f->cache && i <= f->cache_mask; i++)
+        f->cache[i].ip = FWPT_FLOW_NO_IP;
+    f->scratch.ip = FWPT_FLOW_NO_IP;
+}
+
+void fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_flow_read_fn read,
+                    void *read_ctx, struct fwpt_flow_block *cache, size_t ncache)
+{
+    fwpt_memset(f, 0, sizeof *f);
+    fwpt_pkt_init(&f->pkt, trace, len);
+    f->read = read;
+    f->read_ctx = read_ctx;
+    /* a power of two, else only the largest power of two below it is used */
+    size_t n = 1;
+    while (ncache && n * 2 <= ncache)
+        n *= 2;
+    f->cache = ncache ? cache : NULL;
+    f->cache_mask = ncache ? n - 1 : 0;
+    fwpt_flow_cache_reset(f);
+    f->mode = FWPT_MODE_64;
+    f->runaway_limit = FLOW_DEFAULT_RUNAWAY;
+    f->state = ST_UNSYNCED;
+    if (fwpt_pkt_sync_forward(&f->pkt) != FWPT_OK)
+        f->state = ST_END;
+}
+
+void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n) { f->runaway_limit = n ? n : 1; }
+
+static struct fwpt_flow_event *evq_push(struct fwpt_flow *f, unsigned kind)
+{
+    struct fwpt_flow_event *e;
+    if (f->evq_n == FWPT_FLOW_EVQ)
+        f->evq_n--; /* cannot happen by construction (at most 4 per step); keep the newest */
+    e = &f->evq[(f->evq_head + f->evq_n++) % FWPT_FLOW_EVQ];
+    fwpt_memset(e, 0, sizeof *e);
+    e->kind = (uint8_t)kind;
+    e->mode = f->mode;
+    return e;
+}
+
+static void retstack_clear(struct fwpt_flow *f) { f->retstack_n = 0; }
+
+static void push_ret(struct fwpt_flow *f, uint64_t ip)
+{
+    f->retstack[f->retstack_top % FWPT_FLOW_RETSTACK] = ip;
+    f->retstack_top++;
+    if (f->retstack_n < FWPT_FLOW_RETSTACK)
+        f->retstack_n++; /* seed 002: when full the oldest entry is dropped */
+}
+
+static bool pop_ret(struct fwpt_flow *f, uint64_t *ip)
+{
+    if (!f->retstack_n)
+        return false;
+    f->retstack_n--;
+    f->retstack_top--;
+    *ip = f->retstack[f->retstack_top % FWPT_FLOW_RETSTACK];
+    return true;
+}
+
+static uint64_t cur_offset(const struct fwpt_flow *f)
+{
+    return f->have_peek ? f->peek.offset : f->pkt.offset;
+}
+
+static void reset_walk(struct fwpt_flow *f)
+{
+    f->tnt_count = 0;
+    f->fup_pending = 0;
+    f->resolve_pending = 0;
+    f->since_packet = 0;
+}
+
+/* A flow error: report it, then resume at the next IP packet. */
+static void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t offset)
+{
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_ERROR);
+    e->status = s;
+    e->ip = ip;
+    e->ip_valid = 1;
+    e->offset = offset;
+    f->n_errors++;
+    reset_walk(f);
+    retstack_clear(f);
+    f->state = ST_SEARCH;
+}
+
+/* A packet-level error: report it, then resume at the next PSB. */
+static void packet_error(struct fwpt_flow *f, enum fwpt_status s)
+{
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_ERROR);
+    e->status = s;
+    e->ip = f->ip;
+    e->ip_valid = f->state == ST_WALK;
+    e->offset = f->pkt.offset;
+    f->n_errors++;
+    reset_walk(f);
+    retstack_clear(f);
+    f->have_peek = 0;
+    size_t at = f->pkt.offset;
+    if (fwpt_pkt_sync_set(&f->pkt, at + 1) != FWPT_OK || fwpt_pkt_sync_forward(&f->pkt) != FWPT_OK)
+        f->state = ST_END;
+    else
+        f->state = ST_UNSYNCED;
+}
+
+/* The next packet, left in f->peek (not consumed). FWPT_E_EOS at the end; other errors are
+ * reported (and the decoder resynchronized) here. */
+static enum fwpt_status fetch(struct fwpt_flow *f)
+{
+    if (f->have_peek)
+        return FWPT_OK;
+    enum fwpt_status s = fwpt_pkt_next(&f->pkt, &f->peek);
+    if (s == FWPT_OK) {
+        f->have_peek = 1;
+        return FWPT_OK;
+    }
+    if (s == FWPT_E_EOS) {
+        f->eos = 1;
+        return s;
+    }
+    packet_error(f, s);
+    return s;
+}
+
+static void consume(struct fwpt_flow *f) { f->have_peek = 0; }
+
+static void apply_mode(struct fwpt_flow *f)
+{
+    if (f->pending_mode && f->pending_mode != f->mode) {
+        f->mode = f->pending_mode;
+        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_MODE);
+        e->offset = cur_offset(f);
+    }
+    f->pending_mode = 0;
+}
+
+static void enter_walk(struct fwpt_flow *f, uint64_t ip)
+{
+    f->ip = ip;
+    f->state = ST_WALK;
+    reset_walk(f);
+}
+
+/* PSB+ (SDM "Decoder Synchronization (PSB+)"): status up to PSBEND. The PSB itself is consumed. */
+static void psb_plus(struct fwpt_flow *f)
+{
+    uint64_t psb_off = f->peek.offset;
+    bool have_fup = false;
+    uint64_t fup_ip = 0;
+    consume(f);
+    for (;;) {
+        enum fwpt_status s = fetch(f);
+        if (s == FWPT_E_EOS)
+            break;
+        if (s != FWPT_OK)
+            return;
+        uint8_t t = f->peek.type;
+        if (t == FWPT_PKT_PSBEND) {
+            consume(f);
+            break;
+        }
+        if (t == FWPT_PKT_FUP && !f->peek.ip.suppressed) {
+            have_fup = true;
+            fup_ip = f->peek.ip.ip;
+        } else if (t == FWPT_PKT_MODE_EXEC && f->peek.mode_exec.mode) {
+            f->pending_mode = f->peek.mode_exec.mode;
+        } else if (t == FWPT_PKT_PSB || t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64 ||
+                   t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGE || t == FWPT_PKT_TIP_PGD ||
+                   t == FWPT_PKT_OVF) {
+            break; /* PSB+ without PSBEND: leave the packet for the caller */
+        }
+        consume(f);
+    }
+    apply_mode(f);
+    if (f->state == ST_WALK)
+        return; /* in sync: PSB+ is status only */
+    if (have_fup) {
+        /* PacketEn=1 at the PSB: synchronized at the FUP IP */
+        retstack_clear(f);
+        enter_walk(f, fup_ip);
+        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_ENABLED);
+        e->ip = fup_ip;
+        e->ip_valid = 1;
+        e->sync = 1;
+        e->offset = psb_off;
+    } else if (f->state == ST_UNSYNCED) {
+        f->state = ST_DISABLED;
+    }
+}
+
+static void lookahead(struct fwpt_flow *f);
+
+/* OVF (seed 003 "Overflow": OVF, then PSB+ or none, then FUP or TIP.PGE). */
+static void overflow(struct fwpt_flow *f)
+{
+    uint64_t off = f->peek.offset;
+    consume(f);
+    reset_walk(f);
+    retstack_clear(f); /* seed 002: no RET compressed across an overflow */
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_OVERFLOW);
+    e->offset = off;
+    uint8_t prev = f->state;
+    f->state = ST_DISABLED; /* PSB+ in between must not synchronize by itself */
+    for (;;) {
+        if (fetch(f) != FWPT_OK)
+            return;
+        uint8_t t = f->peek.type;
+        if (t == FWPT_PKT_PSB) {
+            psb_plus(f);
+            if (f->state == ST_WALK)
+                return;
+            continue;
+        }
+        if (t == FWPT_PKT_FUP && !f->peek.ip.suppressed) {
+            /* resolved while ContextEn=1: tracing continues at the FUP IP */
+            e->ip = f->peek.ip.ip;
+            e->ip_valid = 1;
+            consume(f);
+            apply_mode(f);
+            enter_walk(f, e->ip);
+            return;
+        }
+        if (t == FWPT_PKT_TIP_PGE) {
+            (void)prev;
+            return; /* the TIP.PGE is handled by the disabled state */
+        }
+        if (t == FWPT_PKT_MODE_EXEC && f->peek.mode_exec.mode)
+            f->pending_mode = f->peek.mode_exec.mode;
+        if (t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64 || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGD ||
+            t == FWPT_PKT_OVF)
+            return; /* no resume IP: wait for one */
+        consume(f);
+    }
+}
+
+/* After a packet was consumed by the walk: handle what the processor emitted before the next
+ * branch packet (asynchronous FUP, OVF, PSB+, MODE, timing). Stops at TNT/TIP/TIP.PGE/TIP.PGD. */
+static void lookahead(struct fwpt_flow *f)
+{
+    while (f->state == ST_WALK && !f->fup_pending) {
+        if (fetch(f) != FWPT_OK)
+            return;
+        switch (f->peek.type) {
+        case FWPT_PKT_TNT_8: case FWPT_PKT_TNT_64: case FWPT_PKT_TIP: case FWPT_PKT_TIP_PGE:
+        case FWPT_PKT_TIP_PGD:
+            return;
+        case FWPT_PKT_FUP:
+            if (!f->peek.ip.suppressed) {
+                f->fup_pending = 1; /* seed 003: FUP..TIP compound event, bound to this IP */
+                f->stop_ip = f->peek.ip.ip;
+                f->stop_offset = f->peek.offset;
+            }
+            consume(f);
+            return;
+        case FWPT_PKT_OVF:
+            overflow(f);
+            continue;
+        case FWPT_PKT_PSB:
+            psb_plus(f);
+            continue;
+        case FWPT_PKT_MODE_EXEC:
+            if (f->peek.mode_exec.mode)
+                f->pending_mode = f->peek.mode_exec.mode;
+            consume(f);
+            continue;
+        default:
+            consume(f);
+            continue;
+        }
+    }
+}
+
+static void disabled_at(struct fwpt_flow *f, const struct fwpt_packet *pgd, bool async, uint64_t at)
+{
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_DISABLED);
+    e->offset = pgd->offset;
+    e->async = async;
+    if (async) {
+        e->ip = at;
+        e->ip_valid = 1;
+    } else if (!pgd->ip.suppressed) {
+        e->ip = pgd->ip.ip;
+        e->ip_valid = 1;
+    }
+    reset_walk(f);
+    f->state = ST_DISABLED;
+}
+
+/* Reached the IP of a pending FUP: what follows it says which event this is. */
+static void fup_reached(struct fwpt_flow *f)
+{
+    f->fup_pending = 0;
+    for (;;) {
+        enum fwpt_status s = fetch(f);
+        if (s == FWPT_E_EOS) {
+            f->state = ST_END;
+            return;
+        }
+        if (s != FWPT_OK)
+            return;
+        uint8_t t = f->peek.type;
+        if (t == FWPT_PKT_TIP && !f->peek.ip.suppressed) {
+            struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_INTERRUPT);
+            e->ip = f->stop_ip;
+            e->ip_valid = 1;
+            e->to = f->peek.ip.ip;
+            e->offset = f->stop_offset;
+            consume(f);
+            apply_mode(f);
+            e->mode = f->mode;
+            enter_walk(f, e->to);
+            lookahead(f);
+            return;
+        }
+        if (t == FWPT_PKT_TIP_PGD) {
+            struct fwpt_packet pgd = f->peek;
+            consume(f);
+            disabled_at(f, &pgd, true, f->stop_ip);
+            return;
+        }
+        if (t == FWPT_PKT_MODE_EXEC || t == FWPT_PKT_PIP || t == FWPT_PKT_VMCS || t == FWPT_PKT_PAD ||
+            t == FWPT_PKT_TSC || t == FWPT_PKT_MTC || t == FWPT_PKT_CYC || t == FWPT_PKT_CBR ||
+            t == FWPT_PKT_TMA) {
+            /* seed 003: PIP, VMCS, MODE.Exec may sit between FUP and TIP */
+            if (t == FWPT_PKT_MODE_EXEC && f->peek.mode_exec.mode)
+                f->pending_mode = f->peek.mode_exec.mode;
+            consume(f);
+            continue;
+        }
+        /* a FUP not coupled with a TIP (e.g. PTWRITE, EXSTOP): nothing changes the flow */
+        lookahead(f);
+        return;
+    }
+}
+
+/* ---- code and the instruction cache ---- */
+
+static enum fwpt_status build_block(struct fwpt_flow *f, uint64_t ip, struct fwpt_flow_block *b,
+                                    uint64_t *fail_ip)
+{
+    uint64_t cur = ip;
+    unsigned n = 0;
+    enum fwpt_status err = FWPT_OK;
+    struct fwpt_insn in;
+    in.iclass = FWPT_IC_OTHER;
+    b->iclass = FWPT_IC_OTHER;
+    b->flags = 0;
+    b->target = 0;
+    while (n < FWPT_FLOW_BLOCK_INSNS) {
+        const uint8_t *bytes = NULL;
+        uint8_t tmp[16];
+        size_t avail = f->read(f->read_ctx, cur, &bytes);
+        if (!avail || !bytes) {
+            err = FWPT_E_NOMAP;
+            break;
+        }
+        if (avail < 15) {
+            /* the instruction may continue in the next mapped piece */
+            size_t have = avail;
+            fwpt_memcpy(tmp, bytes, avail);
+            while (have < 15) {
+                const uint8_t *more = NULL;
+                size_t m = f->read(f->read_ctx, cur + have, &more);
+                if (!m || !more)
+                    break;
+                if (m > 15 - have)
+                    m = 15 - have;
+                fwpt_memcpy(tmp + have, more, m);
+                have += m;
+            }
+            bytes = tmp;
+            avail = have;
+        }
+        err = fwpt_insn_decode(bytes, avail, (enum fwpt_exec_mode)f->mode, &in);
+        if (err != FWPT_OK) {
+            if (err == FWPT_E_TRUNCATED)
+                err = FWPT_E_NOMAP; /* the rest of the instruction is not mapped */
+            break;
+        }
+        b->sizes[n++] = in.size;
+        if (in.iclass != FWPT_IC_OTHER) {
+            b->iclass = in.iclass;
+            if (in.iclass == FWPT_IC_JCC || in.iclass == FWPT_IC_JMP_REL || in.iclass == FWPT_IC_CALL_REL)
+                b->target = fwpt_insn_rel_target(&in, cur, (enum fwpt_exec_mode)f->mode);
+            if (in.iclass == FWPT_IC_CALL_REL && in.zero_len_call)
+                b->flags |= FWPT_FLOW_BF_ZERO_LEN_CALL;
+            cur += in.size;
+            break;
+        }
+        cur += in.size;
+    }
+    if (!n) {
+        *fail_ip = cur;
+        b->ip = FWPT_FLOW_NO_IP;
+        return err;
+    }
+    b->ninsn = (uint8_t)n;
+    b->nbytes = (uint16_t)(cur - ip);
+    b->mode = f->mode;
+    b->ip = ip;
+    return FWPT_OK;
+}
+
+static inline const struct fwpt_flow_block *get_block(struct fwpt_flow *f, uint64_t ip,
+                                                      enum fwpt_status *st)
+{
+    struct fwpt_flow_block *b = &f->scratch;
+    if (f->cache) {
+        b = &f->cache[(ip ^ (ip >> 11)) & f->cache_mask];
+        if (b->ip == ip && b->mode == f->mode) {
+            f->cache_hits++;
+            return b;
+        }
+        f->cache_misses++;
+    }
+    uint64_t fail_ip = ip;
+    *st = build_block(f, ip, b, &fail_ip);
+    if (*st != FWPT_OK) {
+        flow_error(f, *st, fail_ip, cur_offset(f));
+        return NULL;
+    }
+    return b;
+}
+
+/* ---- packets the walk consumes ---- */
+
+/* One TNT bit for a conditional branch or a compressed RET. Returns 0/1, or -1 when the walk
+ * stopped (error, disable, end). */
+static int take_tnt(struct fwpt_flow *f, enum fwpt_status miss)
+{
+    if (!f->tnt_count) {
+        enum fwpt_status s = fetch(f);
+        if (s == FWPT_E_EOS) {
+            f->state = ST_END;
+            return -1;
+        }
+        if (s != FWPT_OK)
+            return -1;
+        uint8_t t = f->peek.type;
+        if (t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64) {
+            f->tnt_bits = f->peek.tnt.bits;
+            f->tnt_count = f->peek.tnt.count;
+            consume(f);
+            if (!f->tnt_count) {
+                flow_error(f, miss, f->last_ip, f->pkt.offset);
+                return -1;
+            }
+        } else if (t == FWPT_PKT_TIP_PGD) {
+            struct fwpt_packet pgd = f->peek;
+            consume(f);
+            disabled_at(f, &pgd, false, 0);
+            return -1;
+        } else {
+            flow_error(f, miss, f->last_ip, f->peek.offset);
+            return -1;
+        }
+    }
+    int bit = (int)(f->tnt_bits & 1);
+    f->tnt_bits >>= 1;
+    f->tnt_count--;
+    f->since_packet = 0;
+    return bit;
+}
+
+/* The TIP of an indirect transfer. Returns true with *ip, or false when the walk stopped. */
+static bool take_tip(struct fwpt_flow *f, uint64_t *ip)
+{
+    enum fwpt_status s = fetch(f);
+    if (s == FWPT_E_EOS) {
+        f->state = ST_END;
+        return false;
+    }
+    if (s != FWPT_OK)
+        return false;
+    uint8_t t = f->peek.type;
+    if (t == FWPT_PKT_TIP && !f->peek.ip.suppressed && !f->tnt_count) {
+        *ip = f->peek.ip.ip;
+        consume(f);
+        f->since_packet = 0;
+        apply_mode(f);
+        return true;
+    }
+    if (t == FWPT_PKT_TIP_PGD) {
+        struct fwpt_packet pgd = f->peek;
+        consume(f);
+        disabled_at(f, &pgd, false, 0);
+        return false;
+    }
+    flow_error(f, FWPT_E_NO_TIP, f->last_ip, f->peek.offset);
+    return false;
+}
+
+/* Where the last instruction of the run goes. */
+static void resolve(struct fwpt_flow *f)
+{
+    uint64_t next = f->next_ip, target;
+    bool look = false;
+    f->resolve_pending = 0;
+    switch (f->last_class) {
+    case FWPT_IC_JCC: {
+        int bit = take_tnt(f, FWPT_E_NO_TNT);
+        if (bit < 0)
+            return;
+        f->ip = bit ? f->last_target : next;
+        look = !f->tnt_count;
+        break;
+    }
+    case FWPT_IC_JMP_REL:
+        f->ip = f->last_target;
+        break;
+    case FWPT_IC_CALL_REL:
+        if (!(f->last_flags & FWPT_FLOW_BF_ZERO_LEN_CALL))
+            push_ret(f, next); /* seed 002: zero-length calls are not pushed */
+        f->ip = f->last_target;
+        break;
+    case FWPT_IC_RET: {
+        /* seed 002: a TNT bit means a compressed RET (target from the stack), else a TIP */
+        bool compressed = f->tnt_count != 0;
+        if (!compressed) {
+            enum fwpt_status s = fetch(f);
+            if (s == FWPT_E_EOS) {
+                f->state = ST_END;
+                return;
+            }
+            if (s != FWPT_OK)
+                return;
+            compressed = f->peek.type == FWPT_PKT_TNT_8 || f->peek.type == FWPT_PKT_TNT_64;
+        }
+        if (compressed) {
+            int bit = take_tnt(f, FWPT_E_NO_TNT);
+            if (bit < 0)
+                return;
+            if (!bit) {
+                flow_error(f, FWPT_E_BAD_QUERY, f->last_ip, cur_offset(f));
+                return;
+            }
+            if (!pop_ret(f, &target)) {
+                flow_error(f, FWPT_E_RETSTACK, f->last_ip, cur_offset(f));
+                return;
+            }
+            f->ip = target;
+            look = !f->tnt_count;
+        } else {
+            if (!take_tip(f, &target))
+                return;
+            uint64_t dummy;
+            (void)pop_ret(f, &dummy); /* seed 002 step 3: every near RET pops */
+            f->ip = target;
+            look = true;
+        }
+        break;
+    }
+    case FWPT_IC_CALL_IND:
+        push_ret(f, next);
+        if (!take_tip(f, &target))
+            return;
+        f->ip = target;
+        look = true;
+        break;
+    case FWPT_IC_JMP_IND: case FWPT_IC_FAR_JMP: case FWPT_IC_FAR_CALL: case FWPT_IC_FAR_RET:
+    case FWPT_IC_IRET: case FWPT_IC_INT: case FWPT_IC_SYSCALL: case FWPT_IC_SYSRET:
+    case FWPT_IC_SYSENTER: case FWPT_IC_SYSEXIT: case FWPT_IC_VMENTRY:
+        if (!take_tip(f, &target))
+            return;
+        f->ip = target;
+        look = true;
+        break;
+    default: /* OTHER at the block limit, PTWRITE */
+        f->ip = next;
+        break;
+    }
+    if (look)
+        lookahead(f);
+}
+
+/* ---- states without an IP ---- */
+
+static void search_step(struct fwpt_flow *f)
+{
+    enum fwpt_status s = fetch(f);
+    if (s == FWPT_E_EOS) {
+        f->state = ST_END;
+        return;
+    }
+    if (s != FWPT_OK)
+        return;
+    struct fwpt_packet *p = &f->peek;
+    struct fwpt_flow_event *e;
+    switch (p->type) {
+    case FWPT_PKT_PSB:
+        psb_plus(f);
+        break;
+    case FWPT_PKT_OVF:
+        overflow(f);
+        break;
+    case FWPT_PKT_TIP_PGE:
+        if (p->ip.suppressed) {
+            consume(f);
+            break;
+        }
+        if (f->state != ST_DISABLED)
+            retstack_clear(f);
+        e = evq_push(f, FWPT_FLOW_ENABLED);
+        e->ip = p->ip.ip;
+        e->ip_valid = 1;
+        e->offset = p->offset;
+        consume(f);
+        apply_mode(f);
+        e->mode = f->mode;
+        enter_walk(f, e->ip);
+        lookahead(f);
+        break;
+    case FWPT_PKT_TIP:
+        if (f->state == ST_SEARCH && !p->ip.suppressed) {
+            /* after an error: the target of some transfer is a place to resume */
+            uint64_t ip = p->ip.ip;
+            consume(f);
+            apply_mode(f);
+            enter_walk(f, ip);
+            lookahead(f);
+            break;
+        }
+        consume(f);
+        break;
+    case FWPT_PKT_MODE_EXEC:
+        if (p->mode_exec.mode)
+            f->pending_mode = p->mode_exec.mode;
+        consume(f);
+        break;
+    default:
+        consume(f);
+        break;
+    }
+}
+
+enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
+                                    struct fwpt_flow_event *ev)
+{
+    run->n = 0;
+    for (;;) {
+        if (f->evq_n) {
+            *ev = f->evq[f->evq_head];
+            f->evq_head = (f->evq_head + 1) % FWPT_FLOW_EVQ;
+            f->evq_n--;
+            return FWPT_OK;
+        }
+        if (f->state != ST_WALK) {
+            if (f->state == ST_END)
+                return FWPT_E_EOS;
+            if (f->state == ST_UNSYNCED) {
+                enum fwpt_status s = fetch(f);
+                if (s == FWPT_E_EOS) {
+                    f->state = ST_END;
+                    continue;
+                }
+                if (s != FWPT_OK)
+                    continue;
+                if (f->peek.type == FWPT_PKT_PSB)
+                    psb_plus(f);
+                else
+                    f->state = ST_SEARCH;
+                if (f->state == ST_WALK)
+                    lookahead(f);
+                continue;
+            }
+            search_step(f);
+            continue;
+        }
+        if (f->resolve_pending) {
+            resolve(f);
+            continue;
+        }
+        if (f->fup_pending && f->ip == f->stop_ip) {
+            fup_reached(f);
+            continue;
+        }
+        enum fwpt_status st;
+        const struct fwpt_flow_block *b = get_block(f, f->ip, &st);
+        if (!b)
+            continue;
+        uint32_t n = b->ninsn;
+        f->run_full = 1;
+        if (f->fup_pending && f->stop_ip - f->ip < b->nbytes) {
+            /* the asynchronous event binds inside this run: stop before that instruction */
+            uint64_t a = f->ip;
+            uint32_t k = 0;
+            while (k < n && a != f->stop_ip)
+                a += b->sizes[k++];
+            if (k < n) {
+                n = k;
+                f->run_full = 0;
+            }
+        }
+        f->since_packet += n;
+        if (f->since_packet > f->runaway_limit) {
+            flow_error(f, FWPT_E_RUNAWAY, f->ip, cur_offset(f));
+            continue;
+        }
+        run->ip = f->ip;
+        run->sizes = b->sizes;
+        run->n = n;
+        run->mode = f->mode;
+        if (f->run_full) {
+            f->next_ip = f->ip + b->nbytes;
+            f->last_ip = f->next_ip - b->sizes[n - 1];
+            f->last_class = b->iclass;
+            f->last_target = b->target;
+            f->last_flags = b->flags;
+            f->resolve_pending = 1;
+        } else {
+            f->ip = f->stop_ip;
+        }
+        f->n_insns += n;
+        ev->kind = FWPT_FLOW_INSN;
+        return FWPT_OK;
+    }
+}
+
+enum fwpt_status fwpt_flow_next(struct fwpt_flow *f, struct fwpt_flow_event *ev)
+{
+    if (f->run_idx >= f->run_n) {
+        struct fwpt_flow_run run;
+        enum fwpt_status s = fwpt_flow_next_run(f, &run, ev);
+        if (s != FWPT_OK || !run.n)
+            return s;
+        f->run_sizes = run.sizes;
+        f->run_n = run.n;
+        f->run_idx = 0;
+        f->run_ip = run.ip;
+    }
+    uint8_t size = f->run_sizes[f->run_idx++];
+    ev->kind = FWPT_FLOW_INSN;
+    ev->size = size;
+    ev->ip = f->run_ip;
+    ev->mode = f->mode;
+    ev->iclass = (f->run_idx == f->run_n && f->run_full) ? f->last_class : FWPT_IC_OTHER;
+    f->run_ip += size;
+    return FWPT_OK;
+}
+
+const char *fwpt_flow_kind_name(enum fwpt_flow_kind k)
+{
+    static const char *const names[FWPT_FLOW_KIND_COUNT] = {
+        "insn", "enabled", "disabled", "interrupt", "overflow", "mode", "error",
+    };
+    return (unsigned)k < FWPT_FLOW_KIND_COUNT ? names[k] : "?";
+}

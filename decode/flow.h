@@ -1,0 +1,155 @@
+/* fwpt — instruction flow reconstruction: packets + code bytes -> every executed instruction and
+ * the events between them (SDM Vol. 3C "Intel Processor Trace": COFI tracing, IP compression,
+ * RET compression, packet relationships). Freestanding, no allocation: the caller owns the state
+ * and the instruction cache; code bytes come from a callback and are read in place.
+ *
+ *     struct fwpt_flow f;
+ *     static struct fwpt_flow_block cache[4096];        // optional, power of two
+ *     fwpt_flow_init(&f, trace, len, read_code, ctx, cache, 4096);
+ *     struct fwpt_flow_event ev;
+ *     while (fwpt_flow_next(&f, &ev) == FWPT_OK) { ... ev.kind ... }
+ *
+ * Rules followed (and where a decoder has a choice, why):
+ *  - one TNT bit per conditional branch (Jcc, JrCXZ, LOOPcc); bits in execution order.
+ *  - near CALLs push their next IP on a 64-entry stack (the oldest entry is dropped when full),
+ *    except zero-length calls (seed 002). Every near RET pops; a RET that meets a TNT bit is a
+ *    compressed RET (bit must be 1, the target is the popped entry), otherwise it takes a TIP.
+ *  - the stack is cleared at OVF and whenever the decoder (re)synchronizes. A PSB met while in
+ *    sync does not clear it: the processor compresses no RET across a PSB, so entries older than
+ *    the PSB are never used, while calls executed after the PSB's FUP IP but before the walk
+ *    reaches the next packet must stay on it.
+ *  - after consuming a packet the decoder looks ahead (as the processor orders packets): FUP =
+ *    asynchronous event bound to the instruction at its IP (FUP+TIP: interrupt/exception,
+ *    FUP+TIP.PGD: tracing disabled there); OVF = overflow, resumes at the next FUP or TIP.PGE;
+ *    PSB+ = status (IP/mode when not yet synchronized).
+ *  - TIP.PGD without FUP binds to the next branch that needs a TNT bit or a TIP.
+ *  - errors are events naming the trace offset and IP; decoding resumes at the next IP packet
+ *    (TIP, TIP.PGE, PSB+ FUP, OVF+FUP) or, after a packet-level error, at the next PSB.
+ */
+#ifndef FWPT_DECODE_FLOW_H
+#define FWPT_DECODE_FLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "arch/status.h"
+#include "decode/insn.h"
+#include "decode/packet.h"
+
+/* Code-read callback: make the bytes at linear address 'ip' available. Returns how many
+ * contiguous bytes start at *bytes (0: no code mapped there). The pointer must stay valid until
+ * the next call. In firmware it points into live memory of a loaded image (never faulting: only
+ * inside known images/ranges); on the host into an image file loaded in memory. */
+typedef size_t (*fwpt_flow_read_fn)(void *ctx, uint64_t ip, const uint8_t **bytes);
+
+/* Longest run of instructions one cache entry holds. */
+#define FWPT_FLOW_BLOCK_INSNS 40
+
+/* One cache entry: the instructions from 'ip' up to and including the first one that changes the
+ * flow (or FWPT_FLOW_BLOCK_INSNS of them). 64 bytes. The caller provides an array of these. */
+struct fwpt_flow_block {
+    uint64_t ip;        /* start; FWPT_FLOW_NO_IP when empty */
+    uint64_t target;    /* last instruction: target of a relative branch */
+    uint8_t ninsn;      /* instructions in sizes[] */
+    uint8_t mode;       /* enum fwpt_exec_mode the block was decoded in */
+    uint8_t iclass;     /* class of the last instruction */
+    uint8_t flags;      /* FWPT_FLOW_BF_* */
+    uint16_t nbytes;    /* total length of the instructions */
+    uint16_t reserved;
+    uint8_t sizes[FWPT_FLOW_BLOCK_INSNS];
+};
+#define FWPT_FLOW_NO_IP (~(uint64_t)0)
+#define FWPT_FLOW_BF_ZERO_LEN_CALL 0x01u /* last is a zero-length call (not pushed) */
+
+enum fwpt_flow_kind {
+    FWPT_FLOW_INSN = 0,   /* ip, size, iclass: one executed instruction */
+    FWPT_FLOW_ENABLED,    /* TIP.PGE: tracing starts at ip; or PSB+ FUP first synchronization (sync=1) */
+    FWPT_FLOW_DISABLED,   /* TIP.PGD: after the last instruction; ip = FUP IP (async) or PGD target if any */
+    FWPT_FLOW_INTERRUPT,  /* FUP+TIP: asynchronous transfer from ip (not executed) to 'to' */
+    FWPT_FLOW_OVERFLOW,   /* OVF: execution lost; resumes at ip (ip_valid=0 when resuming with TIP.PGE) */
+    FWPT_FLOW_MODE,       /* MODE.Exec changed the code size: mode */
+    FWPT_FLOW_ERROR,      /* status, ip (where the walk was), offset (trace offset) */
+    FWPT_FLOW_KIND_COUNT
+};
+
+struct fwpt_flow_event {
+    uint8_t kind;       /* enum fwpt_flow_kind */
+    uint8_t size;       /* INSN: length */
+    uint8_t iclass;     /* INSN: enum fwpt_insn_class */
+    uint8_t mode;       /* enum fwpt_exec_mode in effect */
+    uint8_t ip_valid;   /* events: ip is meaningful */
+    uint8_t async;      /* DISABLED: bound to a FUP (between instructions) */
+    uint8_t sync;       /* ENABLED: from a PSB+ FUP rather than a TIP.PGE */
+    uint8_t reserved;
+    uint32_t status;    /* ERROR: enum fwpt_status */
+    uint64_t ip;
+    uint64_t to;        /* INTERRUPT: target */
+    uint64_t offset;    /* events: trace offset of the packet that caused it */
+};
+
+/* A run of consecutive instructions: ip of the first, sizes of each (for fwpt_flow_next_run). */
+struct fwpt_flow_run {
+    uint64_t ip;
+    const uint8_t *sizes;
+    uint32_t n;
+    uint8_t mode;
+};
+
+#define FWPT_FLOW_RETSTACK 64
+#define FWPT_FLOW_EVQ 8
+
+/* Caller-owned state; fields are private to flow.c. */
+struct fwpt_flow {
+    struct fwpt_pkt_decoder pkt;
+    struct fwpt_packet peek;   /* next control packet, when have_peek */
+    fwpt_flow_read_fn read;
+    void *read_ctx;
+    struct fwpt_flow_block *cache;
+    size_t cache_mask;
+    struct fwpt_flow_block scratch;
+    uint64_t ip;               /* next instruction to walk */
+    uint64_t stop_ip;          /* pending FUP: the asynchronous event binds here */
+    uint64_t stop_offset;
+    uint64_t tnt_bits;
+    uint64_t retstack[FWPT_FLOW_RETSTACK];
+    uint64_t runaway_limit, since_packet;
+    /* the current run and its last instruction */
+    const uint8_t *run_sizes;
+    uint32_t run_idx, run_n;
+    uint64_t run_ip;
+    uint64_t last_ip, last_target, next_ip;
+    uint8_t last_class, last_flags, run_full;
+    uint32_t retstack_top, retstack_n;
+    uint8_t tnt_count;
+    uint8_t mode, pending_mode;
+    uint8_t state;             /* private */
+    uint8_t have_peek, fup_pending, eos, resolve_pending;
+    struct fwpt_flow_event evq[FWPT_FLOW_EVQ];
+    uint32_t evq_head, evq_n;
+    /* statistics */
+    uint64_t n_insns, n_errors, cache_hits, cache_misses;
+};
+
+/* cache may be NULL (ncache 0): every block is then decoded again (slow). ncache: power of two. */
+void fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_flow_read_fn read,
+                    void *read_ctx, struct fwpt_flow_block *cache, size_t ncache);
+
+/* Empties the instruction cache (after code changed). */
+void fwpt_flow_cache_reset(struct fwpt_flow *f);
+
+/* Limit of instructions walked without consuming a packet before FWPT_E_RUNAWAY (default 1M). */
+void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n);
+
+/* Next instruction or event. FWPT_OK with *ev filled, FWPT_E_EOS at the end of the trace.
+ * Errors inside the trace are FWPT_FLOW_ERROR events (decoding continues). */
+enum fwpt_status fwpt_flow_next(struct fwpt_flow *f, struct fwpt_flow_event *ev);
+
+/* Fast mode: the next run of instructions (FWPT_OK, *run filled, *ev.kind == FWPT_FLOW_INSN)
+ * or the next event (FWPT_OK, run->n == 0, *ev filled). Runs and events come in the same order
+ * fwpt_flow_next gives them; the sizes pointer is valid until the next call. */
+enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
+                                    struct fwpt_flow_event *ev);
+
+const char *fwpt_flow_kind_name(enum fwpt_flow_kind k);
+
+#endif
