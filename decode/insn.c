@@ -11,17 +11,23 @@ enum {
     IMM_Z,     /* iz: 16/32 by operand size */
     IMM_V,     /* iv: 16/32/64 (MOV r, imm with REX.W) */
     IMM_WB,    /* iw ib (ENTER) */
+    IMM_D,     /* id (XOP map 0Ah) */
     IMM_PTR,   /* ptr16:16 / ptr16:32 (far JMP/CALL) */
-    IMM_MOFFS, /* moffs: address size */
+    IMM_MOFFS, /* from here on not in imm_len[]: moffs (address size) */
     IMM_JB,    /* rel8 */
     IMM_JZ,    /* rel16/rel32 */
-    IMM_D,     /* id (XOP map 0Ah) */
+};
+/* Immediate bytes by kind and operand size 2/4/8 (index osz >> 2). */
+static const uint8_t imm_len[IMM_MOFFS][3] = {
+    [IMM_NONE] = {0, 0, 0}, [IMM_B] = {1, 1, 1}, [IMM_W] = {2, 2, 2}, [IMM_Z] = {2, 4, 4},
+    [IMM_V] = {2, 4, 8},    [IMM_WB] = {3, 3, 3}, [IMM_D] = {4, 4, 4}, [IMM_PTR] = {4, 6, 6},
 };
 #define F_IMM_MASK 0x0fu
 #define F_MODRM 0x10u
 #define F_I64 0x20u
 #define F_UND 0x40u
 #define F_LOCK 0x80u
+#define F_ESC 0x2000u /* 0F, C4, C5, 62, 8F: escape decided on the next byte */
 #define F_CLASS_SHIFT 8
 #define F_SPECIAL_SHIFT 16
 
@@ -61,21 +67,21 @@ enum {
 
 /* One-byte opcode map (SDM Vol. 2 Table A-2). */
 static const uint32_t map1[256] = {
-    /* 00 */ L, L, M, M, Ib, Iz, X64, X64, L, L, M, M, Ib, Iz, X64, P,
+    /* 00 */ L, L, M, M, Ib, Iz, X64, X64, L, L, M, M, Ib, Iz, X64, F_ESC,
     /* 10 */ L, L, M, M, Ib, Iz, X64, X64, L, L, M, M, Ib, Iz, X64, X64,
     /* 20 */ L, L, M, M, Ib, Iz, P, X64, L, L, M, M, Ib, Iz, P, X64,
     /* 30 */ L, L, M, M, Ib, Iz, P, X64, M, M, M, M, Ib, Iz, P, X64,
     /* 40 */ N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N,
     /* 50 */ N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N,
-    /* 60 */ X64, X64, M | S(S_MEM), M, P, P, P, P, Iz, Mz, Ib, Mb, N, N, N, N,
+    /* 60 */ X64, X64, M | S(S_MEM) | F_ESC, M, P, P, P, P, Iz, Mz, Ib, Mb, N, N, N, N,
     /* 70 */ JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8,
              JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8,
     /* 80 */ Mb | F_LOCK | S(S_GRP1), Mz | F_LOCK | S(S_GRP1), Mb | F_LOCK | X64 | S(S_GRP1),
-             Mb | F_LOCK | S(S_GRP1), M, M, L, L, M, M, M, M, M, M | S(S_MEM), M, M | S(S_GRP1A),
+             Mb | F_LOCK | S(S_GRP1), M, M, L, L, M, M, M, M, M, M | S(S_MEM), M, M | S(S_GRP1A) | F_ESC,
     /* 90 */ N, N, N, N, N, N, N, N, N, N, IMM_PTR | X64 | C(FWPT_IC_FAR_CALL), N, N, N, N, N,
     /* A0 */ IMM_MOFFS, IMM_MOFFS, IMM_MOFFS, IMM_MOFFS, N, N, N, N, Ib, Iz, N, N, N, N, N, N,
     /* B0 */ Ib, Ib, Ib, Ib, Ib, Ib, Ib, Ib, Iv, Iv, Iv, Iv, Iv, Iv, Iv, Iv,
-    /* C0 */ Mb, Mb, IMM_W | C(FWPT_IC_RET), C(FWPT_IC_RET), M | S(S_MEM), M | S(S_MEM),
+    /* C0 */ Mb, Mb, IMM_W | C(FWPT_IC_RET), C(FWPT_IC_RET), M | S(S_MEM) | F_ESC, M | S(S_MEM) | F_ESC,
              Mb | S(S_GRP11), Mz | S(S_GRP11), IMM_WB, N, IMM_W | C(FWPT_IC_FAR_RET),
              C(FWPT_IC_FAR_RET), C(FWPT_IC_INT), Ib | C(FWPT_IC_INT), X64 | C(FWPT_IC_INT),
              C(FWPT_IC_IRET),
@@ -202,8 +208,20 @@ static const uint32_t amd3dnow_valid[8] = {
             return (n) > 15 ? FWPT_E_BAD_INSN : FWPT_E_TRUNCATED;                        \
     } while (0)
 
-enum fwpt_status fwpt_insn_decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode,
-                                  struct fwpt_insn *out)
+/* Need n bytes: more than avail is truncation, unless n can never fit the 15-byte limit.
+ * With 'roomy' (avail >= ROOMY) no read can pass avail: the checks compile away. */
+#undef NEED
+#define NEED(n)                                                                          \
+    do {                                                                                 \
+        if (!roomy && (size_t)(n) > avail)                                               \
+            return (n) > 15 ? FWPT_E_BAD_INSN : FWPT_E_TRUNCATED;                        \
+    } while (0)
+/* Largest read offset: 15 (prefix bound) + 3 escape/VEX + 1 EVEX + ModRM + SIB + disp32 + imm. */
+#define ROOMY 40
+
+static inline __attribute__((always_inline)) enum fwpt_status
+decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode, struct fwpt_insn *out,
+       const int roomy)
 {
     unsigned i = 0, pfx = 0, rep = 0, rex = 0;
     uint32_t f;
@@ -220,11 +238,15 @@ enum fwpt_status fwpt_insn_decode(const uint8_t *bytes, size_t avail, enum fwpt_
         op = bytes[i];
         unsigned pb = prefix_bits[op];
         if (pb) {
+            if (i >= 14) /* a 15th prefix leaves no room for the opcode */
+                return FWPT_E_BAD_INSN;
             pfx |= pb;
             if (pb & (PF_F2 | PF_F3))
                 rep = pb;
             rex = 0;
         } else if (is64 && (op & 0xf0) == 0x40) {
+            if (i >= 14)
+                return FWPT_E_BAD_INSN;
             rex = op;
         } else {
             break;
@@ -246,7 +268,9 @@ enum fwpt_status fwpt_insn_decode(const uint8_t *bytes, size_t avail, enum fwpt_
     unsigned map = 1; /* 1: one-byte map, 2: 0F, 3: 0F38, 4: 0F3A, 5: 3DNow!, 6: VEX/EVEX/XOP */
     uint8_t op2 = 0;
     f = map1[op];
-    if (op == 0x0f) {
+    if (!(f & F_ESC)) {
+        /* common case */
+    } else if (op == 0x0f) {
         NEED(i + 1);
         op2 = bytes[i++];
         if (op2 == 0x38) {
@@ -266,7 +290,7 @@ enum fwpt_status fwpt_insn_decode(const uint8_t *bytes, size_t avail, enum fwpt_
             f = map0f[op2];
             map = 2;
         }
-    } else if ((op & 0xfe) == 0xc4 || op == 0x62 || op == 0x8f) {
+    } else {
         /* C4/C5 (VEX), 62 (EVEX): outside 64-bit mode only when the next byte's mod is 11b
          * (else LES/LDS/BOUND); 8F is XOP when map_select >= 8 (else POP r/m). */
         NEED(i + 1);
@@ -436,30 +460,10 @@ enum fwpt_status fwpt_insn_decode(const uint8_t *bytes, size_t avail, enum fwpt_
 
     int32_t rel = 0;
     unsigned op_size = osz;
-    switch (f & F_IMM_MASK) {
-    case IMM_NONE:
-        break;
-    case IMM_B:
-        i += 1;
-        break;
-    case IMM_W:
-        i += 2;
-        break;
-    case IMM_WB:
-        i += 3;
-        break;
-    case IMM_D:
-        i += 4;
-        break;
-    case IMM_Z:
-        i += osz == 2 ? 2 : 4;
-        break;
-    case IMM_V:
-        i += osz;
-        break;
-    case IMM_PTR:
-        i += osz == 2 ? 4 : 6;
-        break;
+    unsigned kind = f & F_IMM_MASK;
+    if (kind < IMM_MOFFS)
+        i += imm_len[kind][osz >> 2];
+    else switch (kind) {
     case IMM_MOFFS:
         i += is64 ? ((pfx & PF_67) ? 4 : 8) : asz16 ? 2 : 4;
         break;
@@ -501,6 +505,14 @@ enum fwpt_status fwpt_insn_decode(const uint8_t *bytes, size_t avail, enum fwpt_
     out->op_size = (uint8_t)op_size;
     out->rel = rel;
     return FWPT_OK;
+}
+
+enum fwpt_status fwpt_insn_decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode,
+                                  struct fwpt_insn *out)
+{
+    if (avail >= ROOMY)
+        return decode(bytes, avail, mode, out, 1);
+    return decode(bytes, avail, mode, out, 0);
 }
 
 uint64_t fwpt_insn_rel_target(const struct fwpt_insn *insn, uint64_t ip, enum fwpt_exec_mode mode)
