@@ -523,12 +523,17 @@ static void resolve(struct fwpt_flow *f)
         break;
     }
     case FWPT_IC_JMP_REL:
-        f->ip = f->last_target;
-        break;
     case FWPT_IC_CALL_REL:
-        if (!(f->last_flags & FWPT_FLOW_BF_ZERO_LEN_CALL))
+        if (f->last_class == FWPT_IC_CALL_REL && !(f->last_flags & FWPT_FLOW_BF_ZERO_LEN_CALL))
             push_ret(f, next); /* seed 002: zero-length calls are not pushed */
         f->ip = f->last_target;
+        if (f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD && !f->peek.ip.suppressed &&
+            f->peek.ip.ip == f->last_target) {
+            /* a direct branch out of the IP filter range: TIP.PGD with its target */
+            struct fwpt_packet pgd = f->peek;
+            consume(f);
+            disabled_at(f, &pgd, false, 0);
+        }
         break;
     case FWPT_IC_RET: {
         /* seed 002: a TNT bit means a compressed RET (target from the stack), else a TIP */

@@ -74,6 +74,8 @@ struct gen {
     size_t sp, stack_cap;
     size_t truth_cap, ev_cap;
     size_t bytes_since_psb, psb_period;
+    uint64_t dtargets[32]; /* targets of direct branches executed since the last packet */
+    unsigned ndt;
 };
 
 static uint64_t rnd(struct gen *g)
@@ -283,6 +285,7 @@ static void emit(struct gen *g, const struct pt_packet *pk)
     }
     if (pt_enc_next(g->enc, pk) < 0)
         g->fail = 1;
+    g->ndt = 0;
     uint64_t off2 = 0;
     pt_enc_get_offset(g->enc, &off2);
     g->bytes_since_psb += off2 - off;
@@ -568,8 +571,14 @@ static int execute(struct gen *g)
         }
         case SK_JMP8: case SK_JMP32:
             ip = g->slots[s->target].addr;
+            if (g->ndt < 32)
+                g->dtargets[g->ndt] = ip;
+            g->ndt++;
             break;
         case SK_CALL:
+            if (g->ndt < 32)
+                g->dtargets[g->ndt] = g->slots[s->target].addr;
+            g->ndt++;
             if (g->sp < g->stack_cap)
                 g->stack[g->sp++] = next;
             if (enabled)
@@ -585,10 +594,15 @@ static int execute(struct gen *g)
                     retc_push(g, next);
             }
             if (enabled) {
+                /* A TIP.PGD with IP binds to the first branch to that IP (a direct branch
+                 * to it would have left the range first): only when none was taken. */
+                int direct_to_t = g->ndt >= 32;
+                for (unsigned k = 0; k < g->ndt && k < 32; k++)
+                    direct_to_t |= g->dtargets[k] == t;
                 flush_tnt(g);
-                if ((feat & PROGEN_F_DISABLE) && chance(g, 4)) {
-                    /* leaves the traced context: TIP.PGD bound to this branch */
-                    emit_ip(g, ppt_tip_pgd, t, rn(g, 2));
+                if ((feat & PROGEN_F_DISABLE) && !direct_to_t && chance(g, 4)) {
+                    /* leaves the traced IP range: TIP.PGD bound to this branch */
+                    emit_ip(g, ppt_tip_pgd, t, 0); /* FilterEn cleared: the target IP is included (seed 003) */
                     add_event(g, PROGEN_EV_DISABLED, 0, 0, 0);
                     p->n_disables++;
                     enabled = 0;
@@ -605,6 +619,7 @@ static int execute(struct gen *g)
         }
         case SK_RET: case SK_RETIMM: {
             uint64_t t;
+            int compressed = 0;
             if (have_override) {
                 t = ret_override;
                 if (g->sp)
@@ -615,6 +630,7 @@ static int execute(struct gen *g)
             if (enabled) {
                 /* seed 002: compressed when the target is the youngest CALL's next IP */
                 if (g->retc_n && g->retc[(g->retc_top - 1) % 64] == t) {
+                    compressed = 1;
                     add_tnt(g, 1);
                     p->n_ret_compressed++;
                 } else {
@@ -625,6 +641,8 @@ static int execute(struct gen *g)
                 just_packet = 1;
             }
             /* seed 002 step 3: every near RET pops the youngest entry */
+            if (enabled && !(feat & PROGEN_F_RETC_SDM_POP) && !compressed)
+                retc_clear(g);
             if (g->retc_n) {
                 g->retc_n--;
                 g->retc_top--;

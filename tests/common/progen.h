@@ -21,6 +21,11 @@
 #define PROGEN_F_LOOSE_IPC  0x10u /* sometimes a longer (still legal) IP compression */
 #define PROGEN_F_RET_CLOBBER 0x20u /* mov %rax,(%rsp); ret -> uncompressed RET */
 #define PROGEN_F_ALL        0x3fu
+/* RET compression model. Set: the SDM's (seed 002 step 3) -- every near RET pops, also an
+ * uncompressed one, so later RETs may compress against the entries below. Clear: the processor
+ * is modelled conservatively -- an uncompressed RET empties the stack -- which every decoder
+ * model decodes the same way (libipt does not pop on uncompressed RETs). */
+#define PROGEN_F_RETC_SDM_POP 0x40u
 
 struct progen_cfg {
     uint64_t seed;

@@ -196,11 +196,11 @@ static void show_diff(const char *what, uint64_t seed, const struct list *x, con
 
 int main(int argc, char **argv)
 {
-    unsigned nseeds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 3000;
+    unsigned nseeds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 8000;
     uint64_t seed0 = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
     unsigned long shown = 0, libipt_disagree = 0;
     unsigned long tot_insns = 0, tot_tnt = 0, tot_retc = 0, tot_rettip = 0, tot_psb = 0, tot_int = 0,
-                  tot_dis = 0, tot_en = 0, tot_ovf = 0, tot_zlc = 0;
+                  tot_dis = 0, tot_en = 0, tot_ovf = 0, tot_zlc = 0, tot_sdm_retc = 0;
     clock_t t0 = clock();
     struct list lt = {0}, li = {0}, lf = {0}, lf2 = {0};
 
@@ -237,6 +237,26 @@ int main(int argc, char **argv)
         if (k % 50 == 0) { /* the same without a cache */
             fwpt_list(&p, &im, &lf2, 0, NULL);
             CHECK(!first_diff(&lf, &lf2, &at));
+        }
+        /* the SDM's RET-compression model (pop on every RET): fwpt against the ground truth */
+        {
+            struct progen_cfg c2 = cfg;
+            c2.features |= PROGEN_F_RETC_SDM_POP;
+            struct progen p2;
+            if (progen_build(&c2, &p2) == 0) {
+                struct image im2 = {p2.base, p2.code, p2.code_size};
+                lt.n = lf2.n = 0;
+                truth_list(&p2, &lt);
+                fwpt_list(&p2, &im2, &lf2, 1, NULL);
+                int d3 = first_diff(&lt, &lf2, &at);
+                CHECK(!d3);
+                if (d3 && shown++ < 3)
+                    show_diff("SDM model: truth(A) vs fwpt(B)", seed, &lt, &lf2, at);
+                tot_sdm_retc += p2.n_ret_compressed;
+                progen_free(&p2);
+            } else {
+                CHECK(!"progen_build");
+            }
         }
         tot_insns += p.ntruth;
         tot_tnt += p.n_tnt_bits, tot_retc += p.n_ret_compressed, tot_rettip += p.n_ret_tip;
@@ -291,6 +311,7 @@ int main(int argc, char **argv)
     CHECK(tot_en > 100);
     CHECK(tot_ovf > 50);
     CHECK(tot_zlc > 100);
+    CHECK(tot_sdm_retc > tot_retc); /* the SDM model compresses more RETs */
     printf("flow_libipt: %u seeds, %lu instructions, %lu TNT bits, %lu compressed RETs, %lu RET TIPs, "
            "%lu PSB+, %lu interrupts, %lu disables, %lu enables, %lu overflows, %lu zero-length calls, "
            "libipt disagreed on %lu, %.1f s\n",
