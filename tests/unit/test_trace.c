@@ -1,0 +1,703 @@
+/* The IA32_RTIT_* MSR sequence (arch/trace) against a recording fake CPU for several real CPU
+ * profiles: exact order and values of every access, a fault injected at every access, operational
+ * error on enable, PT left running by firmware, and the CTL checks against the fake's #GP rules. */
+#include <stdbool.h>
+#include "arch/caps.h"
+#include "arch/cpu_replay.h"
+#include "arch/rtit.h"
+#include "arch/trace.h"
+#include "tests/check.h"
+#include "tests/common/cpu_script.h"
+
+#define R FWPT_SCRIPT_RDMSR
+#define W FWPT_SCRIPT_WRMSR
+#define F FWPT_SCRIPT_FENCE
+
+/* Values the MSRs hold before we run (restored afterwards). */
+#define PRE_OUTPUT_BASE 0x0000000077700000ull
+#define PRE_MASK_PTRS   0x0000123400000f7full
+#define PRE_CR3         0x0000000000abc000ull
+#define PRE_ADDR_A(n)   (0xffffffff80000000ull + 0x100000ull * (n))
+#define PRE_ADDR_B(n)   (PRE_ADDR_A(n) + 0xfffff)
+
+static const struct fwpt_cpu_profile *profile(const char *name)
+{
+    const struct fwpt_cpu_profile *p = fwpt_cpu_profile_find(name);
+    if (!p) {
+        fprintf(stderr, "no profile %s\n", name);
+        exit(1);
+    }
+    return p;
+}
+
+static void preset(struct fwpt_script *s)
+{
+    s->output_base = PRE_OUTPUT_BASE;
+    s->output_mask_ptrs = PRE_MASK_PTRS;
+    if (s->caps.cr3_filtering)
+        s->cr3_match = PRE_CR3;
+    for (unsigned n = 0; n < s->caps.num_address_ranges && n < FWPT_MAX_ADDR_RANGES; n++) {
+        s->addr_a[n] = PRE_ADDR_A(n);
+        s->addr_b[n] = PRE_ADDR_B(n);
+    }
+}
+
+static unsigned lowest_bit_from(uint32_t bitmap, unsigned from)
+{
+    for (unsigned i = from; i < 16; i++)
+        if ((bitmap >> i) & 1)
+            return i;
+    return 0;
+}
+
+/* A rich configuration using what the profile offers. */
+static void rich_config(const struct fwpt_caps *c, struct fwpt_trace_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->branch_en = cfg->os = cfg->user = cfg->tsc_en = true;
+    cfg->dis_retc = true;
+    if (c->mtc) {
+        cfg->mtc_en = true;
+        cfg->mtc_freq = lowest_bit_from(c->mtc_periods, 3);
+    }
+    if (c->psb_cyc) {
+        cfg->cyc_en = true;
+        cfg->cyc_thresh = lowest_bit_from(c->cycle_thresholds, 1);
+        cfg->psb_freq = lowest_bit_from(c->psb_periods, 2);
+    }
+    cfg->ptw_en = cfg->fup_on_ptw = c->ptwrite;
+    cfg->pwr_evt_en = c->power_event_trace;
+    if (c->cr3_filtering) {
+        cfg->cr3_filter = true;
+        cfg->cr3_match = 0x1234000;
+    }
+    cfg->n_ranges = c->num_address_ranges < 2 ? c->num_address_ranges : 2;
+    for (unsigned n = 0; n < cfg->n_ranges; n++) {
+        cfg->range[n].cfg = n == 0 ? RTIT_ADDR_CFG_FILTER : RTIT_ADDR_CFG_TRACESTOP;
+        cfg->range[n].a = 0x7e000000ull + 0x10000ull * n;
+        cfg->range[n].b = cfg->range[n].a + 0x7fff;
+    }
+    cfg->topa = c->topa_output;
+    cfg->output_base = 0x40000000ull;
+    cfg->output_mask_ptrs = cfg->topa ? 0x7full : 0xffffull;
+}
+
+struct expect {
+    enum fwpt_script_op op;
+    uint32_t msr;
+    uint64_t value;
+};
+
+static unsigned expect_start(const struct fwpt_trace_config *cfg, uint64_t found_ctl, uint64_t ctl, struct expect *e)
+{
+    unsigned n = 0;
+#define E(o, m, v) (e[n].op = (o), e[n].msr = (m), e[n].value = (v), n++)
+    E(R, MSR_IA32_RTIT_CTL, found_ctl);
+    if (found_ctl & RTIT_CTL_TRACEEN) {
+        E(W, MSR_IA32_RTIT_CTL, found_ctl & ~RTIT_CTL_TRACEEN);
+        E(F, 0, 0);
+    }
+    E(R, MSR_IA32_RTIT_STATUS, ~0ull); /* value: whatever was there */
+    E(R, MSR_IA32_RTIT_OUTPUT_BASE, PRE_OUTPUT_BASE);
+    E(R, MSR_IA32_RTIT_OUTPUT_MASK_PTRS, PRE_MASK_PTRS);
+    if (cfg->cr3_filter)
+        E(R, MSR_IA32_RTIT_CR3_MATCH, PRE_CR3);
+    for (unsigned i = 0; i < cfg->n_ranges; i++) {
+        E(R, MSR_IA32_RTIT_ADDRn_A(i), PRE_ADDR_A(i));
+        E(R, MSR_IA32_RTIT_ADDRn_B(i), PRE_ADDR_B(i));
+    }
+    E(W, MSR_IA32_RTIT_STATUS, 0);
+    E(W, MSR_IA32_RTIT_OUTPUT_BASE, cfg->output_base);
+    E(W, MSR_IA32_RTIT_OUTPUT_MASK_PTRS, cfg->output_mask_ptrs);
+    if (cfg->cr3_filter)
+        E(W, MSR_IA32_RTIT_CR3_MATCH, cfg->cr3_match);
+    for (unsigned i = 0; i < cfg->n_ranges; i++) {
+        E(W, MSR_IA32_RTIT_ADDRn_A(i), cfg->range[i].a);
+        E(W, MSR_IA32_RTIT_ADDRn_B(i), cfg->range[i].b);
+    }
+    E(W, MSR_IA32_RTIT_CTL, ctl);
+    E(W, MSR_IA32_RTIT_CTL, ctl | RTIT_CTL_TRACEEN);
+    E(R, MSR_IA32_RTIT_STATUS, RTIT_STATUS_TRIGGEREN);
+    return n;
+}
+
+static unsigned expect_stop(const struct fwpt_trace_config *cfg, uint64_t found_ctl, uint64_t ctl, struct expect *e)
+{
+    unsigned n = 0;
+    E(W, MSR_IA32_RTIT_CTL, ctl);
+    E(F, 0, 0);
+    E(R, MSR_IA32_RTIT_STATUS, 0);
+    E(R, MSR_IA32_RTIT_OUTPUT_BASE, cfg->output_base);
+    E(R, MSR_IA32_RTIT_OUTPUT_MASK_PTRS, cfg->output_mask_ptrs | RTIT_MASK_LOWERMASK);
+    E(W, MSR_IA32_RTIT_OUTPUT_BASE, PRE_OUTPUT_BASE);
+    E(W, MSR_IA32_RTIT_OUTPUT_MASK_PTRS, PRE_MASK_PTRS);
+    if (cfg->cr3_filter)
+        E(W, MSR_IA32_RTIT_CR3_MATCH, PRE_CR3);
+    for (unsigned i = 0; i < cfg->n_ranges; i++) {
+        E(W, MSR_IA32_RTIT_ADDRn_A(i), PRE_ADDR_A(i));
+        E(W, MSR_IA32_RTIT_ADDRn_B(i), PRE_ADDR_B(i));
+    }
+    E(W, MSR_IA32_RTIT_CTL, found_ctl & ~RTIT_CTL_TRACEEN);
+    E(W, MSR_IA32_RTIT_STATUS, 0);
+#undef E
+    return n;
+}
+
+static bool log_matches(const struct fwpt_script *s, unsigned from, const struct expect *e, unsigned n)
+{
+    bool ok = s->n_log >= from + n;
+    for (unsigned i = 0; ok && i < n; i++) {
+        const struct fwpt_script_access *a = &s->log[from + i];
+        if (a->op != e[i].op || a->msr != e[i].msr || a->result != FWPT_OK)
+            ok = false;
+        else if (e[i].op != F && e[i].value != ~0ull && a->value != e[i].value)
+            ok = false;
+        if (!ok)
+            fprintf(stderr, "  access %u: expected %s %s %llx\n", from + i,
+                    e[i].op == R ? "rd" : e[i].op == W ? "wr" : "fence", fwpt_script_msr_name(e[i].msr),
+                    (unsigned long long)e[i].value);
+    }
+    if (!ok)
+        fwpt_script_dump(s);
+    return ok;
+}
+
+/* Every MSR back to its preset value, TraceEn 0, STATUS 0. */
+static bool clean_and_restored(const struct fwpt_script *s, uint64_t pre_ctl, uint32_t except_msr)
+{
+    bool ok = !(s->ctl & RTIT_CTL_TRACEEN) && s->status == 0;
+    if (except_msr != MSR_IA32_RTIT_CTL)
+        ok = ok && s->ctl == (pre_ctl & ~RTIT_CTL_TRACEEN);
+    if (except_msr != MSR_IA32_RTIT_OUTPUT_BASE)
+        ok = ok && s->output_base == PRE_OUTPUT_BASE;
+    if (except_msr != MSR_IA32_RTIT_OUTPUT_MASK_PTRS)
+        ok = ok && s->output_mask_ptrs == PRE_MASK_PTRS;
+    if (s->caps.cr3_filtering && except_msr != MSR_IA32_RTIT_CR3_MATCH)
+        ok = ok && s->cr3_match == PRE_CR3;
+    for (unsigned n = 0; n < s->caps.num_address_ranges && n < FWPT_MAX_ADDR_RANGES; n++) {
+        if (except_msr != MSR_IA32_RTIT_ADDRn_A(n))
+            ok = ok && s->addr_a[n] == PRE_ADDR_A(n);
+        if (except_msr != MSR_IA32_RTIT_ADDRn_B(n))
+            ok = ok && s->addr_b[n] == PRE_ADDR_B(n);
+    }
+    return ok;
+}
+
+static const char *const usable_profiles[] = {"broadwell", "skylake", "skylake-sp", "goldmont", "goldmont-plus",
+                                              "tremont", "tigerlake", "alderlake-p", "gracemont-e", "alderlake-n",
+                                              "arrowlake-p", "arrowlake-e"};
+#define N_USABLE (sizeof usable_profiles / sizeof usable_profiles[0])
+
+/* ---- the exact sequence ---- */
+
+static void test_sequence_exact(void)
+{
+    struct fwpt_script s;
+    struct fwpt_cpu cpu;
+    struct fwpt_trace_config cfg;
+    struct fwpt_trace_state st;
+    struct fwpt_trace_result res;
+    struct expect e[64];
+    unsigned n;
+
+    /* Skylake, literal CTL value: BranchEn OS User TSCEn MTCEn MTCFreq=3 CYCEn CycThresh=1
+     * PSBFreq=2 ToPA CR3Filter DisRETC ADDR0_CFG=1 ADDR1_CFG=2 */
+    fwpt_script_init(&s, profile("skylake"));
+    preset(&s);
+    cpu = fwpt_script_cpu(&s);
+    rich_config(&s.caps, &cfg);
+    CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, NULL), FWPT_OK);
+    CHECK_EQ(fwpt_trace_ctl(&cfg, &s.caps), 0x210208ef8eull);
+    CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_OK);
+    CHECK(!st.was_active && st.tracing);
+    CHECK_EQ(st.ctl, 0x210208ef8full);
+    CHECK_EQ(s.ctl, 0x210208ef8full);
+    CHECK_EQ(st.status_after_enable, RTIT_STATUS_TRIGGEREN);
+    n = expect_start(&cfg, 0, 0x210208ef8eull, e);
+    CHECK_EQ(n, 20);
+    CHECK(log_matches(&s, 0, e, n));
+    CHECK_EQ(s.n_log, n);
+    CHECK_EQ(s.log[9].msr, MSR_IA32_RTIT_STATUS); /* STATUS cleared before anything is programmed */
+    CHECK_EQ(s.log[17].value, 0x210208ef8eull);   /* CTL without TraceEn, then */
+    CHECK_EQ(s.log[18].value, 0x210208ef8full);   /* TraceEn last */
+    /* the trace runs: the output pointers move, PacketByteCnt counts */
+    s.output_mask_ptrs = 0x0000345600000080ull | RTIT_MASK_LOWERMASK;
+    s.status |= FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 0x3456);
+    unsigned before = s.n_log;
+    CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
+    CHECK(res.have_status && res.have_output_base && res.have_output_mask_ptrs);
+    CHECK_EQ(res.status, FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 0x3456)); /* TriggerEn gone with TraceEn */
+    CHECK_EQ(res.output_base, 0x40000000ull);
+    CHECK_EQ(res.output_mask_ptrs, 0x00003456000000ffull);
+    CHECK(!res.error && !res.stopped);
+    CHECK_EQ(res.restore_status, FWPT_OK);
+    /* stop order: TraceEn=0 alone, fence, reads, restore, CTL, STATUS=0 last */
+    CHECK(s.log[before].op == W && s.log[before].msr == MSR_IA32_RTIT_CTL && s.log[before].value == 0x210208ef8eull);
+    CHECK(s.log[before + 1].op == F);
+    CHECK(s.log[before + 2].op == R && s.log[before + 2].msr == MSR_IA32_RTIT_STATUS);
+    CHECK(s.log[s.n_log - 1].op == W && s.log[s.n_log - 1].msr == MSR_IA32_RTIT_STATUS && s.log[s.n_log - 1].value == 0);
+    CHECK(s.log[s.n_log - 2].op == W && s.log[s.n_log - 2].msr == MSR_IA32_RTIT_CTL && s.log[s.n_log - 2].value == 0);
+    CHECK(clean_and_restored(&s, 0, 0));
+    CHECK_EQ(s.gp, 0);
+    CHECK(!st.tracing);
+    /* a second stop does nothing */
+    before = s.n_log;
+    CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
+    CHECK_EQ(s.n_log, before);
+
+    /* every usable profile: the generated expectation, start and stop */
+    for (size_t i = 0; i < N_USABLE; i++) {
+        fwpt_script_init(&s, profile(usable_profiles[i]));
+        preset(&s);
+        cpu = fwpt_script_cpu(&s);
+        rich_config(&s.caps, &cfg);
+        CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, NULL), FWPT_OK);
+        uint64_t ctl = fwpt_trace_ctl(&cfg, &s.caps);
+        CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_OK);
+        n = expect_start(&cfg, 0, ctl, e);
+        CHECK(log_matches(&s, 0, e, n));
+        before = s.n_log;
+        CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
+        n = expect_stop(&cfg, 0, ctl, e);
+        CHECK(log_matches(&s, before, e, n));
+        CHECK_EQ(s.n_log, before + n);
+        CHECK(clean_and_restored(&s, 0, 0));
+        CHECK_EQ(s.gp, 0);
+        CHECK_EQ(res.output_base, cfg.output_base);
+    }
+
+    /* Broadwell: BranchEn forced on (BDM106) even when not asked; single-entry ToPA */
+    fwpt_script_init(&s, profile("broadwell"));
+    preset(&s);
+    cpu = fwpt_script_cpu(&s);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.os = true;
+    cfg.topa = true;
+    cfg.output_base = 0x40000000ull;
+    cfg.output_mask_ptrs = 0x7f;
+    CHECK(fwpt_trace_branch_en_always_on(&s.caps));
+    CHECK_EQ(fwpt_trace_ctl(&cfg, &s.caps), RTIT_CTL_BRANCHEN | RTIT_CTL_OS | RTIT_CTL_TOPA);
+    CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_OK);
+    CHECK_EQ(s.ctl, RTIT_CTL_BRANCHEN | RTIT_CTL_OS | RTIT_CTL_TOPA | RTIT_CTL_TRACEEN);
+    CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
+    /* not on Skylake */
+    fwpt_script_init(&s, profile("skylake"));
+    CHECK(!fwpt_trace_branch_en_always_on(&s.caps));
+    CHECK_EQ(fwpt_trace_ctl(&cfg, &s.caps), RTIT_CTL_OS | RTIT_CTL_TOPA);
+}
+
+/* ---- firmware left PT running ---- */
+
+static void test_was_active(void)
+{
+    struct fwpt_script s;
+    struct fwpt_cpu cpu;
+    struct fwpt_trace_config cfg;
+    struct fwpt_trace_state st;
+    struct fwpt_trace_result res;
+    struct expect e[64];
+    const uint64_t fw_ctl = RTIT_CTL_TRACEEN | RTIT_CTL_BRANCHEN | RTIT_CTL_OS | RTIT_CTL_TOPA | RTIT_CTL_TSCEN;
+
+    fwpt_script_init(&s, profile("tigerlake"));
+    preset(&s);
+    s.ctl = fw_ctl;
+    s.status = RTIT_STATUS_TRIGGEREN | FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 77);
+    cpu = fwpt_script_cpu(&s);
+    rich_config(&s.caps, &cfg);
+    uint64_t ctl = fwpt_trace_ctl(&cfg, &s.caps);
+    CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_OK);
+    CHECK(st.was_active);
+    CHECK_EQ(st.saved.ctl, fw_ctl);
+    CHECK_EQ(st.saved.status, FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 77)); /* read after it was stopped */
+    unsigned n = expect_start(&cfg, fw_ctl, ctl, e);
+    CHECK(log_matches(&s, 0, e, n));
+    CHECK_EQ(s.log[1].value, fw_ctl & ~RTIT_CTL_TRACEEN); /* TraceEn cleared alone */
+    unsigned before = s.n_log;
+    CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
+    n = expect_stop(&cfg, fw_ctl, ctl, e);
+    CHECK(log_matches(&s, before, e, n));
+    /* its configuration is back, TraceEn stays 0, STATUS clean */
+    CHECK_EQ(s.ctl, fw_ctl & ~RTIT_CTL_TRACEEN);
+    CHECK(clean_and_restored(&s, fw_ctl, 0));
+    CHECK_EQ(s.gp, 0);
+
+    /* fault on every access of that run */
+    unsigned total = s.n_msr;
+    for (unsigned k = 0; k < total; k++) {
+        fwpt_script_init(&s, profile("tigerlake"));
+        preset(&s);
+        s.ctl = fw_ctl;
+        s.status = RTIT_STATUS_TRIGGEREN;
+        s.fault_at = k;
+        cpu = fwpt_script_cpu(&s);
+        enum fwpt_status a = fwpt_trace_start(&cpu, &s.caps, &cfg, &st), b = fwpt_trace_stop(&cpu, &st, &res);
+        CHECK(a != FWPT_OK || b != FWPT_OK);
+        CHECK_EQ(s.gp, 0);
+        if (k == 0) { /* CTL unreadable: nothing written at all */
+            CHECK_EQ(a, FWPT_E_FAULT);
+            CHECK_EQ(st.failed_msr, MSR_IA32_RTIT_CTL);
+            CHECK_EQ(s.n_msr, 1);
+            continue;
+        }
+        const struct fwpt_script_access *f = NULL;
+        for (unsigned i = 0; i < s.n_log; i++)
+            if (s.log[i].injected)
+                f = &s.log[i];
+        CHECK(f != NULL);
+        uint32_t except = f && f->op == W && f->msr != MSR_IA32_RTIT_STATUS ? f->msr : 0;
+        bool ok = clean_and_restored(&s, fw_ctl, except);
+        CHECK(ok);
+        if (!ok) {
+            fprintf(stderr, "  was_active fault at %u\n", k);
+            fwpt_script_dump(&s);
+        }
+    }
+}
+
+/* ---- a fault at every access, every usable profile ---- */
+
+static void test_faults(void)
+{
+    unsigned runs = 0;
+    for (size_t i = 0; i < N_USABLE; i++) {
+        struct fwpt_script s;
+        struct fwpt_cpu cpu;
+        struct fwpt_trace_config cfg;
+        struct fwpt_trace_state st;
+        struct fwpt_trace_result res;
+        const struct fwpt_cpu_profile *p = profile(usable_profiles[i]);
+
+        fwpt_script_init(&s, p);
+        preset(&s);
+        cpu = fwpt_script_cpu(&s);
+        rich_config(&s.caps, &cfg);
+        CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_OK);
+        unsigned start_n = s.n_msr;
+        CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
+        unsigned total = s.n_msr;
+
+        for (unsigned k = 0; k < total; k++, runs++) {
+            fwpt_script_init(&s, p);
+            preset(&s);
+            s.fault_at = k;
+            cpu = fwpt_script_cpu(&s);
+            enum fwpt_status a = fwpt_trace_start(&cpu, &s.caps, &cfg, &st);
+            int before = (int)check_failed;
+            if (k < start_n) {
+                CHECK_EQ(a, FWPT_E_FAULT);
+                CHECK(!st.tracing);
+                CHECK(st.failed_msr != 0);
+            } else {
+                CHECK_EQ(a, FWPT_OK);
+            }
+            enum fwpt_status b = fwpt_trace_stop(&cpu, &st, &res);
+            CHECK_EQ(b, k < start_n ? FWPT_OK : FWPT_E_FAULT);
+            CHECK_EQ(s.gp, 0); /* no path breaks a #GP rule */
+            CHECK(!(s.ctl & RTIT_CTL_TRACEEN));
+            if (k == 0) {
+                CHECK_EQ(s.n_msr, 1);
+                continue;
+            }
+            CHECK_EQ(s.status, 0);
+            const struct fwpt_script_access *f = NULL;
+            for (unsigned j = 0; j < s.n_log; j++)
+                if (s.log[j].injected)
+                    f = &s.log[j];
+            CHECK(f != NULL);
+            /* the one MSR whose restore write faulted may differ, and that is reported */
+            uint32_t except = 0;
+            if (f && f->op == W && f->msr != MSR_IA32_RTIT_STATUS && k >= start_n) {
+                except = f->msr;
+                CHECK_EQ(res.failed_msr, f->msr);
+                CHECK(res.failed_write);
+            } else if (f && f->op == W && k < start_n) {
+                except = f->msr == MSR_IA32_RTIT_STATUS ? 0 : f->msr;
+                CHECK_EQ(st.failed_msr, f->msr);
+                CHECK(st.failed_write);
+            }
+            if (f && f->op == R && k >= start_n) {
+                /* a result register could not be read: said so */
+                if (f->msr == MSR_IA32_RTIT_STATUS)
+                    CHECK(!res.have_status);
+                if (f->msr == MSR_IA32_RTIT_OUTPUT_BASE)
+                    CHECK(!res.have_output_base);
+                if (f->msr == MSR_IA32_RTIT_OUTPUT_MASK_PTRS)
+                    CHECK(!res.have_output_mask_ptrs);
+            }
+            CHECK(clean_and_restored(&s, 0, except));
+            if ((int)check_failed != before) {
+                fprintf(stderr, "  profile %s fault at access %u\n", p->name, k);
+                fwpt_script_dump(&s);
+            }
+        }
+    }
+    printf("fault injection: %u runs\n", runs);
+    CHECK(runs > 200);
+}
+
+/* ---- operational error right after enabling ---- */
+
+static void test_error_on_enable(void)
+{
+    struct fwpt_script s;
+    struct fwpt_cpu cpu;
+    struct fwpt_trace_config cfg;
+    struct fwpt_trace_state st;
+    struct fwpt_trace_result res;
+
+    fwpt_script_init(&s, profile("alderlake-p"));
+    preset(&s);
+    s.error_on_enable = true;
+    cpu = fwpt_script_cpu(&s);
+    rich_config(&s.caps, &cfg);
+    uint64_t ctl = fwpt_trace_ctl(&cfg, &s.caps);
+    CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_E_TRACE_ERROR);
+    CHECK(st.status_after_enable & RTIT_STATUS_ERROR);
+    CHECK_EQ(st.failed_msr, MSR_IA32_RTIT_STATUS);
+    CHECK(!st.tracing);
+    CHECK_EQ(st.restore_status, FWPT_OK);
+    /* after the STATUS read: TraceEn=0 alone, fence, then the restore */
+    unsigned i;
+    for (i = 0; i < s.n_log; i++)
+        if (s.log[i].op == W && s.log[i].msr == MSR_IA32_RTIT_CTL && s.log[i].value == (ctl | RTIT_CTL_TRACEEN))
+            break;
+    CHECK(i + 3 < s.n_log);
+    CHECK(s.log[i + 1].op == R && s.log[i + 1].msr == MSR_IA32_RTIT_STATUS);
+    CHECK(s.log[i + 2].op == W && s.log[i + 2].msr == MSR_IA32_RTIT_CTL && s.log[i + 2].value == ctl);
+    CHECK(s.log[i + 3].op == F);
+    CHECK(clean_and_restored(&s, 0, 0));
+    CHECK_EQ(s.gp, 0);
+    unsigned n = s.n_log;
+    CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK); /* nothing to stop */
+    CHECK_EQ(s.n_log, n);
+}
+
+/* ---- the CTL checks ---- */
+
+static void expect_refusal(const char *prof, void (*edit)(struct fwpt_trace_config *), const char *option,
+                           const char *capability)
+{
+    struct fwpt_script s;
+    struct fwpt_trace_config cfg;
+    struct fwpt_trace_refusal r;
+    struct fwpt_trace_state st;
+    struct fwpt_cpu cpu;
+    fwpt_script_init(&s, profile(prof));
+    cpu = fwpt_script_cpu(&s);
+    rich_config(&s.caps, &cfg);
+    edit(&cfg);
+    CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, &r), FWPT_E_CTL);
+    CHECK_STR(r.option, option);
+    if (capability)
+        CHECK_STR(r.capability, capability);
+    else
+        CHECK(r.capability == NULL);
+    CHECK(r.why != NULL);
+    CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_E_CTL);
+    CHECK_EQ(s.n_msr, 0); /* refused before anything is touched */
+}
+
+static void mtc_on(struct fwpt_trace_config *c) { c->mtc_en = true, c->mtc_freq = 3; }
+static void cyc_on(struct fwpt_trace_config *c) { c->cyc_en = true; }
+static void psb_1(struct fwpt_trace_config *c) { c->psb_freq = 1; }
+static void one_range(struct fwpt_trace_config *c)
+{
+    c->n_ranges = 1;
+    c->range[0].cfg = RTIT_ADDR_CFG_FILTER;
+    c->range[0].a = 0x1000;
+    c->range[0].b = 0x2000;
+}
+static void ptw_on(struct fwpt_trace_config *c) { c->ptw_en = true; }
+static void single_range(struct fwpt_trace_config *c) { c->topa = false; }
+static void pwr_on(struct fwpt_trace_config *c) { c->pwr_evt_en = true; }
+static void mtc_freq1(struct fwpt_trace_config *c) { c->mtc_freq = 1; }
+static void cyc_14(struct fwpt_trace_config *c) { c->cyc_thresh = 14; }
+static void psb_6(struct fwpt_trace_config *c) { c->psb_freq = 6; }
+static void three_ranges(struct fwpt_trace_config *c)
+{
+    c->n_ranges = 3;
+    for (int i = 0; i < 3; i++) {
+        c->range[i].cfg = RTIT_ADDR_CFG_FILTER;
+        c->range[i].a = 0x1000;
+        c->range[i].b = 0x2000;
+    }
+}
+static void fup_no_ptw(struct fwpt_trace_config *c) { c->ptw_en = false, c->fup_on_ptw = true; }
+static void event_on(struct fwpt_trace_config *c) { c->event_en = true; }
+static void distnt_on(struct fwpt_trace_config *c) { c->dis_tnt = true; }
+static void range_cfg3(struct fwpt_trace_config *c) { c->range[0].cfg = 3; }
+static void range_backwards(struct fwpt_trace_config *c) { c->range[0].a = c->range[0].b + 1; }
+static void range_noncanonical(struct fwpt_trace_config *c) { c->range[1].b = 0x0000800000000000ull; }
+static void base_low_bits(struct fwpt_trace_config *c) { c->output_base |= 0x40; }
+static void base_high(struct fwpt_trace_config *c) { c->output_base = 1ull << 39; }
+static void cr3_low_bits(struct fwpt_trace_config *c) { c->cr3_match |= 8; }
+static void nothing(struct fwpt_trace_config *c) { (void)c; }
+
+static void test_checks(void)
+{
+    /* Broadwell: only CR3 filtering and single-entry ToPA */
+    expect_refusal("broadwell", mtc_on, "MTCEn", "mtc");
+    expect_refusal("broadwell", cyc_on, "CYCEn", "psb_cyc");
+    expect_refusal("broadwell", psb_1, "PSBFreq", "psb_cyc");
+    expect_refusal("broadwell", one_range, "ADDR0_CFG", "num_address_ranges");
+    expect_refusal("broadwell", ptw_on, "PTWEn", "ptwrite");
+    expect_refusal("broadwell", single_range, "ToPA", "single_range_output");
+    expect_refusal("broadwell", pwr_on, "PwrEvtEn", "power_event_trace");
+    expect_refusal("broadwell", base_high, "OUTPUT_BASE", "MAXPHYADDR"); /* MAXPHYADDR 39 */
+    /* Skylake: bitmaps 0x249 / 0x3fff / 0x3f, 2 ranges, no PTWRITE */
+    expect_refusal("skylake", mtc_freq1, "MTCFreq", "mtc_periods");
+    expect_refusal("skylake", cyc_14, "CycThresh", "cycle_thresholds");
+    expect_refusal("skylake", psb_6, "PSBFreq", "psb_periods");
+    expect_refusal("skylake", three_ranges, "ADDR2_CFG", "num_address_ranges");
+    expect_refusal("skylake", ptw_on, "PTWEn", "ptwrite");
+    expect_refusal("skylake", range_cfg3, "ADDR0_CFG", NULL);
+    expect_refusal("skylake", range_backwards, "ADDR0_A", NULL);
+    expect_refusal("skylake", range_noncanonical, "ADDR1_A", NULL);
+    expect_refusal("skylake", base_low_bits, "OUTPUT_BASE", "MAXPHYADDR");
+    expect_refusal("skylake", cr3_low_bits, "CR3_MATCH", NULL);
+    expect_refusal("skylake", event_on, "EventEn", "event_trace");
+    /* Alder Lake E-core: PTWRITE yes, power events no (EBX 5FH) */
+    expect_refusal("gracemont-e", fup_no_ptw, "FUPonPTW", NULL);
+    expect_refusal("gracemont-e", pwr_on, "PwrEvtEn", "power_event_trace");
+    expect_refusal("gracemont-e", distnt_on, "DisTNT", "tnt_disable");
+    /* Arrow Lake: TNT disable (EBX[8]) yes, event trace (EBX[7]) no */
+    expect_refusal("arrowlake-p", event_on, "EventEn", "event_trace");
+    {
+        struct fwpt_script s;
+        struct fwpt_trace_config cfg;
+        fwpt_script_init(&s, profile("arrowlake-p"));
+        rich_config(&s.caps, &cfg);
+        cfg.dis_tnt = true;
+        CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, NULL), FWPT_OK);
+        CHECK(fwpt_trace_ctl(&cfg, &s.caps) & RTIT_CTL_DISTNT);
+        fwpt_script_init(&s, profile("tremont"));
+        rich_config(&s.caps, &cfg);
+        CHECK(cfg.pwr_evt_en && cfg.ptw_en);
+        CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, NULL), FWPT_OK);
+        /* Skylake boundary values accepted */
+        fwpt_script_init(&s, profile("skylake"));
+        rich_config(&s.caps, &cfg);
+        cfg.mtc_freq = 9;
+        cfg.cyc_thresh = 13;
+        cfg.psb_freq = 5;
+        CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, NULL), FWPT_OK);
+    }
+    /* Not usable: E_NOPT naming TraceEn, whatever the configuration */
+    const char *nopt[] = {"haswell", "amd-zen3", "cometlake-nopt"};
+    for (size_t i = 0; i < 3; i++) {
+        struct fwpt_script s;
+        struct fwpt_trace_config cfg;
+        struct fwpt_trace_refusal r;
+        struct fwpt_trace_state st;
+        struct fwpt_cpu cpu;
+        fwpt_script_init(&s, profile(nopt[i]));
+        cpu = fwpt_script_cpu(&s);
+        rich_config(&s.caps, &cfg);
+        nothing(&cfg);
+        CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, &r), FWPT_E_NOPT);
+        CHECK_STR(r.option, "TraceEn");
+        CHECK_STR(r.why, fwpt_caps_reason_msg(s.caps.reason));
+        CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_E_NOPT);
+        CHECK_EQ(s.n_msr, 0);
+    }
+    CHECK_EQ(fwpt_trace_check(NULL, NULL, NULL), FWPT_E_INVAL);
+}
+
+/* ---- random configurations: the check against the fake's #GP rules ---- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void test_random_against_gp_rules(void)
+{
+    unsigned accepted = 0, refused_gp = 0, refused_value = 0;
+    for (size_t pi = 0; pi < fwpt_cpu_profile_count(); pi++) {
+        const struct fwpt_cpu_profile *p = fwpt_cpu_profile_at(pi);
+        for (int it = 0; it < 400; it++) {
+            struct fwpt_script s;
+            struct fwpt_trace_config cfg;
+            struct fwpt_trace_refusal r;
+            struct fwpt_trace_state st;
+            struct fwpt_trace_result res;
+            struct fwpt_cpu cpu;
+            fwpt_script_init(&s, p);
+            preset(&s);
+            cpu = fwpt_script_cpu(&s);
+            memset(&cfg, 0, sizeof cfg);
+            uint64_t x = next();
+            cfg.branch_en = x & 1, cfg.os = x & 2, cfg.user = x & 4, cfg.tsc_en = x & 8;
+            cfg.mtc_en = (x >> 4) & 1, cfg.cyc_en = (x >> 5) & 1, cfg.ptw_en = (x >> 6) & 1;
+            cfg.fup_on_ptw = !((x >> 7) & 7), cfg.dis_retc = (x >> 10) & 1, cfg.pwr_evt_en = !((x >> 11) & 3);
+            cfg.event_en = !((x >> 13) & 7), cfg.dis_tnt = !((x >> 16) & 7), cfg.cr3_filter = (x >> 19) & 1;
+            cfg.topa = (x >> 20) & 3;
+            cfg.mtc_freq = (x >> 22) & 15, cfg.cyc_thresh = (x >> 26) & 15;
+            cfg.psb_freq = ((x >> 30) & 3) ? 0 : (x >> 32) & 15;
+            cfg.n_ranges = (x >> 36) % 5;
+            cfg.cr3_match = ((x >> 40) & 1) ? 0x5000 : 0x5008;
+            uint64_t y = next();
+            for (unsigned n = 0; n < cfg.n_ranges; n++) {
+                cfg.range[n].cfg = (y >> (4 * n)) & 3 ? ((y >> (4 * n)) & 1) + 1 : 0;
+                cfg.range[n].a = 0x1000 * n;
+                cfg.range[n].b = ((y >> (20 + n)) & 1) ? 0x1000 * n + 0xfff : 0;
+            }
+            if ((y >> 50) & 1) { /* half of them: only enumerated features (encodings stay random) */
+                const struct fwpt_caps *k = &s.caps;
+                cfg.mtc_en &= k->mtc, cfg.cyc_en &= k->psb_cyc, cfg.ptw_en &= k->ptwrite;
+                cfg.fup_on_ptw &= cfg.ptw_en, cfg.pwr_evt_en &= k->power_event_trace;
+                cfg.event_en &= k->event_trace, cfg.dis_tnt &= k->tnt_disable, cfg.cr3_filter &= k->cr3_filtering;
+                cfg.topa = k->topa_output && (cfg.topa || !k->single_range_output);
+                if (cfg.n_ranges > k->num_address_ranges)
+                    cfg.n_ranges = k->num_address_ranges;
+                if (!k->psb_cyc)
+                    cfg.psb_freq = 0;
+            }
+            cfg.output_base = ((y >> 40) & 7) ? 0x40000000ull : 0x40000010ull;
+            cfg.output_mask_ptrs = 0x7f;
+            enum fwpt_status c = fwpt_trace_check(&cfg, &s.caps, &r);
+            if (c == FWPT_OK) {
+                accepted++;
+                CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_OK);
+                CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
+                CHECK_EQ(s.gp, 0); /* what the check accepts, the CPU accepts */
+                CHECK(clean_and_restored(&s, 0, 0));
+                continue;
+            }
+            CHECK(c == (s.caps.pt_supported ? FWPT_E_CTL : FWPT_E_NOPT));
+            CHECK(r.option != NULL && r.why != NULL);
+            if (c != FWPT_E_CTL || !r.capability) {
+                refused_value++;
+                continue;
+            }
+            /* a refusal that names a capability: the CPU would #GP on that value */
+            refused_gp++;
+            uint64_t v;
+            if (!strcmp(r.option, "OUTPUT_BASE")) {
+                CHECK_EQ(fwpt_wrmsr(&cpu, MSR_IA32_RTIT_OUTPUT_BASE, cfg.output_base), FWPT_E_FAULT);
+            } else {
+                v = fwpt_trace_ctl(&cfg, &s.caps) | RTIT_CTL_TRACEEN;
+                CHECK_EQ(fwpt_wrmsr(&cpu, MSR_IA32_RTIT_CTL, v), FWPT_E_FAULT);
+            }
+            CHECK_EQ(s.gp, 1);
+        }
+    }
+    printf("random configurations: %u accepted, %u refused (#GP on hardware), %u refused (value rules / no PT)\n",
+           accepted, refused_gp, refused_value);
+    CHECK(accepted > 500 && refused_gp > 500);
+}
+
+int main(void)
+{
+    test_sequence_exact();
+    test_was_active();
+    test_faults();
+    test_error_on_enable();
+    test_checks();
+    test_random_against_gp_rules();
+    return check_summary("test_trace");
+}
