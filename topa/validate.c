@@ -148,18 +148,21 @@ static void first_error(struct vctx *c, enum fwpt_topa_rule r, uint64_t table, u
     }
 }
 
-static void check_restricted(struct vctx *c, const struct fwpt_validate_in *in, uint64_t base, uint64_t len,
+/* Returns true when the range overlaps SMRR (an operational error once output reaches it). */
+static bool check_restricted(struct vctx *c, const struct fwpt_validate_in *in, uint64_t base, uint64_t len,
                              uint64_t table, uint32_t entry, uint64_t value, bool is_output)
 {
     const struct fwpt_restricted *r = in->restricted;
     if (!r)
-        return;
+        return false;
+    bool smrr = fwpt_restricted_smrr(r, base, len);
     if (fwpt_restricted_apic(r, base, len))
         report(c, FWPT_RULE_APIC_PAGE, table, entry, value);
-    if (fwpt_restricted_smrr(r, base, len))
+    if (smrr)
         report(c, FWPT_RULE_SMRR, table, entry, value);
     if (is_output && fwpt_restricted_uc(r, base, len, maxphy(in->caps)))
         report(c, FWPT_RULE_UC_MEMORY, table, entry, value);
+    return smrr;
 }
 
 #define MAX_SEEN_TABLES 256
@@ -179,7 +182,8 @@ static void validate_topa(struct vctx *c, const struct fwpt_validate_in *in)
     uint64_t seen[MAX_SEEN_TABLES];
     unsigned n_seen = 0;
     uint64_t reported_table = ~0ull;
-    bool check_offset = true;
+    /* With Stopped or Error already set TriggerEn stays 0: the current entry is never used. */
+    bool check_offset = !(in->status & (RTIT_STATUS_STOPPED | RTIT_STATUS_ERROR));
     unsigned limit = in->max_steps ? in->max_steps : (1u << 20);
     for (unsigned step = 0;; step++) {
         if (step >= limit) {
@@ -192,9 +196,16 @@ static void validate_topa(struct vctx *c, const struct fwpt_validate_in *in)
             first_error(c, FWPT_RULE_UNMAPPED, table, (uint32_t)index, addr);
             return;
         }
-        if (table != reported_table) {
+        if (fwpt_restricted_smrr(in->restricted, addr, TOPA_ENTRY_SIZE_BYTES)) {
+            /* Table 'Restricted Memory': the ToPA read pointer entering SMRR is an error. */
+            report(c, FWPT_RULE_SMRR, table, (uint32_t)index, raw);
+            first_error(c, FWPT_RULE_SMRR, table, (uint32_t)index, raw);
+            return;
+        }
+        if (table != reported_table && in->restricted) {
             reported_table = table; /* the table itself, once per table */
-            check_restricted(c, in, addr, TOPA_ENTRY_SIZE_BYTES, table, (uint32_t)index, raw, false);
+            if (fwpt_restricted_apic(in->restricted, addr, TOPA_ENTRY_SIZE_BYTES))
+                report(c, FWPT_RULE_APIC_PAGE, table, (uint32_t)index, raw);
         }
         struct fwpt_topa_entry e;
         fwpt_topa_decode(raw, &e);
@@ -235,7 +246,11 @@ static void validate_topa(struct vctx *c, const struct fwpt_validate_in *in)
                 report(c, FWPT_RULE_OUTPUT_OFFSET, table, (uint32_t)index, raw);
                 fatal = true;
             }
-            check_restricted(c, in, e.base, size, table, (uint32_t)index, raw, true);
+            if (check_restricted(c, in, e.base, size, table, (uint32_t)index, raw, true) && !fatal) {
+                /* the output pointer reaches SMRR inside this region: error there */
+                first_error(c, FWPT_RULE_SMRR, table, (uint32_t)index, raw);
+                return;
+            }
         }
         if (fatal) {
             enum fwpt_topa_rule r = fwpt_topa_check_entry(caps, in->caps->topa_multiple_entries ? table : in->output_base,
@@ -290,7 +305,8 @@ static void validate_single_range(struct vctx *c, const struct fwpt_validate_in 
         first_error(c, first, base, FWPT_NO_ENTRY, in->output_mask_ptrs);
         return;
     }
-    check_restricted(c, in, base & ~mask, mask + 1, base, FWPT_NO_ENTRY, in->output_mask_ptrs, true);
+    if (check_restricted(c, in, base & ~mask, mask + 1, base, FWPT_NO_ENTRY, in->output_mask_ptrs, true))
+        first_error(c, FWPT_RULE_SMRR, base, FWPT_NO_ENTRY, in->output_mask_ptrs);
 }
 
 enum fwpt_status fwpt_validate(const struct fwpt_validate_in *in, struct fwpt_validate_out *out)

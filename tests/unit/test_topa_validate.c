@@ -1,0 +1,345 @@
+/* topa: every validation rule has a table or MSR value that trips it, named with its table and
+ * entry; and on random/mutated tables the validator and the model agree on what the processor
+ * refuses (validator: bad <=> model: operational error or #GP, at the same table and entry). */
+#include "tests/check.h"
+#include "tests/common/topa_fixture.h"
+#include "topa/model.h"
+#include "topa/validate.h"
+
+#define PHYS 0x40000000ull
+#define T0 (PHYS + 0x0000)
+#define T1 (PHYS + 0x1000)
+#define T2 (PHYS + 0x2000)
+#define REG(i) (PHYS + 0x10000 + (uint64_t)(i) * 0x2000) /* 8K-aligned slots */
+
+static struct topa_arena arena;
+
+static void put(uint64_t table, unsigned i, uint64_t raw) { fwpt_physmem_write64(&arena.mem, table + 8ull * i, raw); }
+static uint64_t region(uint64_t base, unsigned enc, bool stop, bool intr)
+{
+    struct fwpt_topa_entry e = {base, enc, stop, intr, false, 0};
+    return fwpt_topa_encode(&e);
+}
+static uint64_t end_to(uint64_t table)
+{
+    struct fwpt_topa_entry e = {table, 0, false, false, true, 0};
+    return fwpt_topa_encode(&e);
+}
+static void clear_tables(void) { memset(arena.buf, 0, 0x3000); }
+
+struct vres {
+    enum fwpt_status st;
+    struct fwpt_violation v[32];
+    struct fwpt_validate_out out;
+};
+
+static void run_validate(struct vres *r, const struct fwpt_caps *caps, uint64_t ctl, uint64_t base, uint64_t ptrs,
+                         uint64_t status, const struct fwpt_restricted *rs, unsigned max_steps)
+{
+    r->out = (struct fwpt_validate_out){r->v, 32, 0, 0, false, {0}};
+    struct fwpt_validate_in in = {caps, &arena.mem, ctl, base, ptrs, status, rs, max_steps};
+    r->st = fwpt_validate(&in, &r->out);
+}
+
+static const struct fwpt_violation *find(const struct vres *r, enum fwpt_topa_rule rule)
+{
+    for (size_t i = 0; i < r->out.count && i < 32; i++)
+        if (r->v[i].rule == rule)
+            return &r->v[i];
+    return NULL;
+}
+
+/* Program the model like the trace sequence does and emit up to n bytes. */
+struct mres {
+    enum fwpt_status wr;
+    struct fwpt_model m;
+};
+static void run_model(struct mres *r, const struct fwpt_caps *caps, uint64_t ctl, uint64_t base, uint64_t ptrs,
+                      const struct fwpt_restricted *rs, uint64_t n)
+{
+    fwpt_model_init(&r->m, caps, &arena.mem);
+    if (rs)
+        r->m.restricted = *rs;
+    struct fwpt_cpu cpu = fwpt_model_cpu(&r->m);
+    r->wr = fwpt_wrmsr(&cpu, MSR_IA32_RTIT_OUTPUT_BASE, base);
+    if (!r->wr)
+        r->wr = fwpt_wrmsr(&cpu, MSR_IA32_RTIT_OUTPUT_MASK_PTRS, ptrs);
+    if (!r->wr)
+        r->wr = fwpt_wrmsr(&cpu, MSR_IA32_RTIT_CTL, ctl | RTIT_CTL_TRACEEN);
+    static uint8_t buf[4096];
+    memset(buf, 0xa5, sizeof buf);
+    while (!r->wr && n && fwpt_model_trigger_en(&r->m)) {
+        size_t c = n < sizeof buf ? (size_t)n : sizeof buf;
+        fwpt_model_emit(&r->m, buf, c);
+        n -= c;
+    }
+}
+
+static unsigned rules_tripped[FWPT_RULE_COUNT];
+
+/* A rule trips: the validator names it (table, entry) and refuses with status st; the model
+ * raises the same operational error at the same place (model_too). */
+static void expect_rule(const struct fwpt_caps *caps, uint64_t ctl, uint64_t base, uint64_t ptrs, uint64_t status,
+                        const struct fwpt_restricted *rs, enum fwpt_topa_rule rule, uint64_t table, uint32_t entry,
+                        enum fwpt_status st, bool model_too)
+{
+    struct vres v;
+    run_validate(&v, caps, ctl, base, ptrs, status, rs, 0);
+    const struct fwpt_violation *x = find(&v, rule);
+    CHECK(x != NULL);
+    if (!x) {
+        fprintf(stderr, "  rule %s not reported\n", fwpt_topa_rule_name(rule));
+        return;
+    }
+    rules_tripped[rule]++;
+    CHECK_EQ(x->table, table);
+    CHECK_EQ(x->entry, entry);
+    CHECK_EQ(v.st, st);
+    CHECK_EQ(x->warning, st == FWPT_OK);
+    CHECK(fwpt_topa_rule_text(rule)[0] != 0);
+    if (model_too) {
+        struct mres *m = calloc(1, sizeof *m);
+        run_model(m, caps, ctl, base, ptrs, rs, 1 << 16);
+        CHECK_EQ(m->wr, FWPT_OK);
+        CHECK(m->m.status & RTIT_STATUS_ERROR);
+        CHECK_EQ(m->m.error_rule, rule);
+        CHECK_EQ(m->m.error_table, table);
+        CHECK_EQ(m->m.error_entry, entry);
+        CHECK(v.out.has_first);
+        CHECK_EQ(v.out.first.rule, rule);
+        free(m);
+    }
+}
+
+static void rules(void)
+{
+    struct fwpt_caps multi, single, sr;
+    topa_caps(&multi, TOPA_CAPS_MULTI, 39);
+    topa_caps(&single, TOPA_CAPS_SINGLE_ENTRY, 39);
+    topa_caps(&sr, TOPA_CAPS_SINGLE_RANGE, 39);
+    uint64_t P0 = fwpt_mask_ptrs_make(0, 0);
+
+    /* a good table first: no violations */
+    clear_tables();
+    put(T0, 0, region(REG(0), 0, false, false));
+    put(T0, 1, region(REG(1), 1, true, true));
+    put(T0, 2, end_to(T0));
+    struct vres v;
+    run_validate(&v, &multi, RTIT_CTL_TOPA, T0, P0, 0, NULL, 0);
+    CHECK_EQ(v.st, FWPT_OK);
+    CHECK_EQ(v.out.count, 0);
+
+    /* ToPA Errors 1: reserved bit */
+    put(T0, 1, region(REG(1), 1, false, false) | FWPT_BIT(1));
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, P0, 0, NULL, FWPT_RULE_RESERVED_BITS, T0, 1, FWPT_E_TOPA, true);
+    put(T0, 1, region(REG(1), 1, false, false) | FWPT_BIT(10));
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, P0, 0, NULL, FWPT_RULE_RESERVED_BITS, T0, 1, FWPT_E_TOPA, true);
+    /* 2a: table base not 4K-aligned (from OUTPUT_BASE) */
+    put(T0, 1, region(REG(1), 1, false, false));
+    expect_rule(&multi, RTIT_CTL_TOPA, T0 + 0x80, P0, 0, NULL, FWPT_RULE_TABLE_ALIGN, T0 + 0x80, FWPT_NO_ENTRY, FWPT_E_TOPA, true);
+    /* 2b: 8K region at a 4K-only-aligned base */
+    put(T0, 1, region(REG(1) + 0x1000, 1, false, false));
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, P0, 0, NULL, FWPT_RULE_REGION_ALIGN, T0, 1, FWPT_E_TOPA, true);
+    /* 2c: base above MAXPHYADDR (39) */
+    put(T0, 1, region(REG(1) | FWPT_BIT(40), 0, false, false));
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, P0, 0, NULL, FWPT_RULE_ADDR_MAXPHYADDR, T0, 1, FWPT_E_TOPA, true);
+    put(T0, 1, end_to(T1 | FWPT_BIT(45)));
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, P0, 0, NULL, FWPT_RULE_ADDR_MAXPHYADDR, T0, 1, FWPT_E_TOPA, true);
+    /* 3: OutputOffset >= region size (4K region, offset 4096) */
+    put(T0, 1, region(REG(1), 1, false, false));
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, fwpt_mask_ptrs_make(0, 4096), 0, NULL, FWPT_RULE_OUTPUT_OFFSET, T0, 0, FWPT_E_TOPA, true);
+    /* ...and the ToPA-stop position (offset = size) with Stopped still set is not an error */
+    struct mres *mr = calloc(1, sizeof *mr);
+    fwpt_model_init(&mr->m, &multi, &arena.mem);
+    struct fwpt_cpu cpu = fwpt_model_cpu(&mr->m);
+    CHECK_EQ(fwpt_wrmsr(&cpu, MSR_IA32_RTIT_STATUS, RTIT_STATUS_STOPPED), FWPT_OK);
+    CHECK_EQ(fwpt_wrmsr(&cpu, MSR_IA32_RTIT_OUTPUT_BASE, T0), FWPT_OK);
+    CHECK_EQ(fwpt_wrmsr(&cpu, MSR_IA32_RTIT_OUTPUT_MASK_PTRS, fwpt_mask_ptrs_make(0, 4096)), FWPT_OK);
+    CHECK_EQ(fwpt_wrmsr(&cpu, MSR_IA32_RTIT_CTL, RTIT_CTL_TOPA | RTIT_CTL_TRACEEN), FWPT_OK);
+    CHECK_EQ(mr->m.status & (RTIT_STATUS_ERROR | RTIT_STATUS_TRIGGEREN), 0);
+    free(mr);
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, fwpt_mask_ptrs_make(0, 4096), RTIT_STATUS_STOPPED, NULL,
+                FWPT_RULE_STATUS_SET, T0, FWPT_NO_ENTRY, FWPT_OK, false);
+    /* 4a: END with STOP, END with INT */
+    put(T0, 1, end_to(T0) | TOPA_ENTRY_STOP);
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, P0, 0, NULL, FWPT_RULE_END_STOP_INT, T0, 1, FWPT_E_TOPA, true);
+    put(T0, 1, end_to(T0) | TOPA_ENTRY_INT);
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, P0, 0, NULL, FWPT_RULE_END_STOP_INT, T0, 1, FWPT_E_TOPA, true);
+    /* 4b: END in entry 0 (of a table reached through END) */
+    put(T0, 1, end_to(T1));
+    put(T1, 0, end_to(T0));
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, P0, 0, NULL, FWPT_RULE_END_ENTRY0, T1, 0, FWPT_E_TOPA, true);
+    /* 4c-i: single-output-region part, entry 1 not END */
+    clear_tables();
+    put(T0, 0, region(REG(0), 0, false, false));
+    put(T0, 1, region(REG(1), 0, false, false));
+    expect_rule(&single, RTIT_CTL_TOPA, T0, P0, 0, NULL, FWPT_RULE_SINGLE_NOT_END, T0, 1, FWPT_E_TOPA, true);
+    /* 4c-ii: END base not the table base */
+    put(T0, 1, end_to(T1));
+    put(T1, 0, region(REG(2), 0, false, false));
+    expect_rule(&single, RTIT_CTL_TOPA, T0, P0, 0, NULL, FWPT_RULE_SINGLE_END_BASE, T0, 1, FWPT_E_TOPA, true);
+    /* ...the same tables are fine on a multi-entry part */
+    put(T1, 1, end_to(T0));
+    run_validate(&v, &multi, RTIT_CTL_TOPA, T0, P0, 0, NULL, 0);
+    CHECK_EQ(v.st, FWPT_OK);
+    CHECK_EQ(v.out.count, 0);
+
+    /* Single-range output errors */
+    uint64_t b = REG(0);
+    expect_rule(&sr, 0, b, 0x1f7f, 0, NULL, FWPT_RULE_SR_MASK, b, FWPT_NO_ENTRY, FWPT_E_SINGLE_RANGE, true);
+    expect_rule(&sr, 0, b + 0x1000, 0x1fff, 0, NULL, FWPT_RULE_SR_BASE_MASK, b + 0x1000, FWPT_NO_ENTRY, FWPT_E_SINGLE_RANGE, true);
+    expect_rule(&sr, 0, b, 0x1fff | (0x2000ull << 32), 0, NULL, FWPT_RULE_SR_OFFSET, b, FWPT_NO_ENTRY, FWPT_E_SINGLE_RANGE, true);
+    run_validate(&v, &sr, 0, b, 0x1fff | (0x1fffull << 32), 0, NULL, 0); /* offset == mask is fine */
+    CHECK_EQ(v.st, FWPT_OK);
+
+    /* MSR-level: OUTPUT_BASE reserved bits (#GP), scheme not enumerated (#GP) */
+    expect_rule(&multi, RTIT_CTL_TOPA, T0 | 0x40, P0, 0, NULL, FWPT_RULE_OUTPUT_BASE_GP, T0 | 0x40, FWPT_NO_ENTRY, FWPT_E_TOPA, false);
+    expect_rule(&multi, RTIT_CTL_TOPA, T0 | FWPT_BIT(39), P0, 0, NULL, FWPT_RULE_OUTPUT_BASE_GP, T0 | FWPT_BIT(39), FWPT_NO_ENTRY, FWPT_E_TOPA, false);
+    expect_rule(&sr, RTIT_CTL_TOPA, T0, P0, 0, NULL, FWPT_RULE_CTL_SCHEME, T0, FWPT_NO_ENTRY, FWPT_E_TOPA, false);
+    expect_rule(&single, 0, b, 0x1fff, 0, NULL, FWPT_RULE_CTL_SCHEME, b, FWPT_NO_ENTRY, FWPT_E_TOPA, false);
+    {
+        struct mres *m = calloc(1, sizeof *m);
+        run_model(m, &multi, RTIT_CTL_TOPA, T0 | 0x40, P0, NULL, 0);
+        CHECK_EQ(m->wr, FWPT_E_FAULT);
+        run_model(m, &sr, RTIT_CTL_TOPA, T0, P0, NULL, 0);
+        CHECK_EQ(m->wr, FWPT_E_FAULT);
+        run_model(m, &single, 0, b, 0x1fff, NULL, 0);
+        CHECK_EQ(m->wr, FWPT_E_FAULT);
+        free(m);
+    }
+
+    /* Restricted memory: APIC page, SMRR (refused), UC by MTRR (warned) */
+    clear_tables();
+    put(T0, 0, region(REG(0), 0, false, false));
+    put(T0, 1, region(REG(1), 1, false, false));
+    put(T0, 2, end_to(T0));
+    struct fwpt_restricted rs = {0};
+    rs.have_apic = true;
+    rs.apic_base_msr = REG(1) + 0x1000 + 0x900;
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, P0, 0, &rs, FWPT_RULE_APIC_PAGE, T0, 1, FWPT_E_RESTRICTED, false);
+    rs.apic_base_msr = T0 | 0x900; /* the table itself in the APIC page */
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, P0, 0, &rs, FWPT_RULE_APIC_PAGE, T0, 0, FWPT_E_RESTRICTED, false);
+    rs = (struct fwpt_restricted){0};
+    rs.have_smrr = true;
+    rs.smrr_physbase = REG(0) | 6;
+    rs.smrr_physmask = 0xfffff000ull | SMRR_PHYSMASK_VALID; /* 4K at REG(0) */
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, P0, 0, &rs, FWPT_RULE_SMRR, T0, 0, FWPT_E_RESTRICTED, true);
+    rs.smrr_physmask = 0xfffff000ull; /* not valid: ignored */
+    run_validate(&v, &multi, RTIT_CTL_TOPA, T0, P0, 0, &rs, 0);
+    CHECK_EQ(v.st, FWPT_OK);
+    rs = (struct fwpt_restricted){0};
+    rs.have_mtrr = true;
+    rs.mtrr_def_type = MTRR_DEF_TYPE_E | MTRR_TYPE_WB;
+    rs.n_var = 2;
+    rs.mtrr_physbase[0] = 0 | MTRR_TYPE_WB;
+    rs.mtrr_physmask[0] = FWPT_FIELD(38, 31) | MTRR_PHYSMASK_VALID; /* 0..2G WB */
+    rs.mtrr_physbase[1] = REG(1) | MTRR_TYPE_UC;
+    rs.mtrr_physmask[1] = FWPT_FIELD(38, 13) | MTRR_PHYSMASK_VALID; /* 8K UC at REG(1) */
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, P0, 0, &rs, FWPT_RULE_UC_MEMORY, T0, 1, FWPT_OK, false);
+    CHECK(!fwpt_restricted_uc(&rs, REG(0), 0x1000, 39));
+    rs.mtrr_def_type = MTRR_DEF_TYPE_E | MTRR_TYPE_UC;
+    CHECK(fwpt_restricted_uc(&rs, 0x90000000ull, 0x1000, 39)); /* above the WB range: default UC */
+    CHECK(!fwpt_restricted_uc(&rs, 0x10000000ull, 0x1000, 39));
+    /* single range in the APIC page */
+    rs = (struct fwpt_restricted){0};
+    rs.have_apic = true;
+    rs.apic_base_msr = b + 0x1000;
+    expect_rule(&sr, 0, b, 0x1fff, 0, &rs, FWPT_RULE_APIC_PAGE, b, FWPT_NO_ENTRY, FWPT_E_RESTRICTED, false);
+
+    /* Not mapped; walk limit */
+    expect_rule(&multi, RTIT_CTL_TOPA, 0x7000000000ull, P0, 0, NULL, FWPT_RULE_UNMAPPED, 0x7000000000ull, 0, FWPT_E_TOPA, true);
+    run_validate(&v, &multi, RTIT_CTL_TOPA, T0, P0, 0, NULL, 1);
+    CHECK(find(&v, FWPT_RULE_WALK_LIMIT) != NULL);
+    CHECK_EQ(v.st, FWPT_OK);
+
+    for (int r = 0; r < FWPT_RULE_COUNT; r++) {
+        if (r == FWPT_RULE_WALK_LIMIT)
+            continue;
+        CHECK(rules_tripped[r] > 0);
+        if (!rules_tripped[r])
+            fprintf(stderr, "  rule %s has no test\n", fwpt_topa_rule_name((enum fwpt_topa_rule)r));
+    }
+}
+
+/* Random tables with random defects: the validator's verdict and first error equal the model's. */
+static void agreement(void)
+{
+    uint64_t seed = 0x1234567887654321ull;
+    unsigned bad = 0, good = 0, cases = 2500;
+    for (unsigned c = 0; c < cases; c++) {
+        struct fwpt_caps caps;
+        topa_caps(&caps, (topa_rand(&seed) & 3) == 0 ? TOPA_CAPS_SINGLE_ENTRY : TOPA_CAPS_MULTI, 39);
+        clear_tables();
+        uint64_t tables[3] = {T0, T1, T2};
+        unsigned nt = 1 + (unsigned)(topa_rand(&seed) % 3);
+        unsigned slot = 0;
+        uint64_t total = 0;
+        for (unsigned t = 0; t < nt; t++) {
+            unsigned ne = 2 + (unsigned)(topa_rand(&seed) % 4);
+            for (unsigned i = 0; i + 1 < ne; i++) {
+                unsigned enc = (unsigned)(topa_rand(&seed) & 1);
+                bool stop = (topa_rand(&seed) % 10) == 0, intr = (topa_rand(&seed) % 4) == 0;
+                put(tables[t], i, region(REG(slot++), enc, stop, intr));
+                total += 0x1000ull << enc;
+            }
+            put(tables[t], ne - 1, end_to(tables[topa_rand(&seed) % nt]));
+            /* one defect, sometimes */
+            if (topa_rand(&seed) % 3 == 0) {
+                unsigned i = (unsigned)(topa_rand(&seed) % ne);
+                uint64_t raw;
+                fwpt_physmem_read64(&arena.mem, tables[t] + 8ull * i, &raw);
+                switch (topa_rand(&seed) % 7) {
+                case 0: raw |= FWPT_BIT(1 + 2 * (topa_rand(&seed) % 3)); break;  /* bit 1, 3 or 5 */
+                case 1: raw |= FWPT_BIT(10 + topa_rand(&seed) % 2); break;       /* bit 10 or 11 */
+                case 2: raw |= TOPA_ENTRY_STOP; break;
+                case 3: raw |= TOPA_ENTRY_INT; break;
+                case 4: raw |= FWPT_BIT(39 + topa_rand(&seed) % 24); break;      /* above MAXPHYADDR */
+                case 5: raw = end_to(tables[topa_rand(&seed) % nt]); break;       /* END anywhere, even entry 0 */
+                case 6: if (!(raw & TOPA_ENTRY_END)) raw |= FWPT_PUT(TOPA_ENTRY_SIZE, 2); break; /* 16K: misaligned */
+                }
+                put(tables[t], i, raw);
+            }
+        }
+        unsigned start_t = (unsigned)(topa_rand(&seed) % nt);
+        unsigned start_i = (unsigned)(topa_rand(&seed) % 2);
+        uint64_t off = topa_rand(&seed) % 5 == 0 ? 0x1000 + (topa_rand(&seed) % 0x1800) : topa_rand(&seed) % 0x1000;
+        uint64_t ptrs = fwpt_mask_ptrs_make(start_i, off);
+
+        struct vres v;
+        run_validate(&v, &caps, RTIT_CTL_TOPA, tables[start_t], ptrs, 0, NULL, 0);
+        struct mres *m = calloc(1, sizeof *m);
+        run_model(m, &caps, RTIT_CTL_TOPA, tables[start_t], ptrs, NULL, total + 1);
+        bool model_err = (m->m.status & RTIT_STATUS_ERROR) != 0;
+        bool val_err = v.out.errors > 0;
+        CHECK_EQ(m->wr, FWPT_OK);
+        CHECK_EQ(model_err, val_err);
+        CHECK_EQ(v.out.has_first, val_err);
+        if (model_err && v.out.has_first) {
+            CHECK_EQ(m->m.error_rule, v.out.first.rule);
+            CHECK_EQ(m->m.error_table, v.out.first.table);
+            CHECK_EQ(m->m.error_entry, v.out.first.entry);
+            if (m->m.error_rule != v.out.first.rule || m->m.error_entry != v.out.first.entry)
+                fprintf(stderr, "  case %u: model %s @%llx[%u], validator %s @%llx[%u]\n", c,
+                        fwpt_topa_rule_name(m->m.error_rule), (unsigned long long)m->m.error_table, m->m.error_entry,
+                        fwpt_topa_rule_name(v.out.first.rule), (unsigned long long)v.out.first.table, v.out.first.entry);
+        }
+        CHECK_EQ(m->m.stats.bytes_unmapped, 0);
+        if (model_err != val_err)
+            fprintf(stderr, "  case %u: model error %d, validator errors %zu (first %s)\n", c, model_err,
+                    v.out.errors, v.out.has_first ? fwpt_topa_rule_name(v.out.first.rule) : "-");
+        bad += val_err;
+        good += !val_err;
+        free(m);
+    }
+    printf("agreement: %u tables, %u refused, %u accepted\n", cases, bad, good);
+    CHECK(bad > cases / 5 && good > cases / 5); /* both verdicts well represented */
+}
+
+int main(void)
+{
+    topa_arena_init(&arena, PHYS, 4u << 20);
+    rules();
+    agreement();
+    topa_arena_free(&arena);
+    return check_summary("test_topa_validate");
+}
