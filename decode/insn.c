@@ -189,6 +189,33 @@ static const uint32_t vex0f_imm[8] = {
     [0xc0 >> 5] = 0x00000074u, /* C2, C4, C5, C6 */
 };
 
+/* Defined VEX/EVEX/XOP opcodes per map (SDM Vol. 2 appendix A, AMD APM Vol. 4 for XOP);
+ * anything else is #UD. */
+static const uint32_t vex_valid[11][8] = {
+    /* vex_map1: 10-17 28-2f 41-42 44-47 4a-4b 50-77 7c-7f 90-93 98-99 ae c2 c4-c6 d0-fe */
+    {0x00ff0000u, 0x0000ff00u, 0xffff0cf6u, 0xf0ffffffu, 0x030f0000u, 0x00004000u, 0xffff0074u, 0x7fffffffu},
+    /* vex_map2: 00-0f 13 16-1a 1c-1e 20-25 28-2f 30-3f 40-41 45-47 49 4b 50-53 58-5a 5c 5e 78-79 8c 8e 90-93 96-9f a6-af b6-bf cf db-df f2-f3 f5-f7 */
+    {0x77c8ffffu, 0xffffff3fu, 0x570f0ae3u, 0x03000000u, 0xffcf5000u, 0xffc0ffc0u, 0xf8008000u, 0x00ec0000u},
+    /* vex_map3: 00-02 04-06 08-0f 14-19 1d 20-22 30-33 38-39 40-42 44 46 48-4c 5c-5f 60-63 68-6f 78-7f ce-cf df f0 */
+    {0x23f0ff77u, 0x030f0007u, 0xf0001f57u, 0xff00ff0fu, 0x00000000u, 0x00000000u, 0x8000c000u, 0x00010000u},
+    /* evex_map1: 10-17 28-2f 51 54-76 78-7f c2 c4-c6 d1-d6 d8-ef f1-f6 f8-fe */
+    {0x00ff0000u, 0x0000ff00u, 0xfff20000u, 0xff7fffffu, 0x00000000u, 0x00000000u, 0xff7e0074u, 0x7f7effffu},
+    /* evex_map2: 00 04 0b-0d 10-16 18-1f 20-2f 30-3f 40-47 4c-4f 50-55 58-5b 62-66 68 70-73 75-7f 83 88-8f 90-93 96-9f a0-a3 a6-af b4-bf c4 c6-c8 ca-cd cf dc-df */
+    {0xff7f3811u, 0xffffffffu, 0x0f3ff0ffu, 0xffef017cu, 0xffcfff08u, 0xfff0ffcfu, 0xf000bdd0u, 0x00000000u},
+    /* evex_map3: 00-0b 0f 14-1b 1d-1f 20-23 25-27 38-3b 3e-3f 42-44 50-51 54-57 66-67 70-73 c2 ce-cf */
+    {0xeff08fffu, 0xcf0000efu, 0x00f3001cu, 0x000f00c0u, 0x00000000u, 0x00000000u, 0x0000c004u, 0x00000000u},
+    /* evex_map5: 10-11 1d 2a-2f 51 58-5f 6e 78-7e */
+    {0x20030000u, 0x0000fc00u, 0xff020000u, 0x7f004000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u},
+    /* evex_map6: 13 2c-2d 42-43 4c-4f 56-57 96-9f a6-af b6-bf d6-d7 */
+    {0x00080000u, 0x00003000u, 0x00c0f00cu, 0x00000000u, 0xffc00000u, 0xffc0ffc0u, 0x00c00000u, 0x00000000u},
+    /* xop_map8: 85-87 8e-8f 95-97 9e-9f a2-a3 a6 b6 c0-c3 cc-cf ec-ef */
+    {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0xc0e0c0e0u, 0x0040004cu, 0x0000f00fu, 0x0000f000u},
+    /* xop_map9: 01-02 12 80-83 90-9b c1-c3 c6-c7 cb d1-d3 d6-d7 db e1-e3 */
+    {0x00040006u, 0x00000000u, 0x00000000u, 0x00000000u, 0x0fff000fu, 0x00000000u, 0x08ce08ceu, 0x0000000eu},
+    /* xop_mapa: 10 12 */
+    {0x00050000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u},
+};
+
 /* 3DNow! suffix opcodes (AMD APM Vol. 3, 0F 0F ModRM imm8). */
 static const uint32_t amd3dnow_valid[8] = {
     [0x00 >> 5] = (1u << 0x0c) | (1u << 0x0d) | (1u << 0x1c) | (1u << 0x1d),
@@ -295,7 +322,7 @@ decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode, struct fwpt
          * (else LES/LDS/BOUND); 8F is XOP when map_select >= 8 (else POP r/m). */
         NEED(i + 1);
         uint8_t p0 = bytes[i];
-        unsigned vmap = 0, esc;
+        unsigned esc;
         if (op == 0x8f)
             esc = (p0 & 0x1f) >= 8;
         else
@@ -304,53 +331,53 @@ decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode, struct fwpt
             /* SDM Vol. 2 2.3.2: VEX after 66/F2/F3/LOCK or REX is #UD. */
             if ((pfx & (PF_66 | PF_F2 | PF_F3 | PF_LOCK)) || rex)
                 return FWPT_E_BAD_INSN;
+            /* vid: row of vex_valid (VEX 0F/0F38/0F3A = 0..2, EVEX 0F/0F38/0F3A/map5/map6 = 3..7,
+             * XOP map 8/9/A = 8..10). */
+            unsigned vid;
             if (op == 0xc5) {
                 NEED(i + 2);
                 op2 = bytes[i + 1];
                 i += 2;
-                vmap = 1;
-            } else if (op == 0xc4 || op == 0x8f) {
+                vid = 0;
+            } else if (op == 0xc4) {
                 NEED(i + 3);
-                vmap = p0 & 0x1f;
+                vid = (p0 & 0x1f) - 1u;
                 op2 = bytes[i + 2];
                 i += 3;
-                if (op == 0x8f)
-                    vmap += 0x10; /* XOP maps 8, 9, A -> 18h, 19h, 1Ah */
-            } else {
-                /* EVEX P0 bit 3 reserved 0; P1 bit 2 fixed 1 (0 is MVEX, Xeon Phi only). */
-                NEED(i + 4);
-                vmap = p0 & 0x0f;
-                if ((bytes[i + 1] & 4) == 0)
+                if (vid > 2)
                     return FWPT_E_BAD_INSN;
+            } else if (op == 0x8f) {
+                NEED(i + 3);
+                vid = (p0 & 0x1f) - 8u + 8u;
+                op2 = bytes[i + 2];
+                i += 3;
+                if (vid > 10)
+                    return FWPT_E_BAD_INSN;
+            } else {
+                /* EVEX P0 bit 3 is reserved 0; P0[2:0] selects map 1-3, 5, 6. */
+                NEED(i + 4);
+                static const uint8_t evex_vid[16] = {
+                    11, 3, 4, 5, 11, 6, 7, 11, 11, 11, 11, 11, 11, 11, 11, 11,
+                };
+                vid = evex_vid[p0 & 0x0f];
                 op2 = bytes[i + 3];
                 i += 4;
-                if (vmap == 5 || vmap == 6)
-                    vmap = 2; /* AVX512-FP16 maps: ModRM, no immediate */
-                else if (vmap < 1 || vmap > 3)
+                if (vid > 10)
                     return FWPT_E_BAD_INSN;
             }
-            switch (vmap) {
-            case 1:
-                f = op2 == 0x77 ? 0 : F_MODRM | (BIT(vex0f_imm, op2) ? IMM_B : IMM_NONE);
-                break;
-            case 2:
-                f = F_MODRM;
-                break;
-            case 3:
-                f = F_MODRM | IMM_B;
-                break;
-            case 0x18:
-                f = F_MODRM | IMM_B;
-                break;
-            case 0x19:
-                f = F_MODRM;
-                break;
-            case 0x1a:
-                f = F_MODRM | IMM_D;
-                break;
-            default:
+            if (!BIT(vex_valid[vid], op2))
                 return FWPT_E_BAD_INSN;
-            }
+            /* VEX/EVEX 0F: ib only on 70-73, C2, C4-C6; 0F3A and XOP map 8 always ib; XOP map A
+             * id; VZEROUPPER/VZEROALL (VEX 0F 77) have no ModRM. */
+            static const uint8_t vex_imm[11] = {
+                0, IMM_NONE, IMM_B, 0, IMM_NONE, IMM_B, IMM_NONE, IMM_NONE, IMM_B, IMM_NONE, IMM_D,
+            };
+            if (vid == 0 || vid == 3)
+                f = F_MODRM | (BIT(vex0f_imm, op2) ? IMM_B : IMM_NONE);
+            else
+                f = F_MODRM | vex_imm[vid];
+            if (vid == 0 && op2 == 0x77)
+                f = 0;
             map = 6;
         }
     }
