@@ -556,6 +556,9 @@ static int execute(struct gen *g)
             ip = next;
             continue; /* keep have_override for the ret */
         case SK_CALLNEXT:
+            if (g->ndt < 32)
+                g->dtargets[g->ndt] = next;
+            g->ndt++;
             p->n_zero_len_calls++;
             ip = next; /* zero-length call: the following pop takes the address; not on the RET stack */
             break;
