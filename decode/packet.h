@@ -87,7 +87,7 @@ struct fwpt_packet {
             uint64_t payload;   /* the raw, zero-extended IP payload of 0/2/4/6/8 bytes */
         } ip;
         /* TNT_8, TNT_64: bit i (0 <= i < count) is the i-th branch in EXECUTION order
-         * (bit 0 = oldest = B1 of the SDM); 1 = taken. count: TNT_8 1..6, TNT_64 0..47. */
+         * (bit 0 = oldest = B1 of the SDM); 1 = taken. count: TNT_8 1..6, TNT_64 1..47. */
         struct {
             uint64_t bits;
             uint8_t count;
@@ -210,10 +210,13 @@ struct fwpt_pkt_decoder {
 /* A fresh decoder at offset 0, not synchronized, Last IP 0. */
 void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len);
 
-/* Move to the next PSB at or after dec->offset (strictly after it when dec->offset is the PSB last
- * synchronized to, so repeated calls walk the PSBs). Where 02 82 pairs run on longer than one PSB,
- * the PSB is the run's last 16 bytes (as libipt). Resets Last IP and the block state.
- * FWPT_E_NOSYNC (decoder unchanged) when there is none. */
+/* Move to the next PSB: the first one starting at or after dec->offset - 15 (a PSB partly swallowed by a
+ * corrupt packet in front of it is found too), or at or after dec->offset + 1 when dec->offset is the sync
+ * point (after fwpt_pkt_sync_forward/backward/set), so repeated calls walk the PSBs. A fresh decoder
+ * searches from 0. Same rule as libipt 2.0.5's pt_pkt_sync_forward. Where 02 82 pairs run on longer than
+ * one PSB, the PSB is the run's last 16 bytes (as libipt). Resets Last IP and the block state.
+ * FWPT_E_NOSYNC (decoder unchanged) when there is none. (First PSB at or after N: fwpt_pkt_sync_set(N - 1)
+ * then fwpt_pkt_sync_forward.) */
 enum fwpt_status fwpt_pkt_sync_forward(struct fwpt_pkt_decoder *dec);
 
 /* Move to the last PSB that starts before dec->offset, or before the end of the trace when the decoder

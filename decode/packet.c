@@ -1,0 +1,606 @@
+/* fwpt — Intel PT packet decoder (SDM Vol. 3C, "Packet Definitions"). Freestanding: no libc, no
+ * allocation; the trace is read in place. Hot path: one table lookup on the first byte, then a switch. */
+#include "decode/packet.h"
+
+/* Header bytes and fields, in the SDM's words (packet tables of SDM Vol. 3C, "Packet Definitions"). */
+enum {
+    OPC_PAD = 0x00,
+    OPC_EXT = 0x02,            /* extended opcodes: the second byte selects the packet */
+    OPM_IP_TYPE = 0x1f,        /* FUP/TIP*: bits 4:0 are the opcode ... */
+    IPBYTES_SHIFT = 5,         /* ... bits 7:5 are IPBytes */
+    OPC_TSC = 0x19,
+    OPC_MTC = 0x59,
+    OPC_MODE = 0x99,
+    TNT8_SHIFT = 1,            /* short TNT: bit 0 is 0, bits 7:1 hold B1..BN and the stop bit */
+    CYC_EXP = 0x04,            /* CYC byte 0: Exp in bit 2, Cycle Counter[4:0] in bits 7:3 */
+    CYC_SHIFT = 3,
+    CYCX_EXP = 0x01,           /* CYC bytes 1..: Exp in bit 0, 7 counter bits in 7:1 */
+    CYCX_SHIFT = 1,
+    OPM_BIP = 0x07,            /* BIP: bits 2:0 = 100b, ID in bits 7:3 */
+    OPC_BIP = 0x04,
+    BIP_ID_SHIFT = 3,
+    MODE_LEAF = 0xe0,          /* MODE byte 1: bits 7:5 leaf */
+    MODE_LEAF_EXEC = 0x00,
+    MODE_LEAF_TSX = 0x20,
+    MODE_EXEC_CSL = 0x01,
+    MODE_EXEC_CSD = 0x02,
+    MODE_EXEC_IF = 0x04,
+    MODE_TSX_INTX = 0x01,
+    MODE_TSX_ABRT = 0x02,
+};
+enum {
+    EXT_PSB = 0x82,
+    EXT_PSBEND = 0x23,
+    EXT_OVF = 0xf3,
+    EXT_CBR = 0x03,
+    EXT_PIP = 0x43,
+    EXT_TNT_64 = 0xa3,
+    EXT_STOP = 0x83,
+    EXT_VMCS = 0xc8,
+    EXT_TMA = 0x73,
+    EXT_EXT2 = 0xc3,           /* third byte selects: 88h MNT */
+    EXT2_MNT = 0x88,
+    EXT_EXSTOP = 0x62,         /* | EXT_IP */
+    EXT_MWAIT = 0xc2,
+    EXT_PWRE = 0x22,
+    EXT_PWRX = 0xa2,
+    EXT_PTW = 0x12,            /* bits 4:0; bits 6:5 PayloadBytes; bit 7 IP */
+    OPM_EXT_PTW = 0x1f,
+    PTW_PLC_SHIFT = 5,
+    PTW_PLC_MASK = 0x03,
+    EXT_BBP = 0x63,
+    EXT_BEP = 0x33,            /* | EXT_IP */
+    EXT_CFE = 0x13,
+    EXT_EVD = 0x53,
+    EXT_IP = 0x80,             /* EXSTOP, BEP, PTW: "IP" bit of byte 1 */
+    BBP_SZ = 0x80,             /* BBP byte 2: SZ bit 7, Type 4:0 */
+    BBP_TYPE = 0x1f,
+    CFE_IP = 0x80,             /* CFE byte 2: IP bit 7, Type 4:0 */
+    CFE_TYPE = 0x1f,
+    EVD_TYPE = 0x3f,           /* EVD byte 2: Type 5:0 */
+    PIP_NR = 0x01,             /* PIP payload bit 0: NR; bits 47:1 = CR3[51:5] */
+    PIP_CR3_SHIFT = 4,         /* (payload >> 1) << 5 == (payload & ~1) << 4 */
+    VMCS_SHIFT = 12,
+    TMA_FC_MASK = 0x1ff,       /* FastCounter[8:0] */
+    PWRE_HW = 0x80,            /* PWRE byte 2 bit 7 (SDM Table "PWRE Packet Definition") */
+    PWRX_LAST_SHIFT = 4,       /* PWRX byte 2: Last Core C-State 7:4, Deepest 3:0; byte 3: Wake Reason 3:0 */
+    NIBBLE = 0x0f,
+};
+
+/* Packet sizes in bytes. */
+enum {
+    PSB_SIZE = 16, PSBEND_SIZE = 2, OVF_SIZE = 2, CBR_SIZE = 4, PIP_SIZE = 8, TNT_64_SIZE = 8,
+    STOP_SIZE = 2, VMCS_SIZE = 7, TMA_SIZE = 7, MNT_SIZE = 11, EXSTOP_SIZE = 2, MWAIT_SIZE = 10,
+    PWRE_SIZE = 4, PWRX_SIZE = 7, PTW_HDR_SIZE = 2, BBP_SIZE = 3, BEP_SIZE = 2, CFE_SIZE = 4,
+    EVD_SIZE = 11, TSC_SIZE = 8, MTC_SIZE = 2, MODE_SIZE = 2,
+    CYC_MAX_EXT_BYTES = 8,     /* 5 + 8 * 7 = 61 counter bits; one more byte would exceed 64 (as libipt) */
+};
+
+#define PSB_PATTERN 0x8202820282028202ull /* "02 82" x 4, little-endian */
+
+/* First-byte classes. */
+enum { K_BAD, K_PAD, K_TNT, K_EXT, K_TIP, K_PGE, K_PGD, K_FUP, K_CYC, K_TSC, K_MTC, K_MOD };
+
+/* Generated: bit 0 = 0 -> PAD (00), EXT (02), else short TNT; bits 1:0 = 11b -> CYC; otherwise bits 4:0
+ * select TIP (0Dh), TIP.PGE (11h), TIP.PGD (01h), FUP (1Dh); 19h TSC, 59h MTC, 99h MODE; rest reserved. */
+static const uint8_t first_kind[256] = {
+    K_PAD, K_PGD, K_EXT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TIP, K_TNT, K_CYC, /* 00 */
+    K_TNT, K_PGE, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TSC, K_TNT, K_CYC, K_TNT, K_FUP, K_TNT, K_CYC, /* 10 */
+    K_TNT, K_PGD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TIP, K_TNT, K_CYC, /* 20 */
+    K_TNT, K_PGE, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_FUP, K_TNT, K_CYC, /* 30 */
+    K_TNT, K_PGD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TIP, K_TNT, K_CYC, /* 40 */
+    K_TNT, K_PGE, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_MTC, K_TNT, K_CYC, K_TNT, K_FUP, K_TNT, K_CYC, /* 50 */
+    K_TNT, K_PGD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TIP, K_TNT, K_CYC, /* 60 */
+    K_TNT, K_PGE, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_FUP, K_TNT, K_CYC, /* 70 */
+    K_TNT, K_PGD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TIP, K_TNT, K_CYC, /* 80 */
+    K_TNT, K_PGE, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_MOD, K_TNT, K_CYC, K_TNT, K_FUP, K_TNT, K_CYC, /* 90 */
+    K_TNT, K_PGD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TIP, K_TNT, K_CYC, /* a0 */
+    K_TNT, K_PGE, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_FUP, K_TNT, K_CYC, /* b0 */
+    K_TNT, K_PGD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TIP, K_TNT, K_CYC, /* c0 */
+    K_TNT, K_PGE, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_FUP, K_TNT, K_CYC, /* d0 */
+    K_TNT, K_PGD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TIP, K_TNT, K_CYC, /* e0 */
+    K_TNT, K_PGE, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_FUP, K_TNT, K_CYC, /* f0 */
+};
+
+/* Short TNT: index = byte >> 1; value = count << 8 | bits, bits in execution order (bit 0 = B1, the oldest). */
+static const uint16_t tnt8_table[128] = {
+    0x000, 0x000, 0x100, 0x101, 0x200, 0x202, 0x201, 0x203,
+    0x300, 0x304, 0x302, 0x306, 0x301, 0x305, 0x303, 0x307,
+    0x400, 0x408, 0x404, 0x40c, 0x402, 0x40a, 0x406, 0x40e,
+    0x401, 0x409, 0x405, 0x40d, 0x403, 0x40b, 0x407, 0x40f,
+    0x500, 0x510, 0x508, 0x518, 0x504, 0x514, 0x50c, 0x51c,
+    0x502, 0x512, 0x50a, 0x51a, 0x506, 0x516, 0x50e, 0x51e,
+    0x501, 0x511, 0x509, 0x519, 0x505, 0x515, 0x50d, 0x51d,
+    0x503, 0x513, 0x50b, 0x51b, 0x507, 0x517, 0x50f, 0x51f,
+    0x600, 0x620, 0x610, 0x630, 0x608, 0x628, 0x618, 0x638,
+    0x604, 0x624, 0x614, 0x634, 0x60c, 0x62c, 0x61c, 0x63c,
+    0x602, 0x622, 0x612, 0x632, 0x60a, 0x62a, 0x61a, 0x63a,
+    0x606, 0x626, 0x616, 0x636, 0x60e, 0x62e, 0x61e, 0x63e,
+    0x601, 0x621, 0x611, 0x631, 0x609, 0x629, 0x619, 0x639,
+    0x605, 0x625, 0x615, 0x635, 0x60d, 0x62d, 0x61d, 0x63d,
+    0x603, 0x623, 0x613, 0x633, 0x60b, 0x62b, 0x61b, 0x63b,
+    0x607, 0x627, 0x617, 0x637, 0x60f, 0x62f, 0x61f, 0x63f,
+};
+
+/* IPBytes -> payload bytes; -1 reserved (SDM Table "FUP/TIP IP Reconstruction"). */
+static const int8_t ip_payload_bytes[8] = {0, 2, 4, 6, 6, -1, 8, -1};
+/* IPBytes -> the Last IP bits kept: 001b [63:16], 010b [63:32], 100b [63:48], 000b all (no update). */
+static const uint64_t ip_keep_mask[8] = {
+    ~0ull, 0xffffffffffff0000ull, 0xffffffff00000000ull, 0, 0xffff000000000000ull, 0, 0, 0,
+};
+
+typedef uint64_t u64_unaligned __attribute__((aligned(1), may_alias));
+
+/* Little-endian n-byte value (n <= 8) at p, where 'avail' bytes are readable from p. */
+static inline uint64_t read_le(const uint8_t *p, size_t avail, unsigned n)
+{
+    if (avail >= 8) {
+        uint64_t v = *(const u64_unaligned *)p;
+        return n >= 8 ? v : v & ((1ull << (8 * n)) - 1);
+    }
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static inline uint64_t sext48(uint64_t v) { return (uint64_t)((int64_t)(v << 16) >> 16); }
+
+static inline uint64_t bit_reverse64(uint64_t v)
+{
+    v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+    v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
+    return __builtin_bswap64(v);
+}
+
+enum fwpt_status fwpt_pkt_ip_reconstruct(uint64_t last_ip, unsigned ipc, uint64_t payload, uint64_t *ip)
+{
+    if (ipc > 7 || ip_payload_bytes[ipc] < 0)
+        return FWPT_E_BAD_IPC;
+    if (ipc == FWPT_IPC_SEXT_48)
+        *ip = sext48(payload & 0xffffffffffffull);
+    else if (ipc == FWPT_IPC_FULL)
+        *ip = payload;
+    else
+        *ip = (last_ip & ip_keep_mask[ipc]) | (payload & ~ip_keep_mask[ipc]);
+    return FWPT_OK;
+}
+
+void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len)
+{
+    dec->buf = buf;
+    dec->len = buf ? len : 0;
+    dec->offset = 0;
+    dec->sync_offset = FWPT_PKT_NO_SYNC;
+    dec->last_ip = 0;
+    dec->block_item_bytes = 0;
+}
+
+enum fwpt_status fwpt_pkt_sync_set(struct fwpt_pkt_decoder *dec, size_t offset)
+{
+    if (offset > dec->len)
+        return FWPT_E_EOS;
+    dec->offset = offset;
+    dec->sync_offset = offset;
+    dec->last_ip = 0;
+    dec->block_item_bytes = 0;
+    return FWPT_OK;
+}
+
+static void synced_at(struct fwpt_pkt_decoder *dec, size_t psb)
+{
+    dec->offset = psb;
+    dec->sync_offset = psb;
+    dec->last_ip = 0; /* SDM: Last IP is reset to zero at PSB */
+    dec->block_item_bytes = 0;
+}
+
+static inline bool is_pair(const uint8_t *b, size_t len, size_t i)
+{
+    return i + 1 < len && b[i] == OPC_EXT && b[i + 1] == EXT_PSB;
+}
+
+/* The maximal run of "02 82" pairs containing the pattern word at w: [*start, *end). */
+static void psb_run(const uint8_t *b, size_t len, size_t w, size_t *start, size_t *end)
+{
+    size_t s = b[w] == OPC_EXT ? w : w + 1; /* the word is 02 82.. or 82 02.. */
+    size_t e = s;
+    while (is_pair(b, len, e))
+        e += 2;
+    while (s >= 2 && is_pair(b, len, s - 2))
+        s -= 2;
+    *start = s;
+    *end = e;
+}
+
+static inline bool psb_word(const uint8_t *b, size_t w)
+{
+    uint64_t v = *(const u64_unaligned *)(b + w);
+    return v == PSB_PATTERN || v == (PSB_PATTERN >> 8 | (uint64_t)OPC_EXT << 56); /* 02 82.. or 82 02.. */
+}
+
+/* Every PSB holds an 8-byte word of its pattern at any 8-aligned offset, so words are enough to find it.
+ * A run of 02 82 pairs longer than a PSB is ambiguous at its start: its PSB is its last 16 bytes. */
+static bool find_psb_forward(const uint8_t *b, size_t len, size_t from, size_t *psb)
+{
+    if (len < PSB_SIZE)
+        return false;
+    for (size_t w = from & ~(size_t)7; w + 8 <= len;) {
+        if (!psb_word(b, w)) {
+            w += 8;
+            continue;
+        }
+        size_t s, e;
+        psb_run(b, len, w, &s, &e);
+        if (e - s >= PSB_SIZE && e - PSB_SIZE >= from) {
+            *psb = e - PSB_SIZE;
+            return true;
+        }
+        size_t next = e & ~(size_t)7;
+        w = next > w + 8 ? next : w + 8;
+    }
+    return false;
+}
+
+static bool find_psb_backward(const uint8_t *b, size_t len, size_t before, size_t *psb)
+{
+    if (len < PSB_SIZE || before == 0)
+        return false;
+    /* A PSB starting below 'before' has its aligned pattern word below before + 7. */
+    size_t top = before + 6 < len - 8 ? before + 6 : len - 8;
+    for (size_t w = top & ~(size_t)7;;) {
+        if (psb_word(b, w)) {
+            size_t s, e;
+            psb_run(b, len, w, &s, &e);
+            if (e - s >= PSB_SIZE && e - PSB_SIZE < before) {
+                *psb = e - PSB_SIZE;
+                return true;
+            }
+            size_t below = s & ~(size_t)7;
+            if (below < 8)
+                return false;
+            w = below - 8 < w ? below - 8 : w - 8;
+            continue;
+        }
+        if (w < 8)
+            return false;
+        w -= 8;
+    }
+}
+
+enum fwpt_status fwpt_pkt_sync_forward(struct fwpt_pkt_decoder *dec)
+{
+    size_t from = dec->offset;
+    if (from == dec->sync_offset)
+        from += PSB_SIZE; /* already synchronized here: the next one */
+    /* A PSB partly swallowed by a corrupt packet before it starts up to 15 bytes back (as libipt). */
+    from = from > PSB_SIZE - 1 ? from - (PSB_SIZE - 1) : 0;
+    size_t psb = 0;
+    if (from > dec->len || !find_psb_forward(dec->buf, dec->len, from, &psb))
+        return FWPT_E_NOSYNC;
+    synced_at(dec, psb);
+    return FWPT_OK;
+}
+
+enum fwpt_status fwpt_pkt_sync_backward(struct fwpt_pkt_decoder *dec)
+{
+    size_t before = dec->sync_offset == FWPT_PKT_NO_SYNC ? dec->len : dec->offset;
+    size_t psb = 0;
+    if (!find_psb_backward(dec->buf, dec->len, before, &psb))
+        return FWPT_E_NOSYNC;
+    synced_at(dec, psb);
+    return FWPT_OK;
+}
+
+static const char *const type_names[FWPT_PKT_COUNT] = {
+    [FWPT_PKT_NONE] = "none",       [FWPT_PKT_PAD] = "pad",         [FWPT_PKT_PSB] = "psb",
+    [FWPT_PKT_PSBEND] = "psbend",   [FWPT_PKT_TNT_8] = "tnt.8",     [FWPT_PKT_TNT_64] = "tnt.64",
+    [FWPT_PKT_TIP] = "tip",         [FWPT_PKT_TIP_PGE] = "tip.pge", [FWPT_PKT_TIP_PGD] = "tip.pgd",
+    [FWPT_PKT_FUP] = "fup",         [FWPT_PKT_PIP] = "pip",         [FWPT_PKT_MODE_EXEC] = "mode.exec",
+    [FWPT_PKT_MODE_TSX] = "mode.tsx", [FWPT_PKT_STOP] = "stop",     [FWPT_PKT_CBR] = "cbr",
+    [FWPT_PKT_TSC] = "tsc",         [FWPT_PKT_MTC] = "mtc",         [FWPT_PKT_TMA] = "tma",
+    [FWPT_PKT_CYC] = "cyc",         [FWPT_PKT_VMCS] = "vmcs",       [FWPT_PKT_OVF] = "ovf",
+    [FWPT_PKT_MNT] = "mnt",         [FWPT_PKT_PTW] = "ptw",         [FWPT_PKT_EXSTOP] = "exstop",
+    [FWPT_PKT_MWAIT] = "mwait",     [FWPT_PKT_PWRE] = "pwre",       [FWPT_PKT_PWRX] = "pwrx",
+    [FWPT_PKT_BBP] = "bbp",         [FWPT_PKT_BIP] = "bip",         [FWPT_PKT_BEP] = "bep",
+    [FWPT_PKT_CFE] = "cfe",         [FWPT_PKT_EVD] = "evd",
+};
+
+const char *fwpt_pkt_type_name(enum fwpt_pkt_type t)
+{
+    return (unsigned)t < FWPT_PKT_COUNT ? type_names[t] : "?";
+}
+
+static inline enum fwpt_status fail(struct fwpt_packet *pkt, enum fwpt_status s)
+{
+    pkt->type = FWPT_PKT_NONE;
+    pkt->size = 0;
+    return s;
+}
+
+/* Fills a packet that was decoded completely: advances past it. */
+#define DONE(t, n)                                                                                   \
+    do {                                                                                             \
+        pkt->type = (t);                                                                             \
+        pkt->size = (uint8_t)(n);                                                                    \
+        dec->offset = off + (n);                                                                     \
+        return FWPT_OK;                                                                              \
+    } while (0)
+
+/* Packets that end a block (everything but BIP and timing/power packets; as Linux perf's decoder). */
+#define END_BLOCK() (dec->block_item_bytes = 0)
+
+static enum fwpt_status decode_ext(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt,
+                                   const uint8_t *p, size_t avail, size_t off);
+
+enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
+{
+    size_t off = dec->offset;
+    pkt->offset = off;
+    if (off >= dec->len)
+        return fail(pkt, FWPT_E_EOS);
+    const uint8_t *p = dec->buf + off;
+    size_t avail = dec->len - off;
+    unsigned b = p[0];
+
+    if (__builtin_expect(dec->block_item_bytes != 0, 0) && (b & OPM_BIP) == OPC_BIP) {
+        /* SDM "Block Item Packet": inside a block, xxxxx100b is a BIP, not a short TNT. */
+        unsigned n = dec->block_item_bytes;
+        if (avail < 1 + n)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->bip.id = (uint8_t)(b >> BIP_ID_SHIFT);
+        pkt->bip.bytes = (uint8_t)n;
+        pkt->bip.value = read_le(p + 1, avail - 1, n);
+        DONE(FWPT_PKT_BIP, 1 + n);
+    }
+
+    uint8_t type;
+    switch (first_kind[b]) {
+    case K_TNT: {
+        unsigned t = tnt8_table[b >> TNT8_SHIFT];
+        pkt->tnt.bits = t & 0xff;
+        pkt->tnt.count = (uint8_t)(t >> 8);
+        END_BLOCK();
+        DONE(FWPT_PKT_TNT_8, 1);
+    }
+    case K_PAD:
+        DONE(FWPT_PKT_PAD, 1);
+    case K_TIP:
+        type = FWPT_PKT_TIP;
+        END_BLOCK();
+        goto ip_packet;
+    case K_PGE:
+        type = FWPT_PKT_TIP_PGE;
+        END_BLOCK();
+        goto ip_packet;
+    case K_PGD:
+        type = FWPT_PKT_TIP_PGD;
+        END_BLOCK();
+        goto ip_packet;
+    case K_FUP:
+        type = FWPT_PKT_FUP;
+    ip_packet: {
+        unsigned ipc = b >> IPBYTES_SHIFT;
+        int n = ip_payload_bytes[ipc];
+        if (n < 0)
+            return fail(pkt, FWPT_E_BAD_IPC);
+        if (avail < (size_t)n + 1)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        uint64_t payload = n ? read_le(p + 1, avail - 1, (unsigned)n) : 0;
+        uint64_t ip;
+        if (ipc == FWPT_IPC_SEXT_48)
+            ip = sext48(payload);
+        else
+            ip = (dec->last_ip & ip_keep_mask[ipc]) | payload;
+        dec->last_ip = ip; /* unchanged for 000b: keep mask is all ones and the payload is 0 */
+        pkt->ip.ipc = (uint8_t)ipc;
+        pkt->ip.suppressed = ipc == FWPT_IPC_SUPPRESSED;
+        pkt->ip.ip = ipc == FWPT_IPC_SUPPRESSED ? 0 : ip;
+        pkt->ip.payload = payload;
+        DONE(type, 1 + n);
+    }
+    case K_CYC: {
+        uint64_t value = b >> CYC_SHIFT;
+        size_t n = 1;
+        if (b & CYC_EXP) {
+            unsigned shift = 8 - CYC_SHIFT;
+            for (;;) {
+                if (n >= avail)
+                    return fail(pkt, FWPT_E_TRUNCATED);
+                if (n > CYC_MAX_EXT_BYTES)
+                    return fail(pkt, FWPT_E_BAD_PACKET);
+                unsigned x = p[n++];
+                value |= (uint64_t)(x >> CYCX_SHIFT) << shift;
+                shift += 8 - CYCX_SHIFT;
+                if (!(x & CYCX_EXP))
+                    break;
+            }
+        }
+        pkt->cyc.value = value;
+        DONE(FWPT_PKT_CYC, n);
+    }
+    case K_EXT:
+        return decode_ext(dec, pkt, p, avail, off);
+    case K_TSC:
+        if (avail < TSC_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->tsc.tsc = read_le(p + 1, avail - 1, TSC_SIZE - 1);
+        DONE(FWPT_PKT_TSC, TSC_SIZE);
+    case K_MTC:
+        if (avail < MTC_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->mtc.ctc = p[1];
+        DONE(FWPT_PKT_MTC, MTC_SIZE);
+    case K_MOD: {
+        if (avail < MODE_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        unsigned m = p[1];
+        END_BLOCK();
+        if ((m & MODE_LEAF) == MODE_LEAF_EXEC) {
+            bool csl = m & MODE_EXEC_CSL, csd = m & MODE_EXEC_CSD;
+            pkt->mode_exec.csl = csl;
+            pkt->mode_exec.csd = csd;
+            pkt->mode_exec.iflag = (m & MODE_EXEC_IF) != 0;
+            /* SDM MODE.Exec: CS.L=1 -> 64-bit (CS.D must be 0), else CS.D selects 32/16 */
+            pkt->mode_exec.mode = csl ? (csd ? FWPT_MODE_UNKNOWN : FWPT_MODE_64) : (csd ? FWPT_MODE_32 : FWPT_MODE_16);
+            DONE(FWPT_PKT_MODE_EXEC, MODE_SIZE);
+        }
+        if ((m & MODE_LEAF) == MODE_LEAF_TSX) {
+            pkt->mode_tsx.intx = (m & MODE_TSX_INTX) != 0;
+            pkt->mode_tsx.abrt = (m & MODE_TSX_ABRT) != 0;
+            DONE(FWPT_PKT_MODE_TSX, MODE_SIZE);
+        }
+        return fail(pkt, FWPT_E_BAD_PACKET);
+    }
+    default:
+        return fail(pkt, FWPT_E_BAD_OPCODE);
+    }
+}
+
+static enum fwpt_status decode_ext(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt,
+                                   const uint8_t *p, size_t avail, size_t off)
+{
+    if (avail < 2)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    unsigned ext = p[1];
+    switch (ext) {
+    case EXT_PSB:
+        if (avail < PSB_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        if (*(const u64_unaligned *)p != PSB_PATTERN || *(const u64_unaligned *)(p + 8) != PSB_PATTERN)
+            return fail(pkt, FWPT_E_BAD_PACKET);
+        dec->last_ip = 0; /* SDM: Last IP is reset to zero at PSB */
+        END_BLOCK();
+        DONE(FWPT_PKT_PSB, PSB_SIZE);
+    case EXT_PSBEND:
+        END_BLOCK();
+        DONE(FWPT_PKT_PSBEND, PSBEND_SIZE);
+    case EXT_OVF:
+        END_BLOCK();
+        DONE(FWPT_PKT_OVF, OVF_SIZE);
+    case EXT_STOP:
+        END_BLOCK();
+        DONE(FWPT_PKT_STOP, STOP_SIZE);
+    case EXT_TNT_64: {
+        if (avail < TNT_64_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        uint64_t payload = read_le(p + 2, avail - 2, 6);
+        if (payload <= 1)
+            return fail(pkt, FWPT_E_BAD_PACKET); /* no stop bit, or no TNT bit before it (as libipt) */
+        unsigned count = 63u - (unsigned)__builtin_clzll(payload);
+        pkt->tnt.count = (uint8_t)count;
+        pkt->tnt.bits = bit_reverse64(payload) >> (64 - count);
+        END_BLOCK();
+        DONE(FWPT_PKT_TNT_64, TNT_64_SIZE);
+    }
+    case EXT_CBR:
+        if (avail < CBR_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->cbr.ratio = p[2];
+        DONE(FWPT_PKT_CBR, CBR_SIZE);
+    case EXT_PIP: {
+        if (avail < PIP_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        uint64_t payload = read_le(p + 2, avail - 2, 6);
+        pkt->pip.nr = (payload & PIP_NR) != 0;
+        pkt->pip.cr3 = (payload & ~(uint64_t)PIP_NR) << PIP_CR3_SHIFT;
+        END_BLOCK();
+        DONE(FWPT_PKT_PIP, PIP_SIZE);
+    }
+    case EXT_VMCS:
+        if (avail < VMCS_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->vmcs.base = read_le(p + 2, avail - 2, 5) << VMCS_SHIFT;
+        END_BLOCK();
+        DONE(FWPT_PKT_VMCS, VMCS_SIZE);
+    case EXT_TMA:
+        if (avail < TMA_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        /* SDM TMA: byte 2-3 CTC[15:0], byte 4 reserved, byte 5-6 FastCounter[8:0] (reserved bits ignored:
+         * "Packet bits listed as RSVD are not guaranteed to be 0") */
+        pkt->tma.ctc = (uint16_t)(p[2] | p[3] << 8);
+        pkt->tma.fc = (uint16_t)((p[5] | p[6] << 8) & TMA_FC_MASK);
+        DONE(FWPT_PKT_TMA, TMA_SIZE);
+    case EXT_EXT2:
+        if (avail < 3)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        if (p[2] != EXT2_MNT)
+            return fail(pkt, FWPT_E_BAD_OPCODE);
+        if (avail < MNT_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->mnt.payload = read_le(p + 3, avail - 3, 8);
+        DONE(FWPT_PKT_MNT, MNT_SIZE);
+    case EXT_EXSTOP:
+    case EXT_EXSTOP | EXT_IP:
+        pkt->exstop.ip = (ext & EXT_IP) != 0;
+        DONE(FWPT_PKT_EXSTOP, EXSTOP_SIZE);
+    case EXT_MWAIT:
+        if (avail < MWAIT_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->mwait.hints = (uint32_t)read_le(p + 2, avail - 2, 4);
+        pkt->mwait.ext = (uint32_t)read_le(p + 6, avail - 6, 4);
+        END_BLOCK();
+        DONE(FWPT_PKT_MWAIT, MWAIT_SIZE);
+    case EXT_PWRE:
+        if (avail < PWRE_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->pwre.hw = (p[2] & PWRE_HW) != 0;
+        pkt->pwre.state = (uint8_t)(p[3] >> 4);
+        pkt->pwre.sub_state = (uint8_t)(p[3] & NIBBLE);
+        DONE(FWPT_PKT_PWRE, PWRE_SIZE);
+    case EXT_PWRX:
+        if (avail < PWRX_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->pwrx.last = (uint8_t)(p[2] >> PWRX_LAST_SHIFT);
+        pkt->pwrx.deepest = (uint8_t)(p[2] & NIBBLE);
+        pkt->pwrx.wake_reason = (uint8_t)(p[3] & NIBBLE);
+        DONE(FWPT_PKT_PWRX, PWRX_SIZE);
+    case EXT_BBP: {
+        if (avail < BBP_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        unsigned sz = (p[2] & BBP_SZ) != 0;
+        pkt->bbp.sz = (uint8_t)sz;
+        pkt->bbp.type = (uint8_t)(p[2] & BBP_TYPE);
+        pkt->bbp.item_bytes = sz ? 4 : 8; /* SDM BBP: SZ=1 4-byte, SZ=0 8-byte block items */
+        dec->block_item_bytes = pkt->bbp.item_bytes;
+        DONE(FWPT_PKT_BBP, BBP_SIZE);
+    }
+    case EXT_BEP:
+    case EXT_BEP | EXT_IP:
+        pkt->bep.ip = (ext & EXT_IP) != 0;
+        END_BLOCK();
+        DONE(FWPT_PKT_BEP, BEP_SIZE);
+    case EXT_CFE:
+        if (avail < CFE_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->cfe.ip = (p[2] & CFE_IP) != 0;
+        pkt->cfe.type = (uint8_t)(p[2] & CFE_TYPE);
+        pkt->cfe.vector = p[3];
+        END_BLOCK();
+        DONE(FWPT_PKT_CFE, CFE_SIZE);
+    case EXT_EVD:
+        if (avail < EVD_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->evd.type = (uint8_t)(p[2] & EVD_TYPE);
+        pkt->evd.payload = read_le(p + 3, avail - 3, 8);
+        END_BLOCK();
+        DONE(FWPT_PKT_EVD, EVD_SIZE);
+    default:
+        if ((ext & OPM_EXT_PTW) == EXT_PTW) {
+            unsigned plc = (ext >> PTW_PLC_SHIFT) & PTW_PLC_MASK;
+            if (plc > 1)
+                return fail(pkt, FWPT_E_BAD_PACKET); /* SDM PTW: PayloadBytes 10b, 11b reserved */
+            unsigned n = plc ? 8 : 4;
+            if (avail < PTW_HDR_SIZE + n)
+                return fail(pkt, FWPT_E_TRUNCATED);
+            pkt->ptw.payload = read_le(p + 2, avail - 2, n);
+            pkt->ptw.bytes = (uint8_t)n;
+            pkt->ptw.plc = (uint8_t)plc;
+            pkt->ptw.ip = (ext & EXT_IP) != 0;
+            END_BLOCK();
+            DONE(FWPT_PKT_PTW, PTW_HDR_SIZE + n);
+        }
+        return fail(pkt, FWPT_E_BAD_OPCODE);
+    }
+}

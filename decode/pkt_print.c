@@ -1,0 +1,299 @@
+/* fwpt — packet printers (text mirrors libipt's ptdump: offset, name, payload; JSON lines). */
+#include "decode/pkt_print.h"
+
+const char *fwpt_pkt_error_name(enum fwpt_status s)
+{
+    switch (s) {
+    case FWPT_E_EOS: return "eos";
+    case FWPT_E_NOSYNC: return "nosync";
+    case FWPT_E_TRUNCATED: return "truncated";
+    case FWPT_E_BAD_OPCODE: return "bad_opcode";
+    case FWPT_E_BAD_IPC: return "bad_ipc";
+    case FWPT_E_BAD_PACKET: return "bad_packet";
+    default: return "error";
+    }
+}
+
+/* ---- text ---- */
+
+static void text_hex(const struct fwpt_sink *o, const char *label, uint64_t v)
+{
+    if (label) {
+        fwpt_puts(o, label);
+        fwpt_putc(o, ' ');
+    }
+    fwpt_put_0x(o, v);
+}
+
+static void text_flag(const struct fwpt_sink *o, bool on, const char *name, int *first)
+{
+    if (!on)
+        return;
+    if (!*first)
+        fwpt_putc(o, ' ');
+    fwpt_puts(o, name);
+    *first = 0;
+}
+
+static void text_tnt(const struct fwpt_sink *o, const struct fwpt_packet *pkt)
+{
+    /* ptdump: '!' taken, '.' not taken, in execution order */
+    char s[64];
+    unsigned n = pkt->tnt.count;
+    for (unsigned i = 0; i < n; i++)
+        s[i] = (pkt->tnt.bits >> i) & 1 ? '!' : '.';
+    fwpt_putn(o, s, n);
+}
+
+void fwpt_pkt_print_text(const struct fwpt_sink *o, const struct fwpt_packet *p)
+{
+    int first = 1;
+    fwpt_put_hex(o, p->offset, 16);
+    fwpt_puts(o, "  ");
+    switch (p->type) {
+    case FWPT_PKT_PAD: case FWPT_PKT_PSB: case FWPT_PKT_PSBEND: case FWPT_PKT_STOP: case FWPT_PKT_OVF:
+        fwpt_puts(o, fwpt_pkt_type_name(p->type));
+        fwpt_putc(o, '\n');
+        return;
+    default:
+        break;
+    }
+    fwpt_put_padded(o, fwpt_pkt_type_name(p->type), 10);
+    switch (p->type) {
+    case FWPT_PKT_TNT_8: case FWPT_PKT_TNT_64:
+        text_tnt(o, p);
+        break;
+    case FWPT_PKT_TIP: case FWPT_PKT_TIP_PGE: case FWPT_PKT_TIP_PGD: case FWPT_PKT_FUP:
+        fwpt_put_dec(o, p->ip.ipc);
+        fwpt_puts(o, ": ");
+        if (p->ip.suppressed) {
+            fwpt_puts(o, "suppressed");
+        } else {
+            static const unsigned digits[8] = {0, 4, 8, 12, 12, 0, 16, 0};
+            fwpt_puts(o, "0x");
+            fwpt_put_hex(o, p->ip.payload, digits[p->ip.ipc & 7]);
+            fwpt_puts(o, "  ip ");
+            fwpt_puts(o, "0x");
+            fwpt_put_hex(o, p->ip.ip, 16);
+        }
+        break;
+    case FWPT_PKT_PIP:
+        text_hex(o, "cr3", p->pip.cr3);
+        if (p->pip.nr)
+            fwpt_puts(o, ", nr");
+        break;
+    case FWPT_PKT_MODE_EXEC:
+        text_flag(o, p->mode_exec.csl, "cs.l", &first);
+        text_flag(o, p->mode_exec.csd, "cs.d", &first);
+        text_flag(o, p->mode_exec.iflag, "if", &first);
+        if (!first)
+            fwpt_puts(o, "  ");
+        if (p->mode_exec.mode) {
+            fwpt_put_dec(o, p->mode_exec.mode);
+            fwpt_puts(o, "-bit");
+        } else {
+            fwpt_puts(o, "unknown");
+        }
+        break;
+    case FWPT_PKT_MODE_TSX:
+        text_flag(o, p->mode_tsx.intx, "intx", &first);
+        text_flag(o, p->mode_tsx.abrt, "abrt", &first);
+        break;
+    case FWPT_PKT_TSC: text_hex(o, 0, p->tsc.tsc); break;
+    case FWPT_PKT_CBR: text_hex(o, 0, p->cbr.ratio); break;
+    case FWPT_PKT_MTC: text_hex(o, 0, p->mtc.ctc); break;
+    case FWPT_PKT_TMA:
+        text_hex(o, "CTC", p->tma.ctc);
+        fwpt_puts(o, ", ");
+        text_hex(o, "FC", p->tma.fc);
+        break;
+    case FWPT_PKT_CYC: text_hex(o, 0, p->cyc.value); break;
+    case FWPT_PKT_VMCS: text_hex(o, 0, p->vmcs.base); break;
+    case FWPT_PKT_MNT: text_hex(o, 0, p->mnt.payload); break;
+    case FWPT_PKT_PTW:
+        fwpt_put_dec(o, p->ptw.plc);
+        fwpt_puts(o, ": ");
+        text_hex(o, 0, p->ptw.payload);
+        if (p->ptw.ip)
+            fwpt_puts(o, ", ip");
+        break;
+    case FWPT_PKT_EXSTOP: text_flag(o, p->exstop.ip, "ip", &first); break;
+    case FWPT_PKT_MWAIT:
+        text_hex(o, "hints:", p->mwait.hints);
+        fwpt_puts(o, ", ");
+        text_hex(o, "ext:", p->mwait.ext);
+        break;
+    case FWPT_PKT_PWRE:
+        fwpt_puts(o, "c");
+        fwpt_put_dec(o, p->pwre.state);
+        fwpt_putc(o, '.');
+        fwpt_put_dec(o, p->pwre.sub_state);
+        if (p->pwre.hw)
+            fwpt_puts(o, ", hw");
+        break;
+    case FWPT_PKT_PWRX:
+        fwpt_puts(o, "last: c");
+        fwpt_put_dec(o, p->pwrx.last);
+        fwpt_puts(o, ", deepest: c");
+        fwpt_put_dec(o, p->pwrx.deepest);
+        if (p->pwrx.wake_reason & 1) fwpt_puts(o, ", int");
+        if (p->pwrx.wake_reason & 2) fwpt_puts(o, ", timer");
+        if (p->pwrx.wake_reason & 4) fwpt_puts(o, ", store");
+        if (p->pwrx.wake_reason & 8) fwpt_puts(o, ", hw");
+        break;
+    case FWPT_PKT_BBP:
+        fwpt_puts(o, "type ");
+        fwpt_put_dec(o, p->bbp.type);
+        fwpt_puts(o, ", items ");
+        fwpt_put_dec(o, p->bbp.item_bytes);
+        fwpt_puts(o, " bytes");
+        break;
+    case FWPT_PKT_BIP:
+        fwpt_puts(o, "id ");
+        fwpt_put_dec(o, p->bip.id);
+        fwpt_puts(o, ": ");
+        text_hex(o, 0, p->bip.value);
+        break;
+    case FWPT_PKT_BEP: text_flag(o, p->bep.ip, "ip", &first); break;
+    case FWPT_PKT_CFE:
+        fwpt_puts(o, "type ");
+        fwpt_put_dec(o, p->cfe.type);
+        fwpt_puts(o, ", vector ");
+        fwpt_put_0x(o, p->cfe.vector);
+        if (p->cfe.ip)
+            fwpt_puts(o, ", ip");
+        break;
+    case FWPT_PKT_EVD:
+        fwpt_puts(o, "type ");
+        fwpt_put_dec(o, p->evd.type);
+        fwpt_puts(o, ": ");
+        text_hex(o, 0, p->evd.payload);
+        break;
+    default:
+        break;
+    }
+    fwpt_putc(o, '\n');
+}
+
+void fwpt_pkt_print_error_text(const struct fwpt_sink *o, uint64_t offset, enum fwpt_status s)
+{
+    fwpt_put_hex(o, offset, 16);
+    fwpt_puts(o, "  error: ");
+    fwpt_puts(o, fwpt_pkt_error_name(s));
+    fwpt_puts(o, " (");
+    fwpt_puts(o, fwpt_status_msg(s));
+    fwpt_puts(o, ")\n");
+}
+
+/* ---- JSON lines ---- */
+
+static void json_key(const struct fwpt_sink *o, const char *k)
+{
+    fwpt_puts(o, ",\"");
+    fwpt_puts(o, k);
+    fwpt_puts(o, "\":");
+}
+static void json_u(const struct fwpt_sink *o, const char *k, uint64_t v)
+{
+    json_key(o, k);
+    fwpt_put_dec(o, v);
+}
+static void json_x(const struct fwpt_sink *o, const char *k, uint64_t v)
+{
+    json_key(o, k);
+    fwpt_putc(o, '"');
+    fwpt_put_0x(o, v);
+    fwpt_putc(o, '"');
+}
+static void json_b(const struct fwpt_sink *o, const char *k, bool v)
+{
+    json_key(o, k);
+    fwpt_puts(o, v ? "true" : "false");
+}
+
+void fwpt_pkt_print_json(const struct fwpt_sink *o, const struct fwpt_packet *p)
+{
+    fwpt_puts(o, "{\"offset\":");
+    fwpt_put_dec(o, p->offset);
+    fwpt_puts(o, ",\"type\":\"");
+    fwpt_puts(o, fwpt_pkt_type_name(p->type));
+    fwpt_putc(o, '"');
+    json_u(o, "size", p->size);
+    switch (p->type) {
+    case FWPT_PKT_TNT_8: case FWPT_PKT_TNT_64: {
+        char s[64];
+        unsigned n = p->tnt.count;
+        for (unsigned i = 0; i < n; i++)
+            s[i] = (p->tnt.bits >> i) & 1 ? 'T' : 'N';
+        json_key(o, "bits");
+        fwpt_putc(o, '"');
+        fwpt_putn(o, s, n);
+        fwpt_putc(o, '"');
+        break;
+    }
+    case FWPT_PKT_TIP: case FWPT_PKT_TIP_PGE: case FWPT_PKT_TIP_PGD: case FWPT_PKT_FUP:
+        json_u(o, "ipc", p->ip.ipc);
+        if (!p->ip.suppressed) {
+            json_x(o, "payload", p->ip.payload);
+            json_x(o, "ip", p->ip.ip);
+        }
+        break;
+    case FWPT_PKT_PIP: json_x(o, "cr3", p->pip.cr3); json_b(o, "nr", p->pip.nr); break;
+    case FWPT_PKT_MODE_EXEC:
+        json_b(o, "csl", p->mode_exec.csl);
+        json_b(o, "csd", p->mode_exec.csd);
+        json_b(o, "if", p->mode_exec.iflag);
+        json_u(o, "mode", p->mode_exec.mode);
+        break;
+    case FWPT_PKT_MODE_TSX: json_b(o, "intx", p->mode_tsx.intx); json_b(o, "abrt", p->mode_tsx.abrt); break;
+    case FWPT_PKT_TSC: json_x(o, "tsc", p->tsc.tsc); break;
+    case FWPT_PKT_CBR: json_u(o, "ratio", p->cbr.ratio); break;
+    case FWPT_PKT_MTC: json_u(o, "ctc", p->mtc.ctc); break;
+    case FWPT_PKT_TMA: json_u(o, "ctc", p->tma.ctc); json_u(o, "fc", p->tma.fc); break;
+    case FWPT_PKT_CYC: json_u(o, "value", p->cyc.value); break;
+    case FWPT_PKT_VMCS: json_x(o, "base", p->vmcs.base); break;
+    case FWPT_PKT_MNT: json_x(o, "payload", p->mnt.payload); break;
+    case FWPT_PKT_PTW:
+        json_x(o, "payload", p->ptw.payload);
+        json_u(o, "bytes", p->ptw.bytes);
+        json_b(o, "ip", p->ptw.ip);
+        break;
+    case FWPT_PKT_EXSTOP: json_b(o, "ip", p->exstop.ip); break;
+    case FWPT_PKT_MWAIT: json_u(o, "hints", p->mwait.hints); json_u(o, "ext", p->mwait.ext); break;
+    case FWPT_PKT_PWRE:
+        json_u(o, "state", p->pwre.state);
+        json_u(o, "sub_state", p->pwre.sub_state);
+        json_b(o, "hw", p->pwre.hw);
+        break;
+    case FWPT_PKT_PWRX:
+        json_u(o, "last", p->pwrx.last);
+        json_u(o, "deepest", p->pwrx.deepest);
+        json_u(o, "wake_reason", p->pwrx.wake_reason);
+        break;
+    case FWPT_PKT_BBP:
+        json_u(o, "btype", p->bbp.type);
+        json_u(o, "sz", p->bbp.sz);
+        json_u(o, "item_bytes", p->bbp.item_bytes);
+        break;
+    case FWPT_PKT_BIP: json_u(o, "id", p->bip.id); json_x(o, "value", p->bip.value); json_u(o, "bytes", p->bip.bytes); break;
+    case FWPT_PKT_BEP: json_b(o, "ip", p->bep.ip); break;
+    case FWPT_PKT_CFE:
+        json_u(o, "cfe_type", p->cfe.type);
+        json_u(o, "vector", p->cfe.vector);
+        json_b(o, "ip", p->cfe.ip);
+        break;
+    case FWPT_PKT_EVD: json_u(o, "evd_type", p->evd.type); json_x(o, "payload", p->evd.payload); break;
+    default:
+        break;
+    }
+    fwpt_puts(o, "}\n");
+}
+
+void fwpt_pkt_print_error_json(const struct fwpt_sink *o, uint64_t offset, enum fwpt_status s)
+{
+    fwpt_puts(o, "{\"offset\":");
+    fwpt_put_dec(o, offset);
+    fwpt_puts(o, ",\"error\":\"");
+    fwpt_puts(o, fwpt_pkt_error_name(s));
+    fwpt_puts(o, "\"}\n");
+}
