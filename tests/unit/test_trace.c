@@ -8,6 +8,9 @@
 #include "arch/trace.h"
 #include "tests/check.h"
 #include "tests/common/cpu_script.h"
+#include "tests/common/topa_fixture.h"
+#include "topa/model.h"
+#include "topa/plan.h"
 
 #define R FWPT_SCRIPT_RDMSR
 #define W FWPT_SCRIPT_WRMSR
@@ -691,6 +694,232 @@ static void test_random_against_gp_rules(void)
     CHECK(accepted > 500 && refused_gp > 500);
 }
 
+
+/* ---- against the output model (topa/model): the real RTIT MSR + ToPA behaviour ---- */
+
+/* Delegates to the model, with a fault injected at MSR access #k. */
+struct faulty_model {
+    struct fwpt_model *m;
+    long fault_at;
+    unsigned n;
+    bool injected, injected_write;
+    uint32_t injected_msr;
+    bool after_stop_started;
+};
+static enum fwpt_status fm_cpuid(void *ctx, uint32_t l, uint32_t sl, struct fwpt_cpuid_regs *o)
+{
+    return fwpt_model_cpuid(((struct faulty_model *)ctx)->m, l, sl, o);
+}
+static bool fm_inject(struct faulty_model *f, uint32_t msr, bool write)
+{
+    if ((long)f->n++ != f->fault_at)
+        return false;
+    f->injected = true;
+    f->injected_msr = msr;
+    f->injected_write = write;
+    return true;
+}
+static enum fwpt_status fm_rdmsr(void *ctx, uint32_t msr, uint64_t *v)
+{
+    struct faulty_model *f = ctx;
+    if (fm_inject(f, msr, false)) {
+        *v = 0;
+        return FWPT_E_FAULT;
+    }
+    return fwpt_model_rdmsr(f->m, msr, v);
+}
+static enum fwpt_status fm_wrmsr(void *ctx, uint32_t msr, uint64_t v)
+{
+    struct faulty_model *f = ctx;
+    if (fm_inject(f, msr, true))
+        return FWPT_E_FAULT;
+    return fwpt_model_wrmsr(f->m, msr, v);
+}
+
+struct model_rig {
+    struct fwpt_caps caps;
+    struct topa_arena arena;
+    struct fwpt_plan plan;
+    struct fwpt_output_regs regs;
+    uint64_t region_phys[16], table_phys[4];
+    struct fwpt_model m;
+};
+
+static bool model_rig_init(struct model_rig *r, const char *prof, bool single_range)
+{
+    struct fwpt_cpuid_snapshot snap;
+    struct fwpt_plan_options opt;
+    struct fwpt_plan_error err;
+    memset(r, 0, sizeof *r);
+    fwpt_cpu_profile_snapshot(profile(prof), &snap);
+    fwpt_caps_parse(&snap, &r->caps);
+    memset(&opt, 0, sizeof opt);
+    opt.total_size = 64 << 10;
+    opt.region_size = single_range || !r->caps.topa_multiple_entries ? 0 : 16 << 10; /* one region */
+    opt.mode = FWPT_PLAN_STOP;
+    opt.single_range = single_range;
+    if (fwpt_plan_make(&r->caps, &opt, &r->plan, &err) != FWPT_OK) {
+        fprintf(stderr, "plan for %s: %s: %s\n", prof, err.option ? err.option : "?", err.why ? err.why : "?");
+        return false;
+    }
+    if (r->plan.region_count > 16 || r->plan.table_count > 4)
+        return false;
+    topa_arena_init(&r->arena, 0x10000000ull, 1 << 20);
+    for (unsigned i = 0; i < r->plan.region_count; i++)
+        r->region_phys[i] = topa_arena_alloc(&r->arena, r->plan.regions.bytes, r->plan.regions.align);
+    for (unsigned i = 0; i < r->plan.table_count; i++)
+        r->table_phys[i] = topa_arena_alloc(&r->arena, r->plan.tables.bytes, r->plan.tables.align);
+    if (fwpt_plan_apply(&r->plan, &r->arena.mem, r->region_phys, r->table_phys, &r->regs) != FWPT_OK)
+        return false;
+    fwpt_model_init(&r->m, &r->caps, &r->arena.mem);
+    /* what the MSRs held before */
+    r->m.output_base = PRE_OUTPUT_BASE;
+    r->m.output_mask_ptrs = PRE_MASK_PTRS;
+    if (r->caps.cr3_filtering)
+        r->m.cr3_match = PRE_CR3;
+    for (unsigned n = 0; n < r->caps.num_address_ranges && n < FWPT_MAX_ADDR_RANGES; n++) {
+        r->m.addr_a[n] = PRE_ADDR_A(n);
+        r->m.addr_b[n] = PRE_ADDR_B(n);
+    }
+    return true;
+}
+
+static void model_config(const struct model_rig *r, struct fwpt_trace_config *cfg)
+{
+    rich_config(&r->caps, cfg);
+    cfg->topa = (r->regs.ctl_bits & RTIT_CTL_TOPA) != 0;
+    cfg->output_base = r->regs.output_base;
+    cfg->output_mask_ptrs = r->regs.output_mask_ptrs;
+}
+
+static bool model_clean(const struct fwpt_model *m, const struct fwpt_caps *c, uint32_t except)
+{
+    bool ok = !fwpt_model_trace_en(m) && m->status == 0 && m->stats.gp == 0;
+    if (except != MSR_IA32_RTIT_CTL)
+        ok = ok && m->ctl == 0;
+    if (except != MSR_IA32_RTIT_OUTPUT_BASE)
+        ok = ok && m->output_base == PRE_OUTPUT_BASE;
+    if (except != MSR_IA32_RTIT_OUTPUT_MASK_PTRS)
+        ok = ok && (m->output_mask_ptrs | RTIT_MASK_LOWERMASK) == PRE_MASK_PTRS;
+    if (c->cr3_filtering && except != MSR_IA32_RTIT_CR3_MATCH)
+        ok = ok && m->cr3_match == PRE_CR3;
+    for (unsigned n = 0; n < c->num_address_ranges && n < FWPT_MAX_ADDR_RANGES; n++) {
+        if (except != MSR_IA32_RTIT_ADDRn_A(n))
+            ok = ok && m->addr_a[n] == PRE_ADDR_A(n);
+        if (except != MSR_IA32_RTIT_ADDRn_B(n))
+            ok = ok && m->addr_b[n] == PRE_ADDR_B(n);
+    }
+    return ok;
+}
+
+static void test_model(void)
+{
+    static const struct {
+        const char *prof;
+        bool single_range;
+        enum fwpt_plan_scheme scheme;
+    } runs[] = {
+        {"broadwell", false, FWPT_SCHEME_TOPA_SINGLE}, {"skylake", false, FWPT_SCHEME_TOPA_MULTI},
+        {"skylake", true, FWPT_SCHEME_SINGLE_RANGE},   {"goldmont", false, FWPT_SCHEME_TOPA_MULTI},
+        {"tremont", false, FWPT_SCHEME_TOPA_MULTI},    {"alderlake-p", false, FWPT_SCHEME_TOPA_MULTI},
+        {"gracemont-e", true, FWPT_SCHEME_SINGLE_RANGE}, {"arrowlake-p", false, FWPT_SCHEME_TOPA_MULTI},
+    };
+    unsigned fault_runs = 0;
+    uint8_t bytes[300];
+    for (unsigned i = 0; i < sizeof bytes; i++)
+        bytes[i] = (uint8_t)(i * 7 + 1);
+    for (size_t ri = 0; ri < sizeof runs / sizeof runs[0]; ri++) {
+        struct model_rig rig;
+        struct fwpt_trace_config cfg;
+        struct fwpt_trace_state st;
+        struct fwpt_trace_result res;
+        int before = (int)check_failed;
+        if (!model_rig_init(&rig, runs[ri].prof, runs[ri].single_range)) {
+            CHECK(!"model rig");
+            continue;
+        }
+        CHECK_EQ(rig.plan.scheme, runs[ri].scheme);
+        model_config(&rig, &cfg);
+        CHECK_EQ(fwpt_trace_check(&cfg, &rig.caps, NULL), FWPT_OK);
+        struct fwpt_cpu cpu = fwpt_model_cpu(&rig.m);
+        CHECK_EQ(fwpt_trace_start(&cpu, &rig.caps, &cfg, &st), FWPT_OK);
+        CHECK(fwpt_model_trace_en(&rig.m) && fwpt_model_trigger_en(&rig.m));
+        CHECK_EQ(rig.m.ctl, fwpt_trace_ctl(&cfg, &rig.caps) | RTIT_CTL_TRACEEN);
+        CHECK_EQ(rig.m.stats.enables, 1);
+        /* the processor produces 300 bytes; they land at the start of the first region */
+        CHECK_EQ(fwpt_model_emit(&rig.m, bytes, sizeof bytes), sizeof bytes);
+        CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
+        CHECK(!res.error && !res.stopped);
+        CHECK_EQ(FWPT_GET(RTIT_STATUS_PACKETBYTECNT, res.status), sizeof bytes);
+        CHECK_EQ(res.output_base, cfg.output_base);
+        CHECK_EQ(FWPT_GET(RTIT_MASK_OUTPUTOFFSET, res.output_mask_ptrs), sizeof bytes);
+        CHECK(!memcmp(topa_arena_ptr(&rig.arena, rig.region_phys[0]), bytes, sizeof bytes));
+        CHECK(model_clean(&rig.m, &rig.caps, 0));
+        unsigned total = 0;
+        {
+            /* count the accesses of a clean run through the fault wrapper */
+            struct model_rig r2;
+            struct faulty_model f = {0};
+            CHECK(model_rig_init(&r2, runs[ri].prof, runs[ri].single_range));
+            f.m = &r2.m;
+            f.fault_at = -1;
+            struct fwpt_cpu fc = {"faulty-model", &f, fm_cpuid, fm_rdmsr, fm_wrmsr, NULL};
+            CHECK_EQ(fwpt_trace_start(&fc, &r2.caps, &cfg, &st), FWPT_OK);
+            CHECK_EQ(fwpt_trace_stop(&fc, &st, &res), FWPT_OK);
+            total = f.n;
+            topa_arena_free(&r2.arena);
+        }
+        CHECK(total > 15);
+        for (unsigned k = 0; k < total; k++, fault_runs++) {
+            struct model_rig r2;
+            struct faulty_model f = {0};
+            if (!model_rig_init(&r2, runs[ri].prof, runs[ri].single_range))
+                continue;
+            f.m = &r2.m;
+            f.fault_at = k;
+            struct fwpt_cpu fc = {"faulty-model", &f, fm_cpuid, fm_rdmsr, fm_wrmsr, NULL};
+            enum fwpt_status a = fwpt_trace_start(&fc, &r2.caps, &cfg, &st);
+            if (a == FWPT_OK)
+                (void)fwpt_model_emit(&r2.m, bytes, 64);
+            enum fwpt_status b = fwpt_trace_stop(&fc, &st, &res);
+            CHECK(f.injected);
+            CHECK(a != FWPT_OK || b != FWPT_OK);
+            bool restore_write = f.injected_write && f.injected_msr != MSR_IA32_RTIT_STATUS;
+            bool ok = k == 0 ? (f.n == 1 && !fwpt_model_trace_en(&r2.m))
+                             : model_clean(&r2.m, &r2.caps, restore_write ? f.injected_msr : 0);
+            CHECK(ok);
+            if (!ok)
+                fprintf(stderr, "  model %s fault at %u (msr %x %s): ctl %llx status %llx gp %llu\n", runs[ri].prof, k,
+                        f.injected_msr, f.injected_write ? "wr" : "rd", (unsigned long long)r2.m.ctl,
+                        (unsigned long long)r2.m.status, (unsigned long long)r2.m.stats.gp);
+            topa_arena_free(&r2.arena);
+        }
+        /* an operational error at enable: a reserved bit in the first ToPA entry / a bad mask */
+        {
+            struct model_rig r2;
+            CHECK(model_rig_init(&r2, runs[ri].prof, runs[ri].single_range));
+            struct fwpt_cpu mc = fwpt_model_cpu(&r2.m);
+            struct fwpt_trace_config bad = cfg;
+            if (bad.topa) {
+                uint64_t e0;
+                CHECK(fwpt_physmem_read64(&r2.arena.mem, r2.regs.output_base, &e0));
+                CHECK(fwpt_physmem_write64(&r2.arena.mem, r2.regs.output_base, e0 | FWPT_BIT(1)));
+            } else {
+                bad.output_mask_ptrs = 0x1234ff; /* OutputMask not of the form 2^n-1 */
+            }
+            CHECK_EQ(fwpt_trace_start(&mc, &r2.caps, &bad, &st), FWPT_E_TRACE_ERROR);
+            CHECK(st.status_after_enable & RTIT_STATUS_ERROR);
+            CHECK_EQ(r2.m.stats.errors, 1);
+            CHECK(model_clean(&r2.m, &r2.caps, 0));
+            topa_arena_free(&r2.arena);
+        }
+        topa_arena_free(&rig.arena);
+        if ((int)check_failed != before)
+            fprintf(stderr, "  ^ model run %s%s\n", runs[ri].prof, runs[ri].single_range ? " single-range" : "");
+    }
+    printf("model: %zu profiles/schemes, %u fault-injection runs\n", sizeof runs / sizeof runs[0], fault_runs);
+}
+
 int main(void)
 {
     test_sequence_exact();
@@ -699,5 +928,6 @@ int main(void)
     test_error_on_enable();
     test_checks();
     test_random_against_gp_rules();
+    test_model();
     return check_summary("test_trace");
 }
