@@ -1,0 +1,2 @@
+# efi/ fragment: the QEMU tests boot the USB image once.
+EXTRA_QEMU_DEPS += $(B)/fwpt-usb.img

@@ -1,0 +1,282 @@
+/* fwpt — option parsing for the EFI application (pure: no EFI headers, host-tested). */
+#include "efi/options.h"
+#include "arch/text.h"
+
+static const char *const target_names[] = {
+#define FWPT_TARGET_NAME(n, name, arg, doc) name,
+    FWPT_TARGET_LIST(FWPT_TARGET_NAME)
+#undef FWPT_TARGET_NAME
+};
+static const int target_has_arg[] = {
+#define FWPT_TARGET_ARG(n, name, arg, doc) arg,
+    FWPT_TARGET_LIST(FWPT_TARGET_ARG)
+#undef FWPT_TARGET_ARG
+};
+
+const char *fwpt_target_name(enum fwpt_target t)
+{
+    return (unsigned)t < FWPT_TARGET_COUNT ? target_names[t] : "?";
+}
+
+static const char usage[] =
+    "usage: fwpt.efi [OPTION...]           (options: LoadOptions, else \\fwpt\\fwpt.cfg)\n"
+    "  help              this text\n"
+    "  shutdown          power off when done (ResetSystem)\n"
+    "  quiet             no packet dump on the console (files are still written)\n"
+    "  out=DIR           output directory on the boot volume (default \\fwpt)\n"
+    "  rdmsr=MSR         read one MSR through the hardware backend (#GP is caught and reported)\n"
+    "  wrmsr=MSR:VALUE   write one MSR (diagnostics; #GP is caught and reported)\n"
+    "  trace TARGET      trace one firmware call with Intel PT; TARGET is one of:\n"
+    "    locate-handle     LocateHandleBuffer(AllHandles): every handle in the database\n"
+    "    memory-map        GetMemoryMap: the size query, then the map into a pool buffer\n"
+    "    allocate-pages    AllocatePages(AnyPages, LoaderData, 16 pages), then FreePages\n"
+    "    get-variable      runtime GetVariable(BootOrder, EFI_GLOBAL_VARIABLE)\n"
+    "    connect-all       ConnectController(handle, NULL, NULL, TRUE) on every handle\n"
+    "    read-file PATH    open PATH on the boot volume (Simple File System) and read it all\n"
+    "    load-image PATH   LoadImage + StartImage of the EFI image PATH on the boot volume\n"
+    "  trace settings:\n"
+    "    size=N            total output buffer (4K..; K/M/G suffixes; default 4M)\n"
+    "    region=N          bytes per output region (power of two; default: the plan's choice)\n"
+    "    stop | ring       stop when the buffer is full (default) or wrap around\n"
+    "    filter=target     ADDR0 = code range of the image implementing the target\n"
+    "    filter=A-B        ADDR0 = [A, B] (hex)\n"
+    "    tsc               TSC packets (TSCEn)\n"
+    "    mtc=N             MTC packets, MTCFreq = N (checked against CPUID.(14H,1):EAX)\n"
+    "    cyc=N             CYC packets, CycThresh = N (checked against CPUID.(14H,1):EBX[15:0])\n"
+    "    psb=N             PSBFreq = N (checked against CPUID.(14H,1):EBX[31:16])\n"
+    "    ptwrite           PTWRITE packets (PTWEn)\n"
+    "    noretcomp         no RET compression (DisRETC)\n"
+    "    backend=hw|soft   Intel PT (default) or the single-step software tracer\n"
+    "    profile=NAME      CPU profile the software tracer emulates\n"
+    "    verify            software tracer: check the trace against the single-stepped path\n";
+
+const char *fwpt_options_usage(void) { return usage; }
+
+void fwpt_options_default(struct fwpt_efi_options *o)
+{
+    fwpt_memset(o, 0, sizeof *o);
+    o->target = FWPT_TARGET_NONE;
+    o->filter = FWPT_FILTER_NONE;
+    o->mtc = o->cyc = o->psb = -1;
+    fwpt_memcpy(o->out_dir, "\\fwpt", 6);
+    o->backend = FWPT_BACKEND_HW;
+}
+
+struct words {
+    const char *p, *end;
+    char buf[FWPT_OPT_PATH_MAX];
+    bool too_long;
+};
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\0'; }
+
+/* Next word into w->buf; false at the end. '#' starts a comment that runs to the end of the line. */
+static bool next_word(struct words *w)
+{
+    for (;;) {
+        while (w->p < w->end && is_space(*w->p))
+            w->p++;
+        if (w->p < w->end && *w->p == '#') {
+            while (w->p < w->end && *w->p != '\n')
+                w->p++;
+            continue;
+        }
+        break;
+    }
+    if (w->p >= w->end)
+        return false;
+    size_t n = 0;
+    w->too_long = false;
+    while (w->p < w->end && !is_space(*w->p)) {
+        if (n + 1 < sizeof w->buf)
+            w->buf[n++] = *w->p;
+        else
+            w->too_long = true;
+        w->p++;
+    }
+    w->buf[n] = 0;
+    return true;
+}
+
+static int fail(char *err, size_t cap, const char *a, const char *b, const char *c)
+{
+    struct fwpt_bufsink bs;
+    struct fwpt_sink s = fwpt_bufsink_init(&bs, err, cap ? cap - 1 : 0);
+    fwpt_puts(&s, a);
+    fwpt_puts(&s, b);
+    fwpt_puts(&s, c);
+    if (cap)
+        err[bs.len < cap ? bs.len : cap - 1] = 0;
+    return -1;
+}
+
+static bool has_prefix(const char *s, const char *p) { return fwpt_strncmp(s, p, fwpt_strlen(p)) == 0; }
+
+static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
+
+static bool looks_like_image(const char *s)
+{
+    size_t n = fwpt_strlen(s);
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '\\')
+            return true;
+    return n >= 4 && s[n - 4] == '.' && lower(s[n - 3]) == 'e' && lower(s[n - 2]) == 'f' &&
+           lower(s[n - 1]) == 'i';
+}
+
+static void copy_str(char *d, size_t cap, const char *s)
+{
+    size_t n = fwpt_strlen(s);
+    if (n >= cap)
+        n = cap - 1;
+    fwpt_memcpy(d, s, n);
+    d[n] = 0;
+}
+
+/* A small field encoding (MTCFreq, CycThresh, PSBFreq are 4 bits wide). */
+static int parse_field4(const char *v, int *out)
+{
+    uint64_t x;
+    if (fwpt_parse_u64(v, 0, &x) != 0 || x > 15)
+        return -1;
+    *out = (int)x;
+    return 0;
+}
+
+int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struct fwpt_efi_options *o,
+                       char *err, size_t err_cap)
+{
+    struct words w = {.p = line, .end = line + len};
+    bool first = true;
+    if (err_cap)
+        err[0] = 0;
+    while (next_word(&w)) {
+        const char *a = w.buf;
+        if (w.too_long)
+            return fail(err, err_cap, "option too long: '", a, "...'");
+        if (first && skip_image_name && looks_like_image(a)) {
+            first = false;
+            continue;
+        }
+        first = false;
+        if (!fwpt_strcmp(a, "help") || !fwpt_strcmp(a, "-h") || !fwpt_strcmp(a, "--help")) {
+            o->help = true;
+        } else if (!fwpt_strcmp(a, "shutdown")) {
+            o->shutdown = true;
+        } else if (!fwpt_strcmp(a, "quiet")) {
+            o->quiet = true;
+        } else if (!fwpt_strcmp(a, "stop")) {
+            o->ring = false;
+        } else if (!fwpt_strcmp(a, "ring")) {
+            o->ring = true;
+        } else if (!fwpt_strcmp(a, "tsc")) {
+            o->tsc = true;
+        } else if (!fwpt_strcmp(a, "ptwrite")) {
+            o->ptwrite = true;
+        } else if (!fwpt_strcmp(a, "noretcomp")) {
+            o->noretcomp = true;
+        } else if (!fwpt_strcmp(a, "verify")) {
+            o->verify = true;
+        } else if (!fwpt_strcmp(a, "trace")) {
+            if (o->trace)
+                return fail(err, err_cap, "'trace' given twice", "", "");
+            if (!next_word(&w))
+                return fail(err, err_cap, "'trace' needs a target (see 'help')", "", "");
+            enum fwpt_target t = FWPT_TARGET_NONE;
+            for (unsigned i = 1; i < FWPT_TARGET_COUNT; i++)
+                if (!fwpt_strcmp(w.buf, target_names[i]))
+                    t = (enum fwpt_target)i;
+            if (t == FWPT_TARGET_NONE)
+                return fail(err, err_cap, "unknown trace target '", w.buf, "' (see 'help')");
+            o->trace = true;
+            o->target = t;
+            if (target_has_arg[t]) {
+                if (!next_word(&w))
+                    return fail(err, err_cap, "trace target '", target_names[t], "' needs a PATH");
+                if (w.too_long)
+                    return fail(err, err_cap, "path too long: '", w.buf, "...'");
+                copy_str(o->target_path, sizeof o->target_path, w.buf);
+            }
+        } else if (has_prefix(a, "size=")) {
+            if (fwpt_parse_size(a + 5, &o->buffer_size) != 0 || o->buffer_size == 0)
+                return fail(err, err_cap, "bad size in '", a, "' (e.g. size=4M)");
+        } else if (has_prefix(a, "region=")) {
+            if (fwpt_parse_size(a + 7, &o->region_size) != 0 || o->region_size == 0)
+                return fail(err, err_cap, "bad size in '", a, "' (e.g. region=64K)");
+        } else if (has_prefix(a, "filter=")) {
+            const char *v = a + 7;
+            if (!fwpt_strcmp(v, "target")) {
+                o->filter = FWPT_FILTER_TARGET;
+            } else {
+                char lo[32];
+                size_t i = 0;
+                while (v[i] && v[i] != '-' && i + 1 < sizeof lo) {
+                    lo[i] = v[i];
+                    i++;
+                }
+                lo[i] = 0;
+                if (v[i] != '-' || fwpt_parse_u64(lo, 1, &o->filter_a) != 0 ||
+                    fwpt_parse_u64(v + i + 1, 1, &o->filter_b) != 0 || o->filter_b < o->filter_a)
+                    return fail(err, err_cap, "bad filter '", a, "' (filter=target or filter=A-B, hex, A <= B)");
+                o->filter = FWPT_FILTER_RANGE;
+            }
+        } else if (has_prefix(a, "mtc=")) {
+            if (parse_field4(a + 4, &o->mtc) != 0)
+                return fail(err, err_cap, "bad value in '", a, "' (MTCFreq 0..15)");
+        } else if (has_prefix(a, "cyc=")) {
+            if (parse_field4(a + 4, &o->cyc) != 0)
+                return fail(err, err_cap, "bad value in '", a, "' (CycThresh 0..15)");
+        } else if (has_prefix(a, "psb=")) {
+            if (parse_field4(a + 4, &o->psb) != 0)
+                return fail(err, err_cap, "bad value in '", a, "' (PSBFreq 0..15)");
+        } else if (has_prefix(a, "out=")) {
+            const char *v = a + 4;
+            if (!*v)
+                return fail(err, err_cap, "empty directory in '", a, "'");
+            char *d = o->out_dir;
+            size_t n = 0;
+            if (*v != '\\' && *v != '/')
+                d[n++] = '\\';
+            for (; *v && n + 1 < sizeof o->out_dir; v++)
+                d[n++] = (*v == '/') ? '\\' : *v;
+            while (n > 1 && d[n - 1] == '\\')
+                n--;
+            d[n] = 0;
+        } else if (has_prefix(a, "backend=")) {
+            if (!fwpt_strcmp(a + 8, "hw"))
+                o->backend = FWPT_BACKEND_HW;
+            else if (!fwpt_strcmp(a + 8, "soft"))
+                o->backend = FWPT_BACKEND_SOFT;
+            else
+                return fail(err, err_cap, "unknown backend in '", a, "' (hw or soft)");
+        } else if (has_prefix(a, "profile=")) {
+            if (!a[8] || fwpt_strlen(a + 8) >= sizeof o->profile)
+                return fail(err, err_cap, "bad profile name in '", a, "'");
+            copy_str(o->profile, sizeof o->profile, a + 8);
+        } else if (has_prefix(a, "rdmsr=")) {
+            uint64_t m;
+            if (fwpt_parse_u64(a + 6, 0, &m) != 0 || m > 0xffffffffu)
+                return fail(err, err_cap, "bad MSR number in '", a, "'");
+            o->have_rdmsr_probe = true;
+            o->rdmsr_probe = (uint32_t)m;
+        } else if (has_prefix(a, "wrmsr=")) {
+            char num[24];
+            const char *v = a + 6;
+            size_t i = 0;
+            uint64_t m;
+            while (v[i] && v[i] != ':' && i + 1 < sizeof num) {
+                num[i] = v[i];
+                i++;
+            }
+            num[i] = 0;
+            if (v[i] != ':' || fwpt_parse_u64(num, 0, &m) != 0 || m > 0xffffffffu ||
+                fwpt_parse_u64(v + i + 1, 0, &o->wrmsr_value) != 0)
+                return fail(err, err_cap, "bad MSR write in '", a, "' (wrmsr=MSR:VALUE)");
+            o->have_wrmsr_probe = true;
+            o->wrmsr_probe = (uint32_t)m;
+        } else {
+            return fail(err, err_cap, "unknown option '", a, "' (see 'help')");
+        }
+    }
+    return 0;
+}

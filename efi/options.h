@@ -1,0 +1,77 @@
+/* fwpt — the EFI application's options: one command line (LoadOptions or \fwpt\fwpt.cfg) parsed
+ * into one struct. Pure C (no EFI headers), so the parser is unit-tested on the host. */
+#ifndef FWPT_EFI_OPTIONS_H
+#define FWPT_EFI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FWPT_OPT_PATH_MAX 256
+
+/* What `trace TARGET` calls between TraceEn=1 and TraceEn=0. */
+#define FWPT_TARGET_LIST(X)                                                                          \
+    X(NONE, "none", 0, "")                                                                           \
+    X(LOCATE_HANDLE, "locate-handle", 0, "LocateHandleBuffer(AllHandles): every handle in the database") \
+    X(MEMORY_MAP, "memory-map", 0, "GetMemoryMap: the size query, then the map into a pool buffer")  \
+    X(ALLOCATE_PAGES, "allocate-pages", 0, "AllocatePages(AnyPages, LoaderData, 16 pages), then FreePages") \
+    X(GET_VARIABLE, "get-variable", 0, "runtime GetVariable(BootOrder, EFI_GLOBAL_VARIABLE)")        \
+    X(CONNECT_ALL, "connect-all", 0, "ConnectController(handle, NULL, NULL, TRUE) on every handle")  \
+    X(READ_FILE, "read-file", 1, "open PATH on the boot volume (Simple File System) and read it all") \
+    X(LOAD_IMAGE, "load-image", 1, "LoadImage + StartImage of the EFI image PATH on the boot volume")
+
+enum fwpt_target {
+#define FWPT_TARGET_ENUM(n, name, arg, doc) FWPT_TARGET_##n,
+    FWPT_TARGET_LIST(FWPT_TARGET_ENUM)
+#undef FWPT_TARGET_ENUM
+    FWPT_TARGET_COUNT
+};
+
+enum fwpt_filter_kind {
+    FWPT_FILTER_NONE,   /* trace every IP */
+    FWPT_FILTER_TARGET, /* ADDR0 = code range of the image implementing the target */
+    FWPT_FILTER_RANGE,  /* ADDR0 = [filter_a, filter_b] */
+};
+
+enum fwpt_backend {
+    FWPT_BACKEND_HW,   /* Intel PT through the hardware CPU backend */
+    FWPT_BACKEND_SOFT, /* the single-step software trace backend (efi/soft*) */
+};
+
+/* -1 in an int field = not given (the plan/trace code chooses). */
+struct fwpt_efi_options {
+    bool help, shutdown, quiet;
+    bool trace;
+    enum fwpt_target target;
+    char target_path[FWPT_OPT_PATH_MAX]; /* READ_FILE / LOAD_IMAGE, as given ('/' or '\') */
+    uint64_t buffer_size;                /* total output bytes; 0 = default */
+    uint64_t region_size;                /* bytes per output region; 0 = default */
+    bool ring;                           /* true: wrap (ring); false: ToPA STOP at the end */
+    enum fwpt_filter_kind filter;
+    uint64_t filter_a, filter_b;         /* FWPT_FILTER_RANGE, inclusive */
+    bool tsc, ptwrite, noretcomp;
+    int mtc, cyc, psb;                   /* MTCFreq / CycThresh / PSBFreq encodings, -1 = off/default */
+    char out_dir[FWPT_OPT_PATH_MAX];     /* "\fwpt" unless out= */
+    /* for the software backend (efi/soft*) */
+    enum fwpt_backend backend;
+    char profile[64];                    /* CPU profile name for backend=soft; "" = default */
+    bool verify;
+    /* diagnostics of the hardware backend */
+    bool have_rdmsr_probe, have_wrmsr_probe;
+    uint32_t rdmsr_probe;                /* rdmsr=N: read one MSR and print the value or the #GP */
+    uint32_t wrmsr_probe;                /* wrmsr=N:V: write one MSR, print done or the #GP */
+    uint64_t wrmsr_value;
+};
+
+void fwpt_options_default(struct fwpt_efi_options *o);
+/* Parses a command line (whitespace-separated words; '#' starts a comment to the end of the line;
+ * newlines are whitespace). When skip_image_name is set and the first word looks like an image
+ * path (ends in ".efi" or contains '\'), it is skipped. On error returns -1 and writes a one-line
+ * message naming the offending word into err. */
+int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struct fwpt_efi_options *o,
+                       char *err, size_t err_cap);
+const char *fwpt_target_name(enum fwpt_target t);
+/* The usage text (every option and target), '\n' line ends. */
+const char *fwpt_options_usage(void);
+
+#endif

@@ -1,0 +1,32 @@
+/* fwpt — files on the volume the app was loaded from (Simple File System protocol). ASCII paths,
+ * '/' or '\' separators. */
+#ifndef FWPT_EFI_VOLUME_H
+#define FWPT_EFI_VOLUME_H
+
+#include <efi.h>
+#include "arch/text.h"
+
+struct fwpt_volume {
+    EFI_FILE_HANDLE root; /* NULL when the boot volume has no file system */
+    EFI_HANDLE device;    /* LoadedImage->DeviceHandle */
+    EFI_STATUS open_status;
+};
+
+EFI_STATUS fwpt_volume_open(EFI_HANDLE image, struct fwpt_volume *v);
+void fwpt_volume_close(struct fwpt_volume *v);
+/* Creates every directory along path (e.g. "\fwpt\run1"). */
+EFI_STATUS fwpt_volume_mkdir(struct fwpt_volume *v, const char *path);
+/* Replaces the file with exactly these bytes. */
+EFI_STATUS fwpt_volume_write(struct fwpt_volume *v, const char *path, const void *data, UINTN len);
+/* Reads a whole file into pool memory (caller frees with FreePool); at most max bytes. */
+EFI_STATUS fwpt_volume_read(struct fwpt_volume *v, const char *path, UINTN max, char **data, UINTN *len);
+/* ASCII path -> CHAR16 with '\' separators; returns false if it does not fit. */
+BOOLEAN fwpt_path16(const char *path, CHAR16 *out, UINTN cap);
+
+/* "EFI_UNSUPPORTED (0x8000000000000003)" */
+void fwpt_put_efi_status(const struct fwpt_sink *o, EFI_STATUS st);
+/* Writes DIR\NAME (creating DIR) and reports "file: wrote ..." or "file: FAILED to write ...: why". */
+EFI_STATUS fwpt_save_file(struct fwpt_volume *v, const struct fwpt_sink *o, const char *dir, const char *name,
+                          const void *data, UINTN len);
+
+#endif

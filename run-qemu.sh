@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# Boot fwpt.efi under OVMF in QEMU and collect what it wrote.
+#
+#   ./run-qemu.sh [OPTIONS] [-- APP OPTIONS...]
+#
+# Installs what is missing (tools/ensure-deps.sh run), builds (make), makes a FAT boot image
+# with the app as EFI/BOOT/BOOTX64.EFI and \fwpt\fwpt.cfg holding the app options, boots OVMF,
+# prints the console, and copies the app's files out of the image into OUT/fwpt/.
+# KVM with -cpu host is tried first when /dev/kvm is usable; if it is missing or fails (KVM
+# internal error, or no firmware output within --kvm-probe seconds) QEMU is killed and the run
+# is repeated under TCG, saying so.
+#
+# Options:
+#   --image IMG     boot this disk image (e.g. build/fwpt-usb.img) attached as a USB stick
+#                   (qemu-xhci + usb-storage); a copy is booted, the original stays untouched
+#   --accel A       auto (default) | kvm | tcg
+#   --cpu MODEL     QEMU CPU model (default: host under KVM, max under TCG)
+#   --timeout S     stop a guest that has not finished after S seconds (default 600)
+#   --kvm-probe S   seconds KVM gets to show firmware output (default 10)
+#   --out DIR       where the app's files go (default out; files land in DIR/fwpt/)
+#   --build DIR     build directory (default $FWPT_BUILD or build)
+#   --no-build      do not run make (use the existing BUILD/fwpt.efi)
+#   --log FILE      also keep the raw console log here
+#   -h, --help      this text
+# App options (after --) default to: $DEFAULT_APP_OPTIONS (below).
+#
+# Exit status: 0 the app ended with EFI_SUCCESS; 3 it ended with EFI_UNSUPPORTED (Intel PT not
+# usable: the report says why); 1 it ended with another error; 4 no final status line (the app
+# did not run to its end); 124 timeout; 125 CPU exception in the guest; 2 usage or set-up error.
+set -uo pipefail
+
+# The app options when none are given after `--`.
+DEFAULT_APP_OPTIONS="trace locate-handle shutdown"
+
+here=$(cd "$(dirname "$0")" && pwd)
+OVMF=${OVMF:-/usr/share/ovmf/OVMF.fd}
+image="" accel=auto cpu="" timeout=600 kvm_probe=10 outdir=out build="${FWPT_BUILD:-build}" do_build=1 keep_log=""
+app_opts=()
+have_app_opts=0
+
+say() { echo "run-qemu: $*" >&2; }
+# mtools on a partition (IMG@@OFFSET) warns that the file system is smaller than the rest of the
+# disk (the GPT backup header follows it): expected, so that one warning is dropped.
+mt() { "$@" 2>"$work/mtools.err"; local r=$?; grep -v 'block count mismatch' "$work/mtools.err" >&2; return $r; }
+die() { say "$*"; exit 2; }
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; echo "default app options: $DEFAULT_APP_OPTIONS"; }
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --image) image=${2:?--image needs a file}; shift 2 ;;
+    --accel) accel=${2:?}; shift 2 ;;
+    --cpu) cpu=${2:?}; shift 2 ;;
+    --timeout) timeout=${2:?}; shift 2 ;;
+    --kvm-probe) kvm_probe=${2:?}; shift 2 ;;
+    --out) outdir=${2:?}; shift 2 ;;
+    --build) build=${2:?}; shift 2 ;;
+    --no-build) do_build=0; shift ;;
+    --log) keep_log=${2:?}; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    --) shift; app_opts=("$@"); have_app_opts=1; break ;;
+    *) die "unknown option '$1' (see --help)" ;;
+    esac
+done
+case "$accel" in auto | kvm | tcg) ;; *) die "--accel must be auto, kvm or tcg" ;; esac
+[[ "$timeout" =~ ^[0-9]+$ ]] || die "--timeout needs whole seconds"
+[ $have_app_opts = 1 ] || read -r -a app_opts <<<"$DEFAULT_APP_OPTIONS"
+
+cd "$here"
+tools/ensure-deps.sh run || die "missing packages (see above)"
+export PATH="$PATH:/usr/sbin:/sbin"
+export MTOOLS_SKIP_CHECK=1
+if [ $do_build = 1 ]; then
+    make -s B="$build" all >&2 || die "build failed"
+fi
+efi="$build/fwpt.efi"
+[ -f "$efi" ] || die "no $efi (build first, or drop --no-build)"
+[ -f "$OVMF" ] || die "no OVMF firmware at $OVMF (package ovmf)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/fwpt-qemu.XXXXXX")
+qpid=""
+cleanup() {
+    [ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'say "interrupted"; exit 130' INT TERM
+
+# The boot disk: our own FAT image, or a copy of the given one with the options written in.
+printf '%s\n' "${app_opts[*]}" >"$work/fwpt.cfg"
+if [ -n "$image" ]; then
+    [ -f "$image" ] || die "no image '$image'"
+    cp "$image" "$work/disk.img"
+    # A partitioned image (the USB stick): the ESP is the first partition.
+    start=$(sfdisk --dump "$work/disk.img" 2>/dev/null | sed -n 's/.*start= *\([0-9]*\),.*/\1/p' | head -n1)
+    fs="$work/disk.img"
+    [ -n "$start" ] && fs="$work/disk.img@@$((start * 512))"
+    mt mmd -i "$fs" ::/fwpt 2>/dev/null
+    mt mcopy -o -i "$fs" "$work/fwpt.cfg" ::/fwpt/fwpt.cfg || die "cannot write the options into $image"
+    disk=(-device qemu-xhci,id=xhci -drive if=none,id=stick,format=raw,file="$work/disk.img"
+        -device usb-storage,bus=xhci.0,drive=stick,removable=on)
+    what="USB stick $image"
+else
+    "$here/tools/mkimage.sh" fat "$work/disk.img" "$efi" "$work/fwpt.cfg" >/dev/null || die "mkimage failed"
+    fs="$work/disk.img"
+    disk=(-drive if=none,id=disk,format=raw,file="$work/disk.img" -device virtio-blk-pci,drive=disk)
+    what="FAT disk with $efi"
+fi
+
+kvm_usable() {
+    [ -e /dev/kvm ] || { kvm_why="/dev/kvm does not exist"; return 1; }
+    [ -r /dev/kvm ] && [ -w /dev/kvm ] || { kvm_why="/dev/kvm is not readable and writable"; return 1; }
+    return 0
+}
+
+# run_qemu ACCEL CPU PROBE: boots, echoes the console, sets rc_kind: done|kvmfail|timeout|exception|exit
+run_qemu() {
+    local acc=$1 model=$2 probe=$3 log="$work/console.$1.log"
+    : >"$log"
+    local args=(-machine q35 -m 512 -bios "$OVMF" -accel "$acc" -cpu "$model" "${disk[@]}"
+        -display none -serial stdio -monitor none -no-reboot -net none)
+    # QEMU runs under a subshell that waits for it, so bash's "Aborted" job message (when QEMU
+    # dies on a signal) goes to /dev/null instead of the console.
+    rm -f "$work/qemu.pid"
+    (
+        qemu-system-x86_64 "${args[@]}" </dev/null >"$log" 2>&1 &
+        echo $! >"$work/qemu.pid"
+        wait $!
+    ) 2>/dev/null &
+    local sub=$!
+    while [ ! -s "$work/qemu.pid" ]; do sleep 0.05; done
+    qpid=$(cat "$work/qemu.pid")
+    tail -n +1 -f --pid="$qpid" "$log" 2>/dev/null | sed -u -e 's/\r$//' -e 's/\x1b\[[0-9;=?]*[A-Za-z]//g' &
+    local tailpid=$!
+    local t0=$SECONDS done_at=""
+    rc_kind=exit
+    while kill -0 "$qpid" 2>/dev/null; do
+        sleep 0.5
+        if grep -aq "KVM internal error" "$log"; then
+            kvm_why="QEMU reported: $(grep -a -m1 "KVM internal error" "$log" | tr -d '\r')"
+            rc_kind=kvmfail; break
+        fi
+        if [ "$probe" -gt 0 ] && [ $((SECONDS - t0)) -ge "$probe" ] && ! grep -aq '[A-Za-z]' "$log"; then
+            kvm_why="no firmware output within ${probe}s"
+            rc_kind=kvmfail; break
+        fi
+        if grep -aq '!!!! X64 Exception Type' "$log"; then
+            sleep 1; rc_kind=exception; break
+        fi
+        if [ -z "$done_at" ] && grep -aq '^fwpt: exit status' <(tr -d '\r' <"$log"); then
+            done_at=$SECONDS
+        fi
+        # The app has finished but did not power off (no `shutdown`): give it 5 s, then stop QEMU.
+        if [ -n "$done_at" ] && [ $((SECONDS - done_at)) -ge 5 ]; then
+            rc_kind=noshutdown; break
+        fi
+        if [ $((SECONDS - t0)) -ge "$timeout" ]; then
+            rc_kind=timeout; break
+        fi
+    done
+    if kill -0 "$qpid" 2>/dev/null; then
+        kill "$qpid" 2>/dev/null
+        sleep 0.5
+        kill -9 "$qpid" 2>/dev/null
+    fi
+    wait "$sub" 2>/dev/null
+    qemu_rc=$?
+    qpid=""
+    # Under KVM, QEMU ending before the app started is a KVM failure too (e.g. it aborts on
+    # "failed to set MSR" with -cpu host).
+    if [ "$acc" = kvm ] && [ "$rc_kind" = exit ] && ! grep -aq '^fwpt ' <(tr -d '\r' <"$log"); then
+        kvm_why="QEMU ended (status $qemu_rc) before the app ran: $(grep -a -m1 -E 'error|Assertion|KVM' "$log" | tr -d '\r')"
+        rc_kind=kvmfail
+    fi
+    wait "$tailpid" 2>/dev/null # tail ends by itself within a second of QEMU (--pid)
+    last_log=$log
+}
+
+kvm_why=""
+cpu_tcg=${cpu:-max}
+[ "$cpu_tcg" = host ] && cpu_tcg=max
+if [ "$accel" != tcg ] && kvm_usable; then
+    say "booting the $what under KVM (-cpu ${cpu:-host})"
+    run_qemu kvm "${cpu:-host}" "$kvm_probe"
+    if [ "$rc_kind" = kvmfail ]; then
+        say "KVM failed: $kvm_why; QEMU stopped"
+        if [ "$accel" = kvm ]; then
+            say "falling back to TCG (software emulation) although --accel kvm was asked for"
+        else
+            say "falling back to TCG (software emulation)"
+        fi
+        accel_used=tcg
+        # The same disk is reused: OVMF under KVM died before the app wrote anything.
+        say "booting the $what under TCG (-cpu $cpu_tcg)"
+        run_qemu tcg "$cpu_tcg" 0
+    else
+        accel_used=kvm
+    fi
+else
+    if [ "$accel" = tcg ]; then
+        kvm_why="--accel tcg"
+    fi
+    [ "$accel" = kvm ] && say "KVM is not usable: $kvm_why; falling back to TCG"
+    accel_used=tcg
+    say "booting the $what under TCG (-cpu $cpu_tcg)${kvm_why:+ ($kvm_why)}"
+    run_qemu tcg "$cpu_tcg" 0
+fi
+[ -n "$keep_log" ] && cp "$last_log" "$keep_log"
+
+# Collect the app's files (mtools reads the FAT image; vvfat is never used for output).
+mkdir -p "$outdir"
+rm -rf "${outdir:?}/fwpt"
+if mdir -i "$fs" ::/fwpt >/dev/null 2>&1; then
+    mt mcopy -s -n -o -i "$fs" ::/fwpt "$outdir/" && say "the app's files: $(cd "$outdir" && find fwpt -type f | sort | tr '\n' ' ')"
+    rm -f "$outdir/fwpt/fwpt.cfg.orig"
+fi
+
+final=$(tr -d '\r' <"$last_log" | grep -a '^fwpt: exit status' | tail -n1)
+case "$rc_kind" in
+timeout)
+    say "TIMEOUT: the guest did not finish within ${timeout}s under $accel_used; QEMU killed"
+    exit 124 ;;
+exception)
+    say "the guest raised a CPU exception (see '!!!! X64 Exception Type' above); QEMU killed"
+    exit 125 ;;
+kvmfail)
+    say "KVM failed twice?"; exit 2 ;;
+noshutdown)
+    say "the app returned without 'shutdown'; QEMU stopped" ;;
+esac
+say "accelerator: $accel_used${kvm_why:+ ($kvm_why)}"
+case "$final" in
+*EFI_SUCCESS*) say "app status: EFI_SUCCESS"; exit 0 ;;
+*EFI_UNSUPPORTED*) say "app status: EFI_UNSUPPORTED (Intel PT not usable here; see the report)"; exit 3 ;;
+"") say "no final status line from the app (QEMU exit $qemu_rc)"; exit 4 ;;
+*) say "app status: ${final#fwpt: exit status }"; exit 1 ;;
+esac

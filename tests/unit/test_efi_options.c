@@ -1,0 +1,113 @@
+/* Host test of the EFI app's option parser (efi/options.c is pure C: compiled in here). */
+#include "tests/check.h"
+#include "efi/options.c"
+
+static int parse(const char *s, bool skip, struct fwpt_efi_options *o, char *err)
+{
+    fwpt_options_default(o);
+    return fwpt_options_parse(s, strlen(s), skip, o, err, 160);
+}
+
+int main(void)
+{
+    struct fwpt_efi_options o;
+    char err[160];
+
+    /* defaults */
+    CHECK_EQ(parse("", false, &o, err), 0);
+    CHECK(!o.trace && !o.shutdown && !o.help && !o.quiet && !o.ring);
+    CHECK_EQ(o.mtc, -1);
+    CHECK_EQ(o.cyc, -1);
+    CHECK_EQ(o.psb, -1);
+    CHECK_STR(o.out_dir, "\\fwpt");
+    CHECK_EQ(o.backend, FWPT_BACKEND_HW);
+    CHECK_EQ(o.filter, FWPT_FILTER_NONE);
+
+    /* a full line, with the shell's image name skipped */
+    CHECK_EQ(parse("fs0:\\EFI\\fwpt.efi trace read-file \\fwpt\\fwpt.cfg size=8M region=64K ring "
+                   "filter=target tsc mtc=3 cyc=0x2 psb=5 ptwrite noretcomp out=/run1/ quiet shutdown "
+                   "backend=soft profile=skylake verify",
+                   true, &o, err),
+             0);
+    CHECK_STR(err, "");
+    CHECK(o.trace);
+    CHECK_EQ(o.target, FWPT_TARGET_READ_FILE);
+    CHECK_STR(o.target_path, "\\fwpt\\fwpt.cfg");
+    CHECK_EQ(o.buffer_size, 8ull << 20);
+    CHECK_EQ(o.region_size, 64ull << 10);
+    CHECK(o.ring && o.tsc && o.ptwrite && o.noretcomp && o.quiet && o.shutdown && o.verify);
+    CHECK_EQ(o.filter, FWPT_FILTER_TARGET);
+    CHECK_EQ(o.mtc, 3);
+    CHECK_EQ(o.cyc, 2);
+    CHECK_EQ(o.psb, 5);
+    CHECK_STR(o.out_dir, "\\run1");
+    CHECK_EQ(o.backend, FWPT_BACKEND_SOFT);
+    CHECK_STR(o.profile, "skylake");
+
+    /* image name: only skipped when asked and when it looks like one */
+    CHECK_EQ(parse("FWPT.EFI shutdown", true, &o, err), 0);
+    CHECK(o.shutdown);
+    CHECK_EQ(parse("fwpt.efi shutdown", false, &o, err), -1);
+    CHECK_STR(err, "unknown option 'fwpt.efi' (see 'help')");
+    CHECK_EQ(parse("shutdown help", true, &o, err), 0);
+    CHECK(o.shutdown && o.help);
+
+    /* config file shape: comments and several lines */
+    CHECK_EQ(parse("# fwpt.cfg\r\ntrace memory-map # the map\n\n  stop shutdown\n#ring\n", false, &o, err), 0);
+    CHECK_EQ(o.target, FWPT_TARGET_MEMORY_MAP);
+    CHECK(!o.ring && o.shutdown);
+
+    /* every target by name */
+    for (unsigned t = 1; t < FWPT_TARGET_COUNT; t++) {
+        char line[300];
+        snprintf(line, sizeof line, "trace %s%s", fwpt_target_name((enum fwpt_target)t),
+                 target_has_arg[t] ? " \\x.efi" : "");
+        CHECK_EQ(parse(line, false, &o, err), 0);
+        CHECK_EQ(o.target, t);
+    }
+    CHECK_STR(fwpt_target_name(FWPT_TARGET_GET_VARIABLE), "get-variable");
+
+    /* filters */
+    CHECK_EQ(parse("filter=7f000000-7f0fffff", false, &o, err), 0);
+    CHECK_EQ(o.filter, FWPT_FILTER_RANGE);
+    CHECK_EQ(o.filter_a, 0x7f000000);
+    CHECK_EQ(o.filter_b, 0x7f0fffff);
+    CHECK_EQ(parse("filter=0x1000-0x2000", false, &o, err), 0);
+    CHECK_EQ(o.filter_a, 0x1000);
+    CHECK_EQ(o.filter_b, 0x2000);
+
+    /* MSR probes */
+    CHECK_EQ(parse("rdmsr=0x570 wrmsr=0x6e1:0x100000000", false, &o, err), 0);
+    CHECK(o.have_rdmsr_probe && o.have_wrmsr_probe);
+    CHECK_EQ(o.rdmsr_probe, 0x570);
+    CHECK_EQ(o.wrmsr_probe, 0x6e1);
+    CHECK_EQ(o.wrmsr_value, 0x100000000ull);
+
+    /* errors name the word */
+    CHECK_EQ(parse("shutdown bogus", false, &o, err), -1);
+    CHECK_STR(err, "unknown option 'bogus' (see 'help')");
+    CHECK_EQ(parse("trace", false, &o, err), -1);
+    CHECK_STR(err, "'trace' needs a target (see 'help')");
+    CHECK_EQ(parse("trace nothing", false, &o, err), -1);
+    CHECK_STR(err, "unknown trace target 'nothing' (see 'help')");
+    CHECK_EQ(parse("trace load-image", false, &o, err), -1);
+    CHECK_STR(err, "trace target 'load-image' needs a PATH");
+    CHECK_EQ(parse("trace memory-map trace locate-handle", false, &o, err), -1);
+    CHECK_STR(err, "'trace' given twice");
+    CHECK_EQ(parse("size=12Q", false, &o, err), -1);
+    CHECK_STR(err, "bad size in 'size=12Q' (e.g. size=4M)");
+    CHECK_EQ(parse("mtc=16", false, &o, err), -1);
+    CHECK_STR(err, "bad value in 'mtc=16' (MTCFreq 0..15)");
+    CHECK_EQ(parse("filter=2000-1000", false, &o, err), -1);
+    CHECK_STR(err, "bad filter 'filter=2000-1000' (filter=target or filter=A-B, hex, A <= B)");
+    CHECK_EQ(parse("backend=fpga", false, &o, err), -1);
+    CHECK_STR(err, "unknown backend in 'backend=fpga' (hw or soft)");
+    CHECK_EQ(parse("wrmsr=0x10", false, &o, err), -1);
+    CHECK_STR(err, "bad MSR write in 'wrmsr=0x10' (wrmsr=MSR:VALUE)");
+
+    /* the usage names every target */
+    for (unsigned t = 1; t < FWPT_TARGET_COUNT; t++)
+        CHECK(strstr(fwpt_options_usage(), fwpt_target_name((enum fwpt_target)t)) != NULL);
+
+    return check_summary("efi-options");
+}
