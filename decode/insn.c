@@ -216,6 +216,23 @@ static const uint32_t vex_valid[11][8] = {
     {0x00050000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u},
 };
 
+/* VEX (SDM Vol. 2 2.3.5 "VEX.pp"): rows 0-3 the VEX 0F opcodes defined with no prefix, 66, F3,
+ * F2; rows 4-5 the VEX 0F38/0F3A opcodes also defined without 66 (the rest are 66-only). */
+static const uint32_t vex_pp_valid[6][8] = {
+    /* vex0f pp=none: 10-17 28-29 2b 2e-2f 41-42 44-47 4a-4b 50-5f 77 90-93 98-99 ae c2 c6 */
+    {0x00ff0000u, 0x0000cb00u, 0xffff0cf6u, 0x00800000u, 0x030f0000u, 0x00004000u, 0x00000044u, 0x00000000u},
+    /* vex0f pp=66: 10-17 28-29 2b 2e-2f 41-42 44-47 4a-4b 50-51 54-76 7c-7f 90-93 98-99 c2 c4-c6 d0-ef f1-fe */
+    {0x00ff0000u, 0x0000cb00u, 0xfff30cf6u, 0xf07fffffu, 0x030f0000u, 0x00000000u, 0xffff0074u, 0x7ffeffffu},
+    /* vex0f pp=F3: 10-12 16 2a 2c-2d 51-53 58-5f 6f-70 7e-7f c2 e6 */
+    {0x00470000u, 0x00003400u, 0xff0e0000u, 0xc0018000u, 0x00000000u, 0x00000000u, 0x00000004u, 0x00000040u},
+    /* vex0f pp=F2: 10-12 2a 2c-2d 51 58-5a 5c-5f 70 7c-7d 92-93 c2 d0 e6 f0 */
+    {0x00070000u, 0x00003400u, 0xf7020000u, 0x30010000u, 0x000c0000u, 0x00000000u, 0x00010004u, 0x00010040u},
+    /* vex0f38 not only 66: 49 4b 50-53 5c 5e 72 b0-b1 f2-f3 f5-f7 */
+    {0x00000000u, 0x00000000u, 0x500f0a00u, 0x00040000u, 0x00000000u, 0x00030000u, 0x00000000u, 0x00ec0000u},
+    /* vex0f3a not only 66: f0 */
+    {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00010000u},
+};
+
 /* 3DNow! suffix opcodes (AMD APM Vol. 3, 0F 0F ModRM imm8). */
 static const uint32_t amd3dnow_valid[8] = {
     [0x00 >> 5] = (1u << 0x0c) | (1u << 0x0d) | (1u << 0x1c) | (1u << 0x1d),
@@ -367,6 +384,12 @@ decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode, struct fwpt
             }
             if (!BIT(vex_valid[vid], op2))
                 return FWPT_E_BAD_INSN;
+            if (vid <= 2) {
+                unsigned pp = (op == 0xc5 ? p0 : bytes[i - 2]) & 3;
+                if (vid == 0 ? !BIT(vex_pp_valid[pp], op2)
+                             : (pp != 1 && !BIT(vex_pp_valid[3 + vid], op2)))
+                    return FWPT_E_BAD_INSN;
+            }
             /* VEX/EVEX 0F: ib only on 70-73, C2, C4-C6; 0F3A and XOP map 8 always ib; XOP map A
              * id; VZEROUPPER/VZEROALL (VEX 0F 77) have no ModRM. */
             static const uint8_t vex_imm[11] = {
