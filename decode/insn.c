@@ -47,6 +47,21 @@ enum {
     S_0FBA,   /* BT/BTS/BTR/BTC ib: /4-/7, lockable unless /4 */
     S_0FC7,   /* group 9: lockable /1 */
     S_GRP1A,  /* 8F: /0 POP only */
+    S_SREG,   /* 8C/8E: segment register 0-5, no MOV to CS */
+    S_X87,    /* D8-DF: undefined register and memory forms */
+};
+
+/* x87 (SDM Vol. 2 A.5 "Escape Opcode Instructions"): register forms (ModRM C0-FF, bit per
+ * ModRM - C0h) and memory forms (bit per ModRM.reg) that are undefined, for D8..DF. Aliases the
+ * SDM leaves reserved but processors execute (FSTP1/FXCH4/FFREEP...) stay accepted. */
+static const uint64_t x87_reg_undefined[8] = {
+    /* D9: D1-D7 E2-E3 E6-E7 EF; DA: E0-E8 EA-FF; DB: E5-E7 F8-FF; DD: F0-FF; DE: D8 DA-DF;
+     * DF: E1-E7 F8-FF */
+    0x0000000000000000ull, 0x000080cc00fe0000ull, 0xfffffdff00000000ull, 0xff0000e000000000ull,
+    0x0000000000000000ull, 0xffff000000000000ull, 0x00000000fd000000ull, 0xff0000fe00000000ull,
+};
+static const uint8_t x87_mem_undefined[8] = {
+    0, 1u << 1, 0, (1u << 4) | (1u << 6), 0, 1u << 5, 0, 0, /* D9 /1, DB /4 /6, DD /5 */
 };
 
 #define M F_MODRM
@@ -62,6 +77,7 @@ enum {
 #define S(s) ((uint32_t)(s) << F_SPECIAL_SHIFT)
 #define JCC8 (IMM_JB | C(FWPT_IC_JCC))
 #define JCCZ (IMM_JZ | C(FWPT_IC_JCC))
+#define FP (F_MODRM | S(S_X87))
 #define P 0u /* prefix or escape: handled before the table */
 #define N 0u /* no operand bytes */
 
@@ -77,7 +93,7 @@ static const uint32_t map1[256] = {
     /* 70 */ JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8,
              JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8, JCC8,
     /* 80 */ Mb | F_LOCK | S(S_GRP1), Mz | F_LOCK | S(S_GRP1), Mb | F_LOCK | X64 | S(S_GRP1),
-             Mb | F_LOCK | S(S_GRP1), M, M, L, L, M, M, M, M, M, M | S(S_MEM), M, M | S(S_GRP1A) | F_ESC,
+             Mb | F_LOCK | S(S_GRP1), M, M, L, L, M, M, M, M, M | S(S_SREG), M | S(S_MEM), M | S(S_SREG), M | S(S_GRP1A) | F_ESC,
     /* 90 */ N, N, N, N, N, N, N, N, N, N, IMM_PTR | X64 | C(FWPT_IC_FAR_CALL), N, N, N, N, N,
     /* A0 */ IMM_MOFFS, IMM_MOFFS, IMM_MOFFS, IMM_MOFFS, N, N, N, N, Ib, Iz, N, N, N, N, N, N,
     /* B0 */ Ib, Ib, Ib, Ib, Ib, Ib, Ib, Ib, Iv, Iv, Iv, Iv, Iv, Iv, Iv, Iv,
@@ -85,7 +101,7 @@ static const uint32_t map1[256] = {
              Mb | S(S_GRP11), Mz | S(S_GRP11), IMM_WB, N, IMM_W | C(FWPT_IC_FAR_RET),
              C(FWPT_IC_FAR_RET), C(FWPT_IC_INT), Ib | C(FWPT_IC_INT), X64 | C(FWPT_IC_INT),
              C(FWPT_IC_IRET),
-    /* D0 */ M, M, M, M, Ib | X64, Ib | X64, X64, N, M, M, M, M, M, M, M, M,
+    /* D0 */ M, M, M, M, Ib | X64, Ib | X64, X64, N, FP, FP, FP, FP, FP, FP, FP, FP,
     /* E0 */ JCC8, JCC8, JCC8, JCC8, Ib, Ib, Ib, Ib, IMM_JZ | C(FWPT_IC_CALL_REL),
              IMM_JZ | C(FWPT_IC_JMP_REL), IMM_PTR | X64 | C(FWPT_IC_FAR_JMP),
              IMM_JB | C(FWPT_IC_JMP_REL), N, N, N, N,
@@ -445,6 +461,15 @@ decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode, struct fwpt
                        : reg == 4 ? FWPT_IC_JMP_IND : reg == 5 ? FWPT_IC_FAR_JMP : FWPT_IC_OTHER;
                 if (reg > 1)
                     f &= ~F_LOCK;
+                break;
+            case S_SREG:
+                if (reg > 5 || (reg == 1 && op == 0x8e))
+                    return FWPT_E_BAD_INSN;
+                break;
+            case S_X87:
+                if (modrm >= 0xc0 ? (x87_reg_undefined[op & 7] >> (modrm - 0xc0)) & 1
+                                  : (x87_mem_undefined[op & 7] >> reg) & 1)
+                    return FWPT_E_BAD_INSN;
                 break;
             case S_GRP1A:
                 if (reg != 0)
