@@ -1,0 +1,217 @@
+/* topa: plan choice, refusals naming the option, entry encoding, exact table contents. */
+#include "tests/check.h"
+#include "tests/common/topa_fixture.h"
+#include "topa/plan.h"
+#include "topa/table.h"
+
+#define PHYS 0x40000000ull
+
+static struct fwpt_plan P;
+static struct fwpt_plan_error E;
+
+static enum fwpt_status mk(enum topa_caps_kind kind, uint64_t total, uint64_t region, enum fwpt_plan_mode mode,
+                           bool sr, unsigned epr)
+{
+    struct fwpt_caps c;
+    topa_caps(&c, kind, 39);
+    struct fwpt_plan_options o = {total, region, mode, sr, false, epr};
+    return fwpt_plan_make(&c, &o, &P, &E);
+}
+
+static void choices(void)
+{
+    CHECK_EQ(mk(TOPA_CAPS_MULTI, 1 << 20, 64 << 10, FWPT_PLAN_STOP, false, 0), FWPT_OK);
+    CHECK_EQ(P.scheme, FWPT_SCHEME_TOPA_MULTI);
+    CHECK_EQ(P.region_count, 16);
+    CHECK_EQ(P.region_size_enc, 4);
+    CHECK_EQ(P.table_count, 1);
+    CHECK_EQ(P.entries_per_table, 512);
+    CHECK(P.stop_on_last);
+    CHECK_EQ(P.ctl_bits, RTIT_CTL_TOPA);
+    CHECK_EQ(P.regions.count, 16);
+    CHECK_EQ(P.regions.bytes, 64 << 10);
+    CHECK_EQ(P.regions.align, 64 << 10);
+    CHECK_EQ(P.tables.count, 1);
+    CHECK_EQ(P.tables.bytes, 4096);
+    CHECK_EQ(P.tables.align, 4096);
+    CHECK_EQ(P.n_warnings, 0);
+    /* defaults: 2M in 64K regions */
+    CHECK_EQ(mk(TOPA_CAPS_MULTI, 0, 0, FWPT_PLAN_RING, false, 0), FWPT_OK);
+    CHECK_EQ(P.total_size, 2 << 20);
+    CHECK_EQ(P.region_count, 32);
+    CHECK(!P.stop_on_last);
+    /* chaining: 4 entries per table = 3 regions + END */
+    CHECK_EQ(mk(TOPA_CAPS_MULTI, 10 * 4096, 4096, FWPT_PLAN_STOP, false, 4), FWPT_OK);
+    CHECK_EQ(P.table_count, 4);
+    /* 600 regions in 4K tables: 511 per table */
+    CHECK_EQ(mk(TOPA_CAPS_MULTI, 600 * 4096ull, 4096, FWPT_PLAN_RING, false, 0), FWPT_OK);
+    CHECK_EQ(P.table_count, 2);
+    /* first generation: one region */
+    CHECK_EQ(mk(TOPA_CAPS_SINGLE_ENTRY, 1 << 20, 0, FWPT_PLAN_STOP, false, 0), FWPT_OK);
+    CHECK_EQ(P.scheme, FWPT_SCHEME_TOPA_SINGLE);
+    CHECK_EQ(P.region_count, 1);
+    CHECK_EQ(P.region_size_enc, 8);
+    CHECK_EQ(P.entries_per_table, 2);
+    /* single range: only scheme, or asked for; always a ring; errata warning above 4K */
+    CHECK_EQ(mk(TOPA_CAPS_SINGLE_RANGE, 4096, 0, FWPT_PLAN_RING, false, 0), FWPT_OK);
+    CHECK_EQ(P.scheme, FWPT_SCHEME_SINGLE_RANGE);
+    CHECK_EQ(P.n_warnings, 0);
+    CHECK_EQ(P.ctl_bits, 0);
+    CHECK_EQ(P.tables.count, 0);
+    CHECK_EQ(mk(TOPA_CAPS_MULTI, 1 << 16, 0, FWPT_PLAN_STOP, true, 0), FWPT_OK);
+    CHECK_EQ(P.scheme, FWPT_SCHEME_SINGLE_RANGE);
+    CHECK_EQ(P.mode, FWPT_PLAN_RING);
+    CHECK_EQ(P.n_warnings, 2);
+    CHECK(strstr(P.warnings[0], "no STOP") != NULL);
+    CHECK(strstr(P.warnings[1], "TGL052/ADL037/RPL017") != NULL);
+}
+
+static void refusals(void)
+{
+    struct {
+        enum topa_caps_kind kind;
+        uint64_t total, region;
+        bool sr;
+        unsigned epr;
+        const char *option;
+    } bad[] = {
+        {TOPA_CAPS_NONE, 0, 0, false, 0, "capabilities"},
+        {TOPA_CAPS_MULTI, 1 << 20, 3000, false, 0, "region"},
+        {TOPA_CAPS_MULTI, 1 << 20, 256u << 20, false, 0, "region"},
+        {TOPA_CAPS_MULTI, 5000, 4096, false, 0, "size"},
+        {TOPA_CAPS_MULTI, 4096, 8192, false, 0, "size"},
+        {TOPA_CAPS_MULTI, 1ull << 30, 4096, false, 0, "size"},
+        {TOPA_CAPS_MULTI, 1 << 20, 4096, false, 1, "entries-per-table"},
+        {TOPA_CAPS_MULTI, 1 << 20, 4096, false, 513, "entries-per-table"},
+        {TOPA_CAPS_SINGLE_ENTRY, 3 << 20, 0, false, 0, "size"},
+        {TOPA_CAPS_SINGLE_ENTRY, 1 << 20, 4096, false, 0, "region"},
+        {TOPA_CAPS_SINGLE_ENTRY, 1 << 20, 0, true, 0, "single-range"},
+        {TOPA_CAPS_SINGLE_RANGE, 3 << 12, 0, false, 0, "size"},
+        {TOPA_CAPS_SINGLE_RANGE, 2048, 0, false, 0, "size"},
+        {TOPA_CAPS_SINGLE_RANGE, 8192, 4096, false, 0, "region"},
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_EQ(mk(bad[i].kind, bad[i].total, bad[i].region, FWPT_PLAN_STOP, bad[i].sr, bad[i].epr), FWPT_E_PLAN);
+        CHECK_STR(E.option, bad[i].option);
+        CHECK(E.why && strlen(E.why) > 10);
+    }
+    struct fwpt_caps c;
+    topa_caps(&c, TOPA_CAPS_SINGLE_RANGE, 39);
+    struct fwpt_plan_options o = {8192, 0, FWPT_PLAN_RING, false, true, 0};
+    CHECK_EQ(fwpt_plan_make(&c, &o, &P, &E), FWPT_E_PLAN);
+    CHECK_STR(E.option, "pmi");
+    topa_caps(&c, TOPA_CAPS_NONE, 39);
+    c.pt_supported = true; /* PT but no output scheme at all (trace transport is never used) */
+    c.output_subsys = true;
+    CHECK_EQ(fwpt_plan_make(&c, &o, &P, &E), FWPT_E_PLAN);
+    CHECK_STR(E.option, "output");
+}
+
+static void entries(void)
+{
+    for (unsigned e = 0; e <= 15; e++) {
+        CHECK_EQ(fwpt_topa_size_bytes(e), 4096ull << e);
+        CHECK_EQ(fwpt_topa_size_enc(4096ull << e), e);
+    }
+    CHECK_EQ(fwpt_topa_size_enc(2048), -1);
+    CHECK_EQ(fwpt_topa_size_enc(256ull << 20), -1);
+    CHECK_EQ(fwpt_topa_size_enc(12288), -1);
+    struct fwpt_topa_entry e = {0x123456000ull, 9, true, true, false, 0}, d;
+    /* SDM Figure "Layout of ToPA Table Entry": END 0, INT 2, STOP 4, Size 9:6, base 12+ */
+    CHECK_EQ(fwpt_topa_encode(&e), 0x123456000ull | (9u << 6) | 0x10 | 0x4);
+    fwpt_topa_decode(0x123456000ull | (9u << 6) | 0x10 | 0x4 | 0x2 | 0x800, &d);
+    CHECK_EQ(d.base, 0x123456000ull);
+    CHECK_EQ(d.size_enc, 9);
+    CHECK(d.stop && d.intr && !d.end);
+    CHECK_EQ(d.reserved, 0x802);
+    fwpt_topa_decode(0x5000 | 1, &d);
+    CHECK(d.end && !d.stop && !d.intr);
+    CHECK_EQ(d.base, 0x5000);
+    CHECK_EQ(fwpt_mask_ptrs_make(3, 0x20), (0x20ull << 32) | (3u << 7) | 0x7f);
+    CHECK_EQ(fwpt_mask_ptrs_index((0x20ull << 32) | (3u << 7) | 0x7f), 3);
+    CHECK_EQ(fwpt_mask_ptrs_offset((0x20ull << 32) | (3u << 7) | 0x7f), 0x20);
+    CHECK_EQ(fwpt_topa_tables_needed(1, 2), 1);
+    CHECK_EQ(fwpt_topa_tables_needed(3, 2), 3);
+    CHECK_EQ(fwpt_topa_tables_needed(511, 512), 1);
+    CHECK_EQ(fwpt_topa_tables_needed(512, 512), 2);
+}
+
+static uint64_t ent(struct topa_arena *a, uint64_t t, unsigned i)
+{
+    uint64_t v = 0;
+    fwpt_physmem_read64(&a->mem, t + 8ull * i, &v);
+    return v;
+}
+
+static void tables(void)
+{
+    struct topa_arena a;
+    topa_arena_init(&a, PHYS, 1 << 20);
+    /* 5 regions, 3 entries per table: tables of 2 regions + END; STOP on the last */
+    CHECK_EQ(mk(TOPA_CAPS_MULTI, 5 * 8192, 8192, FWPT_PLAN_STOP, false, 3), FWPT_OK);
+    CHECK_EQ(P.table_count, 3);
+    uint64_t t[3] = {PHYS, PHYS + 0x1000, PHYS + 0x2000};
+    uint64_t r[5];
+    for (unsigned i = 0; i < 5; i++)
+        r[i] = PHYS + 0x10000 + i * 0x2000ull;
+    memset(a.buf, 0xff, 0x3000); /* garbage: the build zeroes every table page first */
+    struct fwpt_output_regs regs;
+    CHECK_EQ(fwpt_plan_apply(&P, &a.mem, r, t, &regs), FWPT_OK);
+    CHECK_EQ(regs.output_base, PHYS);
+    CHECK_EQ(regs.output_mask_ptrs, 0x7f);
+    CHECK_EQ(regs.ctl_bits, RTIT_CTL_TOPA);
+    uint64_t sz = 1u << 6;
+    CHECK_EQ(ent(&a, t[0], 0), r[0] | sz);
+    CHECK_EQ(ent(&a, t[0], 1), r[1] | sz);
+    CHECK_EQ(ent(&a, t[0], 2), t[1] | TOPA_ENTRY_END);
+    CHECK_EQ(ent(&a, t[1], 0), r[2] | sz);
+    CHECK_EQ(ent(&a, t[1], 1), r[3] | sz);
+    CHECK_EQ(ent(&a, t[1], 2), t[2] | TOPA_ENTRY_END);
+    CHECK_EQ(ent(&a, t[2], 0), r[4] | sz | TOPA_ENTRY_STOP);
+    CHECK_EQ(ent(&a, t[2], 1), t[0] | TOPA_ENTRY_END);
+    CHECK_EQ(ent(&a, t[2], 2), 0);
+    CHECK_EQ(ent(&a, t[0], 3), 0);
+    CHECK_EQ(ent(&a, t[2], 511), 0);
+    /* misaligned region refused */
+    r[2] += 0x1000;
+    CHECK_EQ(fwpt_plan_apply(&P, &a.mem, r, t, &regs), FWPT_E_INVAL);
+    /* single entry: region, END -> own base */
+    CHECK_EQ(mk(TOPA_CAPS_SINGLE_ENTRY, 64 << 10, 0, FWPT_PLAN_RING, false, 0), FWPT_OK);
+    uint64_t r1 = PHYS + 0x10000;
+    CHECK_EQ(fwpt_plan_apply(&P, &a.mem, &r1, t, &regs), FWPT_OK);
+    CHECK_EQ(ent(&a, t[0], 0), r1 | (4u << 6));
+    CHECK_EQ(ent(&a, t[0], 1), t[0] | TOPA_ENTRY_END);
+    /* single range: OUTPUT_BASE = region, mask = size - 1 */
+    CHECK_EQ(mk(TOPA_CAPS_SINGLE_RANGE, 64 << 10, 0, FWPT_PLAN_RING, false, 0), FWPT_OK);
+    CHECK_EQ(fwpt_plan_apply(&P, &a.mem, &r1, NULL, &regs), FWPT_OK);
+    CHECK_EQ(regs.output_base, r1);
+    CHECK_EQ(regs.output_mask_ptrs, 0xffff);
+    CHECK_EQ(regs.ctl_bits, 0);
+    /* the printers say what the plan is */
+    char buf[4096];
+    struct fwpt_bufsink bs;
+    struct fwpt_sink s = fwpt_bufsink_init(&bs, buf, sizeof buf - 1);
+    CHECK_EQ(mk(TOPA_CAPS_MULTI, 5 * 8192, 8192, FWPT_PLAN_STOP, false, 3), FWPT_OK);
+    fwpt_plan_print(&P, &s);
+    buf[bs.len] = 0;
+    CHECK(strstr(buf, "scheme:      ToPA (multiple entries)\n") != NULL);
+    CHECK(strstr(buf, "regions:     5 x 8K (Size encoding 1), STOP on the last\n") != NULL);
+    CHECK(strstr(buf, "allocate:    5 x 8K aligned to 8K (output region), 3 x 4K aligned to 4K (ToPA table)\n") != NULL);
+    r[2] -= 0x1000;
+    CHECK_EQ(fwpt_plan_apply(&P, &a.mem, r, t, &regs), FWPT_OK);
+    s = fwpt_bufsink_init(&bs, buf, sizeof buf - 1);
+    fwpt_topa_print_tables(&a.mem, PHYS, 64, &s);
+    buf[bs.len] = 0;
+    CHECK(strstr(buf, "  table 0x40002000 [0] 0000000040018050  region 0x40018000 size 8K STOP\n") != NULL);
+    CHECK(strstr(buf, "  table 0x40002000 [1] 0000000040000001  END -> 0x40000000\n") != NULL);
+    topa_arena_free(&a);
+}
+
+int main(void)
+{
+    choices();
+    refusals();
+    entries();
+    tables();
+    return check_summary("test_topa_plan");
+}
