@@ -1,4 +1,5 @@
 /* topa: plan choice, refusals naming the option, entry encoding, exact table contents. */
+#include <sys/wait.h>
 #include "tests/check.h"
 #include "tests/common/topa_fixture.h"
 #include "topa/plan.h"
@@ -207,8 +208,48 @@ static void tables(void)
     topa_arena_free(&a);
 }
 
+/* `fwpt plan` (the host tool from this build: $FWPT_BUILD/fwpt). */
+static int run_tool(const char *args, char *out, size_t cap)
+{
+    const char *b = getenv("FWPT_BUILD");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "\"%s/fwpt\" plan %s 2>&1", b && *b ? b : "build", args);
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(out, 1, cap - 1, f);
+    out[n] = 0;
+    int st = pclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void tool(void)
+{
+    static char out[16384];
+    CHECK_EQ(run_tool("--profile broadwell --size 64K --mode ring", out, sizeof out), 0);
+    CHECK(strstr(out, "scheme:      ToPA (single output region)\n") != NULL);
+    CHECK(strstr(out, "  table 0x100000000 [0] 0000000100010100  region 0x100010000 size 64K\n") != NULL);
+    CHECK(strstr(out, "  table 0x100000000 [1] 0000000100000001  END -> 0x100000000\n") != NULL);
+    CHECK(strstr(out, "validation: accepted (0 violations)\n") != NULL);
+    CHECK_EQ(run_tool("--leaf7-ebx 0x02000000 --leaf14-0 1,0,7,0 --maxphyaddr 39 --size 16K --region 4K "
+                      "--entries-per-table 2",
+                      out, sizeof out), 0);
+    CHECK(strstr(out, "regions:     4 x 4K (Size encoding 0), STOP on the last\n") != NULL);
+    CHECK(strstr(out, "  table 0x100003000 [0] 0000000100007010  region 0x100007000 size 4K STOP\n") != NULL);
+    CHECK(strstr(out, "  table 0x100003000 [1] 0000000100000001  END -> 0x100000000\n") != NULL);
+    CHECK_EQ(run_tool("--leaf7-ebx 0x02000000 --leaf14-0 1,0,7,0 --single-range --size 8K", out, sizeof out), 0);
+    CHECK(strstr(out, "IA32_RTIT_OUTPUT_MASK_PTRS: 0x0000000000001fff\n") != NULL);
+    CHECK(strstr(out, "TGL052/ADL037/RPL017") != NULL);
+    CHECK_EQ(run_tool("--profile broadwell --size 3M", out, sizeof out), 1);
+    CHECK(strstr(out, "plan refused: --size: single-entry ToPA") != NULL);
+    CHECK_EQ(run_tool("--leaf7-ebx 0 --leaf14-0 1,0,7,0", out, sizeof out), 1);
+    CHECK(strstr(out, "plan refused: --capabilities") != NULL);
+    CHECK_EQ(run_tool("--mode sideways", out, sizeof out), 2);
+}
+
 int main(void)
 {
+    tool();
     choices();
     refusals();
     entries();

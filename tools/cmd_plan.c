@@ -1,0 +1,250 @@
+/* fwpt plan — the output plan and the ToPA tables fwpt would build for given capabilities and
+ * options: the same CPU flags as `fwpt caps` (this machine, --profile, or CPUID registers), plus
+ * --size, --region, --mode stop|ring, --single-range, --pmi, --entries-per-table.
+ * Tables are built in host memory at illustrative physical addresses and validated.
+ * Exit status: 0 plan printed, 1 plan refused (the option and the rule are named), 2 bad usage. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "arch/caps.h"
+#include "arch/cpu_replay.h"
+#include "tools/commands.h"
+#include "tools/cpu_host.h"
+#include "topa/plan.h"
+#include "topa/validate.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: fwpt plan [CPU] [--size N] [--region N] [--mode stop|ring] [--single-range] [--pmi]\n"
+            "                 [--entries-per-table N] [--phys ADDR] [--max-entries N]\n"
+            "CPU:   nothing (this machine), --profile NAME (fwpt caps --list-profiles), or registers as in\n"
+            "       fwpt caps: --leaf7-ebx X --leaf14-0 EAX,EBX,ECX,EDX [--leaf14-1 EAX,EBX,ECX,EDX]\n"
+            "       [--maxphyaddr N] [--vendor GenuineIntel] [--max-leaf X]\n"
+            "sizes: 4096, 64K, 2M, 0x1000. --size default 2M, --region default 64K (multi-entry ToPA).\n"
+            "--entries-per-table 2..512 (default 512 = one 4K page; smaller values chain tables).\n"
+            "--phys: where the illustrative allocation starts (default 0x100000000).\n"
+            "exit: 0 plan printed, 1 plan refused, 2 bad usage.\n");
+}
+
+static int bad(const char *opt, const char *why, const char *val)
+{
+    fprintf(stderr, "fwpt plan: %s: %s%s%s%s\n", opt, why, val ? " ('" : "", val ? val : "", val ? "')" : "");
+    return 2;
+}
+
+static int hex32(const char *s, uint32_t *out)
+{
+    uint64_t v;
+    if (fwpt_parse_u64(s, 1, &v) || v > 0xffffffffull)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int regs4(const char *s, struct fwpt_cpuid_regs *r)
+{
+    char buf[128];
+    uint32_t v[4];
+    if (strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    char *p = buf;
+    for (int i = 0; i < 4; i++) {
+        char *c = strchr(p, ',');
+        if ((i < 3) != (c != NULL))
+            return -1;
+        if (c)
+            *c = '\0';
+        if (hex32(p, &v[i]))
+            return -1;
+        p = c ? c + 1 : p;
+    }
+    r->eax = v[0];
+    r->ebx = v[1];
+    r->ecx = v[2];
+    r->edx = v[3];
+    return 0;
+}
+
+static void stdout_write(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    fwrite(s, 1, n, stdout);
+}
+
+int fwpt_cmd_plan(int argc, char **argv)
+{
+    struct fwpt_cpuid_snapshot snap;
+    struct fwpt_caps caps;
+    struct fwpt_plan_options opt = {0, 0, FWPT_PLAN_STOP, false, false, 0};
+    const struct fwpt_cpu_profile *profile = NULL;
+    bool recorded = false, have_max = false, have_14_0 = false, have_14_1 = false;
+    uint32_t max_leaf = 0;
+    uint64_t phys = 0x100000000ull, max_entries = 64;
+    struct fwpt_cpuid_regs r0 = {0, 0, 0, 0}, r1 = {0, 0, 0, 0};
+
+    memset(&snap, 0, sizeof snap);
+    strcpy(snap.vendor, "GenuineIntel");
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(o, "--single-range")) {
+            opt.single_range = true;
+            continue;
+        } else if (!strcmp(o, "--pmi")) {
+            opt.pmi = true;
+            continue;
+        }
+        if (strncmp(o, "--", 2))
+            return bad(o, "unexpected argument (see fwpt plan --help)", NULL);
+        const char *v = i + 1 < argc ? argv[++i] : NULL;
+        if (!v)
+            return bad(o, "needs a value", NULL);
+        uint64_t n;
+        if (!strcmp(o, "--size")) {
+            if (fwpt_parse_size(v, &opt.total_size) || !opt.total_size)
+                return bad(o, "expected a size such as 2M, 64K or 4096", v);
+        } else if (!strcmp(o, "--region")) {
+            if (fwpt_parse_size(v, &opt.region_size) || !opt.region_size)
+                return bad(o, "expected a size such as 64K", v);
+        } else if (!strcmp(o, "--mode")) {
+            if (!strcmp(v, "stop"))
+                opt.mode = FWPT_PLAN_STOP;
+            else if (!strcmp(v, "ring"))
+                opt.mode = FWPT_PLAN_RING;
+            else
+                return bad(o, "expected stop or ring", v);
+        } else if (!strcmp(o, "--entries-per-table")) {
+            if (fwpt_parse_u64(v, 0, &n) || n > 100000)
+                return bad(o, "expected a number", v);
+            opt.entries_per_table = (unsigned)n;
+        } else if (!strcmp(o, "--phys")) {
+            if (fwpt_parse_u64(v, 0, &phys) || (phys & 0xfff))
+                return bad(o, "expected a 4K-aligned address", v);
+        } else if (!strcmp(o, "--max-entries")) {
+            if (fwpt_parse_u64(v, 0, &max_entries) || !max_entries)
+                return bad(o, "expected a number", v);
+        } else if (!strcmp(o, "--profile")) {
+            if (!(profile = fwpt_cpu_profile_find(v)))
+                return bad(o, "no such profile (fwpt caps --list-profiles)", v);
+        } else if (!strcmp(o, "--leaf7-ebx")) {
+            recorded = true;
+            if (hex32(v, &snap.leaf7_ebx))
+                return bad(o, "expected a 32-bit hex value", v);
+        } else if (!strcmp(o, "--leaf14-0")) {
+            recorded = have_14_0 = true;
+            if (regs4(v, &r0))
+                return bad(o, "expected EAX,EBX,ECX,EDX in hex", v);
+        } else if (!strcmp(o, "--leaf14-1")) {
+            recorded = have_14_1 = true;
+            if (regs4(v, &r1))
+                return bad(o, "expected EAX,EBX,ECX,EDX in hex", v);
+        } else if (!strcmp(o, "--maxphyaddr")) {
+            recorded = true;
+            if (fwpt_parse_u64(v, 0, &n) || n < 1 || n > 64)
+                return bad(o, "expected a bit count 1..64 (decimal)", v);
+            snap.maxphyaddr = (uint32_t)n;
+            snap.max_ext_leaf = 0x80000008u;
+        } else if (!strcmp(o, "--vendor")) {
+            recorded = true;
+            if (strlen(v) != 12)
+                return bad(o, "expected a 12-character vendor string such as GenuineIntel", v);
+            strcpy(snap.vendor, v);
+        } else if (!strcmp(o, "--max-leaf")) {
+            recorded = have_max = true;
+            if (hex32(v, &max_leaf) || max_leaf >= 0x80000000u)
+                return bad(o, "expected a basic leaf number in hex", v);
+        } else {
+            return bad(o, "unknown option (see fwpt plan --help)", NULL);
+        }
+    }
+    if (profile && recorded)
+        return bad("--profile", "cannot be combined with register options", NULL);
+    if (profile) {
+        fwpt_cpu_profile_snapshot(profile, &snap);
+    } else if (recorded) {
+        snap.max_basic_leaf = have_max ? max_leaf : have_14_0 ? 0x14 : 0x0d;
+        if (snap.max_basic_leaf >= 0x14) {
+            snap.has_leaf14_0 = have_14_0;
+            snap.leaf14_0 = r0;
+            snap.has_leaf14_1 = have_14_0 && have_14_1 && r0.eax >= 1;
+            if (snap.has_leaf14_1)
+                snap.leaf14_1 = r1;
+        }
+    } else {
+        struct fwpt_cpu cpu = fwpt_host_cpu();
+        enum fwpt_status st = fwpt_caps_read(&cpu, &snap);
+        if (st != FWPT_OK) {
+            fprintf(stderr, "fwpt plan: reading CPUID failed: %s\n", fwpt_status_msg(st));
+            return 2;
+        }
+    }
+    fwpt_caps_parse(&snap, &caps);
+
+    struct fwpt_sink out = {stdout_write, NULL};
+    struct fwpt_plan plan;
+    struct fwpt_plan_error err;
+    if (fwpt_plan_make(&caps, &opt, &plan, &err) != FWPT_OK) {
+        printf("plan refused: --%s: %s\n", err.option, err.why);
+        if (!caps.pt_supported)
+            printf("capabilities: %s\n", fwpt_caps_reason_msg(caps.reason));
+        return 1;
+    }
+    fwpt_plan_print(&plan, &out);
+
+    /* Lay the plan out at illustrative physical addresses: tables first, then regions. */
+    uint64_t cursor = phys;
+    uint64_t *table_phys = calloc(plan.table_count + 1, sizeof *table_phys);
+    uint64_t *region_phys = calloc(plan.region_count + 1, sizeof *region_phys);
+    for (unsigned i = 0; i < plan.tables.count; i++) {
+        table_phys[i] = cursor;
+        cursor += plan.tables.bytes;
+    }
+    uint64_t region_start = (cursor + plan.regions.align - 1) & ~(plan.regions.align - 1);
+    for (unsigned i = 0; i < plan.regions.count; i++)
+        region_phys[i] = region_start + (uint64_t)i * plan.regions.bytes;
+    /* Only the tables need host memory to print them; regions stay unmapped. */
+    size_t tbytes = plan.table_count ? (size_t)plan.table_count * 0x1000 : 0x1000;
+    void *tmem = calloc(1, tbytes);
+    struct fwpt_physmem mem;
+    fwpt_physmem_init(&mem, false);
+    fwpt_physmem_add(&mem, phys, tbytes, tmem);
+    struct fwpt_output_regs regs;
+    enum fwpt_status st = fwpt_plan_apply(&plan, &mem, region_phys, table_phys, &regs);
+    int rc = 0;
+    if (st != FWPT_OK) {
+        printf("tables: %s\n", fwpt_status_msg(st));
+        rc = 1;
+    } else {
+        printf("IA32_RTIT_OUTPUT_BASE:      0x%016llx\n", (unsigned long long)regs.output_base);
+        printf("IA32_RTIT_OUTPUT_MASK_PTRS: 0x%016llx\n", (unsigned long long)regs.output_mask_ptrs);
+        printf("IA32_RTIT_CTL output bits:  0x%llx\n", (unsigned long long)regs.ctl_bits);
+        if (plan.scheme != FWPT_SCHEME_SINGLE_RANGE) {
+            printf("tables (at illustrative addresses from 0x%llx):\n", (unsigned long long)phys);
+            fwpt_topa_print_tables(&mem, regs.output_base, (unsigned)max_entries, &out);
+        } else {
+            printf("range: 0x%llx..0x%llx\n", (unsigned long long)region_phys[0],
+                   (unsigned long long)(region_phys[0] + plan.region_size - 1));
+        }
+        struct fwpt_violation v[16];
+        struct fwpt_validate_out vo = {v, 16, 0, 0, false, {0}};
+        struct fwpt_validate_in vi = {&caps, &mem, regs.ctl_bits, regs.output_base, regs.output_mask_ptrs, 0, NULL, 0};
+        st = fwpt_validate(&vi, &vo);
+        printf("validation: %s (%zu violation%s)\n", st == FWPT_OK ? "accepted" : fwpt_status_msg(st), vo.count,
+               vo.count == 1 ? "" : "s");
+        for (size_t i = 0; i < vo.count && i < 16; i++)
+            printf("  %s %s: %s (table 0x%llx entry %d)\n", v[i].warning ? "warning" : "error",
+                   fwpt_topa_rule_name(v[i].rule), fwpt_topa_rule_text(v[i].rule), (unsigned long long)v[i].table,
+                   v[i].entry == FWPT_NO_ENTRY ? -1 : (int)v[i].entry);
+        if (st != FWPT_OK)
+            rc = 1;
+    }
+    free(tmem);
+    free(table_phys);
+    free(region_phys);
+    return rc;
+}
