@@ -767,3 +767,5 @@ const char *fwpt_flow_kind_name(enum fwpt_flow_kind k)
     };
     return (unsigned)k < FWPT_FLOW_KIND_COUNT ? names[k] : "?";
 }
+
+_Static_assert(sizeof(struct fwpt_flow_block) == 32, "cache entries are 32 bytes");

@@ -43,10 +43,11 @@
 typedef size_t (*fwpt_flow_read_fn)(void *ctx, uint64_t ip, const uint8_t **bytes);
 
 /* Longest run of instructions one cache entry holds. */
-#define FWPT_FLOW_BLOCK_INSNS 40
+#define FWPT_FLOW_BLOCK_INSNS 10
 
 /* One cache entry: the instructions from 'ip' up to and including the first one that changes the
- * flow (or FWPT_FLOW_BLOCK_INSNS of them). 64 bytes. The caller provides an array of these. */
+ * flow (or FWPT_FLOW_BLOCK_INSNS of them). 32 bytes (small entries keep the working set in the
+ * data cache). The caller provides an array of these. */
 struct fwpt_flow_block {
     uint64_t ip;        /* start; FWPT_FLOW_NO_IP when empty */
     uint64_t target;    /* last instruction: target of a relative branch */
@@ -55,7 +56,6 @@ struct fwpt_flow_block {
     uint8_t iclass;     /* class of the last instruction */
     uint8_t flags;      /* FWPT_FLOW_BF_* */
     uint16_t nbytes;    /* total length of the instructions */
-    uint16_t reserved;
     uint8_t sizes[FWPT_FLOW_BLOCK_INSNS];
 };
 #define FWPT_FLOW_NO_IP (~(uint64_t)0)

@@ -533,7 +533,9 @@ static int execute(struct gen *g)
             }
         }
 
-        if (enabled) {
+        if (enabled && g->cfg->no_truth) {
+            p->ntruth++;
+        } else if (enabled) {
             if (p->ntruth == g->truth_cap) {
                 g->truth_cap = g->truth_cap ? 2 * g->truth_cap : 4096;
                 p->truth = realloc(p->truth, g->truth_cap * sizeof *p->truth);
@@ -712,7 +714,7 @@ int progen_build(const struct progen_cfg *cfg, struct progen *out)
         goto done;
     struct pt_config pc;
     pt_config_init(&pc);
-    g.trace_cap = cfg->max_insns * 16 + 8192;
+    g.trace_cap = cfg->max_insns * 6 + 65536;
     out->trace = malloc(g.trace_cap);
     if (!out->trace)
         goto done;

@@ -33,6 +33,7 @@ struct progen_cfg {
     size_t max_insns;      /* traced instructions before the final disable */
     unsigned features;     /* PROGEN_F_* */
     unsigned psb_period;   /* approximate trace bytes between PSB+ (0: chosen from the seed) */
+    int no_truth;          /* count executed instructions (ntruth) without recording them */
 };
 
 enum progen_event_kind {

@@ -194,8 +194,39 @@ static void show_diff(const char *what, uint64_t seed, const struct list *x, con
     }
 }
 
+/* Seeds for tests/fuzz/fuzz_flow.c: u16 code length, u64 base, code, trace. */
+static int write_corpus(const char *dir, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        struct progen_cfg cfg = {.seed = 1000 + k, .nfuncs = 2 + k % 6, .max_insns = 50 + k * 13 % 400,
+                                 .features = PROGEN_F_ALL};
+        struct progen p;
+        if (progen_build(&cfg, &p) || p.code_size > 65535) {
+            if (p.code)
+                progen_free(&p);
+            continue;
+        }
+        char path[512];
+        snprintf(path, sizeof path, "%s/progen-%u", dir, k);
+        FILE *fp = fopen(path, "wb");
+        if (!fp)
+            return 1;
+        uint8_t hdr[10] = {(uint8_t)p.code_size, (uint8_t)(p.code_size >> 8)};
+        for (int i = 0; i < 8; i++)
+            hdr[2 + i] = (uint8_t)(p.base >> (8 * i));
+        fwrite(hdr, 1, 10, fp);
+        fwrite(p.code, 1, p.code_size, fp);
+        fwrite(p.trace, 1, p.trace_size, fp);
+        fclose(fp);
+        progen_free(&p);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 3 && !strcmp(argv[1], "--write-corpus"))
+        return write_corpus(argv[2], (unsigned)strtoul(argv[3], NULL, 0));
     unsigned nseeds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 8000;
     uint64_t seed0 = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
     unsigned long shown = 0, libipt_disagree = 0;

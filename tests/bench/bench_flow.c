@@ -1,0 +1,179 @@
+/* Instructions per second: fwpt's flow decoder against libipt's instruction decoder (pt_insn_next)
+ * and block decoder (pt_blk_next) on the same generated program and trace, in one run. Every
+ * decoder produces every instruction (fwpt's run mode computes each instruction's IP). */
+#include <intel-pt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "decode/flow.h"
+#include "tests/common/progen.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+struct image {
+    uint64_t base;
+    const uint8_t *code;
+    size_t size;
+};
+static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    const struct image *im = ctx;
+    if (ip < im->base || ip - im->base >= im->size)
+        return 0;
+    *bytes = im->code + (ip - im->base);
+    return im->size - (ip - im->base);
+}
+
+static struct fwpt_flow_block cache[65536];
+
+int main(int argc, char **argv)
+{
+    size_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 20000000;
+    struct progen_cfg cfg = {.seed = 42, .nfuncs = 400, .max_insns = n, .no_truth = 1,
+                             .features = PROGEN_F_PSB | PROGEN_F_RET_CLOBBER | PROGEN_F_LOOSE_IPC |
+                                         PROGEN_F_INTERRUPT, .psb_period = 4096};
+    struct progen p;
+    if (progen_build(&cfg, &p)) {
+        fprintf(stderr, "progen failed\n");
+        return 1;
+    }
+    printf("program: %zu bytes of code at 0x%llx, trace %zu bytes, %zu instructions executed\n", p.code_size,
+           (unsigned long long)p.base, p.trace_size, p.ntruth);
+    struct image im = {p.base, p.code, p.code_size};
+
+    /* libipt: the image from a file through its section cache (its fast path) */
+    char path[] = "/tmp/fwpt-bench-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, p.code, p.code_size) != (ssize_t)p.code_size)
+        return 1;
+    close(fd);
+    struct pt_image_section_cache *isc = pt_iscache_alloc("bench");
+    int isid = pt_iscache_add_file(isc, path, 0, p.code_size, p.base);
+    struct pt_config c;
+    pt_config_init(&c);
+    c.begin = p.trace;
+    c.end = p.trace + p.trace_size;
+
+    /* fwpt, one instruction per call */
+    struct fwpt_flow *f = malloc(sizeof *f);
+    double t = now();
+    fwpt_flow_init(f, p.trace, p.trace_size, read_code, &im, cache, sizeof cache / sizeof cache[0]);
+    struct fwpt_flow_event ev;
+    uint64_t fi = 0, fsum = 0, ferr = 0;
+    while (fwpt_flow_next(f, &ev) == FWPT_OK) {
+        if (ev.kind == FWPT_FLOW_INSN) {
+            fi++;
+            fsum += ev.ip;
+        } else if (ev.kind == FWPT_FLOW_ERROR) {
+            ferr++;
+        }
+    }
+    double t_fwpt = now() - t;
+
+    /* fwpt, runs (every instruction's IP computed from the sizes) */
+    t = now();
+    fwpt_flow_init(f, p.trace, p.trace_size, read_code, &im, cache, sizeof cache / sizeof cache[0]);
+    struct fwpt_flow_run run;
+    uint64_t ri = 0, rsum = 0;
+    while (fwpt_flow_next_run(f, &run, &ev) == FWPT_OK) {
+        uint64_t ip = run.ip;
+        for (uint32_t k = 0; k < run.n; k++) {
+            rsum += ip;
+            ip += run.sizes[k];
+        }
+        ri += run.n;
+    }
+    double t_run = now() - t;
+
+    /* libipt instruction decoder */
+    t = now();
+    struct pt_insn_decoder *d = pt_insn_alloc_decoder(&c);
+    pt_image_add_cached(pt_insn_get_image(d), isc, isid, NULL);
+    uint64_t li = 0, lsum = 0;
+    int st;
+    for (;;) {
+        st = pt_insn_sync_forward(d);
+        if (st < 0)
+            break;
+        for (;;) {
+            while (st & pts_event_pending) {
+                struct pt_event e;
+                st = pt_insn_event(d, &e, sizeof e);
+                if (st < 0)
+                    break;
+            }
+            if (st < 0)
+                break;
+            struct pt_insn insn;
+            st = pt_insn_next(d, &insn, sizeof insn);
+            if (st < 0)
+                break;
+            li++;
+            lsum += insn.ip;
+        }
+        if (st == -pte_eos)
+            break;
+    }
+    pt_insn_free_decoder(d);
+    double t_insn = now() - t;
+
+    /* libipt block decoder */
+    t = now();
+    struct pt_block_decoder *bd = pt_blk_alloc_decoder(&c);
+    pt_image_add_cached(pt_blk_get_image(bd), isc, isid, NULL);
+    uint64_t bi = 0;
+    for (;;) {
+        st = pt_blk_sync_forward(bd);
+        if (st < 0)
+            break;
+        for (;;) {
+            while (st & pts_event_pending) {
+                struct pt_event e;
+                st = pt_blk_event(bd, &e, sizeof e);
+                if (st < 0)
+                    break;
+            }
+            if (st < 0)
+                break;
+            struct pt_block b;
+            st = pt_blk_next(bd, &b, sizeof b);
+            if (st < 0)
+                break;
+            bi += b.ninsn;
+        }
+        if (st == -pte_eos)
+            break;
+    }
+    pt_blk_free_decoder(bd);
+    double t_blk = now() - t;
+    pt_iscache_free(isc);
+    unlink(path);
+
+    printf("instructions: truth %zu, fwpt %llu (errors %llu), fwpt runs %llu, libipt insn %llu, libipt block %llu\n",
+           p.ntruth, (unsigned long long)fi, (unsigned long long)ferr, (unsigned long long)ri,
+           (unsigned long long)li, (unsigned long long)bi);
+    printf("checksum of IPs: fwpt %s libipt, runs %s\n", fsum == lsum ? "==" : "!=", rsum == fsum ? "==" : "!=");
+    printf("fwpt flow_next:     %8.1f M insn/s (%.3f s)\n", fi / t_fwpt / 1e6, t_fwpt);
+    printf("fwpt flow_next_run: %8.1f M insn/s (%.3f s)\n", ri / t_run / 1e6, t_run);
+    printf("libipt pt_insn:     %8.1f M insn/s (%.3f s)\n", li / t_insn / 1e6, t_insn);
+    printf("libipt pt_blk:      %8.1f M insn/s (%.3f s)\n", bi / t_blk / 1e6, t_blk);
+    printf("ratio flow_next / pt_insn:     %.1fx (target >= 10)\n", t_insn / t_fwpt * fi / (li ? li : 1));
+    printf("ratio flow_next / pt_blk:      %.1fx (target >= 3)\n", t_blk / t_fwpt * fi / (bi ? bi : 1));
+    printf("ratio flow_next_run / pt_insn: %.1fx\n", t_insn / t_run * ri / (li ? li : 1));
+    printf("ratio flow_next_run / pt_blk:  %.1fx\n", t_blk / t_run * ri / (bi ? bi : 1));
+    printf("cache: %llu hits, %llu misses\n", (unsigned long long)f->cache_hits, (unsigned long long)f->cache_misses);
+    int ok = fi == p.ntruth && ri == fi && li == fi && bi == fi && fsum == lsum && rsum == fsum && !ferr;
+    free(f);
+    progen_free(&p);
+    if (!ok)
+        printf("MISMATCH between decoders\n");
+    return ok ? 0 : 1;
+}

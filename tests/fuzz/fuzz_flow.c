@@ -1,0 +1,63 @@
+/* libFuzzer: the flow decoder over mutated traces and code images. Input layout:
+ * u16 code length (LE), u64 load address (LE), code bytes, trace bytes (short inputs: the whole
+ * input is both code at 0x1000 and trace). Seeds in this layout come from
+ * `test_flow_libipt --write-corpus DIR N`. Checks: no crash, no hang, event invariants. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "decode/flow.h"
+
+struct image {
+    uint64_t base;
+    const uint8_t *code;
+    size_t size;
+};
+static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    const struct image *im = ctx;
+    if (ip < im->base || ip - im->base >= im->size)
+        return 0;
+    *bytes = im->code + (ip - im->base);
+    /* hand out at most 7 bytes at a time now and then: instructions split across pieces */
+    size_t n = im->size - (ip - im->base);
+    return (ip & 3) == 1 && n > 7 ? 7 : n;
+}
+
+static struct fwpt_flow_block cache[256];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct image im = {0x1000, data, size};
+    const uint8_t *trace = data;
+    size_t tlen = size;
+    if (size >= 10) {
+        size_t clen = (size_t)data[0] | (size_t)data[1] << 8;
+        uint64_t base = 0;
+        for (int i = 0; i < 8; i++)
+            base |= (uint64_t)data[2 + i] << (8 * i);
+        if (clen <= size - 10) {
+            im.base = base;
+            im.code = data + 10;
+            im.size = clen;
+            trace = data + 10 + clen;
+            tlen = size - 10 - clen;
+        }
+    }
+    static struct fwpt_flow f;
+    fwpt_flow_init(&f, trace, tlen, read_code, &im, (size & 1) ? cache : NULL, (size & 1) ? 256 : 0);
+    fwpt_flow_set_runaway_limit(&f, 100000);
+    struct fwpt_flow_event ev;
+    unsigned long n = 0;
+    while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
+        if (ev.kind == FWPT_FLOW_ERROR && ev.offset > tlen)
+            abort(); /* error offsets lie inside the trace */
+        if (ev.kind == FWPT_FLOW_INSN && (ev.size == 0 || ev.size > 15))
+            abort();
+        if (ev.kind >= FWPT_FLOW_KIND_COUNT)
+            abort();
+        if (++n > 20000000ul)
+            abort(); /* a hang */
+    }
+    return 0;
+}
