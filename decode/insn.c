@@ -393,6 +393,9 @@ decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode, struct fwpt
                     11, 3, 4, 5, 11, 6, 7, 11, 11, 11, 11, 11, 11, 11, 11, 11,
                 };
                 vid = evex_vid[p0 & 0x0f];
+                /* SDM Vol. 2 2.7.1: outside 64-bit mode EVEX.V' (P2 bit 3) must be 1. */
+                if (!is64 && !(bytes[i + 2] & 8))
+                    return FWPT_E_BAD_INSN;
                 op2 = bytes[i + 3];
                 i += 4;
                 if (vid > 10)

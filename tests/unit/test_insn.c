@@ -155,6 +155,19 @@ static const struct vec vecs[] = {
     V(64, OK, 9, FWPT_IC_OTHER, 0, 0x8f, 0xea, 0x78, 0x10, 0xc1, 1, 2, 3, 4), /* bextr id */
     V(64, BAD, 0, 0, 0, 0x66, 0xc5, 0xf8, 0x77),                         /* VEX after 66 */
     V(64, BAD, 0, 0, 0, 0x40, 0xc5, 0xf8, 0x77),                         /* VEX after REX */
+    /* opcode validity: EVEX.V' outside 64-bit mode, VEX.pp, x87 holes, segment registers */
+    V(32, OK, 6, FWPT_IC_OTHER, 0, 0x62, 0xf1, 0x7c, 0x48, 0x58, 0xc1),  /* vaddps zmm0, zmm0, zmm1 */
+    V(32, BAD, 0, 0, 0, 0x62, 0xf1, 0x7c, 0x40, 0x58, 0xc1),             /* V'=0: zmm16 */
+    V(64, OK, 6, FWPT_IC_OTHER, 0, 0x62, 0xf1, 0x7c, 0x40, 0x58, 0xc1),  /* vaddps zmm0, zmm16, zmm1 */
+    V(64, OK, 4, FWPT_IC_OTHER, 0, 0xc5, 0xf9, 0xf1, 0xc1),              /* vpsllw (66) */
+    V(64, BAD, 0, 0, 0, 0xc5, 0xf8, 0xf1, 0xc1),                         /* no VEX form without 66 */
+    V(64, BAD, 0, 0, 0, 0xc4, 0xe4, 0x79, 0x00, 0xc1),                   /* VEX map 4 */
+    V(64, OK, 2, FWPT_IC_OTHER, 0, 0xd9, 0xd0),                          /* fnop */
+    V(64, BAD, 0, 0, 0, 0xd9, 0xd1),
+    V(64, BAD, 0, 0, 0, 0xdd, 0x28),                                     /* DD /5 memory */
+    V(64, OK, 2, FWPT_IC_OTHER, 0, 0x8c, 0xd8),                          /* mov eax, ds */
+    V(64, BAD, 0, 0, 0, 0x8e, 0xc8),                                     /* mov cs, eax */
+    V(64, BAD, 0, 0, 0, 0x8c, 0xf0),                                     /* sreg 6 */
     /* invalid in 64-bit mode */
     V(64, BAD, 0, 0, 0, 0x06), V(64, BAD, 0, 0, 0, 0x07), V(64, BAD, 0, 0, 0, 0x0e),
     V(64, BAD, 0, 0, 0, 0x16), V(64, BAD, 0, 0, 0, 0x17), V(64, BAD, 0, 0, 0, 0x1e),
