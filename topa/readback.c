@@ -79,12 +79,12 @@ static void add_span(struct fwpt_readback *out, uint64_t phys, uint64_t len)
     if (!len)
         return;
     out->bytes += len;
-    if (out->count && out->count <= out->cap) {
-        struct fwpt_span *prev = &out->spans[out->count - 1];
-        if (prev->phys + prev->len == phys) {
-            prev->len += len;
-            return;
-        }
+    bool merge = out->count && out->tail_end == phys;
+    out->tail_end = phys + len;
+    if (merge) {
+        if (out->count <= out->cap)
+            out->spans[out->count - 1].len += len;
+        return;
     }
     if (out->count < out->cap) {
         out->spans[out->count].phys = phys;

@@ -46,6 +46,7 @@ struct fwpt_readback {
     bool complete;             /* every byte produced is here */
     bool wrapped, stopped, error;
     const char *reason;        /* why tracing ended and what was kept (static text) */
+    uint64_t tail_end;         /* internal: end of the last span, also past cap (for merging) */
 };
 
 /* FWPT_OK; FWPT_E_TOPA when the write pointer is not on the tables reachable from the start;

@@ -68,7 +68,7 @@ static void finish_and_check(const uint8_t *s, uint64_t len, const uint8_t *cons
     fwpt_rdmsr(&cpu, MSR_IA32_RTIT_STATUS, &status);
     CHECK_EQ(status & (RTIT_STATUS_ERROR | RTIT_STATUS_STOPPED), 0);
     struct fwpt_span spans[64];
-    struct fwpt_readback rb = {spans, 64, 0, 0, 0, 0, false, false, false, false, NULL};
+    struct fwpt_readback rb = {spans, 64, 0, 0, 0, 0, false, false, false, false, NULL, 0};
     struct fwpt_readback_in in = {&arena.mem, CTL, start_base, start_ptrs, base, ptrs, status, FWPT_WRAP_DETECT, 64};
     CHECK_EQ(fwpt_readback(&in, &rb), FWPT_OK);
     CHECK_EQ(nconsumed + rb.bytes, len);

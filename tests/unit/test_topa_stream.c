@@ -126,7 +126,7 @@ static void one(enum topa_caps_kind kind, const struct fwpt_plan_options *opt, u
     /* three ways to know about the wrap: detect (zero test), and the two hints */
     for (int hint = 0; hint < 2; hint++) {
         struct fwpt_span spans[4200];
-        struct fwpt_readback rb = {spans, 4200, 0, 0, 0, 0, false, false, false, false, NULL};
+        struct fwpt_readback rb = {spans, 4200, 0, 0, 0, 0, false, false, false, false, NULL, 0};
         struct fwpt_readback_in in = {&r->arena.mem, r->regs.ctl_bits, r->regs.output_base, r->regs.output_mask_ptrs,
                                       base, ptrs, status,
                                       hint == 0 ? FWPT_WRAP_DETECT : (ring && len >= total ? FWPT_WRAP_YES : FWPT_WRAP_NO), 0};
