@@ -261,22 +261,15 @@ static const uint32_t amd3dnow_valid[8] = {
 
 #define BIT(tab, x) (((tab)[(x) >> 5] >> ((x) & 31)) & 1u)
 
-/* Need n bytes: more than avail is truncation, unless n can never fit the 15-byte limit. */
-#define NEED(n)                                                                          \
-    do {                                                                                 \
-        if ((size_t)(n) > avail)                                                         \
-            return (n) > 15 ? FWPT_E_BAD_INSN : FWPT_E_TRUNCATED;                        \
-    } while (0)
-
 /* Need n bytes: more than avail is truncation, unless n can never fit the 15-byte limit.
  * With 'roomy' (avail >= ROOMY) no read can pass avail: the checks compile away. */
-#undef NEED
 #define NEED(n)                                                                          \
     do {                                                                                 \
         if (!roomy && (size_t)(n) > avail)                                               \
             return (n) > 15 ? FWPT_E_BAD_INSN : FWPT_E_TRUNCATED;                        \
     } while (0)
-/* Largest read offset: 15 (prefix bound) + 3 escape/VEX + 1 EVEX + ModRM + SIB + disp32 + imm. */
+/* Largest read offset: opcode at 14 at most (prefix bound), + 4 EVEX/escape + ModRM + SIB + disp32
+ * + rel32 stays below 40. */
 #define ROOMY 40
 
 static inline __attribute__((always_inline)) enum fwpt_status
