@@ -265,7 +265,7 @@ static void rules(void)
 static void agreement(void)
 {
     uint64_t seed = 0x1234567887654321ull;
-    unsigned bad = 0, good = 0, cases = 2500;
+    unsigned bad = 0, good = 0, cases = 2500, smrr_cases = 0, smrr_refused = 0;
     for (unsigned c = 0; c < cases; c++) {
         struct fwpt_caps caps;
         topa_caps(&caps, (topa_rand(&seed) & 3) == 0 ? TOPA_CAPS_SINGLE_ENTRY : TOPA_CAPS_MULTI, 39);
@@ -300,15 +300,35 @@ static void agreement(void)
                 put(tables[t], i, raw);
             }
         }
+        /* bytes enough to reach every reachable entry: one lap over every region as finally encoded */
+        total = 0;
+        for (unsigned t = 0; t < nt; t++)
+            for (unsigned i = 0; i < 6; i++) {
+                struct fwpt_topa_entry e;
+                uint64_t raw;
+                fwpt_physmem_read64(&arena.mem, tables[t] + 8ull * i, &raw);
+                fwpt_topa_decode(raw, &e);
+                if (!e.end)
+                    total += fwpt_topa_size_bytes(e.size_enc);
+            }
         unsigned start_t = (unsigned)(topa_rand(&seed) % nt);
         unsigned start_i = (unsigned)(topa_rand(&seed) % 2);
         uint64_t off = topa_rand(&seed) % 5 == 0 ? 0x1000 + (topa_rand(&seed) % 0x1800) : topa_rand(&seed) % 0x1000;
         uint64_t ptrs = fwpt_mask_ptrs_make(start_i, off);
 
+        /* sometimes SMRR over one region slot or one table page (restricted memory) */
+        struct fwpt_restricted rs = {0}, *rsp = NULL;
+        if (topa_rand(&seed) % 6 == 0) {
+            rsp = &rs;
+            rs.have_smrr = true;
+            rs.smrr_physbase = (topa_rand(&seed) & 1 ? REG(topa_rand(&seed) % (slot + 1)) : tables[topa_rand(&seed) % nt]) | 6;
+            rs.smrr_physmask = 0xfffff000ull | SMRR_PHYSMASK_VALID;
+            smrr_cases++;
+        }
         struct vres v;
-        run_validate(&v, &caps, RTIT_CTL_TOPA, tables[start_t], ptrs, 0, NULL, 0);
+        run_validate(&v, &caps, RTIT_CTL_TOPA, tables[start_t], ptrs, 0, rsp, 0);
         struct mres *m = calloc(1, sizeof *m);
-        run_model(m, &caps, RTIT_CTL_TOPA, tables[start_t], ptrs, NULL, total + 1);
+        run_model(m, &caps, RTIT_CTL_TOPA, tables[start_t], ptrs, rsp, total + 1);
         bool model_err = (m->m.status & RTIT_STATUS_ERROR) != 0;
         bool val_err = v.out.errors > 0;
         CHECK_EQ(m->wr, FWPT_OK);
@@ -324,15 +344,70 @@ static void agreement(void)
                         fwpt_topa_rule_name(v.out.first.rule), (unsigned long long)v.out.first.table, v.out.first.entry);
         }
         CHECK_EQ(m->m.stats.bytes_unmapped, 0);
-        if (model_err != val_err)
-            fprintf(stderr, "  case %u: model error %d, validator errors %zu (first %s)\n", c, model_err,
-                    v.out.errors, v.out.has_first ? fwpt_topa_rule_name(v.out.first.rule) : "-");
+        if (model_err != val_err) {
+            fprintf(stderr, "  case %u: model error %d, validator errors %zu (first %s @%llx[%u])\n", c, model_err,
+                    v.out.errors, v.out.has_first ? fwpt_topa_rule_name(v.out.first.rule) : "-",
+                    (unsigned long long)v.out.first.table, v.out.first.entry);
+            if (getenv("TOPA_DEBUG")) {
+                fprintf(stderr, "  start %llx ptrs %llx smrr %llx stopped %d stored %llu in %llu\n",
+                        (unsigned long long)tables[start_t], (unsigned long long)ptrs,
+                        (unsigned long long)rs.smrr_physbase, !!(m->m.status & RTIT_STATUS_STOPPED),
+                        (unsigned long long)m->m.stats.bytes_stored, (unsigned long long)m->m.stats.bytes_in);
+                for (unsigned t = 0; t < nt; t++)
+                    for (unsigned i = 0; i < 6; i++) {
+                        uint64_t raw;
+                        fwpt_physmem_read64(&arena.mem, tables[t] + 8ull * i, &raw);
+                        fprintf(stderr, "    T%u[%u] %016llx\n", t, i, (unsigned long long)raw);
+                    }
+            }
+        }
         bad += val_err;
+        smrr_refused += v.out.has_first && v.out.first.rule == FWPT_RULE_SMRR;
         good += !val_err;
         free(m);
     }
-    printf("agreement: %u tables, %u refused, %u accepted\n", cases, bad, good);
+    printf("agreement: %u tables, %u refused, %u accepted; %u with SMRR, %u refused for SMRR\n", cases, bad, good,
+           smrr_cases, smrr_refused);
+    CHECK(smrr_refused > 20);
     CHECK(bad > cases / 5 && good > cases / 5); /* both verdicts well represented */
+}
+
+/* Random single-range MSR values: the validator refuses exactly what the model refuses at enable. */
+static void agreement_single_range(void)
+{
+    struct fwpt_caps caps;
+    topa_caps(&caps, TOPA_CAPS_SINGLE_RANGE, 39);
+    uint64_t seed = 0xfeedface12345ull;
+    unsigned refused = 0, cases = 3000;
+    for (unsigned c = 0; c < cases; c++) {
+        unsigned bits = 12 + (unsigned)(topa_rand(&seed) % 5);   /* 4K .. 64K */
+        uint64_t mask = (1ull << bits) - 1;
+        uint64_t r = topa_rand(&seed);
+        if (r % 4 == 0)
+            mask ^= 1ull << (7 + topa_rand(&seed) % (bits - 7));      /* a hole: not contiguous */
+        uint64_t base = PHYS + 0x100000;
+        if (r % 5 == 1)
+            base += 0x80ull << (topa_rand(&seed) % 10);               /* overlaps the mask */
+        uint64_t off = topa_rand(&seed) % (mask + 1);
+        if (r % 6 == 2)
+            off = mask + 1 + topa_rand(&seed) % 100;                  /* above the mask */
+        uint64_t ptrs = mask | (off << 32);
+        struct vres v;
+        run_validate(&v, &caps, 0, base, ptrs, 0, NULL, 0);
+        struct mres *m = calloc(1, sizeof *m);
+        run_model(m, &caps, 0, base, ptrs, NULL, 10);
+        bool model_err = (m->m.status & RTIT_STATUS_ERROR) != 0;
+        CHECK_EQ(m->wr, FWPT_OK);
+        CHECK_EQ(model_err, v.out.errors > 0);
+        if (model_err && v.out.has_first)
+            CHECK_EQ(m->m.error_rule, v.out.first.rule);
+        if (!model_err)
+            CHECK_EQ(m->m.stats.bytes_stored, 10);
+        refused += model_err;
+        free(m);
+    }
+    printf("single-range agreement: %u settings, %u refused\n", cases, refused);
+    CHECK(refused > cases / 5 && refused < cases * 4 / 5);
 }
 
 int main(void)
@@ -340,6 +415,7 @@ int main(void)
     topa_arena_init(&arena, PHYS, 4u << 20);
     rules();
     agreement();
+    agreement_single_range();
     topa_arena_free(&arena);
     return check_summary("test_topa_validate");
 }
