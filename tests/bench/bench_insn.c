@@ -72,11 +72,13 @@ int main(void)
     if (zy_init(&zd, FWPT_MODE_64, 1) != 0)
         return 1;
 
-    /* Same walk for both: advance by the decoded length, by 1 where the decoder refuses. */
+    /* Same walk for both: advance by the decoded length, by 1 where the decoder refuses. Passes
+     * alternate so that load from other processes on the machine hits both alike. */
     unsigned long fw_insns = 0, zy_insns = 0, fw_sum = 0, zy_sum = 0;
-    double t0 = now(), fw_time, zy_time;
-    int reps = 0;
-    do {
+    double fw_time = 0, zy_time = 0, t0;
+    int reps = 0, zreps = 0;
+    while (fw_time + zy_time < 3.0) {
+        t0 = now();
         for (size_t off = 0; off < code_len;) {
             struct fwpt_insn in;
             if (fwpt_insn_decode(code + off, code_len - off, FWPT_MODE_64, &in) == FWPT_OK) {
@@ -87,11 +89,9 @@ int main(void)
                 off++;
             }
         }
+        fw_time += now() - t0;
         reps++;
-    } while ((fw_time = now() - t0) < 1.0);
-    t0 = now();
-    int zreps = 0;
-    do {
+        t0 = now();
         for (size_t off = 0; off < code_len;) {
             ZydisDecodedInstruction z;
             if (ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&zd, NULL, code + off, code_len - off, &z))) {
@@ -102,8 +102,9 @@ int main(void)
                 off++;
             }
         }
+        zy_time += now() - t0;
         zreps++;
-    } while ((zy_time = now() - t0) < 1.0);
+    }
 
     double fw_rate = fw_insns / fw_time, zy_rate = zy_insns / zy_time;
     printf("bench_insn: %zu code bytes, %lu instructions per pass (fwpt) / %lu (zydis)\n", code_len,
