@@ -98,7 +98,7 @@ enum fwpt_status fwpt_plan_make(const struct fwpt_caps *caps, const struct fwpt_
             p->mode = FWPT_PLAN_RING;
         }
         if (total > FWPT_SINGLE_RANGE_ERRATA_LIMIT)
-            warn(p, "single-range output above 4 KiB: errata TGL052/ADL037/RPL017 (trace may be lost or corrupted)");
+            warn(p, "single-range output above 4 KiB: errata TGL052/ADL037/RPL017 (trace may contain incorrect data)");
         break;
     }
     p->stop_on_last = p->scheme != FWPT_SCHEME_SINGLE_RANGE && p->mode == FWPT_PLAN_STOP;
