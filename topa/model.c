@@ -208,11 +208,28 @@ static bool store_byte(struct fwpt_model *m, uint64_t addr, uint8_t b)
     return true;
 }
 
-static void count_packet_byte(struct fwpt_model *m)
+static void count_packet_bytes(struct fwpt_model *m, uint64_t n)
 {
-    uint64_t cnt = FWPT_GET(RTIT_STATUS_PACKETBYTECNT, m->status);
-    if (cnt < FWPT_GET(RTIT_STATUS_PACKETBYTECNT, RTIT_STATUS_PACKETBYTECNT))
-        m->status = (m->status & ~RTIT_STATUS_PACKETBYTECNT) | FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, cnt + 1);
+    uint64_t cnt = FWPT_GET(RTIT_STATUS_PACKETBYTECNT, m->status) + n;
+    uint64_t max = FWPT_GET(RTIT_STATUS_PACKETBYTECNT, RTIT_STATUS_PACKETBYTECNT);
+    if (cnt > max)
+        cnt = max; /* the model saturates PacketByteCnt (17 bits) */
+    m->status = (m->status & ~RTIT_STATUS_PACKETBYTECNT) | FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, cnt);
+}
+static void count_packet_byte(struct fwpt_model *m) { count_packet_bytes(m, 1); }
+
+/* Fast path: a run of bytes into ordinary, mapped, unrestricted memory. */
+static bool bulk_store(struct fwpt_model *m, uint64_t addr, const uint8_t *src, uint64_t run)
+{
+    if (run < 2 || fwpt_restricted_smrr(&m->restricted, addr, run) || fwpt_restricted_apic(&m->restricted, addr, run))
+        return false;
+    uint8_t *p = fwpt_physmem_ptr(m->mem, addr, run);
+    if (!p)
+        return false;
+    fwpt_memcpy(p, src, run);
+    m->stats.bytes_stored += run;
+    count_packet_bytes(m, run);
+    return true;
 }
 
 size_t fwpt_model_emit(struct fwpt_model *m, const uint8_t *bytes, size_t n)
@@ -230,15 +247,25 @@ size_t fwpt_model_emit(struct fwpt_model *m, const uint8_t *bytes, size_t n)
                 break;
             }
             uint64_t addr = m->region_base + m->proc_trace_output_offset;
-            if (!store_byte(m, addr, bytes[i])) {
-                op_error(m, FWPT_RULE_SMRR, m->proc_trace_table_base,
-                         (uint32_t)(m->proc_trace_table_offset / TOPA_ENTRY_SIZE_BYTES));
-                m->stats.bytes_dropped += n - i;
-                break;
+            uint64_t run = m->region_size - m->proc_trace_output_offset;
+            if (run > n - i)
+                run = n - i;
+            if (bulk_store(m, addr, bytes + i, run)) {
+                stored += run;
+                i += run - 1;
+                m->proc_trace_output_offset += run;
+            } else {
+                if (!store_byte(m, addr, bytes[i])) {
+                    op_error(m, FWPT_RULE_SMRR, m->proc_trace_table_base,
+                             (uint32_t)(m->proc_trace_table_offset / TOPA_ENTRY_SIZE_BYTES));
+                    m->stats.bytes_dropped += n - i;
+                    break;
+                }
+                stored++;
+                count_packet_byte(m);
+                m->proc_trace_output_offset++;
             }
-            stored++;
-            count_packet_byte(m);
-            if (++m->proc_trace_output_offset < m->region_size)
+            if (m->proc_trace_output_offset < m->region_size)
                 continue;
             /* The region is full. */
             m->stats.regions_filled++;
