@@ -1,0 +1,496 @@
+/* fwpt — flow printers and summaries (see flow_print.h). */
+#include "decode/flow_print.h"
+
+const struct fwpt_module *fwpt_module_find(struct fwpt_modules *m, uint64_t ip, size_t *index)
+{
+    if (m && m->n) {
+        size_t i = m->last < m->n ? m->last : 0;
+        if (ip - m->v[i].base < m->v[i].size) {
+            if (index)
+                *index = i;
+            return &m->v[i];
+        }
+        for (i = 0; i < m->n; i++)
+            if (ip - m->v[i].base < m->v[i].size) {
+                m->last = i;
+                if (index)
+                    *index = i;
+                return &m->v[i];
+            }
+    }
+    if (index)
+        *index = m ? m->n : 0;
+    return NULL;
+}
+
+/* "Module+0xoff" or "" */
+static void put_where(struct fwpt_modules *mods, const struct fwpt_sink *o, uint64_t ip, unsigned width)
+{
+    char buf[96];
+    struct fwpt_bufsink b;
+    struct fwpt_sink s = fwpt_bufsink_init(&b, buf, sizeof buf - 1);
+    const struct fwpt_module *m = fwpt_module_find(mods, ip, NULL);
+    if (m) {
+        fwpt_puts(&s, m->name);
+        fwpt_putc(&s, '+');
+        fwpt_put_0x(&s, ip - m->base);
+    }
+    buf[b.len < sizeof buf ? b.len : sizeof buf - 1] = 0;
+    if (width)
+        fwpt_put_padded(o, buf, width);
+    else
+        fwpt_puts(o, buf);
+}
+
+static void json_ip(const struct fwpt_flow_printer *p, const char *key, const char *mkey, const char *okey,
+                    uint64_t ip)
+{
+    const struct fwpt_sink *o = p->out;
+    fwpt_puts(o, ",\"");
+    fwpt_puts(o, key);
+    fwpt_puts(o, "\":\"");
+    fwpt_put_0x(o, ip);
+    fwpt_putc(o, '"');
+    const struct fwpt_module *m = fwpt_module_find(p->mods, ip, NULL);
+    if (m) {
+        fwpt_puts(o, ",\"");
+        fwpt_puts(o, mkey);
+        fwpt_puts(o, "\":");
+        fwpt_put_json_str(o, m->name);
+        fwpt_puts(o, ",\"");
+        fwpt_puts(o, okey);
+        fwpt_puts(o, "\":\"");
+        fwpt_put_0x(o, ip - m->base);
+        fwpt_putc(o, '"');
+    }
+}
+
+static void json_offset(const struct fwpt_sink *o, uint64_t off)
+{
+    fwpt_puts(o, ",\"offset\":");
+    fwpt_put_dec(o, off);
+}
+
+static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev)
+{
+    const struct fwpt_sink *o = p->out;
+    fwpt_puts(o, "{\"type\":\"");
+    fwpt_puts(o, fwpt_flow_kind_name((enum fwpt_flow_kind)ev->kind));
+    fwpt_putc(o, '"');
+    switch (ev->kind) {
+    case FWPT_FLOW_INSN: {
+        fwpt_puts(o, ",\"ip\":\"");
+        fwpt_put_0x(o, ev->ip);
+        fwpt_puts(o, "\",\"size\":");
+        fwpt_put_dec(o, ev->size);
+        const struct fwpt_module *m = fwpt_module_find(p->mods, ev->ip, NULL);
+        if (m) {
+            fwpt_puts(o, ",\"module\":");
+            fwpt_put_json_str(o, m->name);
+            fwpt_puts(o, ",\"offset\":\"");
+            fwpt_put_0x(o, ev->ip - m->base);
+            fwpt_putc(o, '"');
+        }
+        char text[128];
+        if (p->disasm && p->disasm(p->disasm_ctx, ev->ip, ev->mode, text, sizeof text)) {
+            text[sizeof text - 1] = 0;
+            fwpt_puts(o, ",\"asm\":");
+            fwpt_put_json_str(o, text);
+        }
+        break;
+    }
+    case FWPT_FLOW_ENABLED:
+        json_ip(p, "ip", "module", "module_offset", ev->ip);
+        if (ev->sync)
+            fwpt_puts(o, ",\"sync\":true");
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_DISABLED:
+        if (ev->ip_valid)
+            json_ip(p, "ip", "module", "module_offset", ev->ip);
+        fwpt_puts(o, ev->async ? ",\"async\":true" : ",\"async\":false");
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_INTERRUPT:
+        json_ip(p, "from", "from_module", "from_offset", ev->ip);
+        json_ip(p, "to", "to_module", "to_offset", ev->to);
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_OVERFLOW:
+        if (ev->ip_valid)
+            json_ip(p, "ip", "module", "module_offset", ev->ip);
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_MODE:
+        fwpt_puts(o, ",\"mode\":");
+        fwpt_put_dec(o, ev->mode);
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_ERROR:
+        fwpt_puts(o, ",\"status\":");
+        fwpt_put_json_str(o, fwpt_status_name((enum fwpt_status)ev->status));
+        fwpt_puts(o, ",\"message\":");
+        fwpt_put_json_str(o, fwpt_status_msg((enum fwpt_status)ev->status));
+        if (ev->ip_valid)
+            json_ip(p, "ip", "module", "module_offset", ev->ip);
+        json_offset(o, ev->offset);
+        break;
+    default:
+        break;
+    }
+    fwpt_puts(o, "}\n");
+}
+
+static void text_ip(const struct fwpt_flow_printer *p, uint64_t ip)
+{
+    fwpt_put_0x(p->out, ip);
+    const struct fwpt_module *m = fwpt_module_find(p->mods, ip, NULL);
+    if (m) {
+        fwpt_puts(p->out, " (");
+        put_where(p->mods, p->out, ip, 0);
+        fwpt_putc(p->out, ')');
+    }
+}
+
+static void text_offset(const struct fwpt_sink *o, uint64_t off)
+{
+    fwpt_puts(o, " [trace offset ");
+    fwpt_put_0x(o, off);
+    fwpt_puts(o, "]\n");
+}
+
+static void print_text(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev)
+{
+    const struct fwpt_sink *o = p->out;
+    switch (ev->kind) {
+    case FWPT_FLOW_INSN: {
+        fwpt_puts(o, "0x");
+        fwpt_put_hex(o, ev->ip, 16);
+        fwpt_puts(o, "  ");
+        put_where(p->mods, o, ev->ip, p->mods && p->mods->n ? 28 : 0);
+        fwpt_puts(o, ev->size < 10 ? "  " : " ");
+        fwpt_put_dec(o, ev->size);
+        char text[128];
+        if (p->disasm && p->disasm(p->disasm_ctx, ev->ip, ev->mode, text, sizeof text)) {
+            text[sizeof text - 1] = 0;
+            fwpt_puts(o, "  ");
+            fwpt_puts(o, text);
+        }
+        fwpt_putc(o, '\n');
+        return;
+    }
+    case FWPT_FLOW_ENABLED:
+        fwpt_puts(o, ev->sync ? "-- enabled (PSB+) at " : "-- enabled at ");
+        text_ip(p, ev->ip);
+        break;
+    case FWPT_FLOW_DISABLED:
+        fwpt_puts(o, ev->async ? "-- disabled at " : "-- disabled");
+        if (ev->ip_valid) {
+            if (!ev->async)
+                fwpt_puts(o, " (target ");
+            text_ip(p, ev->ip);
+            if (!ev->async)
+                fwpt_putc(o, ')');
+        }
+        break;
+    case FWPT_FLOW_INTERRUPT:
+        fwpt_puts(o, "-- interrupt from ");
+        text_ip(p, ev->ip);
+        fwpt_puts(o, " to ");
+        text_ip(p, ev->to);
+        break;
+    case FWPT_FLOW_OVERFLOW:
+        fwpt_puts(o, "-- overflow");
+        if (ev->ip_valid) {
+            fwpt_puts(o, ", resumes at ");
+            text_ip(p, ev->ip);
+        }
+        break;
+    case FWPT_FLOW_MODE:
+        fwpt_puts(o, "-- mode ");
+        fwpt_put_dec(o, ev->mode);
+        fwpt_puts(o, "-bit");
+        break;
+    case FWPT_FLOW_ERROR:
+        fwpt_puts(o, "-- error: ");
+        fwpt_puts(o, fwpt_status_msg((enum fwpt_status)ev->status));
+        fwpt_puts(o, " (");
+        fwpt_puts(o, fwpt_status_name((enum fwpt_status)ev->status));
+        fwpt_puts(o, ")");
+        if (ev->ip_valid) {
+            fwpt_puts(o, " at ");
+            text_ip(p, ev->ip);
+        }
+        break;
+    default:
+        fwpt_puts(o, "-- ?");
+        break;
+    }
+    text_offset(o, ev->offset);
+}
+
+void fwpt_flow_print_event(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev)
+{
+    if (p->format == FWPT_FLOW_FMT_JSONL)
+        print_jsonl(p, ev);
+    else
+        print_text(p, ev);
+}
+
+/* ---- summaries ---- */
+
+void fwpt_profile_init(struct fwpt_profile *p, struct fwpt_modules *mods, uint64_t *mod_insns,
+                       struct fwpt_profile_func *funcs, size_t nfuncs, struct fwpt_profile_node *nodes,
+                       size_t nnodes, uint32_t *node_hash, size_t nhash)
+{
+    fwpt_memset(p, 0, sizeof *p);
+    p->mods = mods;
+    p->mod_insns = mod_insns;
+    fwpt_memset(mod_insns, 0, ((mods ? mods->n : 0) + 1) * sizeof *mod_insns);
+    p->funcs = funcs;
+    p->funcs_mask = nfuncs - 1;
+    for (size_t i = 0; i < nfuncs; i++) {
+        funcs[i].entry = FWPT_FLOW_NO_IP;
+        funcs[i].calls = funcs[i].insns = 0;
+    }
+    p->nodes = nodes;
+    p->nodes_cap = nnodes;
+    p->node_hash = node_hash;
+    p->node_hash_mask = nhash - 1;
+    fwpt_memset(node_hash, 0, nhash * sizeof *node_hash);
+    fwpt_memset(&nodes[0], 0, sizeof nodes[0]);
+    nodes[0].entry = FWPT_FLOW_NO_IP;
+    p->nnodes = 1;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    return x ^ (x >> 32);
+}
+
+/* Function slot for entry, created if needed; (size_t)-1 when the table is full. */
+static size_t func_slot(struct fwpt_profile *p, uint64_t entry)
+{
+    size_t i = (size_t)mix(entry) & p->funcs_mask;
+    for (size_t k = 0; k <= p->funcs_mask; k++, i = (i + 1) & p->funcs_mask) {
+        if (p->funcs[i].entry == entry)
+            return i;
+        if (p->funcs[i].entry == FWPT_FLOW_NO_IP) {
+            if (p->nfuncs * 4 >= (p->funcs_mask + 1) * 3)
+                break; /* keep the table at most 3/4 full */
+            p->funcs[i].entry = entry;
+            p->nfuncs++;
+            return i;
+        }
+    }
+    p->dropped++;
+    return (size_t)-1;
+}
+
+static uint32_t node_child(struct fwpt_profile *p, uint32_t parent, uint64_t entry)
+{
+    size_t i = (size_t)mix(entry * 31 + parent) & p->node_hash_mask;
+    for (size_t k = 0; k <= p->node_hash_mask; k++, i = (i + 1) & p->node_hash_mask) {
+        uint32_t n = p->node_hash[i];
+        if (!n)
+            break;
+        if (p->nodes[n - 1].entry == entry && p->nodes[n - 1].parent == parent)
+            return n - 1;
+    }
+    if (p->nnodes >= p->nodes_cap || p->node_hash[i] || p->nnodes * 4 >= (p->node_hash_mask + 1) * 3) {
+        p->dropped++;
+        return parent; /* table full: count in the caller's node */
+    }
+    uint32_t n = (uint32_t)p->nnodes++;
+    struct fwpt_profile_node *d = &p->nodes[n];
+    fwpt_memset(d, 0, sizeof *d);
+    d->entry = entry;
+    d->parent = parent;
+    d->depth = p->nodes[parent].depth + 1;
+    if (p->nodes[parent].first_child)
+        p->nodes[p->nodes[parent].last_child].next_sibling = n;
+    else
+        p->nodes[parent].first_child = n;
+    p->nodes[parent].last_child = n;
+    p->node_hash[i] = n + 1;
+    return n;
+}
+
+static void enter(struct fwpt_profile *p, uint64_t entry)
+{
+    uint32_t parent = p->depth ? p->stack_node[p->depth - 1] : 0;
+    uint32_t node = node_child(p, parent, entry);
+    size_t fs = func_slot(p, entry);
+    p->nodes[node].calls++;
+    if (fs != (size_t)-1)
+        p->funcs[fs].calls++;
+    if (p->depth == FWPT_PROFILE_DEPTH) {
+        /* drop the outermost frame */
+        for (uint32_t k = 1; k < FWPT_PROFILE_DEPTH; k++) {
+            p->stack_node[k - 1] = p->stack_node[k];
+            p->stack_func[k - 1] = p->stack_func[k];
+        }
+        p->depth--;
+    }
+    p->stack_node[p->depth] = node;
+    p->stack_func[p->depth] = (uint32_t)fs;
+    p->depth++;
+}
+
+void fwpt_profile_add(struct fwpt_profile *p, const struct fwpt_flow_event *ev)
+{
+    if (ev->kind != FWPT_FLOW_INSN) {
+        p->events++;
+        if (ev->kind == FWPT_FLOW_INTERRUPT) {
+            p->call_pending = 0;
+            p->ret_pending = 0;
+            enter(p, ev->to); /* the handler runs as if called */
+        } else if (ev->kind == FWPT_FLOW_OVERFLOW || ev->kind == FWPT_FLOW_ERROR) {
+            p->depth = 0; /* the call stack is unknown from here */
+            p->call_pending = p->ret_pending = 0;
+        } else if (ev->kind == FWPT_FLOW_DISABLED) {
+            p->call_pending = p->ret_pending = 0;
+        }
+        return;
+    }
+    if (p->call_pending) {
+        p->call_pending = 0;
+        if (ev->ip != p->call_next)
+            enter(p, ev->ip); /* a zero-length call (call next) is no call */
+    }
+    p->insns++;
+    size_t mi = 0;
+    fwpt_module_find(p->mods, ev->ip, &mi);
+    p->mod_insns[mi]++;
+    uint32_t node = p->depth ? p->stack_node[p->depth - 1] : 0;
+    p->nodes[node].insns++;
+    if (p->depth && p->stack_func[p->depth - 1] != (uint32_t)-1)
+        p->funcs[p->stack_func[p->depth - 1]].insns++;
+    switch (ev->iclass) {
+    case FWPT_IC_CALL_REL: case FWPT_IC_CALL_IND: case FWPT_IC_FAR_CALL:
+        p->call_pending = 1;
+        p->call_next = ev->ip + ev->size;
+        break;
+    case FWPT_IC_RET: case FWPT_IC_FAR_RET: case FWPT_IC_IRET:
+        if (p->depth)
+            p->depth--;
+        break;
+    default:
+        break;
+    }
+}
+
+static void put_u64_w(const struct fwpt_sink *o, uint64_t v, unsigned width)
+{
+    char buf[24];
+    struct fwpt_bufsink b;
+    struct fwpt_sink s = fwpt_bufsink_init(&b, buf, sizeof buf - 1);
+    fwpt_put_dec(&s, v);
+    buf[b.len] = 0;
+    for (size_t k = b.len; k < width; k++)
+        fwpt_putc(o, ' ');
+    fwpt_puts(o, buf);
+}
+
+static void put_entry(struct fwpt_profile *p, const struct fwpt_sink *o, uint64_t entry)
+{
+    fwpt_put_0x(o, entry);
+    if (fwpt_module_find(p->mods, entry, NULL)) {
+        fwpt_puts(o, "  ");
+        put_where(p->mods, o, entry, 0);
+    }
+}
+
+void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n)
+{
+    size_t nm = p->mods ? p->mods->n : 0;
+    fwpt_puts(out, "instructions per module (");
+    fwpt_put_dec(out, p->insns);
+    fwpt_puts(out, " in all)\n");
+    for (size_t i = 0; i <= nm; i++) {
+        if (!p->mod_insns[i])
+            continue;
+        put_u64_w(out, p->mod_insns[i], 14);
+        fwpt_puts(out, "  ");
+        fwpt_puts(out, i < nm ? p->mods->v[i].name : "(no module)");
+        fwpt_putc(out, '\n');
+    }
+    fwpt_puts(out, "instructions per function entry (self; top ");
+    fwpt_put_dec(out, top_n);
+    fwpt_puts(out, " of ");
+    fwpt_put_dec(out, p->nfuncs);
+    fwpt_puts(out, ")\n           insns      calls  entry\n");
+    /* top_n by repeated scans (no sorting memory): insns descending, then entry ascending */
+    uint64_t prev_insns = ~(uint64_t)0, prev_entry = 0;
+    size_t shown = 0;
+    int first = 1;
+    while (shown < top_n) {
+        size_t best = (size_t)-1;
+        for (size_t i = 0; i <= p->funcs_mask; i++) {
+            const struct fwpt_profile_func *f = &p->funcs[i];
+            if (f->entry == FWPT_FLOW_NO_IP)
+                continue;
+            if (!first && (f->insns > prev_insns || (f->insns == prev_insns && f->entry <= prev_entry)))
+                continue;
+            if (best == (size_t)-1 || f->insns > p->funcs[best].insns ||
+                (f->insns == p->funcs[best].insns && f->entry < p->funcs[best].entry))
+                best = i;
+        }
+        if (best == (size_t)-1)
+            break;
+        put_u64_w(out, p->funcs[best].insns, 16);
+        put_u64_w(out, p->funcs[best].calls, 11);
+        fwpt_puts(out, "  ");
+        put_entry(p, out, p->funcs[best].entry);
+        fwpt_putc(out, '\n');
+        prev_insns = p->funcs[best].insns;
+        prev_entry = p->funcs[best].entry;
+        first = 0;
+        shown++;
+    }
+    if (p->dropped) {
+        fwpt_puts(out, "(");
+        fwpt_put_dec(out, p->dropped);
+        fwpt_puts(out, " function/call-tree entries did not fit the tables)\n");
+    }
+}
+
+void fwpt_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth)
+{
+    /* totals: children are created after their parents, so a reverse pass sums subtrees */
+    for (size_t i = 0; i < p->nnodes; i++)
+        p->nodes[i].total = p->nodes[i].insns;
+    for (size_t i = p->nnodes; i-- > 1;)
+        p->nodes[p->nodes[i].parent].total += p->nodes[i].total;
+    fwpt_puts(out, "call tree: calls, instructions (self / with callees), entry\n");
+    fwpt_puts(out, "      calls        self       total  function\n");
+    put_u64_w(out, 0, 11);
+    put_u64_w(out, p->nodes[0].insns, 12);
+    put_u64_w(out, p->nodes[0].total, 12);
+    fwpt_puts(out, "  (root)\n");
+    /* depth-first, iterative: next node = first child, else next sibling of self or an ancestor */
+    uint32_t n = p->nodes[0].first_child;
+    while (n) {
+        const struct fwpt_profile_node *d = &p->nodes[n];
+        if (d->depth <= max_depth) {
+            put_u64_w(out, d->calls, 11);
+            put_u64_w(out, d->insns, 12);
+            put_u64_w(out, d->total, 12);
+            fwpt_puts(out, "  ");
+            for (uint32_t k = 1; k < d->depth; k++)
+                fwpt_puts(out, "  ");
+            put_entry(p, out, d->entry);
+            fwpt_putc(out, '\n');
+        }
+        if (d->first_child && d->depth < max_depth) {
+            n = d->first_child;
+            continue;
+        }
+        while (n && !p->nodes[n].next_sibling)
+            n = p->nodes[n].parent;
+        if (n)
+            n = p->nodes[n].next_sibling;
+    }
+}

@@ -1,0 +1,101 @@
+/* fwpt — printing the instruction flow (text or JSON lines) and its summaries (instructions per
+ * module and per function entry, call tree with counts). Freestanding: everything goes through
+ * struct fwpt_sink, tables are caller-provided, so the EFI console and the host tool print the
+ * same bytes. Disassembly is an optional hook (the host tool plugs Zydis in). */
+#ifndef FWPT_DECODE_FLOW_PRINT_H
+#define FWPT_DECODE_FLOW_PRINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "arch/text.h"
+#include "decode/flow.h"
+
+/* A loaded image: instructions inside [base, base+size) print as "name+0xoffset". */
+struct fwpt_module {
+    const char *name;
+    uint64_t base, size;
+};
+
+struct fwpt_modules {
+    const struct fwpt_module *v;
+    size_t n;
+    size_t last; /* lookup cache */
+};
+
+/* The module holding ip, or NULL. Index in *index (n when none) if index is not NULL. */
+const struct fwpt_module *fwpt_module_find(struct fwpt_modules *m, uint64_t ip, size_t *index);
+
+/* Optional disassembler: writes a NUL-terminated text for the instruction into out. Returns 0 when
+ * it has none. */
+typedef size_t (*fwpt_disasm_fn)(void *ctx, uint64_t ip, uint8_t mode, char *out, size_t cap);
+
+enum fwpt_flow_format { FWPT_FLOW_FMT_TEXT = 0, FWPT_FLOW_FMT_JSONL };
+
+struct fwpt_flow_printer {
+    const struct fwpt_sink *out;
+    enum fwpt_flow_format format;
+    struct fwpt_modules *mods;  /* may be NULL */
+    fwpt_disasm_fn disasm;      /* may be NULL */
+    void *disasm_ctx;
+};
+
+/* One line per instruction or event.
+ * text:  "0x<ip16>  Module+0xoff  <size>  <disassembly>"  /  "-- <event> ..."
+ * jsonl: {"type":"insn","ip":"0x..","size":N[,"module":"..","offset":"0x.."][,"asm":".."]}
+ *        {"type":"enabled","ip":"0x..","offset":N[,"sync":true]}
+ *        {"type":"disabled"[,"ip":"0x.."],"async":true|false,"offset":N}
+ *        {"type":"interrupt","from":"0x..","to":"0x..","offset":N}
+ *        {"type":"overflow"[,"ip":"0x.."],"offset":N}
+ *        {"type":"mode","mode":16|32|64,"offset":N}
+ *        {"type":"error","status":"NAME","message":"..","ip":"0x..","offset":N}
+ * Module names and offsets are added to event IPs as "module"/"offset" (or "from_module"...). */
+void fwpt_flow_print_event(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev);
+
+/* ---- summaries ---- */
+
+#define FWPT_PROFILE_DEPTH 256
+
+struct fwpt_profile_func {
+    uint64_t entry;  /* FWPT_FLOW_NO_IP: free slot */
+    uint64_t calls;
+    uint64_t insns;  /* executed while this function was the innermost one (self) */
+};
+
+struct fwpt_profile_node { /* call tree: one node per (caller node, callee entry) */
+    uint64_t entry;
+    uint64_t calls, insns, total; /* total: insns of the node and everything below it */
+    uint32_t parent, first_child, last_child, next_sibling, depth;
+};
+
+struct fwpt_profile {
+    struct fwpt_modules *mods;
+    uint64_t *mod_insns;           /* mods->n + 1 counters: the last one counts IPs in no module */
+    struct fwpt_profile_func *funcs;
+    size_t funcs_mask;             /* table size - 1 (power of two) */
+    size_t nfuncs;
+    struct fwpt_profile_node *nodes; /* nodes[0] is the root (code outside any traced call) */
+    size_t nodes_cap, nnodes;
+    uint32_t *node_hash;           /* open addressing: node index + 1, 0 free */
+    size_t node_hash_mask;
+    uint32_t stack_node[FWPT_PROFILE_DEPTH];
+    uint32_t stack_func[FWPT_PROFILE_DEPTH];
+    uint32_t depth;                /* stack_*[depth-1] is the innermost frame; 0: root */
+    uint8_t call_pending, ret_pending;
+    uint64_t call_next;            /* next IP of the pending call: a zero-length call lands there */
+    uint64_t insns, events, dropped; /* dropped: functions/nodes that did not fit the tables */
+};
+
+/* Table sizes: nfuncs and nhash powers of two; nodes >= 1. mod_insns has mods->n + 1 entries
+ * (mods may be NULL: then 1). */
+void fwpt_profile_init(struct fwpt_profile *p, struct fwpt_modules *mods, uint64_t *mod_insns,
+                       struct fwpt_profile_func *funcs, size_t nfuncs, struct fwpt_profile_node *nodes,
+                       size_t nnodes, uint32_t *node_hash, size_t nhash);
+/* Feed every instruction and event in order. */
+void fwpt_profile_add(struct fwpt_profile *p, const struct fwpt_flow_event *ev);
+/* Instructions per module, then the top_n functions by instructions (self). */
+void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n);
+/* The call tree, indented by depth (up to max_depth levels), with calls and instructions
+ * (self and total) per node. */
+void fwpt_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth);
+
+#endif

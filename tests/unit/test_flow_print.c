@@ -1,0 +1,170 @@
+/* Flow printers (text and JSON lines, exact bytes) and the profile / call-tree summaries over a
+ * hand-made event sequence with known counts. */
+#include <string.h>
+
+#include "decode/flow_print.h"
+#include "tests/check.h"
+
+static char buf[8192];
+static struct fwpt_bufsink bs;
+static struct fwpt_sink sink;
+
+static const char *out(void)
+{
+    buf[bs.len < sizeof buf ? bs.len : sizeof buf - 1] = 0;
+    return buf;
+}
+static void reset(void) { sink = fwpt_bufsink_init(&bs, buf, sizeof buf - 1); }
+
+static struct fwpt_flow_event insn(uint64_t ip, uint8_t size, uint8_t iclass)
+{
+    struct fwpt_flow_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = FWPT_FLOW_INSN;
+    e.ip = ip;
+    e.size = size;
+    e.iclass = iclass;
+    e.mode = 64;
+    return e;
+}
+
+static size_t fake_disasm(void *ctx, uint64_t ip, uint8_t mode, char *o, size_t cap)
+{
+    (void)ctx, (void)mode;
+    if (ip == 0x1000)
+        return (size_t)snprintf(o, cap, "nop \"x\"");
+    return 0;
+}
+
+int main(void)
+{
+    static const struct fwpt_module mv[] = {{"DxeCore", 0x1000, 0x100}, {"Bds", 0x2000, 0x100}};
+    struct fwpt_modules mods = {mv, 2, 0};
+    size_t idx;
+    CHECK(fwpt_module_find(&mods, 0x2010, &idx) == &mv[1]);
+    CHECK_EQ(idx, 1);
+    CHECK(fwpt_module_find(&mods, 0x1100, &idx) == NULL);
+    CHECK_EQ(idx, 2);
+    CHECK(fwpt_module_find(&mods, 0x10ff, NULL) == &mv[0]);
+
+    struct fwpt_flow_printer pr = {&sink, FWPT_FLOW_FMT_JSONL, &mods, fake_disasm, NULL};
+    struct fwpt_flow_event e = insn(0x1000, 1, FWPT_IC_OTHER);
+    reset();
+    fwpt_flow_print_event(&pr, &e);
+    CHECK_STR(out(), "{\"type\":\"insn\",\"ip\":\"0x1000\",\"size\":1,\"module\":\"DxeCore\",\"offset\":\"0x0\","
+                     "\"asm\":\"nop \\\"x\\\"\"}\n");
+    e = insn(0x3000, 12, FWPT_IC_OTHER);
+    reset();
+    fwpt_flow_print_event(&pr, &e);
+    CHECK_STR(out(), "{\"type\":\"insn\",\"ip\":\"0x3000\",\"size\":12}\n");
+
+    memset(&e, 0, sizeof e);
+    e.kind = FWPT_FLOW_INTERRUPT;
+    e.ip = 0x1010;
+    e.to = 0x2020;
+    e.offset = 77;
+    reset();
+    fwpt_flow_print_event(&pr, &e);
+    CHECK_STR(out(), "{\"type\":\"interrupt\",\"from\":\"0x1010\",\"from_module\":\"DxeCore\",\"from_offset\":\"0x10\","
+                     "\"to\":\"0x2020\",\"to_module\":\"Bds\",\"to_offset\":\"0x20\",\"offset\":77}\n");
+    pr.format = FWPT_FLOW_FMT_TEXT;
+    reset();
+    fwpt_flow_print_event(&pr, &e);
+    CHECK_STR(out(), "-- interrupt from 0x1010 (DxeCore+0x10) to 0x2020 (Bds+0x20) [trace offset 0x4d]\n");
+
+    memset(&e, 0, sizeof e);
+    e.kind = FWPT_FLOW_ERROR;
+    e.status = FWPT_E_NO_TNT;
+    e.ip = 0x5000;
+    e.ip_valid = 1;
+    e.offset = 0x40;
+    reset();
+    fwpt_flow_print_event(&pr, &e);
+    char want[256];
+    snprintf(want, sizeof want, "-- error: %s (%s) at 0x5000 [trace offset 0x40]\n", fwpt_status_msg(FWPT_E_NO_TNT),
+             fwpt_status_name(FWPT_E_NO_TNT));
+    CHECK_STR(out(), want);
+    pr.format = FWPT_FLOW_FMT_JSONL;
+    reset();
+    fwpt_flow_print_event(&pr, &e);
+    snprintf(want, sizeof want, "{\"type\":\"error\",\"status\":\"%s\",\"message\":\"%s\",\"ip\":\"0x5000\",\"offset\":64}\n",
+             fwpt_status_name(FWPT_E_NO_TNT), fwpt_status_msg(FWPT_E_NO_TNT));
+    CHECK_STR(out(), want);
+
+    memset(&e, 0, sizeof e);
+    e.kind = FWPT_FLOW_DISABLED;
+    e.async = 1;
+    e.ip_valid = 1;
+    e.ip = 0x2004;
+    e.offset = 9;
+    reset();
+    fwpt_flow_print_event(&pr, &e);
+    CHECK_STR(out(), "{\"type\":\"disabled\",\"ip\":\"0x2004\",\"module\":\"Bds\",\"module_offset\":\"0x4\",\"async\":true,\"offset\":9}\n");
+    e.kind = FWPT_FLOW_OVERFLOW;
+    e.ip_valid = 0;
+    reset();
+    fwpt_flow_print_event(&pr, &e);
+    CHECK_STR(out(), "{\"type\":\"overflow\",\"offset\":9}\n");
+
+    pr.format = FWPT_FLOW_FMT_TEXT;
+    pr.disasm = NULL;
+    e = insn(0x1004, 5, FWPT_IC_CALL_REL);
+    reset();
+    fwpt_flow_print_event(&pr, &e);
+    CHECK_STR(out(), "0x0000000000001004  DxeCore+0x4                   5\n");
+
+    /* profile: root runs 2 insns, calls A (0x1040) twice; A calls B (0x2000) once; an interrupt
+     * enters handler H (0x2080) from A; a zero-length call is no call. */
+    static struct fwpt_profile prof;
+    static struct fwpt_profile_func funcs[16];
+    static struct fwpt_profile_node nodes[16];
+    static uint32_t hash[32];
+    uint64_t modc[3];
+    fwpt_profile_init(&prof, &mods, modc, funcs, 16, nodes, 16, hash, 32);
+    struct fwpt_flow_event seq[32];
+    size_t n = 0;
+    seq[n++] = insn(0x1000, 4, FWPT_IC_OTHER);
+    seq[n++] = insn(0x1004, 5, FWPT_IC_CALL_REL);  /* call A */
+    seq[n++] = insn(0x1040, 5, FWPT_IC_CALL_REL);  /* A: call next (zero-length) */
+    seq[n++] = insn(0x1045, 1, FWPT_IC_OTHER);     /* A: pop */
+    seq[n++] = insn(0x1046, 5, FWPT_IC_CALL_REL);  /* A: call B */
+    seq[n++] = insn(0x2000, 1, FWPT_IC_RET);       /* B: ret */
+    memset(&seq[n], 0, sizeof seq[n]);
+    seq[n].kind = FWPT_FLOW_INTERRUPT;
+    seq[n].ip = 0x104b;
+    seq[n++].to = 0x2080;
+    seq[n++] = insn(0x2080, 2, FWPT_IC_IRET);      /* H: iretq */
+    seq[n++] = insn(0x104b, 1, FWPT_IC_RET);       /* A: ret */
+    seq[n++] = insn(0x1009, 5, FWPT_IC_CALL_REL);  /* call A again */
+    seq[n++] = insn(0x1040, 1, FWPT_IC_RET);       /* A: ret (via a jump) */
+    seq[n++] = insn(0x100e, 1, FWPT_IC_OTHER);
+    seq[n++] = insn(0x9000, 1, FWPT_IC_OTHER);     /* no module */
+    for (size_t i = 0; i < n; i++)
+        fwpt_profile_add(&prof, &seq[i]);
+    CHECK_EQ(prof.insns, 12);
+    CHECK_EQ(modc[0], 9);
+    CHECK_EQ(modc[1], 2);
+    CHECK_EQ(modc[2], 1);
+    CHECK_EQ(prof.nfuncs, 3);
+    CHECK_EQ(prof.nnodes, 4); /* root, A, A>B, A>H */
+    reset();
+    fwpt_profile_print(&prof, &sink, 10);
+    CHECK_STR(out(), "instructions per module (12 in all)\n"
+                     "             9  DxeCore\n"
+                     "             2  Bds\n"
+                     "             1  (no module)\n"
+                     "instructions per function entry (self; top 10 of 3)\n"
+                     "           insns      calls  entry\n"
+                     "               5          2  0x1040  DxeCore+0x40\n"
+                     "               1          1  0x2000  Bds+0x0\n"
+                     "               1          1  0x2080  Bds+0x80\n");
+    reset();
+    fwpt_calltree_print(&prof, &sink, 8);
+    CHECK_STR(out(), "call tree: calls, instructions (self / with callees), entry\n"
+                     "      calls        self       total  function\n"
+                     "          0           5          12  (root)\n"
+                     "          2           5           7  0x1040  DxeCore+0x40\n"
+                     "          1           1           1    0x2000  Bds+0x0\n"
+                     "          1           1           1    0x2080  Bds+0x80\n");
+    return check_summary("flow_print");
+}

@@ -1,0 +1,466 @@
+/* fwpt flow DIR|FILE [--image FILE@ADDR ...] [--format text|jsonl] [--calls] [--profile]
+ * [--no-disasm] [--top N] [--depth N]: the executed instruction flow of a saved trace.
+ *
+ * DIR is a saved \fwpt\ directory: trace.pt, sideband.json and img-BASE.bin files. The only
+ * sideband keys read (everything else is ignored):
+ *   {"images":[{"name":"DxeCore","base":"0x7e9a1000","size":"0x2c000","file":"img-7e9a1000.bin"},...]}
+ * base/size: JSON strings ("0x..." hex or decimal) or numbers; file: optional, relative to DIR (an
+ * image without file names addresses only). FILE is a raw trace; --image FILE@ADDR adds code. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <Zydis/Zydis.h>
+
+#include "decode/flow.h"
+#include "decode/flow_print.h"
+#include "tools/commands.h"
+
+struct image {
+    char *name;
+    uint64_t base, size;
+    uint8_t *code; /* NULL: no bytes saved */
+    size_t code_size;
+};
+
+struct images {
+    struct image *v;
+    size_t n, cap;
+};
+
+static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    const struct images *im = ctx;
+    /* images sorted by base: binary search for the last base <= ip */
+    size_t lo = 0, hi = im->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (im->v[mid].base <= ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo; k-- > 0;) {
+        const struct image *m = &im->v[k];
+        if (m->code && ip - m->base < m->code_size) {
+            *bytes = m->code + (ip - m->base);
+            return m->code_size - (ip - m->base);
+        }
+        if (k + 4 < lo)
+            break; /* overlapping images: look a few back, no further */
+    }
+    return 0;
+}
+
+static int load_file(const char *path, uint8_t **data, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *b = malloc(cap);
+    for (;;) {
+        if (!b) {
+            fclose(f);
+            return -1;
+        }
+        size_t r = fread(b + n, 1, cap - n, f);
+        n += r;
+        if (n < cap)
+            break;
+        cap *= 2;
+        b = realloc(b, cap);
+    }
+    fclose(f);
+    *data = b;
+    *size = n;
+    return 0;
+}
+
+static struct image *add_image(struct images *im)
+{
+    if (im->n == im->cap) {
+        im->cap = im->cap ? im->cap * 2 : 16;
+        im->v = realloc(im->v, im->cap * sizeof *im->v);
+        if (!im->v) {
+            fprintf(stderr, "fwpt flow: out of memory\n");
+            exit(1);
+        }
+    }
+    struct image *m = &im->v[im->n++];
+    memset(m, 0, sizeof *m);
+    return m;
+}
+
+/* ---- a minimal, tolerant JSON reader for sideband.json ---- */
+static const char *ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return p;
+}
+
+/* Parses a JSON string at p (at '"') into out (cap bytes, truncated); returns the end or NULL. */
+static const char *jstring(const char *p, char *out, size_t cap)
+{
+    size_t n = 0;
+    if (*p != '"')
+        return NULL;
+    for (p++; *p && *p != '"'; p++) {
+        char c = *p;
+        if (c == '\\' && p[1]) {
+            p++;
+            c = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+            if (*p == 'u') { /* \uXXXX: keep ASCII, else '?' */
+                unsigned v = 0;
+                int k;
+                for (k = 1; k <= 4 && p[k]; k++)
+                    v = v * 16 + (unsigned)(p[k] <= '9' ? p[k] - '0' : (p[k] | 32) - 'a' + 10);
+                p += k - 1;
+                c = v < 128 ? (char)v : '?';
+            }
+        }
+        if (n + 1 < cap)
+            out[n++] = c;
+    }
+    if (cap)
+        out[n] = 0;
+    return *p == '"' ? p + 1 : NULL;
+}
+
+/* Skips any JSON value; returns the end or NULL. */
+static const char *jskip(const char *p, int depth)
+{
+    p = ws(p);
+    if (depth > 64)
+        return NULL;
+    if (*p == '"') {
+        char tmp[1];
+        return jstring(p, tmp, 0);
+    }
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        p = ws(p + 1);
+        if (*p == close)
+            return p + 1;
+        for (;;) {
+            if (close == '}') {
+                char tmp[1];
+                p = jstring(ws(p), tmp, 0);
+                if (!p)
+                    return NULL;
+                p = ws(p);
+                if (*p != ':')
+                    return NULL;
+                p++;
+            }
+            p = jskip(p, depth + 1);
+            if (!p)
+                return NULL;
+            p = ws(p);
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            return *p == close ? p + 1 : NULL;
+        }
+    }
+    while (*p && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
+        p++;
+    return p;
+}
+
+/* A number given as a JSON string ("0x1000", "4096") or a bare number. */
+static const char *jnumber(const char *p, uint64_t *v, int *ok)
+{
+    char buf[64];
+    p = ws(p);
+    if (*p == '"') {
+        p = jstring(p, buf, sizeof buf);
+    } else {
+        size_t n = 0;
+        while (*p && ((*p >= '0' && *p <= '9') || (*p | 32) == 'x' || ((*p | 32) >= 'a' && (*p | 32) <= 'f')) &&
+               n + 1 < sizeof buf)
+            buf[n++] = *p++;
+        buf[n] = 0;
+    }
+    *ok = p && fwpt_parse_u64(buf, 0, v) == 0;
+    return p;
+}
+
+static int parse_sideband(const char *text, const char *dir, struct images *im)
+{
+    const char *p = strstr(text, "\"images\"");
+    if (!p)
+        return -1;
+    p = ws(p + 8);
+    if (*p != ':')
+        return -1;
+    p = ws(p + 1);
+    if (*p != '[')
+        return -1;
+    p = ws(p + 1);
+    while (*p == '{') {
+        char name[256] = "", file[512] = "";
+        uint64_t base = 0, size = 0;
+        int have_base = 0, have_size = 0;
+        p = ws(p + 1);
+        while (*p == '"') {
+            char key[64];
+            p = jstring(p, key, sizeof key);
+            if (!p)
+                return -1;
+            p = ws(p);
+            if (*p != ':')
+                return -1;
+            p = ws(p + 1);
+            int ok = 0;
+            if (!strcmp(key, "name") && *p == '"')
+                p = jstring(p, name, sizeof name);
+            else if (!strcmp(key, "file") && *p == '"')
+                p = jstring(p, file, sizeof file);
+            else if (!strcmp(key, "base")) {
+                p = jnumber(p, &base, &ok);
+                have_base = ok;
+            } else if (!strcmp(key, "size")) {
+                p = jnumber(p, &size, &ok);
+                have_size = ok;
+            } else
+                p = jskip(p, 0);
+            if (!p)
+                return -1;
+            p = ws(p);
+            if (*p == ',')
+                p = ws(p + 1);
+        }
+        if (*p != '}')
+            return -1;
+        p = ws(p + 1);
+        if (have_base) {
+            struct image *m = add_image(im);
+            m->name = strdup(name[0] ? name : "?");
+            m->base = base;
+            m->size = have_size ? size : 0;
+            if (file[0]) {
+                char path[2048];
+                snprintf(path, sizeof path, "%s/%s", dir, file);
+                if (load_file(path, &m->code, &m->code_size) != 0)
+                    fprintf(stderr, "fwpt flow: %s: %s (image %s without code)\n", path, strerror(errno), m->name);
+                if (!have_size)
+                    m->size = m->code_size;
+            }
+        }
+        if (*p == ',')
+            p = ws(p + 1);
+    }
+    return *p == ']' ? 0 : -1;
+}
+
+/* ---- Zydis disassembly (host only) ---- */
+struct disasm {
+    ZydisDecoder dec64, dec32, dec16;
+    ZydisFormatter fmt;
+    struct images *im;
+};
+
+static size_t disasm(void *ctx, uint64_t ip, uint8_t mode, char *out, size_t cap)
+{
+    struct disasm *d = ctx;
+    const uint8_t *bytes;
+    size_t n = read_code(d->im, ip, &bytes);
+    if (!n)
+        return 0;
+    ZydisDecodedInstruction insn;
+    ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+    const ZydisDecoder *dec = mode == 16 ? &d->dec16 : mode == 32 ? &d->dec32 : &d->dec64;
+    if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, bytes, n, &insn, ops)))
+        return 0;
+    if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&d->fmt, &insn, ops, insn.operand_count_visible, out, cap, ip,
+                                                      NULL)))
+        return 0;
+    return strlen(out);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: fwpt flow DIR|FILE [--image FILE@ADDR ...] [--format text|jsonl] [--calls] [--profile]\n"
+            "  DIR            a saved \\fwpt\\ directory: trace.pt, sideband.json, img-BASE.bin\n"
+            "  FILE           a raw trace (code from --image)\n"
+            "  --image F@A    code of image file F loaded at address A (hex; repeatable)\n"
+            "  --format F     text (default) or jsonl: one JSON object per instruction/event\n"
+            "  --calls        call tree with counts instead of instructions\n"
+            "  --profile      instructions per module and per function entry\n"
+            "  --top N        functions shown by --profile (default 40)\n"
+            "  --depth N      call tree depth shown by --calls (default 32)\n"
+            "  --no-disasm    no Zydis disassembly in the instruction listing\n");
+}
+
+static int cmp_base(const void *a, const void *b)
+{
+    const struct image *x = a, *y = b;
+    return x->base < y->base ? -1 : x->base > y->base;
+}
+
+int fwpt_cmd_flow(int argc, char **argv)
+{
+    const char *path = NULL, *format = "text";
+    int calls = 0, profile = 0, no_disasm = 0;
+    uint64_t top = 40, depth = 32;
+    struct images im = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--format") && v) {
+            format = v, i++;
+        } else if (!strncmp(a, "--format=", 9)) {
+            format = a + 9;
+        } else if (!strcmp(a, "--image") && v) {
+            i++;
+            const char *at = strrchr(v, '@');
+            uint64_t base;
+            if (!at || fwpt_parse_u64(at + 1, 1, &base) != 0) {
+                fprintf(stderr, "fwpt flow: --image: expected FILE@ADDR, got '%s'\n", v);
+                return 2;
+            }
+            struct image *m = add_image(&im);
+            m->name = strndup(v, (size_t)(at - v));
+            m->base = base;
+            if (load_file(m->name, &m->code, &m->code_size) != 0) {
+                fprintf(stderr, "fwpt flow: %s: %s\n", m->name, strerror(errno));
+                return 1;
+            }
+            m->size = m->code_size;
+            const char *slash = strrchr(m->name, '/');
+            if (slash)
+                memmove(m->name, slash + 1, strlen(slash + 1) + 1);
+        } else if (!strcmp(a, "--calls")) {
+            calls = 1;
+        } else if (!strcmp(a, "--profile")) {
+            profile = 1;
+        } else if (!strcmp(a, "--no-disasm")) {
+            no_disasm = 1;
+        } else if (!strcmp(a, "--top") && v && fwpt_parse_u64(v, 0, &top) == 0) {
+            i++;
+        } else if (!strcmp(a, "--depth") && v && fwpt_parse_u64(v, 0, &depth) == 0) {
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "fwpt flow: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!path) {
+            path = a;
+        } else {
+            fprintf(stderr, "fwpt flow: more than one DIR|FILE ('%s', '%s')\n", path, a);
+            return 2;
+        }
+    }
+    if (!path) {
+        usage(stderr);
+        return 2;
+    }
+    enum fwpt_flow_format fmt;
+    if (!strcmp(format, "text"))
+        fmt = FWPT_FLOW_FMT_TEXT;
+    else if (!strcmp(format, "jsonl"))
+        fmt = FWPT_FLOW_FMT_JSONL;
+    else {
+        fprintf(stderr, "fwpt flow: --format: expected 'text' or 'jsonl', got '%s'\n", format);
+        return 2;
+    }
+
+    uint8_t *trace = NULL;
+    size_t trace_size = 0;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        fprintf(stderr, "fwpt flow: %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        char p[2048];
+        snprintf(p, sizeof p, "%s/trace.pt", path);
+        if (load_file(p, &trace, &trace_size) != 0) {
+            fprintf(stderr, "fwpt flow: %s: %s\n", p, strerror(errno));
+            return 1;
+        }
+        snprintf(p, sizeof p, "%s/sideband.json", path);
+        uint8_t *sb;
+        size_t sbn;
+        if (load_file(p, &sb, &sbn) == 0) {
+            sb = realloc(sb, sbn + 1);
+            sb[sbn] = 0;
+            if (parse_sideband((const char *)sb, path, &im) != 0)
+                fprintf(stderr, "fwpt flow: %s: no usable \"images\" list (continuing with what was read)\n", p);
+            free(sb);
+        } else {
+            fprintf(stderr, "fwpt flow: %s: %s (no images: addresses only)\n", p, strerror(errno));
+        }
+    } else if (load_file(path, &trace, &trace_size) != 0) {
+        fprintf(stderr, "fwpt flow: %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    if (im.n)
+        qsort(im.v, im.n, sizeof *im.v, cmp_base);
+
+    struct fwpt_module *mv = calloc(im.n + 1, sizeof *mv);
+    for (size_t i = 0; i < im.n; i++) {
+        mv[i].name = im.v[i].name;
+        mv[i].base = im.v[i].base;
+        mv[i].size = im.v[i].size;
+    }
+    struct fwpt_modules mods = {mv, im.n, 0};
+
+    struct disasm *dz = NULL;
+    if (!no_disasm && !calls && !profile) {
+        dz = calloc(1, sizeof *dz);
+        ZydisDecoderInit(&dz->dec64, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+        ZydisDecoderInit(&dz->dec32, ZYDIS_MACHINE_MODE_LONG_COMPAT_32, ZYDIS_STACK_WIDTH_32);
+        ZydisDecoderInit(&dz->dec16, ZYDIS_MACHINE_MODE_LONG_COMPAT_16, ZYDIS_STACK_WIDTH_16);
+        ZydisFormatterInit(&dz->fmt, ZYDIS_FORMATTER_STYLE_INTEL);
+        dz->im = &im;
+    }
+
+    static struct fwpt_flow_block cache[1 << 14];
+    struct fwpt_flow *f = malloc(sizeof *f);
+    fwpt_flow_init(f, trace, trace_size, read_code, &im, cache, sizeof cache / sizeof cache[0]);
+    struct fwpt_sink out = fwpt_file_sink(stdout);
+    struct fwpt_flow_printer pr = {&out, fmt, &mods, dz ? disasm : NULL, dz};
+
+    struct fwpt_profile *prof = NULL;
+    size_t nfuncs = 1 << 16, nnodes = 1 << 18, nhash = 1 << 19;
+    if (calls || profile) {
+        prof = malloc(sizeof *prof);
+        fwpt_profile_init(prof, &mods, calloc(im.n + 1, sizeof(uint64_t)),
+                          malloc(nfuncs * sizeof(struct fwpt_profile_func)), nfuncs,
+                          malloc(nnodes * sizeof(struct fwpt_profile_node)), nnodes,
+                          malloc(nhash * sizeof(uint32_t)), nhash);
+    }
+    struct fwpt_flow_event ev;
+    unsigned long errors = 0;
+    while (fwpt_flow_next(f, &ev) == FWPT_OK) {
+        if (ev.kind == FWPT_FLOW_ERROR)
+            errors++;
+        if (prof) {
+            fwpt_profile_add(prof, &ev);
+            if (ev.kind != FWPT_FLOW_INSN && ev.kind != FWPT_FLOW_MODE && fmt == FWPT_FLOW_FMT_TEXT &&
+                ev.kind == FWPT_FLOW_ERROR)
+                fwpt_flow_print_event(&pr, &ev); /* errors stay visible in summaries */
+        } else {
+            fwpt_flow_print_event(&pr, &ev);
+        }
+    }
+    if (prof) {
+        if (profile)
+            fwpt_profile_print(prof, &out, (size_t)top);
+        if (calls)
+            fwpt_calltree_print(prof, &out, (uint32_t)depth);
+    }
+    fflush(stdout);
+    if (errors)
+        fprintf(stderr, "fwpt flow: %lu decode error%s (shown in line)\n", errors, errors == 1 ? "" : "s");
+    return errors ? 1 : 0;
+}
