@@ -1,0 +1,435 @@
+/* fwpt — "soft-selftest": the whole run on the software backend, without the session: for a few
+ * profiles, output schemes and targets, plan + ToPA tables in allocated pages, the MSR sequence
+ * (arch/trace) over the soft CPU, the single-stepped call, readback, the flow decoder over live
+ * memory, and verify against the ground truth. Saves each case's trace.pt, the ground truth and
+ * the code pages under \fwpt-soft\CASE\ so the host can decode them with libipt. */
+#include <efi.h>
+#include <efilib.h>
+#include "arch/trace.h"
+#include "decode/flow.h"
+#include "efi/soft.h"
+#include "efi/soft_selftest.h"
+#include "efi/volume.h"
+#include "topa/plan.h"
+#include "topa/readback.h"
+
+#define GT_CAP (1u << 20)          /* ground-truth IPs per run (8 MiB) */
+#define FLOW_CACHE 4096u           /* flow decoder block cache entries (power of two) */
+#define MAX_SPANS 512u
+#define MAX_ALLOCS 80u
+#define PAGE 4096ull
+#define PAGESET 8192u              /* distinct code pages saved per case */
+#define CODE_READ 256u             /* bytes the flow decoder may read at an IP (identity-mapped code) */
+
+/* ---- targets ---- */
+static int st_fib(int n);
+static int st_tri(int n);
+static int st_sum(int n);
+static int (*volatile st_ops[3])(int) = {st_fib, st_tri, st_sum};
+
+static __attribute__((noinline)) int st_fib(int n)
+{
+    return n < 2 ? n : st_fib(n - 1) + st_fib(n - 2);
+}
+static __attribute__((noinline)) int st_tri(int n)
+{
+    volatile int t = 0;
+    for (int i = 0; i <= n; i++)
+        t += i;
+    return t;
+}
+static __attribute__((noinline)) int st_sum(int n)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++)
+        s += (i & 1) ? st_ops[1](i & 3) : i;
+    return s;
+}
+/* Internal: recursion, loops, indirect calls through a table (deterministic). */
+static void t_internal(void *arg)
+{
+    volatile int acc = 0;
+    for (int i = 0; i < 60; i++)
+        acc += st_ops[i % 3](i & 7);
+    *(volatile int *)arg = acc;
+}
+static void t_locate_handle(void *arg)
+{
+    UINTN n = 0;
+    EFI_HANDLE *h = NULL;
+    EFI_STATUS st = uefi_call_wrapper(BS->LocateHandleBuffer, 5, AllHandles, NULL, NULL, &n, &h);
+    if (!EFI_ERROR(st))
+        uefi_call_wrapper(BS->FreePool, 1, h);
+    *(UINTN *)arg = n;
+}
+struct mm_arg {
+    UINTN size, key, dsize;
+    UINT32 dver;
+    void *buf;
+    UINTN cap;
+};
+static void t_memory_map(void *arg)
+{
+    struct mm_arg *m = arg;
+    m->size = m->cap;
+    uefi_call_wrapper(BS->GetMemoryMap, 5, &m->size, m->buf, &m->key, &m->dsize, &m->dver);
+}
+static void t_allocate_pages(void *arg)
+{
+    EFI_PHYSICAL_ADDRESS a = 0;
+    EFI_STATUS st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, 4, &a);
+    if (!EFI_ERROR(st))
+        uefi_call_wrapper(BS->FreePages, 2, a, 4);
+    *(EFI_PHYSICAL_ADDRESS *)arg = a;
+}
+
+/* ---- cases ---- */
+enum { RANGE_NONE, RANGE_FILTER_CORE, RANGE_TRACESTOP_SUM };
+struct st_case {
+    const char *name, *profile, *target;
+    enum fwpt_plan_mode mode;
+    uint64_t total, region;
+    int range;   /* RANGE_* */
+    int timing;  /* TSC, MTC, CYC, PSBFreq: the lowest encodings the profile enumerates */
+};
+static const struct st_case cases[] = {
+    {"bdw-internal", "broadwell", "internal", FWPT_PLAN_STOP, 1ull << 20, 0, RANGE_NONE, 0},
+    {"bdw-locate", "broadwell", "locate-handle", FWPT_PLAN_STOP, 1ull << 20, 0, RANGE_NONE, 0},
+    {"skl-ring-memmap", "skylake", "memory-map", FWPT_PLAN_RING, 8ull << 10, 4ull << 10, RANGE_NONE, 1},
+    {"skl-filter-locate", "skylake", "locate-handle", FWPT_PLAN_STOP, 1ull << 20, 64ull << 10, RANGE_FILTER_CORE, 0},
+    {"tremont-timing-alloc", "tremont", "allocate-pages", FWPT_PLAN_STOP, 1ull << 20, 64ull << 10, RANGE_NONE, 1},
+    {"adl-tracestop-internal", "alderlake-p", "internal", FWPT_PLAN_STOP, 1ull << 20, 64ull << 10, RANGE_TRACESTOP_SUM, 0},
+};
+
+static struct fwpt_soft soft;
+static struct fwpt_flow flow;
+static struct fwpt_span spans[MAX_SPANS];
+
+struct alloc {
+    EFI_PHYSICAL_ADDRESS base;
+    UINTN pages;
+};
+
+static void *alloc_pages(struct alloc *a, unsigned *na, uint64_t bytes, uint64_t align)
+{
+    if (*na >= MAX_ALLOCS)
+        return NULL;
+    if (align < PAGE)
+        align = PAGE;
+    UINTN pages = (UINTN)((bytes + align) / PAGE); /* over-allocate, use the aligned part */
+    EFI_PHYSICAL_ADDRESS base = 0;
+    if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages, &base)))
+        return NULL;
+    a[*na].base = base, a[*na].pages = pages;
+    (*na)++;
+    uint64_t p = (base + align - 1) & ~(align - 1);
+    fwpt_memset((void *)(uintptr_t)p, 0, (size_t)bytes);
+    return (void *)(uintptr_t)p;
+}
+
+static size_t live_read(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    (void)ctx;
+    *bytes = (const uint8_t *)(uintptr_t)ip;
+    return CODE_READ;
+}
+
+static unsigned lowest_bit(uint32_t bitmap, unsigned from)
+{
+    for (unsigned i = from; i < 32; i++)
+        if (bitmap & (1u << i))
+            return i;
+    return 0;
+}
+
+/* The loaded image whose code holds addr (the DXE core for boot services). */
+static int image_range(uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+    UINTN n = 0;
+    EFI_HANDLE *h = NULL;
+    if (EFI_ERROR(uefi_call_wrapper(BS->LocateHandleBuffer, 5, ByProtocol, &LoadedImageProtocol, NULL, &n, &h)))
+        return 0;
+    int found = 0;
+    for (UINTN i = 0; i < n && !found; i++) {
+        EFI_LOADED_IMAGE *li = NULL;
+        if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, h[i], &LoadedImageProtocol, (void **)&li)) || !li)
+            continue;
+        uint64_t b = (uint64_t)(uintptr_t)li->ImageBase;
+        if (addr >= b && addr < b + li->ImageSize) {
+            *lo = b, *hi = b + li->ImageSize - 1;
+            found = 1;
+        }
+    }
+    uefi_call_wrapper(BS->FreePool, 1, h);
+    return found;
+}
+
+static void save_pages(struct fwpt_volume *v, const struct fwpt_sink *o, const char *dir, const uint64_t *gt, size_t n)
+{
+    static uint64_t set[PAGESET];
+    unsigned count = 0;
+    fwpt_memset(set, 0, sizeof set);
+    for (size_t i = 0; i < n; i++) {
+        for (uint64_t pg = gt[i] / PAGE; pg <= (gt[i] + 15) / PAGE; pg++) {
+            unsigned h = (unsigned)((pg * 0x9e3779b97f4a7c15ull) >> 51) % PAGESET;
+            while (set[h] && set[h] != pg + 1)
+                h = (h + 1) % PAGESET;
+            if (!set[h] && count + 1 < PAGESET) {
+                set[h] = pg + 1;
+                count++;
+            }
+        }
+    }
+    UINTN len = (UINTN)count * (8 + PAGE);
+    uint8_t *buf = NULL;
+    if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, len, (void **)&buf)))
+        return;
+    uint8_t *p = buf;
+    for (unsigned h = 0; h < PAGESET; h++) {
+        if (!set[h])
+            continue;
+        uint64_t addr = (set[h] - 1) * PAGE;
+        fwpt_memcpy(p, &addr, 8);
+        fwpt_memcpy(p + 8, (const void *)(uintptr_t)addr, PAGE);
+        p += 8 + PAGE;
+    }
+    fwpt_save_file(v, o, dir, "pages.bin", buf, len);
+    uefi_call_wrapper(BS->FreePool, 1, buf);
+}
+
+static int run_case(const struct st_case *c, struct fwpt_volume *vol, const struct fwpt_sink *o, uint64_t *gt,
+                    uint64_t *decoded, struct fwpt_flow_block *cache)
+{
+    struct alloc allocs[MAX_ALLOCS];
+    unsigned nalloc = 0;
+    int fail = 1;
+    uint8_t *trace = NULL;
+    fwpt_puts(o, "=== soft-selftest ");
+    fwpt_puts(o, c->name);
+    fwpt_puts(o, ": profile ");
+    fwpt_puts(o, c->profile);
+    fwpt_puts(o, ", target ");
+    fwpt_puts(o, c->target);
+    fwpt_putc(o, '\n');
+
+    static struct fwpt_physmem mem;
+    fwpt_physmem_init(&mem, true);
+    EFI_STATUS est = fwpt_soft_init(&soft, c->profile, &mem, gt, GT_CAP);
+    if (EFI_ERROR(est)) {
+        fwpt_puts(o, "soft: init failed: ");
+        fwpt_put_efi_status(o, est);
+        fwpt_putc(o, '\n');
+        return 1;
+    }
+    const struct fwpt_cpu *cpu = fwpt_soft_cpu(&soft);
+    const struct fwpt_caps *caps = &soft.caps;
+
+    struct fwpt_plan_options popt = {.total_size = c->total, .region_size = c->region, .mode = c->mode};
+    struct fwpt_plan plan;
+    struct fwpt_plan_error perr = {0};
+    if (fwpt_plan_make(caps, &popt, &plan, &perr) != FWPT_OK) {
+        fwpt_puts(o, "plan refused: ");
+        fwpt_puts(o, perr.option ? perr.option : "?");
+        fwpt_puts(o, ": ");
+        fwpt_puts(o, perr.why ? perr.why : "?");
+        fwpt_putc(o, '\n');
+        return 1;
+    }
+    fwpt_plan_print(&plan, o);
+    static uint64_t region_phys[FWPT_PLAN_ENTRIES_PER_PAGE], table_phys[16];
+    if (plan.region_count > FWPT_PLAN_ENTRIES_PER_PAGE || plan.table_count > 16)
+        return 1;
+    for (unsigned i = 0; i < plan.region_count; i++) {
+        void *p = alloc_pages(allocs, &nalloc, plan.regions.bytes, plan.regions.align);
+        if (!p)
+            goto out;
+        region_phys[i] = (uint64_t)(uintptr_t)p;
+    }
+    for (unsigned i = 0; i < plan.table_count; i++) {
+        void *p = alloc_pages(allocs, &nalloc, plan.tables.bytes, plan.tables.align);
+        if (!p)
+            goto out;
+        table_phys[i] = (uint64_t)(uintptr_t)p;
+    }
+    struct fwpt_output_regs regs;
+    if (fwpt_plan_apply(&plan, &mem, region_phys, table_phys, &regs) != FWPT_OK)
+        goto out;
+
+    struct fwpt_trace_config tc = {.branch_en = true, .os = true, .topa = (regs.ctl_bits & RTIT_CTL_TOPA) != 0,
+                                   .output_base = regs.output_base, .output_mask_ptrs = regs.output_mask_ptrs};
+    if (c->timing) {
+        tc.tsc_en = true;
+        tc.mtc_en = caps->mtc;
+        tc.mtc_freq = lowest_bit(caps->mtc_periods, 0);
+        tc.cyc_en = caps->psb_cyc;
+        tc.cyc_thresh = lowest_bit(caps->cycle_thresholds, 1);
+        tc.psb_freq = caps->psb_cyc ? lowest_bit(caps->psb_periods, 0) : 0;
+    }
+    if (c->range == RANGE_FILTER_CORE) {
+        uint64_t lo, hi;
+        if (!image_range((uint64_t)(uintptr_t)BS->LocateHandleBuffer, &lo, &hi)) {
+            fwpt_puts(o, "no loaded image holds LocateHandleBuffer\n");
+            goto out;
+        }
+        tc.n_ranges = 1;
+        tc.range[0] = (struct fwpt_trace_range){.cfg = RTIT_ADDR_CFG_FILTER, .a = lo, .b = hi};
+        fwpt_puts(o, "filter: ADDR0 ");
+        fwpt_put_0x(o, lo);
+        fwpt_putc(o, '-');
+        fwpt_put_0x(o, hi);
+        fwpt_puts(o, " (the image of LocateHandleBuffer)\n");
+    } else if (c->range == RANGE_TRACESTOP_SUM) {
+        /* TraceStop at st_sum's entry: the trace ends the first time it runs. */
+        tc.n_ranges = 1;
+        tc.range[0] = (struct fwpt_trace_range){.cfg = RTIT_ADDR_CFG_TRACESTOP,
+                                                .a = (uint64_t)(uintptr_t)st_sum, .b = (uint64_t)(uintptr_t)st_sum};
+    }
+    struct fwpt_trace_refusal ref = {0};
+    if (fwpt_trace_check(&tc, caps, &ref) != FWPT_OK) {
+        fwpt_puts(o, "trace config refused: ");
+        fwpt_puts(o, ref.option ? ref.option : "?");
+        fwpt_putc(o, '\n');
+        goto out;
+    }
+    struct fwpt_trace_state state;
+    enum fwpt_status st = fwpt_trace_start(cpu, caps, &tc, &state);
+    if (st != FWPT_OK) {
+        fwpt_puts(o, "trace start failed: ");
+        fwpt_puts(o, fwpt_status_msg(st));
+        fwpt_putc(o, '\n');
+        goto out;
+    }
+    static struct mm_arg mm;
+    static uint8_t mm_buf[64 << 10];
+    UINTN result_n = 0;
+    void *arg = &result_n;
+    void (*fn)(void *) = t_internal;
+    if (!fwpt_strcmp(c->target, "locate-handle")) {
+        fn = t_locate_handle;
+    } else if (!fwpt_strcmp(c->target, "memory-map")) {
+        fn = t_memory_map, mm.buf = mm_buf, mm.cap = sizeof mm_buf, arg = &mm;
+    } else if (!fwpt_strcmp(c->target, "allocate-pages")) {
+        fn = t_allocate_pages;
+    }
+    est = fwpt_soft_call(&soft, fn, arg);
+    struct fwpt_trace_result res;
+    enum fwpt_status sst = fwpt_trace_stop(cpu, &state, &res);
+    if (EFI_ERROR(est) || sst != FWPT_OK) {
+        fwpt_puts(o, "soft call / trace stop failed\n");
+        goto out;
+    }
+    fwpt_soft_report(&soft, o);
+
+    struct fwpt_readback_in rin = {.mem = &mem, .ctl = state.ctl, .start_output_base = regs.output_base,
+                                   .start_mask_ptrs = regs.output_mask_ptrs, .output_base = res.output_base,
+                                   .output_mask_ptrs = res.output_mask_ptrs, .status = res.status,
+                                   .wrap = FWPT_WRAP_DETECT};
+    struct fwpt_readback rb = {.spans = spans, .cap = MAX_SPANS};
+    if (fwpt_readback(&rin, &rb) != FWPT_OK) {
+        fwpt_puts(o, "readback failed\n");
+        goto out;
+    }
+    fwpt_puts(o, "readback: ");
+    fwpt_put_dec(o, rb.bytes);
+    fwpt_puts(o, " bytes in ");
+    fwpt_put_dec(o, rb.regions_used);
+    fwpt_puts(o, " regions; ");
+    fwpt_puts(o, rb.reason ? rb.reason : "");
+    fwpt_puts(o, rb.wrapped ? " [wrapped]" : "");
+    fwpt_puts(o, rb.stopped ? " [stopped]" : "");
+    fwpt_putc(o, '\n');
+    if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, (UINTN)rb.bytes + 1, (void **)&trace)))
+        goto out;
+    uint64_t len = fwpt_readback_copy(&mem, &rb, trace, rb.bytes);
+
+    fwpt_flow_init(&flow, trace, (size_t)len, live_read, NULL, cache, FLOW_CACHE);
+    size_t n = 0, errors = 0;
+    struct fwpt_flow_event ev;
+    while (fwpt_flow_next(&flow, &ev) == FWPT_OK) {
+        if (ev.kind == FWPT_FLOW_INSN) {
+            if (n < GT_CAP)
+                decoded[n++] = ev.ip;
+        } else if (ev.kind == FWPT_FLOW_ERROR) {
+            if (errors++ < 3) {
+                fwpt_puts(o, "flow: error ");
+                fwpt_puts(o, fwpt_status_msg((enum fwpt_status)ev.status));
+                fwpt_puts(o, " at trace offset ");
+                fwpt_put_0x(o, ev.offset);
+                fwpt_puts(o, ", ip ");
+                fwpt_put_0x(o, ev.ip);
+                fwpt_putc(o, '\n');
+            }
+        }
+    }
+    /* A stopped trace ends mid-flow; the wrapped one starts at the first PSB: a decoder error
+     * at the cut is not a difference. verify decides. */
+    fail = fwpt_soft_verify(&soft, decoded, n, rb.wrapped, rb.stopped || res.stopped, o);
+    if (soft.stats.enc_status != FWPT_OK)
+        fail = 1;
+
+    char dir[64] = "\\fwpt-soft\\";
+    fwpt_memcpy(dir + 11, c->name, fwpt_strlen(c->name) + 1);
+    fwpt_save_file(vol, o, dir, "trace.pt", trace, (UINTN)len);
+    fwpt_save_file(vol, o, dir, "gt.bin", gt, soft.gt_count * sizeof *gt);
+    save_pages(vol, o, dir, gt, soft.gt_count);
+    {
+        static char meta[512];
+        struct fwpt_bufsink mb;
+        struct fwpt_sink ms = fwpt_bufsink_init(&mb, meta, sizeof meta);
+        fwpt_puts(&ms, "wrapped=");
+        fwpt_put_dec(&ms, rb.wrapped);
+        fwpt_puts(&ms, "\nstopped=");
+        fwpt_put_dec(&ms, rb.stopped || res.stopped);
+        fwpt_puts(&ms, "\nfilter_a=");
+        fwpt_put_0x(&ms, tc.range[0].cfg == RTIT_ADDR_CFG_FILTER ? tc.range[0].a : 0);
+        fwpt_puts(&ms, "\nfilter_b=");
+        fwpt_put_0x(&ms, tc.range[0].cfg == RTIT_ADDR_CFG_FILTER ? tc.range[0].b : ~0ull);
+        fwpt_puts(&ms, "\ntraced_end=");
+        fwpt_put_dec(&ms, soft.traced_end);
+        fwpt_puts(&ms, "\ndecoded=");
+        fwpt_put_dec(&ms, n);
+        fwpt_puts(&ms, "\n");
+        fwpt_save_file(vol, o, dir, "meta.txt", meta, mb.len);
+    }
+out:
+    fwpt_soft_fini(&soft);
+    if (trace)
+        uefi_call_wrapper(BS->FreePool, 1, trace);
+    for (unsigned i = 0; i < nalloc; i++)
+        uefi_call_wrapper(BS->FreePages, 2, allocs[i].base, allocs[i].pages);
+    fwpt_puts(o, "soft-selftest ");
+    fwpt_puts(o, c->name);
+    fwpt_puts(o, fail ? ": FAIL\n" : ": PASS\n");
+    return fail;
+}
+
+EFI_STATUS fwpt_soft_selftest(EFI_HANDLE image, const char *only, const struct fwpt_sink *o)
+{
+    struct fwpt_volume vol;
+    fwpt_volume_open(image, &vol);
+    uint64_t *gt = NULL, *decoded = NULL;
+    struct fwpt_flow_block *cache = NULL;
+    if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, GT_CAP * 8, (void **)&gt)) ||
+        EFI_ERROR(uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, GT_CAP * 8, (void **)&decoded)) ||
+        EFI_ERROR(uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, FLOW_CACHE * sizeof *cache, (void **)&cache)))
+        return EFI_OUT_OF_RESOURCES;
+    unsigned pass = 0, failed = 0;
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (only && only[0] && fwpt_strcmp(only, cases[i].name))
+            continue;
+        if (run_case(&cases[i], &vol, o, gt, decoded, cache))
+            failed++;
+        else
+            pass++;
+    }
+    fwpt_puts(o, "soft-selftest: ");
+    fwpt_put_dec(o, pass);
+    fwpt_puts(o, " passed, ");
+    fwpt_put_dec(o, failed);
+    fwpt_puts(o, " failed\n");
+    uefi_call_wrapper(BS->FreePool, 1, gt);
+    uefi_call_wrapper(BS->FreePool, 1, decoded);
+    uefi_call_wrapper(BS->FreePool, 1, cache);
+    fwpt_volume_close(&vol);
+    return failed ? EFI_ABORTED : EFI_SUCCESS;
+}
