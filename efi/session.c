@@ -1,22 +1,884 @@
-/* fwpt — the trace session (see session.h). */
+/* fwpt — the trace session (see session.h): caps -> plan -> memory -> ToPA -> validate -> start ->
+ * target -> stop -> readback -> packets (+ flow) -> console summary and files. */
 #include <efi.h>
 #include <efilib.h>
+#include "arch/rtit.h"
+#include "arch/trace.h"
+#include "decode/flow.h"
+#include "decode/packet.h"
+#include "decode/pkt_print.h"
 #include "efi/console.h"
 #include "efi/session.h"
+#include "efi/symbols.h"
+#include "efi/targets.h"
+#include "topa/plan.h"
+#include "topa/readback.h"
+#include "topa/validate.h"
+
+/* The software backend (efi/soft.c, the soft engineer's) is linked when its source is in the
+ * tree; without it `backend=soft` says so. */
+#if __has_include("efi/soft.c")
+#define FWPT_HAVE_SOFT 1
+#include "efi/soft.h"
+#else
+#define FWPT_HAVE_SOFT 0
+#endif
+
+#define FWPT_VERSION_SIDEBAND "0.2"
+/* MSR_PLATFORM_INFO[15:8]: maximum non-turbo ratio (SDM Vol. 4, model-specific MSRs). */
+#define PLATFORM_INFO_MAX_NONTURBO_RATIO FWPT_FIELD(15, 8)
+#define CONSOLE_PACKETS 24         /* packet lines echoed on the console (all go to packets.txt) */
+#define FLOW_CACHE 4096
+#define SOFT_GT_MAX (1u << 20)     /* ground-truth IPs the software backend records */
+
+struct alloc_rec {
+    EFI_PHYSICAL_ADDRESS base;
+    UINTN pages;
+};
+
+struct session {
+    const struct fwpt_session_env *env;
+    const struct fwpt_efi_options *opt;
+    struct fwpt_sink o;            /* console */
+    const struct fwpt_cpu *cpu;    /* the active backend: hardware or soft */
+    const struct fwpt_caps *caps;  /* its capabilities */
+    struct fwpt_symbols syms;
+    struct fwpt_plan plan;
+    struct fwpt_physmem mem;
+    struct alloc_rec *allocs;
+    unsigned nallocs, cap_allocs;
+    uint64_t *region_phys, *table_phys;
+    struct fwpt_output_regs regs;
+    struct fwpt_trace_config cfg;
+    struct fwpt_trace_state state;
+    struct fwpt_trace_result result;
+    bool started;
+    struct fwpt_target_run target;
+    uint8_t *trace;
+    uint64_t trace_len;
+    struct fwpt_readback rb;
+    struct fwpt_span *spans;
+    uint64_t pkt_count[FWPT_PKT_COUNT];
+    uint64_t pkt_errors;
+    uint64_t insns, flow_errors;
+    uint64_t *decoded;             /* flow IPs for verify (soft backend) */
+    size_t ndecoded, cap_decoded;
+    bool have_cpuid15;
+    struct fwpt_cpuid_regs cpuid15;
+    bool have_ratio;
+    uint64_t ratio;
+#if FWPT_HAVE_SOFT
+    struct fwpt_soft *soft;
+    uint64_t *gt;
+#endif
+};
+
+static void say(struct session *s, const char *a, const char *b)
+{
+    fwpt_puts(&s->o, a);
+    if (b)
+        fwpt_puts(&s->o, b);
+    fwpt_puts(&s->o, "\n");
+}
+
+/* ---- memory: AllocatePages with the plan's alignment, over-allocated and trimmed ---- */
+
+static EFI_STATUS alloc_aligned(struct session *s, uint64_t bytes, uint64_t align, uint64_t below, uint64_t *out)
+{
+    UINTN pages = EFI_SIZE_TO_PAGES(bytes);
+    UINTN extra = align > EFI_PAGE_SIZE ? (UINTN)(align / EFI_PAGE_SIZE) - 1 : 0;
+    EFI_PHYSICAL_ADDRESS a = below ? below - 1 : 0;
+    /* Below the APIC page: output must never be routed there (SDM "Restricted Memory Access"). */
+    EFI_STATUS st = uefi_call_wrapper(BS->AllocatePages, 4, below ? AllocateMaxAddress : AllocateAnyPages,
+                                      EfiLoaderData, pages + extra, &a);
+    if (EFI_ERROR(st))
+        return st;
+    EFI_PHYSICAL_ADDRESS aligned = (a + align - 1) & ~(EFI_PHYSICAL_ADDRESS)(align - 1);
+    UINTN head = (UINTN)((aligned - a) / EFI_PAGE_SIZE), tail = extra - head;
+    if (head)
+        uefi_call_wrapper(BS->FreePages, 2, a, head);
+    if (tail)
+        uefi_call_wrapper(BS->FreePages, 2, aligned + pages * EFI_PAGE_SIZE, tail);
+    SetMem((void *)(UINTN)aligned, pages * EFI_PAGE_SIZE, 0); /* readback's wrap test needs zeros */
+    s->allocs[s->nallocs].base = aligned;
+    s->allocs[s->nallocs].pages = pages;
+    s->nallocs++;
+    *out = aligned;
+    return EFI_SUCCESS;
+}
+
+static void free_all(struct session *s)
+{
+    for (unsigned i = 0; i < s->nallocs; i++)
+        uefi_call_wrapper(BS->FreePages, 2, s->allocs[i].base, s->allocs[i].pages);
+    s->nallocs = 0;
+    if (s->allocs)
+        FreePool(s->allocs);
+    if (s->region_phys)
+        FreePool(s->region_phys);
+    if (s->table_phys)
+        FreePool(s->table_phys);
+    if (s->spans)
+        FreePool(s->spans);
+    if (s->trace)
+        FreePool(s->trace);
+    if (s->decoded)
+        FreePool(s->decoded);
+    s->allocs = NULL;
+    s->region_phys = s->table_phys = NULL;
+    s->spans = NULL;
+    s->trace = NULL;
+    s->decoded = NULL;
+}
+
+/* ---- the trace configuration from the options ---- */
+
+static void make_config(struct session *s, const struct fwpt_image *impl)
+{
+    const struct fwpt_efi_options *o = s->opt;
+    struct fwpt_trace_config *c = &s->cfg;
+    fwpt_memset(c, 0, sizeof *c);
+    c->branch_en = true;
+    c->os = true;    /* firmware runs at CPL 0 */
+    c->user = false;
+    c->tsc_en = o->tsc;
+    if (o->mtc >= 0) {
+        c->mtc_en = true;
+        c->mtc_freq = (unsigned)o->mtc;
+    }
+    if (o->cyc >= 0) {
+        c->cyc_en = true;
+        c->cyc_thresh = (unsigned)o->cyc;
+    }
+    if (o->psb >= 0)
+        c->psb_freq = (unsigned)o->psb;
+    c->ptw_en = o->ptwrite;
+    c->dis_retc = o->noretcomp;
+    if (o->filter == FWPT_FILTER_RANGE) {
+        c->n_ranges = 1;
+        c->range[0].cfg = RTIT_ADDR_CFG_FILTER;
+        c->range[0].a = o->filter_a;
+        c->range[0].b = o->filter_b;
+    } else if (o->filter == FWPT_FILTER_TARGET && impl) {
+        c->n_ranges = 1;
+        c->range[0].cfg = RTIT_ADDR_CFG_FILTER;
+        c->range[0].a = impl->base;
+        c->range[0].b = impl->base + impl->size - 1;
+    }
+    c->topa = (s->plan.ctl_bits & RTIT_CTL_TOPA) != 0;
+    c->output_base = s->regs.output_base;
+    c->output_mask_ptrs = s->regs.output_mask_ptrs;
+}
+
+/* ---- decoding ---- */
+
+static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    struct session *s = ctx;
+    const struct fwpt_image *m = fwpt_symbols_find(&s->syms, ip);
+    if (!m)
+        return 0; /* only inside loaded images: never touch unmapped memory */
+    *bytes = (const uint8_t *)(UINTN)ip;
+    return (size_t)(m->base + m->size - ip);
+}
+
+static void touch(struct session *s, uint64_t ip)
+{
+    struct fwpt_image *m = fwpt_symbols_find(&s->syms, ip);
+    if (m)
+        m->touched = true;
+}
+
+static void decode_packets(struct session *s, struct fwpt_membuf *txt)
+{
+    struct fwpt_sink file = fwpt_membuf_sink(txt);
+    struct fwpt_pkt_decoder d;
+    struct fwpt_packet p;
+    uint64_t shown = 0;
+    fwpt_pkt_init(&d, s->trace, (size_t)s->trace_len);
+    enum fwpt_status st = fwpt_pkt_sync_forward(&d);
+    if (st != FWPT_OK) {
+        fwpt_pkt_print_error_text(&file, 0, st);
+        say(s, "packets: no PSB in the trace: ", fwpt_status_msg(st));
+        s->pkt_errors++;
+        return;
+    }
+    for (;;) {
+        st = fwpt_pkt_next(&d, &p);
+        if (st == FWPT_E_EOS)
+            break;
+        if (st != FWPT_OK) {
+            s->pkt_errors++;
+            fwpt_pkt_print_error_text(&file, d.offset, st);
+            if (!s->opt->quiet && shown++ < CONSOLE_PACKETS)
+                fwpt_pkt_print_error_text(&s->o, d.offset, st);
+            if (fwpt_pkt_sync_forward(&d) != FWPT_OK)
+                break;
+            continue;
+        }
+        s->pkt_count[p.type]++;
+        fwpt_pkt_print_text(&file, &p);
+        if (!s->opt->quiet && shown++ < CONSOLE_PACKETS)
+            fwpt_pkt_print_text(&s->o, &p);
+        if ((p.type == FWPT_PKT_TIP || p.type == FWPT_PKT_TIP_PGE || p.type == FWPT_PKT_TIP_PGD ||
+             p.type == FWPT_PKT_FUP) && !p.ip.suppressed)
+            touch(s, p.ip.ip);
+    }
+    if (!s->opt->quiet && shown > CONSOLE_PACKETS) {
+        fwpt_puts(&s->o, "... (");
+        fwpt_put_dec(&s->o, shown - CONSOLE_PACKETS);
+        fwpt_puts(&s->o, " more in packets.txt)\n");
+    }
+}
+
+static void decode_flow(struct session *s)
+{
+    static struct fwpt_flow_block cache[FLOW_CACHE];
+    static struct fwpt_flow f;
+    struct fwpt_flow_event ev;
+    fwpt_flow_init(&f, s->trace, (size_t)s->trace_len, read_code, s, cache, FLOW_CACHE);
+    struct fwpt_image *last = NULL;
+    while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
+        if (ev.kind == FWPT_FLOW_INSN) {
+            s->insns++;
+            if (!last || ev.ip < last->base || ev.ip >= last->base + last->size)
+                last = fwpt_symbols_find(&s->syms, ev.ip);
+            if (last) {
+                last->insns++;
+                last->touched = true;
+            }
+            if (s->decoded && s->ndecoded < s->cap_decoded)
+                s->decoded[s->ndecoded++] = ev.ip;
+        } else if (ev.kind == FWPT_FLOW_ERROR) {
+            if (s->flow_errors++ < 4) {
+                fwpt_puts(&s->o, "flow: error at trace offset ");
+                fwpt_put_0x(&s->o, ev.offset);
+                fwpt_puts(&s->o, ", ip ");
+                fwpt_symbols_put(&s->syms, ev.ip, &s->o);
+                fwpt_puts(&s->o, ": ");
+                fwpt_puts(&s->o, fwpt_status_msg((enum fwpt_status)ev.status));
+                fwpt_puts(&s->o, "\n");
+            }
+        }
+    }
+}
+
+static void print_top_modules(struct session *s)
+{
+    unsigned shown[8], nshown = 0;
+    fwpt_puts(&s->o, "flow: ");
+    fwpt_put_dec(&s->o, s->insns);
+    fwpt_puts(&s->o, " instructions, ");
+    fwpt_put_dec(&s->o, s->flow_errors);
+    fwpt_puts(&s->o, " decode errors; top modules:\n");
+    while (nshown < 8) {
+        int best = -1;
+        for (unsigned i = 0; i < s->syms.count; i++) {
+            bool done = false;
+            for (unsigned k = 0; k < nshown; k++)
+                done |= shown[k] == i;
+            if (!done && s->syms.img[i].insns && (best < 0 || s->syms.img[i].insns > s->syms.img[best].insns))
+                best = (int)i;
+        }
+        if (best < 0)
+            break;
+        shown[nshown++] = (unsigned)best;
+        fwpt_puts(&s->o, "  ");
+        fwpt_put_padded(&s->o, s->syms.img[best].name, 28);
+        fwpt_put_dec(&s->o, s->syms.img[best].insns);
+        fwpt_puts(&s->o, "\n");
+    }
+}
+
+/* ---- outputs ---- */
+
+static void put_kv_hex(const struct fwpt_sink *o, const char *k, uint64_t v, bool comma)
+{
+    fwpt_puts(o, "\"");
+    fwpt_puts(o, k);
+    fwpt_puts(o, "\":\"");
+    fwpt_put_0x(o, v);
+    fwpt_puts(o, comma ? "\"," : "\"");
+}
+static void put_kv_dec(const struct fwpt_sink *o, const char *k, uint64_t v, bool comma)
+{
+    fwpt_puts(o, "\"");
+    fwpt_puts(o, k);
+    fwpt_puts(o, "\":");
+    fwpt_put_dec(o, v);
+    if (comma)
+        fwpt_puts(o, ",");
+}
+static void put_kv_bool(const struct fwpt_sink *o, const char *k, bool v, bool comma)
+{
+    fwpt_puts(o, "\"");
+    fwpt_puts(o, k);
+    fwpt_puts(o, v ? "\":true" : "\":false");
+    if (comma)
+        fwpt_puts(o, ",");
+}
+static void put_kv_str(const struct fwpt_sink *o, const char *k, const char *v, bool comma)
+{
+    fwpt_puts(o, "\"");
+    fwpt_puts(o, k);
+    fwpt_puts(o, "\":");
+    fwpt_put_json_str(o, v ? v : "");
+    if (comma)
+        fwpt_puts(o, ",");
+}
+
+static void img_file_name(const struct fwpt_image *m, char *out, size_t cap)
+{
+    struct fwpt_bufsink b;
+    struct fwpt_sink o = fwpt_bufsink_init(&b, out, cap - 1);
+    fwpt_puts(&o, "img-");
+    fwpt_put_hex(&o, m->base, 0);
+    fwpt_puts(&o, ".bin");
+    out[b.len] = 0;
+}
+
+static void sideband(struct session *s, const struct fwpt_sink *o)
+{
+    const struct fwpt_caps *c = s->caps;
+    const struct fwpt_trace_config *g = &s->cfg;
+    char fn[40];
+    fwpt_puts(o, "{\n");
+    put_kv_str(o, "fwpt", FWPT_VERSION_SIDEBAND, true);
+    put_kv_str(o, "backend", s->opt->backend == FWPT_BACKEND_SOFT ? "soft" : "hw", true);
+    put_kv_str(o, "profile", s->opt->profile, true);
+    fwpt_puts(o, "\n\"cpu\":{");
+    put_kv_str(o, "vendor", c->raw.vendor, true);
+    put_kv_dec(o, "family", c->family, true);
+    put_kv_dec(o, "model", c->model, true);
+    put_kv_dec(o, "stepping", c->stepping, true);
+    put_kv_hex(o, "signature", c->raw.leaf1_eax, false);
+    fwpt_puts(o, "},\n\"caps\":");
+    fwpt_caps_json(c, o);
+    fwpt_puts(o, ",\"cpuid_15h\":");
+    if (s->have_cpuid15) {
+        fwpt_puts(o, "{");
+        put_kv_hex(o, "eax", s->cpuid15.eax, true);
+        put_kv_hex(o, "ebx", s->cpuid15.ebx, true);
+        put_kv_hex(o, "ecx", s->cpuid15.ecx, false);
+        fwpt_puts(o, "}");
+    } else {
+        fwpt_puts(o, "null");
+    }
+    fwpt_puts(o, ",\n\"max_nonturbo_ratio\":");
+    if (s->have_ratio)
+        fwpt_put_dec(o, s->ratio);
+    else
+        fwpt_puts(o, "null");
+    fwpt_puts(o, ",\n\"ctl\":\"");
+    fwpt_put_0x(o, s->state.ctl);
+    fwpt_puts(o, "\",\n\"settings\":{");
+    put_kv_bool(o, "branch_en", g->branch_en, true);
+    put_kv_bool(o, "os", g->os, true);
+    put_kv_bool(o, "user", g->user, true);
+    put_kv_bool(o, "tsc_en", g->tsc_en, true);
+    put_kv_bool(o, "mtc_en", g->mtc_en, true);
+    put_kv_dec(o, "mtc_freq", g->mtc_freq, true);
+    put_kv_bool(o, "cyc_en", g->cyc_en, true);
+    put_kv_dec(o, "cyc_thresh", g->cyc_thresh, true);
+    put_kv_dec(o, "psb_freq", g->psb_freq, true);
+    put_kv_bool(o, "ptw_en", g->ptw_en, true);
+    put_kv_bool(o, "dis_retc", g->dis_retc, true);
+    put_kv_bool(o, "topa", g->topa, true);
+    put_kv_hex(o, "output_base", g->output_base, true);
+    put_kv_hex(o, "output_mask_ptrs", g->output_mask_ptrs, true);
+    put_kv_str(o, "scheme", fwpt_plan_scheme_name(s->plan.scheme), true);
+    put_kv_str(o, "mode", fwpt_plan_mode_name(s->plan.mode), true);
+    put_kv_dec(o, "total_size", s->plan.total_size, true);
+    put_kv_dec(o, "region_size", s->plan.region_size, true);
+    fwpt_puts(o, "\"addr_ranges\":[");
+    for (unsigned i = 0; i < g->n_ranges; i++) {
+        fwpt_puts(o, i ? ",{" : "{");
+        put_kv_str(o, "cfg", g->range[i].cfg == RTIT_ADDR_CFG_FILTER ? "filter" : "tracestop", true);
+        put_kv_hex(o, "a", g->range[i].a, true);
+        put_kv_hex(o, "b", g->range[i].b, false);
+        fwpt_puts(o, "}");
+    }
+    fwpt_puts(o, "]},\n\"target\":{");
+    put_kv_str(o, "name", fwpt_target_name(s->target.target), true);
+    put_kv_str(o, "path", s->target.path, true);
+    put_kv_str(o, "impl", s->target.impl_what, true);
+    put_kv_hex(o, "impl_addr", s->target.impl_addr, true);
+    put_kv_hex(o, "status", s->target.status, false);
+    fwpt_puts(o, "},\n\"trace\":{");
+    put_kv_str(o, "file", "trace.pt", true);
+    put_kv_dec(o, "bytes", s->trace_len, true);
+    put_kv_hex(o, "status_msr", s->result.status, true);
+    put_kv_bool(o, "wrapped", s->rb.wrapped, true);
+    put_kv_bool(o, "stopped", s->rb.stopped, true);
+    put_kv_bool(o, "error", s->rb.error, true);
+    put_kv_str(o, "reason", s->rb.reason, false);
+    /* images the trace touches, each dumped: what the host decoder loads */
+    fwpt_puts(o, "},\n\"images\":[");
+    bool first = true;
+    for (unsigned i = 0; i < s->syms.count; i++) {
+        const struct fwpt_image *m = &s->syms.img[i];
+        if (!m->touched)
+            continue;
+        img_file_name(m, fn, sizeof fn);
+        fwpt_puts(o, first ? "\n {" : ",\n {");
+        first = false;
+        put_kv_str(o, "name", m->name, true);
+        put_kv_hex(o, "base", m->base, true);
+        put_kv_hex(o, "size", m->size, true);
+        put_kv_str(o, "file", fn, true);
+        put_kv_str(o, "pdb", m->pdb, true);
+        put_kv_str(o, "path", m->file, false);
+        fwpt_puts(o, "}");
+    }
+    /* the memory ranges dumped (the same images, as ranges) */
+    fwpt_puts(o, "],\n\"memory\":[");
+    first = true;
+    for (unsigned i = 0; i < s->syms.count; i++) {
+        const struct fwpt_image *m = &s->syms.img[i];
+        if (!m->touched)
+            continue;
+        img_file_name(m, fn, sizeof fn);
+        fwpt_puts(o, first ? "{" : ",{");
+        first = false;
+        put_kv_hex(o, "base", m->base, true);
+        put_kv_hex(o, "size", m->size, true);
+        put_kv_str(o, "file", fn, false);
+        fwpt_puts(o, "}");
+    }
+    /* every loaded image, dumped or not */
+    fwpt_puts(o, "],\n\"loaded_images\":[");
+    for (unsigned i = 0; i < s->syms.count; i++) {
+        const struct fwpt_image *m = &s->syms.img[i];
+        fwpt_puts(o, i ? ",\n {" : "\n {");
+        put_kv_str(o, "name", m->name, true);
+        put_kv_hex(o, "base", m->base, true);
+        put_kv_hex(o, "size", m->size, true);
+        put_kv_str(o, "path", m->file, false);
+        fwpt_puts(o, "}");
+    }
+    fwpt_puts(o, "]\n}\n");
+}
+
+static void ptxed_line(struct session *s)
+{
+    const struct fwpt_caps *c = s->caps;
+    const struct fwpt_sink *o = &s->o;
+    char fn[40];
+    fwpt_puts(o, "decode on a host (in the copied ");
+    fwpt_puts(o, s->opt->out_dir);
+    fwpt_puts(o, " directory):\n  ptxed --cpu ");
+    fwpt_put_dec(o, c->family);
+    fwpt_puts(o, "/");
+    fwpt_put_dec(o, c->model);
+    fwpt_puts(o, "/");
+    fwpt_put_dec(o, c->stepping);
+    if (s->have_ratio) {
+        fwpt_puts(o, " --nom-freq ");
+        fwpt_put_dec(o, s->ratio);
+    }
+    if (s->cfg.mtc_en) {
+        fwpt_puts(o, " --mtc-freq ");
+        fwpt_put_dec(o, s->cfg.mtc_freq);
+    }
+    if (s->have_cpuid15 && s->cpuid15.eax && s->cpuid15.ebx) {
+        fwpt_puts(o, " --cpuid-0x15.eax ");
+        fwpt_put_dec(o, s->cpuid15.eax);
+        fwpt_puts(o, " --cpuid-0x15.ebx ");
+        fwpt_put_dec(o, s->cpuid15.ebx);
+    }
+    fwpt_puts(o, " --pt trace.pt");
+    for (unsigned i = 0; i < s->syms.count; i++) {
+        const struct fwpt_image *m = &s->syms.img[i];
+        if (!m->touched)
+            continue;
+        img_file_name(m, fn, sizeof fn);
+        fwpt_puts(o, " --raw ");
+        fwpt_puts(o, fn);
+        fwpt_puts(o, ":");
+        fwpt_put_0x(o, m->base);
+    }
+    fwpt_puts(o, "\n");
+}
+
+static EFI_STATUS write_outputs(struct session *s, struct fwpt_membuf *packets)
+{
+    struct fwpt_volume *v = s->env->volume;
+    const char *dir = s->opt->out_dir;
+    EFI_STATUS worst = EFI_SUCCESS, st;
+    char fn[40];
+    st = fwpt_save_file(v, &s->o, dir, "trace.pt", s->trace, s->trace_len);
+    if (EFI_ERROR(st))
+        worst = st;
+    st = fwpt_save_file(v, &s->o, dir, "packets.txt", packets->data, packets->len);
+    if (EFI_ERROR(st))
+        worst = st;
+    struct fwpt_membuf sb = {0};
+    struct fwpt_sink so = fwpt_membuf_sink(&sb);
+    sideband(s, &so);
+    st = fwpt_save_file(v, &s->o, dir, "sideband.json", sb.data, sb.len);
+    if (EFI_ERROR(st)) {
+        worst = st;
+        fwpt_puts(&s->o, "sideband.json follows on the console:\n");
+        fwpt_putn(&s->o, sb.data, sb.len);
+    }
+    fwpt_membuf_free(&sb);
+    for (unsigned i = 0; i < s->syms.count; i++) {
+        const struct fwpt_image *m = &s->syms.img[i];
+        if (!m->touched)
+            continue;
+        img_file_name(m, fn, sizeof fn);
+        st = fwpt_save_file(v, &s->o, dir, fn, (const void *)(UINTN)m->base, (UINTN)m->size);
+        if (EFI_ERROR(st))
+            worst = st;
+    }
+    if (packets->lost || sb.lost)
+        say(s, "file: WARNING: out of pool memory while building a file; it is incomplete", NULL);
+    return worst;
+}
+
+/* ---- the run ---- */
+
+static EFI_STATUS run(struct session *s)
+{
+    const struct fwpt_efi_options *opt = s->opt;
+    struct fwpt_sink *o = &s->o;
+    EFI_STATUS est;
+    enum fwpt_status st;
+
+    /* 1. The backend and its capabilities. */
+    s->cpu = s->env->cpu;
+    s->caps = s->env->caps;
+    if (opt->backend == FWPT_BACKEND_SOFT) {
+#if FWPT_HAVE_SOFT
+        s->soft = AllocateZeroPool(sizeof *s->soft);
+        s->gt = AllocatePool(SOFT_GT_MAX * sizeof *s->gt);
+        if (!s->soft || !s->gt)
+            return EFI_OUT_OF_RESOURCES;
+        const char *profile = opt->profile[0] ? opt->profile : "skylake";
+        est = fwpt_soft_init(s->soft, profile, &s->mem, s->gt, SOFT_GT_MAX);
+        if (EFI_ERROR(est)) {
+            say(s, "trace: the software backend cannot start with profile ", profile);
+            return est;
+        }
+        s->cpu = fwpt_soft_cpu(s->soft);
+        s->caps = &s->soft->caps;
+        say(s, "trace: backend soft (single-step), CPU profile ", profile);
+        fwpt_caps_report(s->caps, o);
+#else
+        say(s, "trace: backend=soft: the software trace backend (efi/soft.c) is not part of this build", NULL);
+        return EFI_UNSUPPORTED;
+#endif
+    } else {
+        say(s, "trace: backend hw (Intel PT)", NULL);
+    }
+    if (!s->caps->pt_supported) {
+        fwpt_puts(o, "trace: Intel PT is not usable on this processor: ");
+        fwpt_puts(o, fwpt_caps_reason_msg(s->caps->reason));
+        fwpt_puts(o, "; nothing traced (the report is in ");
+        fwpt_puts(o, opt->out_dir);
+        fwpt_puts(o, "\\caps.txt)\n");
+        return EFI_UNSUPPORTED;
+    }
+
+    /* 2. Side information: CPUID 15H, the max non-turbo ratio. */
+    if (s->caps->raw.max_basic_leaf >= 0x15 && fwpt_cpuid(s->cpu, 0x15, 0, &s->cpuid15) == FWPT_OK)
+        s->have_cpuid15 = true;
+    uint64_t pi;
+    if (fwpt_rdmsr(s->cpu, MSR_PLATFORM_INFO, &pi) == FWPT_OK) {
+        s->have_ratio = true;
+        s->ratio = FWPT_GET(PLATFORM_INFO_MAX_NONTURBO_RATIO, pi);
+    }
+
+    /* 3. The target, prepared outside the trace, and the image implementing it. */
+    est = fwpt_symbols_load(&s->syms);
+    if (EFI_ERROR(est)) {
+        fwpt_puts(o, "symbols: cannot enumerate loaded images: ");
+        fwpt_put_efi_status(o, est);
+        fwpt_puts(o, "\n");
+    }
+    s->target.target = opt->target;
+    s->target.path = opt->target_path;
+    s->target.image = s->env->image;
+    s->target.device = s->env->volume->device;
+    s->target.root = s->env->volume->root;
+    est = fwpt_target_prepare(&s->target);
+    if (EFI_ERROR(est)) {
+        fwpt_puts(o, "trace: cannot prepare target ");
+        fwpt_puts(o, fwpt_target_name(opt->target));
+        fwpt_puts(o, ": ");
+        fwpt_put_efi_status(o, est);
+        fwpt_puts(o, "\n");
+        return est;
+    }
+    const struct fwpt_image *impl = fwpt_symbols_find(&s->syms, s->target.impl_addr);
+    fwpt_puts(o, "target: ");
+    fwpt_puts(o, fwpt_target_name(opt->target));
+    fwpt_puts(o, " -> ");
+    fwpt_puts(o, s->target.impl_what);
+    fwpt_puts(o, " at ");
+    fwpt_symbols_put(&s->syms, s->target.impl_addr, o);
+    fwpt_puts(o, "\n");
+    if (opt->filter == FWPT_FILTER_TARGET && !impl) {
+        say(s, "trace: filter=target: no loaded image contains the target's service", NULL);
+        return EFI_NOT_FOUND;
+    }
+
+    /* 4. The output plan. */
+    struct fwpt_plan_options po = {
+        .total_size = opt->buffer_size,
+        .region_size = opt->region_size,
+        .mode = opt->ring ? FWPT_PLAN_RING : FWPT_PLAN_STOP,
+    };
+    struct fwpt_plan_error perr = {0};
+    st = fwpt_plan_make(s->caps, &po, &s->plan, &perr);
+    if (st != FWPT_OK) {
+        fwpt_puts(o, "plan: refused: ");
+        fwpt_puts(o, perr.option ? perr.option : "?");
+        fwpt_puts(o, ": ");
+        fwpt_puts(o, perr.why ? perr.why : fwpt_status_msg(st));
+        fwpt_puts(o, "\n");
+        return EFI_INVALID_PARAMETER;
+    }
+    fwpt_plan_print(&s->plan, o);
+
+    /* 5. Memory: regions and tables, aligned, zeroed, below the APIC page. */
+    uint64_t apic = 0, below = 0;
+    if (fwpt_rdmsr(s->env->cpu, MSR_IA32_APIC_BASE, &apic) == FWPT_OK)
+        below = apic & ~0xfffull & ((1ull << 52) - 1);
+    if (below && below < (16ull << 20))
+        below = 0; /* implausible: leave placement to the validator */
+    s->cap_allocs = s->plan.regions.count + s->plan.tables.count;
+    s->allocs = AllocateZeroPool(s->cap_allocs * sizeof *s->allocs);
+    s->region_phys = AllocateZeroPool((s->plan.region_count + 1) * sizeof(uint64_t));
+    s->table_phys = AllocateZeroPool((s->plan.table_count + 1) * sizeof(uint64_t));
+    if (!s->allocs || !s->region_phys || !s->table_phys)
+        return EFI_OUT_OF_RESOURCES;
+    for (unsigned i = 0; i < s->plan.regions.count; i++) {
+        est = alloc_aligned(s, s->plan.regions.bytes, s->plan.regions.align, below, &s->region_phys[i]);
+        if (EFI_ERROR(est)) {
+            say(s, "memory: AllocatePages failed for an output region", NULL);
+            return est;
+        }
+    }
+    for (unsigned i = 0; i < s->plan.tables.count; i++) {
+        est = alloc_aligned(s, s->plan.tables.bytes, s->plan.tables.align, below, &s->table_phys[i]);
+        if (EFI_ERROR(est)) {
+            say(s, "memory: AllocatePages failed for a ToPA table", NULL);
+            return est;
+        }
+    }
+
+    /* 6. Tables and register values; validated before anything is written to an MSR. */
+    st = fwpt_plan_apply(&s->plan, &s->mem, s->region_phys, s->table_phys, &s->regs);
+    if (st != FWPT_OK) {
+        say(s, "topa: building the tables failed: ", fwpt_status_msg(st));
+        return EFI_DEVICE_ERROR;
+    }
+    struct fwpt_restricted restricted = {0};
+    restricted.have_apic = apic != 0;
+    restricted.apic_base_msr = apic;
+    struct fwpt_violation viol[8];
+    struct fwpt_validate_in vin = {
+        .caps = s->caps, .mem = &s->mem, .ctl = s->regs.ctl_bits, .output_base = s->regs.output_base,
+        .output_mask_ptrs = s->regs.output_mask_ptrs, .status = 0, .restricted = &restricted,
+    };
+    struct fwpt_validate_out vout = {.v = viol, .cap = 8};
+    st = fwpt_validate(&vin, &vout);
+    for (size_t i = 0; i < vout.count && i < 8; i++) {
+        fwpt_puts(o, viol[i].warning ? "topa: warning: " : "topa: violation: ");
+        fwpt_puts(o, fwpt_topa_rule_text(viol[i].rule));
+        fwpt_puts(o, "\n");
+    }
+    if (st != FWPT_OK) {
+        say(s, "topa: the tables break an SDM rule; tracing not started: ", fwpt_status_msg(st));
+        return EFI_DEVICE_ERROR;
+    }
+
+    /* 7. The configuration, checked against the capabilities. */
+    make_config(s, impl);
+    struct fwpt_trace_refusal ref = {0};
+    st = fwpt_trace_check(&s->cfg, s->caps, &ref);
+    if (st != FWPT_OK) {
+        fwpt_puts(o, "trace: refused: ");
+        fwpt_puts(o, ref.option ? ref.option : "?");
+        if (ref.capability) {
+            fwpt_puts(o, " needs the capability ");
+            fwpt_puts(o, ref.capability);
+        }
+        fwpt_puts(o, ": ");
+        fwpt_puts(o, ref.why ? ref.why : fwpt_status_msg(st));
+        fwpt_puts(o, "\n");
+        return EFI_UNSUPPORTED;
+    }
+    fwpt_puts(o, "trace: IA32_RTIT_CTL ");
+    fwpt_put_0x(o, fwpt_trace_ctl(&s->cfg, s->caps) | RTIT_CTL_TRACEEN);
+    if (s->cfg.n_ranges) {
+        fwpt_puts(o, ", ADDR0 filter ");
+        fwpt_put_0x(o, s->cfg.range[0].a);
+        fwpt_puts(o, "-");
+        fwpt_put_0x(o, s->cfg.range[0].b);
+    }
+    fwpt_puts(o, "\n");
+
+    /* 8. TraceEn=1 around the call, nothing else in between. */
+    st = fwpt_trace_start(s->cpu, s->caps, &s->cfg, &s->state);
+    if (s->state.was_active)
+        say(s, "trace: firmware had left Intel PT running (TraceEn=1): stopped it first", NULL);
+    if (st != FWPT_OK) {
+        fwpt_puts(o, "trace: start failed: ");
+        fwpt_puts(o, fwpt_status_msg(st));
+        if (s->state.failed_msr) {
+            fwpt_puts(o, s->state.failed_write ? " (WRMSR " : " (RDMSR ");
+            fwpt_put_0x(o, s->state.failed_msr);
+            fwpt_puts(o, ")");
+        }
+        if (st == FWPT_E_TRACE_ERROR) {
+            fwpt_puts(o, ", IA32_RTIT_STATUS ");
+            fwpt_put_0x(o, s->state.status_after_enable);
+        }
+        fwpt_puts(o, "; TraceEn is 0 and the MSRs are restored\n");
+        return EFI_DEVICE_ERROR;
+    }
+    s->started = true;
+#if FWPT_HAVE_SOFT
+    if (s->soft)
+        est = fwpt_soft_call(s->soft, fwpt_target_call, &s->target);
+    else
+#endif
+    {
+        fwpt_target_call(&s->target);
+        est = EFI_SUCCESS;
+    }
+    enum fwpt_status stop = fwpt_trace_stop(s->cpu, &s->state, &s->result);
+    s->started = false;
+    fwpt_target_report(&s->target, o);
+    if (EFI_ERROR(est)) {
+        fwpt_puts(o, "trace: the backend could not run the call: ");
+        fwpt_put_efi_status(o, est);
+        fwpt_puts(o, "\n");
+    }
+    if (stop != FWPT_OK) {
+        fwpt_puts(o, "trace: stop: ");
+        fwpt_puts(o, fwpt_status_msg(stop));
+        if (s->result.failed_msr) {
+            fwpt_puts(o, " at MSR ");
+            fwpt_put_0x(o, s->result.failed_msr);
+        }
+        fwpt_puts(o, "\n");
+    }
+    if (!s->result.have_status || !s->result.have_output_base || !s->result.have_output_mask_ptrs) {
+        say(s, "trace: the output registers could not be read back; nothing to decode", NULL);
+        return EFI_DEVICE_ERROR;
+    }
+
+    /* 9. Readback: the bytes, oldest first. */
+    s->spans = AllocateZeroPool((s->plan.region_count + 4) * sizeof *s->spans);
+    if (!s->spans)
+        return EFI_OUT_OF_RESOURCES;
+    s->rb.spans = s->spans;
+    s->rb.cap = s->plan.region_count + 4;
+    struct fwpt_readback_in rin = {
+        .mem = &s->mem, .ctl = s->state.ctl,
+        .start_output_base = s->regs.output_base, .start_mask_ptrs = s->regs.output_mask_ptrs,
+        .output_base = s->result.output_base, .output_mask_ptrs = s->result.output_mask_ptrs,
+        .status = s->result.status, .wrap = FWPT_WRAP_DETECT,
+    };
+    st = fwpt_readback(&rin, &s->rb);
+    if (st != FWPT_OK) {
+        say(s, "readback: ", fwpt_status_msg(st));
+        return EFI_DEVICE_ERROR;
+    }
+    s->trace = AllocatePool(s->rb.bytes ? s->rb.bytes : 1);
+    if (!s->trace)
+        return EFI_OUT_OF_RESOURCES;
+    s->trace_len = fwpt_readback_copy(&s->mem, &s->rb, s->trace, s->rb.bytes);
+    fwpt_puts(o, "trace: ");
+    fwpt_put_dec(o, s->trace_len);
+    fwpt_puts(o, " bytes captured in ");
+    fwpt_put_dec(o, s->rb.regions_used);
+    fwpt_puts(o, " of ");
+    fwpt_put_dec(o, s->rb.regions_total);
+    fwpt_puts(o, " regions; IA32_RTIT_STATUS ");
+    fwpt_put_0x(o, s->result.status);
+    fwpt_puts(o, "\ntrace: ended because: ");
+    fwpt_puts(o, s->rb.error ? "operational error (STATUS.Error)"
+                 : s->rb.stopped ? "the output stopped (ToPA STOP / TraceStop)"
+                 : "the call returned");
+    if (s->rb.reason) {
+        fwpt_puts(o, "; ");
+        fwpt_puts(o, s->rb.reason);
+    }
+    fwpt_puts(o, "\n");
+
+    /* 10. Decode in place: packets, then the instruction flow over live code. */
+    struct fwpt_membuf packets = {0};
+    decode_packets(s, &packets);
+    fwpt_puts(o, "packets:");
+    for (unsigned t = 1; t < FWPT_PKT_COUNT; t++) {
+        if (!s->pkt_count[t])
+            continue;
+        fwpt_puts(o, " ");
+        fwpt_puts(o, fwpt_pkt_type_name((enum fwpt_pkt_type)t));
+        fwpt_puts(o, "=");
+        fwpt_put_dec(o, s->pkt_count[t]);
+    }
+    fwpt_puts(o, " errors=");
+    fwpt_put_dec(o, s->pkt_errors);
+    fwpt_puts(o, "\n");
+#if FWPT_HAVE_SOFT
+    if (s->soft && opt->verify) {
+        s->cap_decoded = SOFT_GT_MAX;
+        s->decoded = AllocatePool(s->cap_decoded * sizeof *s->decoded);
+    }
+#endif
+    decode_flow(s);
+    print_top_modules(s);
+#if FWPT_HAVE_SOFT
+    if (s->soft) {
+        fwpt_soft_report(s->soft, o);
+        if (opt->verify && s->decoded)
+            fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->rb.wrapped, s->rb.stopped, o);
+    }
+#endif
+
+    /* 11. Files, and how to decode them elsewhere. */
+    EFI_STATUS wst = write_outputs(s, &packets);
+    fwpt_membuf_free(&packets);
+    ptxed_line(s);
+    if (EFI_ERROR(wst))
+        say(s, "file: some files could not be written (see above); the console carries the summary", NULL);
+    return (s->rb.error || stop != FWPT_OK) ? EFI_DEVICE_ERROR : EFI_SUCCESS;
+}
 
 EFI_STATUS fwpt_session_run(const struct fwpt_session_env *env)
 {
-    struct fwpt_sink o = fwpt_screen_sink();
-    const struct fwpt_caps *caps = env->caps;
-    fwpt_puts(&o, "trace: target ");
-    fwpt_puts(&o, fwpt_target_name(env->opt->target));
-    fwpt_puts(&o, "\n");
-    if (!caps->pt_supported) {
-        fwpt_puts(&o, "trace: Intel PT is not usable on this processor: ");
-        fwpt_puts(&o, fwpt_caps_reason_msg(caps->reason));
-        fwpt_puts(&o, "; nothing traced\n");
-        return EFI_UNSUPPORTED;
+    static struct session s;
+    fwpt_memset(&s, 0, sizeof s);
+    s.env = env;
+    s.opt = env->opt;
+    s.o = fwpt_screen_sink();
+    fwpt_physmem_init(&s.mem, true); /* UEFI: identity-mapped, physical == pointer */
+    fwpt_puts(&s.o, "trace: target ");
+    fwpt_puts(&s.o, fwpt_target_name(env->opt->target));
+    if (env->opt->target_path[0]) {
+        fwpt_puts(&s.o, " ");
+        fwpt_puts(&s.o, env->opt->target_path);
     }
-    fwpt_puts(&o, "trace: the hardware trace path is not available in this build\n");
-    return EFI_UNSUPPORTED;
+    fwpt_puts(&s.o, "\n");
+    EFI_STATUS st = run(&s);
+    /* Every path out: TraceEn=0 (stop is harmless when start failed), memory freed. */
+    if (s.started)
+        fwpt_trace_stop(s.cpu, &s.state, &s.result);
+#if FWPT_HAVE_SOFT
+    if (s.soft) {
+        fwpt_soft_fini(s.soft);
+        FreePool(s.soft);
+    }
+    if (s.gt)
+        FreePool(s.gt);
+#endif
+    fwpt_target_cleanup(&s.target);
+    fwpt_symbols_free(&s.syms);
+    free_all(&s);
+    return st;
 }

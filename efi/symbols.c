@@ -1,0 +1,238 @@
+/* fwpt — loaded images and symbolization (see symbols.h). */
+#include <efi.h>
+#include <efilib.h>
+#include "efi/symbols.h"
+
+static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
+/* basename without the extension ("/b/DEBUG/PciBusDxe.dll" -> "PciBusDxe") */
+static void base_name(const char *path, char *out, size_t cap)
+{
+    const char *b = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/' || *p == '\\')
+            b = p + 1;
+    size_t n = 0;
+    while (b[n] && n + 1 < cap)
+        n++;
+    for (size_t i = n; i > 0; i--)
+        if (b[i - 1] == '.') {
+            n = i - 1;
+            break;
+        }
+    if (n == 0) /* ".efi" alone: keep it */
+        while (b[n] && n + 1 < cap)
+            n++;
+    fwpt_memcpy(out, b, n);
+    out[n] = 0;
+}
+
+/* PE/COFF: DOS e_lfanew at 0x3c -> "PE\0\0", COFF header (20), optional header; PE32+ (0x20b)
+ * data directories at +112, PE32 (0x10b) at +96; directory 6 = debug; debug entries are 28 bytes:
+ * Type at +12 (2 = CodeView), AddressOfRawData at +20, SizeOfData at +16. */
+bool fwpt_pe_debug_name(const uint8_t *img, uint64_t size, char *pdb, size_t pdb_cap, char *name, size_t name_cap)
+{
+    if (size < 0x40 || img[0] != 'M' || img[1] != 'Z')
+        return false;
+    uint32_t pe = rd32(img + 0x3c);
+    if ((uint64_t)pe + 24 + 2 > size || rd32(img + pe) != 0x00004550u)
+        return false;
+    const uint8_t *opt = img + pe + 24;
+    uint16_t magic = rd16(opt);
+    uint32_t dd = magic == 0x20b ? 112 : magic == 0x10b ? 96 : 0;
+    if (!dd || (uint64_t)pe + 24 + dd + 8 * 7 > size)
+        return false;
+    uint32_t ndirs = rd32(opt + dd - 4);
+    if (ndirs < 7)
+        return false;
+    uint32_t drva = rd32(opt + dd + 8 * 6), dsize = rd32(opt + dd + 8 * 6 + 4);
+    if (!drva || (uint64_t)drva + dsize > size)
+        return false;
+    for (uint32_t off = 0; off + 28 <= dsize; off += 28) {
+        const uint8_t *e = img + drva + off;
+        uint32_t type = rd32(e + 12), len = rd32(e + 16), rva = rd32(e + 20);
+        if (type != 2 || !rva || (uint64_t)rva + len > size || len < 8)
+            continue;
+        const uint8_t *cv = img + rva;
+        uint32_t skip = rd32(cv) == 0x53445352u ? 24 : rd32(cv) == 0x3031424eu ? 16 : 0; /* RSDS, NB10 */
+        if (!skip || len <= skip)
+            continue;
+        size_t n = 0;
+        while (skip + n < len && cv[skip + n] && n + 1 < pdb_cap) {
+            pdb[n] = (char)cv[skip + n];
+            n++;
+        }
+        pdb[n] = 0;
+        if (!n)
+            continue;
+        base_name(pdb, name, name_cap);
+        return true;
+    }
+    return false;
+}
+
+
+static void ascii_from16(const CHAR16 *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; s && s[n] && n + 1 < cap; n++)
+        out[n] = (s[n] < 0x80) ? (char)s[n] : '?';
+    out[n] = 0;
+}
+
+/* EFI_FIRMWARE_VOLUME2_PROTOCOL (PI spec Vol. 3; not in gnu-efi): only ReadSection is used. */
+#define FWPT_FV2_GUID {0x220e73b6, 0x6bdb, 0x4413, {0x84, 0x05, 0xb9, 0x74, 0xb1, 0x08, 0x61, 0x9a}}
+#define FWPT_SECTION_USER_INTERFACE 0x15
+struct fwpt_fv2 {
+    void *GetVolumeAttributes, *SetVolumeAttributes, *ReadFile;
+    EFI_STATUS(EFIAPI *ReadSection)(struct fwpt_fv2 *This, EFI_GUID *NameGuid, UINT8 SectionType,
+                                    UINTN SectionInstance, void **Buffer, UINTN *BufferSize, UINT32 *AuthStatus);
+};
+
+static void put_guid(char *out, size_t cap, const EFI_GUID *g)
+{
+    struct fwpt_bufsink b;
+    struct fwpt_sink o = fwpt_bufsink_init(&b, out, cap - 1);
+    fwpt_put_hex(&o, g->Data1, 8);
+    fwpt_putc(&o, '-');
+    fwpt_put_hex(&o, g->Data2, 4);
+    fwpt_putc(&o, '-');
+    fwpt_put_hex(&o, g->Data3, 4);
+    fwpt_putc(&o, '-');
+    for (int i = 0; i < 8; i++) {
+        if (i == 2)
+            fwpt_putc(&o, '-');
+        fwpt_put_hex(&o, g->Data4[i], 2);
+    }
+    out[b.len] = 0;
+}
+
+/* Images loaded from a firmware volume have a MEDIA_PIWG_FW_FILE_DP (4/6) node naming the FFS file;
+ * its UI section holds the module's name ("DxeCore"). */
+static bool fv_file_name(EFI_LOADED_IMAGE *li, char *file, size_t file_cap, char *name, size_t name_cap)
+{
+    static EFI_GUID fv2_guid = FWPT_FV2_GUID;
+    EFI_DEVICE_PATH *dp = li->FilePath, *last = NULL;
+    for (unsigned n = 0; dp && n < 64; n++) {
+        if (DevicePathType(dp) == END_DEVICE_PATH_TYPE)
+            break;
+        last = dp;
+        dp = NextDevicePathNode(dp);
+    }
+    if (!last || DevicePathType(last) != MEDIA_DEVICE_PATH || DevicePathSubType(last) != 6 ||
+        (UINTN)DevicePathNodeLength(last) < 4 + sizeof(EFI_GUID))
+        return false;
+    EFI_GUID g;
+    CopyMem(&g, (UINT8 *)last + 4, sizeof g);
+    char gs[40];
+    put_guid(gs, sizeof gs, &g);
+    struct fwpt_bufsink b;
+    struct fwpt_sink o = fwpt_bufsink_init(&b, file, file_cap - 1);
+    fwpt_puts(&o, "FvFile(");
+    fwpt_puts(&o, gs);
+    fwpt_puts(&o, ")");
+    file[b.len] = 0;
+    struct fwpt_fv2 *fv = NULL;
+    void *buf = NULL;
+    UINTN size = 0;
+    UINT32 auth = 0;
+    if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, li->DeviceHandle, &fv2_guid, (void **)&fv)) || !fv ||
+        EFI_ERROR(fv->ReadSection(fv, &g, FWPT_SECTION_USER_INTERFACE, 0, &buf, &size, &auth)) || !buf) {
+        fwpt_memcpy(name, gs, 9 < name_cap ? 9 : name_cap); /* "d6a2cb7f-" -> first 8 digits */
+        name[8 < name_cap ? 8 : name_cap - 1] = 0;
+        return true;
+    }
+    ascii_from16(buf, name, name_cap);
+    FreePool(buf);
+    return true;
+}
+
+EFI_STATUS fwpt_symbols_load(struct fwpt_symbols *s)
+{
+    EFI_HANDLE *h = NULL;
+    UINTN nh = 0;
+    s->img = NULL;
+    s->count = 0;
+    EFI_STATUS st = uefi_call_wrapper(BS->LocateHandleBuffer, 5, ByProtocol, &LoadedImageProtocol, NULL, &nh, &h);
+    if (EFI_ERROR(st))
+        return st;
+    s->img = AllocateZeroPool(nh * sizeof *s->img);
+    if (!s->img) {
+        FreePool(h);
+        return EFI_OUT_OF_RESOURCES;
+    }
+    for (UINTN i = 0; i < nh; i++) {
+        EFI_LOADED_IMAGE *li;
+        if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, h[i], &LoadedImageProtocol, (void **)&li)) ||
+            !li->ImageBase || !li->ImageSize)
+            continue;
+        struct fwpt_image *m = &s->img[s->count++];
+        m->base = (uint64_t)(UINTN)li->ImageBase;
+        m->size = li->ImageSize;
+        char fvname[64];
+        bool from_fv = li->FilePath && fv_file_name(li, m->file, sizeof m->file, fvname, sizeof fvname);
+        if (li->FilePath && !from_fv) {
+            CHAR16 *p = DevicePathToStr(li->FilePath);
+            if (p) {
+                ascii_from16(p, m->file, sizeof m->file);
+                FreePool(p);
+            }
+        }
+        if (!fwpt_pe_debug_name(li->ImageBase, m->size, m->pdb, sizeof m->pdb, m->name, sizeof m->name)) {
+            if (from_fv)
+                fwpt_memcpy(m->name, fvname, sizeof m->name < sizeof fvname ? sizeof m->name : sizeof fvname);
+            else if (m->file[0])
+                base_name(m->file, m->name, sizeof m->name);
+            else
+                fwpt_memcpy(m->name, "image", 6);
+        }
+    }
+    FreePool(h);
+    /* sort by base (insertion: a few hundred images at most) */
+    for (unsigned i = 1; i < s->count; i++) {
+        struct fwpt_image t = s->img[i];
+        unsigned j = i;
+        while (j > 0 && s->img[j - 1].base > t.base) {
+            s->img[j] = s->img[j - 1];
+            j--;
+        }
+        s->img[j] = t;
+    }
+    return EFI_SUCCESS;
+}
+
+void fwpt_symbols_free(struct fwpt_symbols *s)
+{
+    if (s->img)
+        FreePool(s->img);
+    s->img = NULL;
+    s->count = 0;
+}
+
+struct fwpt_image *fwpt_symbols_find(const struct fwpt_symbols *s, uint64_t ip)
+{
+    unsigned lo = 0, hi = s->count;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (s->img[mid].base + s->img[mid].size <= ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < s->count && ip >= s->img[lo].base && ip < s->img[lo].base + s->img[lo].size)
+        return &s->img[lo];
+    return NULL;
+}
+
+void fwpt_symbols_put(const struct fwpt_symbols *s, uint64_t ip, const struct fwpt_sink *o)
+{
+    const struct fwpt_image *m = fwpt_symbols_find(s, ip);
+    if (!m) {
+        fwpt_put_0x(o, ip);
+        return;
+    }
+    fwpt_puts(o, m->name);
+    fwpt_puts(o, "+");
+    fwpt_put_0x(o, ip - m->base);
+}

@@ -1,0 +1,35 @@
+/* fwpt — the loaded images (EFI_LOADED_IMAGE_PROTOCOL on every handle): base, size, a name (the
+ * PE/COFF debug directory's PDB path basename, else the image's file path), and IP -> Module+0xOFF. */
+#ifndef FWPT_EFI_SYMBOLS_H
+#define FWPT_EFI_SYMBOLS_H
+
+#include <efi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/text.h"
+
+struct fwpt_image {
+    uint64_t base, size;
+    char name[64];   /* "PciBusDxe", "fwpt" */
+    char file[160];  /* device path of the file, "" when unknown */
+    char pdb[160];   /* PDB path from the debug directory, "" when none */
+    bool touched;    /* the trace has an IP inside */
+    uint64_t insns;  /* instructions decoded inside (flow decoder) */
+};
+
+struct fwpt_symbols {
+    struct fwpt_image *img; /* pool memory, sorted by base */
+    unsigned count;
+};
+
+EFI_STATUS fwpt_symbols_load(struct fwpt_symbols *s);
+void fwpt_symbols_free(struct fwpt_symbols *s);
+/* The image containing ip, or NULL. */
+struct fwpt_image *fwpt_symbols_find(const struct fwpt_symbols *s, uint64_t ip);
+/* "PciBusDxe+0x1a2b", or "0xADDRESS" outside every image. */
+void fwpt_symbols_put(const struct fwpt_symbols *s, uint64_t ip, const struct fwpt_sink *o);
+/* Pure: the name a PE/COFF image gives itself in its CodeView debug entry (RSDS/NB10 PDB path,
+ * basename without extension), from the image as loaded (RVA == offset). false when none. */
+bool fwpt_pe_debug_name(const uint8_t *image, uint64_t size, char *pdb, size_t pdb_cap, char *name, size_t name_cap);
+
+#endif

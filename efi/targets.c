@@ -1,0 +1,198 @@
+/* fwpt — trace targets (see targets.h). */
+#include <efi.h>
+#include <efilib.h>
+#include "efi/targets.h"
+#include "efi/volume.h"
+
+#define ALLOC_PAGES_COUNT 16
+
+EFI_STATUS fwpt_target_prepare(struct fwpt_target_run *t)
+{
+    EFI_STATUS st = EFI_SUCCESS;
+    switch (t->target) {
+    case FWPT_TARGET_LOCATE_HANDLE:
+        t->impl_addr = (uint64_t)(UINTN)BS->LocateHandleBuffer;
+        t->impl_what = "BS->LocateHandleBuffer";
+        break;
+    case FWPT_TARGET_MEMORY_MAP:
+        t->impl_addr = (uint64_t)(UINTN)BS->GetMemoryMap;
+        t->impl_what = "BS->GetMemoryMap";
+        break;
+    case FWPT_TARGET_ALLOCATE_PAGES:
+        t->impl_addr = (uint64_t)(UINTN)BS->AllocatePages;
+        t->impl_what = "BS->AllocatePages";
+        break;
+    case FWPT_TARGET_GET_VARIABLE:
+        t->impl_addr = (uint64_t)(UINTN)RT->GetVariable;
+        t->impl_what = "RT->GetVariable";
+        t->buf_size = 4096;
+        t->buf = AllocatePool(t->buf_size);
+        if (!t->buf)
+            st = EFI_OUT_OF_RESOURCES;
+        break;
+    case FWPT_TARGET_CONNECT_ALL:
+        t->impl_addr = (uint64_t)(UINTN)BS->ConnectController;
+        t->impl_what = "BS->ConnectController";
+        st = uefi_call_wrapper(BS->LocateHandleBuffer, 5, AllHandles, NULL, NULL, &t->nhandles, &t->handles);
+        break;
+    case FWPT_TARGET_READ_FILE: {
+        EFI_FILE_HANDLE f;
+        if (!t->root)
+            return EFI_NOT_READY;
+        if (!fwpt_path16(t->path, t->path16, 260))
+            return EFI_BUFFER_TOO_SMALL;
+        t->impl_addr = (uint64_t)(UINTN)t->root->Open;
+        t->impl_what = "EFI_FILE_PROTOCOL.Open (the file system driver)";
+        /* the size, outside the trace, so the traced call is Open + Read + Close only */
+        st = uefi_call_wrapper(t->root->Open, 5, t->root, &f, t->path16, EFI_FILE_MODE_READ, 0);
+        if (EFI_ERROR(st))
+            return st;
+        EFI_FILE_INFO *info = LibFileInfo(f);
+        uefi_call_wrapper(f->Close, 1, f);
+        if (!info)
+            return EFI_DEVICE_ERROR;
+        t->buf_size = (UINTN)info->FileSize;
+        FreePool(info);
+        t->buf = AllocatePool(t->buf_size ? t->buf_size : 1);
+        if (!t->buf)
+            st = EFI_OUT_OF_RESOURCES;
+        break;
+    }
+    case FWPT_TARGET_LOAD_IMAGE:
+        if (!fwpt_path16(t->path, t->path16, 260))
+            return EFI_BUFFER_TOO_SMALL;
+        t->impl_addr = (uint64_t)(UINTN)BS->LoadImage;
+        t->impl_what = "BS->LoadImage";
+        t->dp = FileDevicePath(t->device, t->path16);
+        if (!t->dp)
+            st = EFI_OUT_OF_RESOURCES;
+        break;
+    default:
+        st = EFI_INVALID_PARAMETER;
+    }
+    return st;
+}
+
+void fwpt_target_call(void *arg)
+{
+    struct fwpt_target_run *t = arg;
+    switch (t->target) {
+    case FWPT_TARGET_LOCATE_HANDLE:
+        t->status = BS->LocateHandleBuffer(AllHandles, NULL, NULL, &t->count, (EFI_HANDLE **)&t->buf);
+        break;
+    case FWPT_TARGET_MEMORY_MAP: {
+        UINTN key, dsize;
+        UINT32 dver;
+        t->size = 0;
+        t->status = BS->GetMemoryMap(&t->size, NULL, &key, &dsize, &dver);
+        if (t->status == EFI_BUFFER_TOO_SMALL) {
+            t->buf_size = t->size + 4 * dsize; /* the pool allocation may add entries */
+            t->status2 = BS->AllocatePool(EfiLoaderData, t->buf_size, &t->buf);
+            if (!EFI_ERROR(t->status2)) {
+                t->size = t->buf_size;
+                t->status = BS->GetMemoryMap(&t->size, t->buf, &key, &dsize, &dver);
+                t->count = dsize ? t->size / dsize : 0;
+            }
+        }
+        break;
+    }
+    case FWPT_TARGET_ALLOCATE_PAGES:
+        t->status = BS->AllocatePages(AllocateAnyPages, EfiLoaderData, ALLOC_PAGES_COUNT, &t->addr);
+        if (!EFI_ERROR(t->status))
+            t->status2 = BS->FreePages(t->addr, ALLOC_PAGES_COUNT);
+        break;
+    case FWPT_TARGET_GET_VARIABLE: {
+        UINT32 attr = 0;
+        t->size = t->buf_size;
+        t->status = RT->GetVariable(L"BootOrder", &EfiGlobalVariable, &attr, &t->size, t->buf);
+        break;
+    }
+    case FWPT_TARGET_CONNECT_ALL:
+        for (UINTN i = 0; i < t->nhandles; i++)
+            if (!EFI_ERROR(BS->ConnectController(t->handles[i], NULL, NULL, TRUE)))
+                t->connected++;
+        t->status = EFI_SUCCESS;
+        break;
+    case FWPT_TARGET_READ_FILE: {
+        EFI_FILE_HANDLE f;
+        t->status = t->root->Open(t->root, &f, t->path16, EFI_FILE_MODE_READ, 0);
+        if (!EFI_ERROR(t->status)) {
+            t->size = t->buf_size;
+            t->status = f->Read(f, &t->size, t->buf);
+            t->status2 = f->Close(f);
+        }
+        break;
+    }
+    case FWPT_TARGET_LOAD_IMAGE:
+        t->status = BS->LoadImage(FALSE, t->image, t->dp, NULL, 0, &t->loaded);
+        if (!EFI_ERROR(t->status))
+            t->status2 = BS->StartImage(t->loaded, NULL, NULL);
+        break;
+    default:
+        t->status = EFI_INVALID_PARAMETER;
+    }
+}
+
+void fwpt_target_report(const struct fwpt_target_run *t, const struct fwpt_sink *o)
+{
+    fwpt_puts(o, "target: ");
+    fwpt_puts(o, fwpt_target_name(t->target));
+    fwpt_puts(o, " returned ");
+    fwpt_put_efi_status(o, t->status);
+    switch (t->target) {
+    case FWPT_TARGET_LOCATE_HANDLE:
+        fwpt_puts(o, ", ");
+        fwpt_put_dec(o, t->count);
+        fwpt_puts(o, " handles");
+        break;
+    case FWPT_TARGET_MEMORY_MAP:
+        fwpt_puts(o, ", ");
+        fwpt_put_dec(o, t->count);
+        fwpt_puts(o, " descriptors");
+        break;
+    case FWPT_TARGET_ALLOCATE_PAGES:
+        fwpt_puts(o, ", 16 pages at ");
+        fwpt_put_0x(o, t->addr);
+        fwpt_puts(o, ", FreePages ");
+        fwpt_put_efi_status(o, t->status2);
+        break;
+    case FWPT_TARGET_GET_VARIABLE:
+        fwpt_puts(o, ", BootOrder is ");
+        fwpt_put_dec(o, t->size);
+        fwpt_puts(o, " bytes");
+        break;
+    case FWPT_TARGET_CONNECT_ALL:
+        fwpt_puts(o, ", ");
+        fwpt_put_dec(o, t->connected);
+        fwpt_puts(o, " of ");
+        fwpt_put_dec(o, t->nhandles);
+        fwpt_puts(o, " handles connected");
+        break;
+    case FWPT_TARGET_READ_FILE:
+        fwpt_puts(o, ", read ");
+        fwpt_put_dec(o, t->size);
+        fwpt_puts(o, " bytes of ");
+        fwpt_puts(o, t->path);
+        break;
+    case FWPT_TARGET_LOAD_IMAGE:
+        fwpt_puts(o, ", StartImage ");
+        fwpt_put_efi_status(o, t->status2);
+        break;
+    default:
+        break;
+    }
+    fwpt_puts(o, "\n");
+}
+
+void fwpt_target_cleanup(struct fwpt_target_run *t)
+{
+    if (t->buf)
+        FreePool(t->buf);
+    if (t->handles)
+        FreePool(t->handles);
+    if (t->dp)
+        FreePool(t->dp);
+    t->buf = NULL;
+    t->handles = NULL;
+    t->dp = NULL;
+}

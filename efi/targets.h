@@ -1,0 +1,43 @@
+/* fwpt — what `trace TARGET` calls. Each target is prepared outside the trace, called by one
+ * plain (System V) function while TraceEn=1 (so the software backend can single-step it the same
+ * way), then reported and cleaned up. */
+#ifndef FWPT_EFI_TARGETS_H
+#define FWPT_EFI_TARGETS_H
+
+#include <efi.h>
+#include "arch/text.h"
+#include "efi/options.h"
+
+struct fwpt_target_run {
+    enum fwpt_target target;
+    const char *path;             /* READ_FILE / LOAD_IMAGE (ASCII, '\' or '/') */
+    EFI_HANDLE image;             /* this application (parent for LoadImage) */
+    EFI_HANDLE device;            /* the boot volume's device */
+    EFI_FILE_HANDLE root;         /* the boot volume's root directory */
+    /* the service the target exercises: its address finds the implementing image (filter=target) */
+    uint64_t impl_addr;
+    const char *impl_what;        /* "BS->LocateHandleBuffer" */
+    /* prepared */
+    CHAR16 path16[260];
+    EFI_DEVICE_PATH *dp;
+    EFI_HANDLE *handles;
+    UINTN nhandles;
+    void *buf;
+    UINTN buf_size;
+    /* results (written by the traced call) */
+    EFI_STATUS status, status2;
+    UINTN count, size;
+    EFI_PHYSICAL_ADDRESS addr;
+    EFI_HANDLE loaded;
+    UINTN connected;
+};
+
+/* Fills impl_addr/impl_what and prepares buffers/handles. EFI error: the target cannot run. */
+EFI_STATUS fwpt_target_prepare(struct fwpt_target_run *t);
+/* The traced call: arg is the struct fwpt_target_run. */
+void fwpt_target_call(void *arg);
+/* One line: what the call returned. */
+void fwpt_target_report(const struct fwpt_target_run *t, const struct fwpt_sink *o);
+void fwpt_target_cleanup(struct fwpt_target_run *t);
+
+#endif
