@@ -125,9 +125,93 @@ static const uint16_t tnt8_table[128] = {
 /* IPBytes -> payload bytes; -1 reserved (SDM Table "FUP/TIP IP Reconstruction"). */
 static const int8_t ip_payload_bytes[8] = {0, 2, 4, 6, 6, -1, 8, -1};
 /* IPBytes -> the Last IP bits kept: 001b [63:16], 010b [63:32], 100b [63:48], 000b all (no update). */
-static const uint64_t ip_keep_mask[8] = {
+const uint64_t fwpt_pkt_ip_keep_mask[8] = {
     ~0ull, 0xffffffffffff0000ull, 0xffffffff00000000ull, 0, 0xffff000000000000ull, 0, 0, 0,
 };
+
+/* Fast path (fwpt_pkt_next in packet.h): one 8-byte entry per first byte for PAD, short TNT, one-byte CYC,
+ * MTC and FUP/TIP/TIP.PGE/TIP.PGD; the inline code has no data-dependent branch. type 0: slow path. */
+#define FE(type, size, w16, pay, ipc, flags, tnt) {type, size, w16, pay, ipc, flags, tnt, 0}
+const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
+    FE(FWPT_PKT_PAD, 1, 0, 0, 0, 0, 0x00), FE(FWPT_PKT_TIP_PGD, 1, 0, 0, 0, 3, 0x00), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_CYC, 1, 0, 0, 0, 0, 0x00), /* 00 */
+    FE(FWPT_PKT_TNT_8, 1, 1, 0, 0, 0, 0x00), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 1, 0, 0, 0, 0x01), FE(0, 0, 0, 0, 0, 0, 0), /* 04 */
+    FE(FWPT_PKT_TNT_8, 1, 2, 0, 0, 0, 0x00), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 2, 0, 0, 0, 0x02), FE(FWPT_PKT_CYC, 1, 1, 0, 0, 0, 0x00), /* 08 */
+    FE(FWPT_PKT_TNT_8, 1, 2, 0, 0, 0, 0x01), FE(FWPT_PKT_TIP, 1, 0, 0, 0, 3, 0x00), FE(FWPT_PKT_TNT_8, 1, 2, 0, 0, 0, 0x03), FE(0, 0, 0, 0, 0, 0, 0), /* 0c */
+    FE(FWPT_PKT_TNT_8, 1, 3, 0, 0, 0, 0x00), FE(FWPT_PKT_TIP_PGE, 1, 0, 0, 0, 3, 0x00), FE(FWPT_PKT_TNT_8, 1, 3, 0, 0, 0, 0x04), FE(FWPT_PKT_CYC, 1, 2, 0, 0, 0, 0x00), /* 10 */
+    FE(FWPT_PKT_TNT_8, 1, 3, 0, 0, 0, 0x02), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 3, 0, 0, 0, 0x06), FE(0, 0, 0, 0, 0, 0, 0), /* 14 */
+    FE(FWPT_PKT_TNT_8, 1, 3, 0, 0, 0, 0x01), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 3, 0, 0, 0, 0x05), FE(FWPT_PKT_CYC, 1, 3, 0, 0, 0, 0x00), /* 18 */
+    FE(FWPT_PKT_TNT_8, 1, 3, 0, 0, 0, 0x03), FE(FWPT_PKT_FUP, 1, 0, 0, 0, 3, 0x00), FE(FWPT_PKT_TNT_8, 1, 3, 0, 0, 0, 0x07), FE(0, 0, 0, 0, 0, 0, 0), /* 1c */
+    FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x00), FE(FWPT_PKT_TIP_PGD, 3, 1, 2, 1, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x08), FE(FWPT_PKT_CYC, 1, 4, 0, 0, 0, 0x00), /* 20 */
+    FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x04), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x0c), FE(0, 0, 0, 0, 0, 0, 0), /* 24 */
+    FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x02), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x0a), FE(FWPT_PKT_CYC, 1, 5, 0, 0, 0, 0x00), /* 28 */
+    FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x06), FE(FWPT_PKT_TIP, 3, 1, 2, 1, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x0e), FE(0, 0, 0, 0, 0, 0, 0), /* 2c */
+    FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x01), FE(FWPT_PKT_TIP_PGE, 3, 1, 2, 1, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x09), FE(FWPT_PKT_CYC, 1, 6, 0, 0, 0, 0x00), /* 30 */
+    FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x05), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x0d), FE(0, 0, 0, 0, 0, 0, 0), /* 34 */
+    FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x03), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x0b), FE(FWPT_PKT_CYC, 1, 7, 0, 0, 0, 0x00), /* 38 */
+    FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x07), FE(FWPT_PKT_FUP, 3, 1, 2, 1, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 4, 0, 0, 0, 0x0f), FE(0, 0, 0, 0, 0, 0, 0), /* 3c */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x00), FE(FWPT_PKT_TIP_PGD, 5, 2, 4, 2, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x10), FE(FWPT_PKT_CYC, 1, 8, 0, 0, 0, 0x00), /* 40 */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x08), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x18), FE(0, 0, 0, 0, 0, 0, 0), /* 44 */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x04), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x14), FE(FWPT_PKT_CYC, 1, 9, 0, 0, 0, 0x00), /* 48 */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x0c), FE(FWPT_PKT_TIP, 5, 2, 4, 2, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x1c), FE(0, 0, 0, 0, 0, 0, 0), /* 4c */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x02), FE(FWPT_PKT_TIP_PGE, 5, 2, 4, 2, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x12), FE(FWPT_PKT_CYC, 1, 10, 0, 0, 0, 0x00), /* 50 */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x0a), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x1a), FE(0, 0, 0, 0, 0, 0, 0), /* 54 */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x06), FE(FWPT_PKT_MTC, 2, 0, 1, 0, 4, 0x00), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x16), FE(FWPT_PKT_CYC, 1, 11, 0, 0, 0, 0x00), /* 58 */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x0e), FE(FWPT_PKT_FUP, 5, 2, 4, 2, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x1e), FE(0, 0, 0, 0, 0, 0, 0), /* 5c */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x01), FE(FWPT_PKT_TIP_PGD, 7, 3, 6, 3, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x11), FE(FWPT_PKT_CYC, 1, 12, 0, 0, 0, 0x00), /* 60 */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x09), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x19), FE(0, 0, 0, 0, 0, 0, 0), /* 64 */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x05), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x15), FE(FWPT_PKT_CYC, 1, 13, 0, 0, 0, 0x00), /* 68 */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x0d), FE(FWPT_PKT_TIP, 7, 3, 6, 3, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x1d), FE(0, 0, 0, 0, 0, 0, 0), /* 6c */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x03), FE(FWPT_PKT_TIP_PGE, 7, 3, 6, 3, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x13), FE(FWPT_PKT_CYC, 1, 14, 0, 0, 0, 0x00), /* 70 */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x0b), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x1b), FE(0, 0, 0, 0, 0, 0, 0), /* 74 */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x07), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x17), FE(FWPT_PKT_CYC, 1, 15, 0, 0, 0, 0x00), /* 78 */
+    FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x0f), FE(FWPT_PKT_FUP, 7, 3, 6, 3, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 5, 0, 0, 0, 0x1f), FE(0, 0, 0, 0, 0, 0, 0), /* 7c */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x00), FE(FWPT_PKT_TIP_PGD, 7, 4, 6, 4, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x20), FE(FWPT_PKT_CYC, 1, 16, 0, 0, 0, 0x00), /* 80 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x10), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x30), FE(0, 0, 0, 0, 0, 0, 0), /* 84 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x08), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x28), FE(FWPT_PKT_CYC, 1, 17, 0, 0, 0, 0x00), /* 88 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x18), FE(FWPT_PKT_TIP, 7, 4, 6, 4, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x38), FE(0, 0, 0, 0, 0, 0, 0), /* 8c */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x04), FE(FWPT_PKT_TIP_PGE, 7, 4, 6, 4, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x24), FE(FWPT_PKT_CYC, 1, 18, 0, 0, 0, 0x00), /* 90 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x14), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x34), FE(0, 0, 0, 0, 0, 0, 0), /* 94 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x0c), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x2c), FE(FWPT_PKT_CYC, 1, 19, 0, 0, 0, 0x00), /* 98 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x1c), FE(FWPT_PKT_FUP, 7, 4, 6, 4, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x3c), FE(0, 0, 0, 0, 0, 0, 0), /* 9c */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x02), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x22), FE(FWPT_PKT_CYC, 1, 20, 0, 0, 0, 0x00), /* a0 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x12), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x32), FE(0, 0, 0, 0, 0, 0, 0), /* a4 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x0a), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x2a), FE(FWPT_PKT_CYC, 1, 21, 0, 0, 0, 0x00), /* a8 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x1a), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x3a), FE(0, 0, 0, 0, 0, 0, 0), /* ac */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x06), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x26), FE(FWPT_PKT_CYC, 1, 22, 0, 0, 0, 0x00), /* b0 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x16), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x36), FE(0, 0, 0, 0, 0, 0, 0), /* b4 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x0e), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x2e), FE(FWPT_PKT_CYC, 1, 23, 0, 0, 0, 0x00), /* b8 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x1e), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x3e), FE(0, 0, 0, 0, 0, 0, 0), /* bc */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x01), FE(FWPT_PKT_TIP_PGD, 9, 6, 8, 6, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x21), FE(FWPT_PKT_CYC, 1, 24, 0, 0, 0, 0x00), /* c0 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x11), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x31), FE(0, 0, 0, 0, 0, 0, 0), /* c4 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x09), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x29), FE(FWPT_PKT_CYC, 1, 25, 0, 0, 0, 0x00), /* c8 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x19), FE(FWPT_PKT_TIP, 9, 6, 8, 6, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x39), FE(0, 0, 0, 0, 0, 0, 0), /* cc */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x05), FE(FWPT_PKT_TIP_PGE, 9, 6, 8, 6, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x25), FE(FWPT_PKT_CYC, 1, 26, 0, 0, 0, 0x00), /* d0 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x15), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x35), FE(0, 0, 0, 0, 0, 0, 0), /* d4 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x0d), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x2d), FE(FWPT_PKT_CYC, 1, 27, 0, 0, 0, 0x00), /* d8 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x1d), FE(FWPT_PKT_FUP, 9, 6, 8, 6, 1, 0x00), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x3d), FE(0, 0, 0, 0, 0, 0, 0), /* dc */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x03), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x23), FE(FWPT_PKT_CYC, 1, 28, 0, 0, 0, 0x00), /* e0 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x13), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x33), FE(0, 0, 0, 0, 0, 0, 0), /* e4 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x0b), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x2b), FE(FWPT_PKT_CYC, 1, 29, 0, 0, 0, 0x00), /* e8 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x1b), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x3b), FE(0, 0, 0, 0, 0, 0, 0), /* ec */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x07), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x27), FE(FWPT_PKT_CYC, 1, 30, 0, 0, 0, 0x00), /* f0 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x17), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x37), FE(0, 0, 0, 0, 0, 0, 0), /* f4 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x0f), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x2f), FE(FWPT_PKT_CYC, 1, 31, 0, 0, 0, 0x00), /* f8 */
+    FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x1f), FE(0, 0, 0, 0, 0, 0, 0), FE(FWPT_PKT_TNT_8, 1, 6, 0, 0, 0, 0x3f), FE(0, 0, 0, 0, 0, 0, 0), /* fc */
+};
+#undef FE
+/* [payload bytes] -> mask; [IPBytes] -> Last IP bits kept (000b: all, i.e. no update). */
+const uint64_t fwpt_pkt_payload_mask[9] = {
+    0, 0xffull, 0xffffull, 0, 0xffffffffull, 0, 0xffffffffffffull, 0, ~0ull,
+};
+_Static_assert(offsetof(struct fwpt_packet, ip.ipc) == 16, "layout: the fast path stores 8 bytes at 16");
+_Static_assert(offsetof(struct fwpt_packet, ip.suppressed) == 17, "layout");
+_Static_assert(offsetof(struct fwpt_packet, tnt.count) == 16, "layout");
+_Static_assert(offsetof(struct fwpt_packet, mtc.ctc) == 16, "layout");
+_Static_assert(offsetof(struct fwpt_packet, cyc.value) == 16, "layout");
+_Static_assert(offsetof(struct fwpt_packet, ip.ip) == 24, "layout");
+_Static_assert(offsetof(struct fwpt_packet, tnt.bits) == 24, "layout");
+_Static_assert(offsetof(struct fwpt_packet, ip.payload) == 32, "layout");
+_Static_assert(sizeof(struct fwpt_pkt_fast) == 8, "one load per entry");
 
 typedef uint64_t u64_unaligned __attribute__((aligned(1), may_alias));
 
@@ -163,7 +247,7 @@ enum fwpt_status fwpt_pkt_ip_reconstruct(uint64_t last_ip, unsigned ipc, uint64_
     else if (ipc == FWPT_IPC_FULL)
         *ip = payload;
     else
-        *ip = (last_ip & ip_keep_mask[ipc]) | (payload & ~ip_keep_mask[ipc]);
+        *ip = (last_ip & fwpt_pkt_ip_keep_mask[ipc]) | (payload & ~fwpt_pkt_ip_keep_mask[ipc]);
     return FWPT_OK;
 }
 
@@ -334,7 +418,8 @@ static inline enum fwpt_status fail(struct fwpt_packet *pkt, enum fwpt_status s)
 static enum fwpt_status decode_ext(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt,
                                    const uint8_t *p, size_t avail, size_t off);
 
-enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
+/* Every packet, including the ones the fast path handles; called when the fast path does not apply. */
+enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
 {
     size_t off = dec->offset;
     pkt->offset = off;
@@ -392,7 +477,7 @@ enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struct fwpt_packet 
         if (ipc == FWPT_IPC_SEXT_48)
             ip = sext48(payload);
         else
-            ip = (dec->last_ip & ip_keep_mask[ipc]) | payload;
+            ip = (dec->last_ip & fwpt_pkt_ip_keep_mask[ipc]) | payload;
         dec->last_ip = ip; /* unchanged for 000b: keep mask is all ones and the payload is 0 */
         pkt->ip.ipc = (uint8_t)ipc;
         pkt->ip.suppressed = ipc == FWPT_IPC_SUPPRESSED;
@@ -458,8 +543,9 @@ enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struct fwpt_packet 
     }
 }
 
-static enum fwpt_status decode_ext(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt,
-                                   const uint8_t *p, size_t avail, size_t off)
+static __attribute__((noinline)) enum fwpt_status decode_ext(struct fwpt_pkt_decoder *dec,
+                                                             struct fwpt_packet *pkt, const uint8_t *p,
+                                                             size_t avail, size_t off)
 {
     if (avail < 2)
         return fail(pkt, FWPT_E_TRUNCATED);

@@ -89,8 +89,8 @@ struct fwpt_packet {
         /* TNT_8, TNT_64: bit i (0 <= i < count) is the i-th branch in EXECUTION order
          * (bit 0 = oldest = B1 of the SDM); 1 = taken. count: TNT_8 1..6, TNT_64 1..47. */
         struct {
-            uint64_t bits;
             uint8_t count;
+            uint64_t bits;
         } tnt;
         /* PIP: cr3 = CR3[51:5] (bits 4:0 zero); nr = the NR (non-root) bit */
         struct {
@@ -238,7 +238,57 @@ enum fwpt_status fwpt_pkt_sync_set(struct fwpt_pkt_decoder *dec, size_t offset);
  * On error the decoder does not move: pkt->offset == dec->offset == the failing packet's offset,
  * pkt->type == FWPT_PKT_NONE, pkt->size == 0. IP reconstruction happens here: IP packets update
  * dec->last_ip unless suppressed (a TIP.PGD with IPBytes 000b leaves Last IP unchanged). */
-enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
+static inline enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
+
+/* ---- internals of the inline fast path (decode/packet.c) ---- */
+struct fwpt_pkt_fast {
+    uint8_t type, size;
+    uint8_t w16;   /* byte 16 of the packet: ip.ipc, tnt.count, cyc.value (one-byte CYC) */
+    uint8_t pay;   /* payload bytes after the header: 0, 1 (MTC), 2, 4, 6, 8 */
+    uint8_t ipc;   /* IPBytes (0 for non-IP packets: Last IP kept) */
+    uint8_t flags; /* 1: IP packet, 2: IP suppressed, 4: MTC (byte 16 = payload) */
+    uint8_t tnt_bits;
+    uint8_t reserved;
+};
+extern const struct fwpt_pkt_fast fwpt_pkt_fast_table[256];
+extern const uint64_t fwpt_pkt_payload_mask[9];
+extern const uint64_t fwpt_pkt_ip_keep_mask[8];
+/* Every packet; fwpt_pkt_next calls it for whatever its fast path does not handle. */
+enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
+
+static inline enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
+{
+    typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
+    size_t off = dec->offset;
+    /* 9 readable bytes: the header and one unaligned 8-byte load stay inside the trace; not in a block */
+    if (__builtin_expect(off < dec->len && dec->len - off >= 9 && !dec->block_item_bytes, 1)) {
+        const uint8_t *p = dec->buf + off;
+        struct fwpt_pkt_fast f = fwpt_pkt_fast_table[p[0]];
+        if (__builtin_expect(f.type != 0, 1)) {
+            uint64_t payload = *(const fwpt_u64u *)(p + 1) & fwpt_pkt_payload_mask[f.pay];
+            uint64_t is_ip = 0 - (uint64_t)(f.flags & 1);
+            uint64_t ipp = payload & is_ip;
+            /* SDM Table "FUP/TIP IP Reconstruction"; non-IP packets keep Last IP (mask all ones, no payload) */
+            uint64_t ip = (dec->last_ip & fwpt_pkt_ip_keep_mask[f.ipc]) | ipp;
+            uint64_t sext = (uint64_t)((int64_t)(ipp << 16) >> 16);
+            ip = f.ipc == 3 ? sext : ip;
+            dec->last_ip = ip;
+            pkt->offset = off;
+            pkt->type = f.type;
+            pkt->size = f.size;
+            /* bytes 16..23: ipc + suppressed, TNT count, one-byte CYC value, or MTC CTC */
+            pkt->cyc.value = (uint64_t)f.w16 | (uint64_t)((f.flags >> 1) & 1) << 8 |
+                             (payload & (0 - (uint64_t)((f.flags >> 2) & 1)));
+            pkt->ip.ip = (ip & is_ip & (0 - (uint64_t)(f.ipc != 0))) | ((uint64_t)f.tnt_bits & ~is_ip);
+            pkt->ip.payload = payload;
+            /* TNT/TIP* end a block: not inside one on this path */
+            dec->offset = off + f.size;
+            return FWPT_OK;
+        }
+    }
+    return fwpt_pkt_next_slow(dec, pkt);
+}
+
 
 /* IP reconstruction alone (SDM Table "FUP/TIP IP Reconstruction"): from Last IP, IPBytes and the raw
  * payload. FWPT_E_BAD_IPC for 101b/111b. For 000b *ip = last_ip (the caller must treat it as suppressed). */

@@ -1,0 +1,208 @@
+/* Packet decode throughput: fwpt_pkt_next vs libipt's pt_pkt_next over the same 256 MiB stream, two
+ * mixes: every packet type libipt encodes, and a realistic one (TNT and compressed TIPs dominate, PSB+
+ * every ~4 KiB). Best of FWPT_BENCH_RUNS (default 3) runs each. FWPT_BENCH_MIB overrides the size. */
+#include <intel-pt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "decode/packet.h"
+
+static uint64_t rs = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return rs;
+}
+
+static void random_packet(struct pt_packet *p, int realistic, uint64_t *since_psb)
+{
+    memset(p, 0, sizeof *p);
+    unsigned r = (unsigned)(rnd() % 100);
+    if (realistic) {
+        if (*since_psb > 4096) {
+            p->type = ppt_psb;
+            *since_psb = 0;
+            return;
+        }
+        if (r < 55) {
+            p->type = ppt_tnt_8;
+            p->payload.tnt.bit_size = (uint8_t)(1 + rnd() % 6);
+            p->payload.tnt.payload = rnd() & ((1u << p->payload.tnt.bit_size) - 1);
+        } else if (r < 60) {
+            p->type = ppt_tnt_64;
+            p->payload.tnt.bit_size = (uint8_t)(7 + rnd() % 40);
+            p->payload.tnt.payload = rnd() & ((1ull << p->payload.tnt.bit_size) - 1);
+        } else if (r < 85) {
+            p->type = r < 80 ? ppt_tip : ppt_fup;
+            p->payload.ip.ipc = r < 70 ? pt_ipc_update_16 : r < 82 ? pt_ipc_update_32 : pt_ipc_sext_48;
+            p->payload.ip.ip = 0x7fff00000000ull | (rnd() & 0xffffffff);
+        } else if (r < 90) {
+            p->type = ppt_pad;
+        } else if (r < 95) {
+            p->type = ppt_mtc;
+            p->payload.mtc.ctc = (uint8_t)rnd();
+        } else {
+            p->type = ppt_cyc;
+            p->payload.cyc.value = rnd() & 0xfff;
+        }
+        return;
+    }
+    static const enum pt_packet_type all[] = {
+        ppt_pad, ppt_psb, ppt_psbend, ppt_fup, ppt_tip, ppt_tip_pge, ppt_tip_pgd, ppt_tnt_8, ppt_tnt_64,
+        ppt_mode, ppt_pip, ppt_vmcs, ppt_cbr, ppt_tsc, ppt_tma, ppt_mtc, ppt_cyc, ppt_stop, ppt_ovf,
+        ppt_mnt, ppt_exstop, ppt_mwait, ppt_pwre, ppt_pwrx, ppt_ptw,
+    };
+    p->type = all[rnd() % (sizeof all / sizeof all[0])];
+    switch (p->type) {
+    case ppt_fup: case ppt_tip: case ppt_tip_pge: case ppt_tip_pgd: {
+        static const enum pt_ip_compression ipcs[] = {pt_ipc_suppressed, pt_ipc_update_16, pt_ipc_update_32,
+                                                     pt_ipc_sext_48, pt_ipc_update_48, pt_ipc_full};
+        p->payload.ip.ipc = ipcs[rnd() % 6];
+        p->payload.ip.ip = rnd();
+        break;
+    }
+    case ppt_tnt_8: p->payload.tnt.bit_size = (uint8_t)(1 + rnd() % 6); break;
+    case ppt_tnt_64: p->payload.tnt.bit_size = (uint8_t)(1 + rnd() % 47); break;
+    case ppt_mode: p->payload.mode.leaf = rnd() & 1 ? pt_mol_exec : pt_mol_tsx; break;
+    case ppt_pip: p->payload.pip.cr3 = rnd() & 0xffffffffff000ull; break;
+    case ppt_vmcs: p->payload.vmcs.base = rnd() & 0xffffffffff000ull; break;
+    case ppt_tsc: p->payload.tsc.tsc = rnd() & 0xffffffffffffffull; break;
+    case ppt_tma: p->payload.tma.ctc = (uint16_t)rnd(); p->payload.tma.fc = (uint16_t)(rnd() & 0x1ff); break;
+    case ppt_cyc: p->payload.cyc.value = rnd() >> (rnd() % 61 + 3); break;
+    case ppt_mnt: p->payload.mnt.payload = rnd(); break;
+    case ppt_ptw: p->payload.ptw.plc = (uint8_t)(rnd() & 1); p->payload.ptw.payload = rnd() & 0xffffffff; break;
+    default: break;
+    }
+}
+
+/* Encode a chunk with libipt (padded with PAD to a packet boundary), then repeat it to fill buf. */
+static void build(uint8_t *buf, size_t len, int realistic)
+{
+    size_t chunk = 16u << 20;
+    if (chunk > len)
+        chunk = len;
+    struct pt_config cfg;
+    pt_config_init(&cfg);
+    cfg.begin = buf;
+    cfg.end = buf + chunk;
+    struct pt_encoder *enc = pt_alloc_encoder(&cfg);
+    struct pt_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = ppt_psb;
+    pt_enc_next(enc, &p);
+    uint64_t since = 0, off = 16;
+    for (;;) {
+        random_packet(&p, realistic, &since);
+        int n = pt_enc_next(enc, &p);
+        if (n < 0)
+            break;
+        since += (uint64_t)n;
+        off += (uint64_t)n;
+    }
+    pt_free_encoder(enc);
+    memset(buf + off, 0, chunk - off); /* PAD */
+    for (size_t at = chunk; at < len; at += chunk)
+        memcpy(buf + at, buf, len - at < chunk ? len - at : chunk);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: the box is shared, wall time counts other jobs */
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double run_fwpt(const uint8_t *buf, size_t len, uint64_t *npk, uint64_t *sum)
+{
+    struct fwpt_pkt_decoder dec;
+    struct fwpt_packet pkt;
+    double t0 = now();
+    fwpt_pkt_init(&dec, buf, len);
+    fwpt_pkt_sync_set(&dec, 0);
+    uint64_t n = 0, s = 0;
+    for (;;) {
+        enum fwpt_status st = fwpt_pkt_next(&dec, &pkt);
+        if (st != FWPT_OK)
+            break;
+        n++;
+        s += pkt.type;
+    }
+    double t = now() - t0;
+    *npk = n;
+    *sum = s + dec.last_ip;
+    return t;
+}
+
+static double run_libipt(const uint8_t *buf, size_t len, uint64_t *npk, uint64_t *sum)
+{
+    struct pt_config cfg;
+    pt_config_init(&cfg);
+    cfg.begin = (uint8_t *)buf;
+    cfg.end = (uint8_t *)buf + len;
+    struct pt_packet pkt;
+    double t0 = now();
+    struct pt_packet_decoder *d = pt_pkt_alloc_decoder(&cfg);
+    pt_pkt_sync_set(d, 0);
+    uint64_t n = 0, s = 0;
+    while (pt_pkt_next(d, &pkt, sizeof pkt) > 0) {
+        n++;
+        s += pkt.type;
+    }
+    pt_pkt_free_decoder(d);
+    double t = now() - t0;
+    *npk = n;
+    *sum = s;
+    return t;
+}
+
+int main(void)
+{
+    const char *e = getenv("FWPT_BENCH_MIB");
+    size_t mib = e ? strtoul(e, 0, 0) : 256;
+    e = getenv("FWPT_BENCH_RUNS");
+    int runs = e ? atoi(e) : 3;
+    size_t len = mib << 20;
+    uint8_t *buf = malloc(len);
+    if (!buf) {
+        fprintf(stderr, "bench_packet: cannot allocate %zu MiB\n", mib);
+        return 1;
+    }
+    int rc = 0;
+    for (int mix = 0; mix < 2; mix++) {
+        build(buf, len, mix);
+        double bf = 1e9, bl = 1e9;
+        uint64_t nf = 0, nl = 0, sf, sl;
+        const char *only = getenv("FWPT_BENCH_ONLY"); /* "fwpt" or "libipt": profile one decoder */
+        for (int r = 0; r < runs; r++) {
+            double t;
+            if (!only || !strcmp(only, "fwpt")) {
+                t = run_fwpt(buf, len, &nf, &sf);
+                if (t < bf)
+                    bf = t;
+            }
+            if (!only || !strcmp(only, "libipt")) {
+                t = run_libipt(buf, len, &nl, &sl);
+                if (t < bl)
+                    bl = t;
+            }
+        }
+        if (only)
+            nf = nl = nf | nl;
+        if (nf != nl) {
+            fprintf(stderr, "bench_packet: packet counts differ: fwpt %llu, libipt %llu\n", (unsigned long long)nf,
+                    (unsigned long long)nl);
+            rc = 1;
+        }
+        double mbf = len / bf / 1e6, mbl = len / bl / 1e6;
+        printf("bench_packet %-10s %zu MiB, %llu packets (%.2f B/packet): fwpt %.0f MB/s (%.0f Mpkt/s), "
+               "libipt %.0f MB/s (%.0f Mpkt/s), ratio %.2fx\n",
+               mix ? "realistic" : "all-types", mib, (unsigned long long)nf, (double)len / (double)nf, mbf,
+               nf / bf / 1e6, mbl, nl / bl / 1e6, mbf / mbl);
+        fflush(stdout);
+    }
+    free(buf);
+    return rc;
+}
