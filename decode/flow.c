@@ -689,8 +689,17 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
             continue;
         }
         if (f->resolve_pending) {
-            resolve(f);
-            continue;
+            if (f->last_class == FWPT_IC_JCC && f->tnt_count > 1) {
+                /* the common case: a bit from the TNT packet in hand, nothing to look ahead */
+                f->ip = (f->tnt_bits & 1) ? f->last_target : f->next_ip;
+                f->tnt_bits >>= 1;
+                f->tnt_count--;
+                f->since_packet = 0;
+                f->resolve_pending = 0;
+            } else {
+                resolve(f);
+                continue;
+            }
         }
         if (f->fup_pending && f->ip == f->stop_ip) {
             fup_reached(f);
@@ -724,6 +733,11 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
         run->mode = f->mode;
         if (f->run_full) {
             f->next_ip = f->ip + b->nbytes;
+            if (f->cache) {
+                /* the next block is one of these: load its entry while the caller reads this run */
+                __builtin_prefetch(&f->cache[(b->target ^ (b->target >> 11)) & f->cache_mask]);
+                __builtin_prefetch(&f->cache[(f->next_ip ^ (f->next_ip >> 11)) & f->cache_mask]);
+            }
             f->last_ip = f->next_ip - b->sizes[n - 1];
             f->last_class = b->iclass;
             f->last_target = b->target;
@@ -738,7 +752,7 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
     }
 }
 
-enum fwpt_status fwpt_flow_next(struct fwpt_flow *f, struct fwpt_flow_event *ev)
+enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event *ev)
 {
     if (f->run_idx >= f->run_n) {
         struct fwpt_flow_run run;

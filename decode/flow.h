@@ -141,8 +141,23 @@ void fwpt_flow_cache_reset(struct fwpt_flow *f);
 void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n);
 
 /* Next instruction or event. FWPT_OK with *ev filled, FWPT_E_EOS at the end of the trace.
- * Errors inside the trace are FWPT_FLOW_ERROR events (decoding continues). */
-enum fwpt_status fwpt_flow_next(struct fwpt_flow *f, struct fwpt_flow_event *ev);
+ * Errors inside the trace are FWPT_FLOW_ERROR events (decoding continues). Instructions of the
+ * current run are served inline; the rest is fwpt_flow_next_slow. */
+enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event *ev);
+static inline enum fwpt_status fwpt_flow_next(struct fwpt_flow *f, struct fwpt_flow_event *ev)
+{
+    if (f->run_idx + 1 < f->run_n) { /* not the run's last instruction: class OTHER */
+        uint8_t size = f->run_sizes[f->run_idx++];
+        ev->kind = FWPT_FLOW_INSN;
+        ev->size = size;
+        ev->iclass = FWPT_IC_OTHER;
+        ev->mode = f->mode;
+        ev->ip = f->run_ip;
+        f->run_ip += size;
+        return FWPT_OK;
+    }
+    return fwpt_flow_next_slow(f, ev);
+}
 
 /* Fast mode: the next run of instructions (FWPT_OK, *run filled, *ev.kind == FWPT_FLOW_INSN)
  * or the next event (FWPT_OK, run->n == 0, *ev filled). Runs and events come in the same order

@@ -11,7 +11,7 @@ enum slot_kind {
 };
 
 struct slot {
-    uint8_t kind, size, variant;
+    uint8_t kind, size, variant, taken_pct;
     uint32_t target; /* slot index for direct branches */
     uint64_t addr;
 };
@@ -130,10 +130,12 @@ static uint8_t kind_size(struct gen *g, struct slot *s)
 /* Generates the slots of one function (or of the interrupt handler). */
 static void gen_function(struct gen *g, unsigned f, int handler)
 {
-    unsigned n = 4 + rn(g, handler ? 8 : 40);
+    unsigned n = 4 + rn(g, handler ? 8 : g->cfg->extra_plain ? 120 : 40);
     g->fn_first[f] = (uint32_t)g->nslots;
     for (unsigned i = 0; i < n && !g->fail; i++) {
         unsigned r = rn(g, 100), k = SK_PLAIN;
+        if (g->cfg->extra_plain && rn(g, 100) < g->cfg->extra_plain)
+            r = 0; /* denser straight-line code (longer basic blocks) */
         if (handler) {
             k = r < 20 ? SK_JCC8 : SK_PLAIN;
         } else if (r < 40) {
@@ -219,6 +221,8 @@ static int layout(struct gen *g)
             case SK_CALL: s->target = g->fn_first[f + 1 + rn(g, g->nfuncs - f - 1)]; break;
             default: break;
             }
+            /* biased programs: loops mostly iterate, other branches mostly go one way */
+            s->taken_pct = (uint8_t)(s->target <= i ? 90 : rn(g, 2) ? 97 : 3);
         }
     }
     size_t size = 0;
@@ -566,7 +570,8 @@ static int execute(struct gen *g)
             break;
         case SK_JCC8: case SK_JCC32: case SK_LOOP: case SK_JRCXZ: {
             uint64_t t = g->slots[s->target].addr;
-            int taken = rn(g, 100) < (t <= s->addr ? 70u : 50u);
+            unsigned pct = g->cfg->biased ? s->taken_pct : t <= s->addr ? 70u : 50u;
+            int taken = rn(g, 100) < pct;
             if (enabled) {
                 add_tnt(g, taken);
                 just_packet = 1;

@@ -34,6 +34,8 @@ struct progen_cfg {
     unsigned features;     /* PROGEN_F_* */
     unsigned psb_period;   /* approximate trace bytes between PSB+ (0: chosen from the seed) */
     int no_truth;          /* count executed instructions (ntruth) without recording them */
+    unsigned extra_plain;  /* percent of extra straight-line instructions (longer blocks); 0: none */
+    int biased;            /* each conditional branch mostly goes one way (as in compiled code) */
 };
 
 enum progen_event_kind {
