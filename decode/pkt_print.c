@@ -45,20 +45,10 @@ static void text_tnt(const struct fwpt_sink *o, const struct fwpt_packet *pkt)
     fwpt_putn(o, s, n);
 }
 
-void fwpt_pkt_print_text(const struct fwpt_sink *o, const struct fwpt_packet *p)
+/* The payload part of a text line ("" for packets without one). */
+static void text_payload(const struct fwpt_sink *o, const struct fwpt_packet *p)
 {
     int first = 1;
-    fwpt_put_hex(o, p->offset, 16);
-    fwpt_puts(o, "  ");
-    switch (p->type) {
-    case FWPT_PKT_PAD: case FWPT_PKT_PSB: case FWPT_PKT_PSBEND: case FWPT_PKT_STOP: case FWPT_PKT_OVF:
-        fwpt_puts(o, fwpt_pkt_type_name(p->type));
-        fwpt_putc(o, '\n');
-        return;
-    default:
-        break;
-    }
-    fwpt_put_padded(o, fwpt_pkt_type_name(p->type), 10);
     switch (p->type) {
     case FWPT_PKT_TNT_8: case FWPT_PKT_TNT_64:
         text_tnt(o, p);
@@ -171,6 +161,22 @@ void fwpt_pkt_print_text(const struct fwpt_sink *o, const struct fwpt_packet *p)
         break;
     default:
         break;
+    }
+}
+
+void fwpt_pkt_print_text(const struct fwpt_sink *o, const struct fwpt_packet *p)
+{
+    char line[160];
+    struct fwpt_bufsink bs;
+    struct fwpt_sink ps = fwpt_bufsink_init(&bs, line, sizeof line);
+    text_payload(&ps, p);
+    fwpt_put_hex(o, p->offset, 16);
+    fwpt_puts(o, "  ");
+    if (bs.len) {
+        fwpt_put_padded(o, fwpt_pkt_type_name(p->type), 10);
+        fwpt_putn(o, line, bs.len);
+    } else {
+        fwpt_puts(o, fwpt_pkt_type_name(p->type));
     }
     fwpt_putc(o, '\n');
 }

@@ -402,6 +402,11 @@ int main(void)
     ONE(0x01);
     CHECK_STR(text_of(&pkt, 1), "{\"offset\":0,\"type\":\"tip.pgd\",\"size\":1,\"ipc\":0}\n");
     CHECK_STR(text_of(&pkt, 0), "0000000000000000  tip.pgd   0: suppressed\n");
+    ONE(0x02, 0x33);
+    CHECK_STR(text_of(&pkt, 0), "0000000000000000  bep\n"); /* no payload: no padding */
+    CHECK_STR(text_of(&pkt, 1), "{\"offset\":0,\"type\":\"bep\",\"size\":2,\"ip\":false}\n");
+    ONE(0x02, 0xe2);
+    CHECK_STR(text_of(&pkt, 0), "0000000000000000  exstop    ip\n");
     ONE(0x82);
     CHECK_STR(text_of(&pkt, 1), "{\"offset\":0,\"type\":\"tnt.8\",\"size\":1,\"bits\":\"NNNNNT\"}\n");
     CHECK_STR(text_of(&pkt, 0), "0000000000000000  tnt.8     .....!\n");
