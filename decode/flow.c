@@ -752,26 +752,146 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
     }
 }
 
+/* Resolutions that need no lookahead and create no event: the hot cases. */
+static inline bool fast_resolve(struct fwpt_flow *f)
+{
+    switch (f->last_class) {
+    case FWPT_IC_JCC:
+        if (f->tnt_count <= 1)
+            return false;
+        f->ip = (f->tnt_bits & 1) ? f->last_target : f->next_ip;
+        break;
+    case FWPT_IC_RET:
+        /* compressed RET with bits left in hand (seed 002) */
+        if (f->tnt_count <= 1 || !(f->tnt_bits & 1) || !pop_ret(f, &f->ip))
+            return false;
+        break;
+    case FWPT_IC_JMP_REL: case FWPT_IC_CALL_REL:
+        if (f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD)
+            return false; /* may leave the IP filter range here */
+        if (f->last_class == FWPT_IC_CALL_REL && !(f->last_flags & FWPT_FLOW_BF_ZERO_LEN_CALL))
+            push_ret(f, f->next_ip);
+        f->ip = f->last_target;
+        f->resolve_pending = 0;
+        return true;
+    case FWPT_IC_OTHER:
+        f->ip = f->next_ip;
+        f->resolve_pending = 0;
+        return true;
+    default:
+        return false;
+    }
+    f->tnt_bits >>= 1;
+    f->tnt_count--;
+    f->since_packet = 0;
+    f->resolve_pending = 0;
+    return true;
+}
+
+/* Decodes instructions ahead into f->obuf until an event is queued, the walk stops or the
+ * buffer is full. Events are queued only after the instructions before them are buffered. */
+static void fill(struct fwpt_flow *f)
+{
+    struct fwpt_flow_obuf_insn *o = f->obuf;
+    uint32_t on = 0;
+    while (f->state == ST_WALK && !f->evq_n && on + FWPT_FLOW_BLOCK_INSNS <= FWPT_FLOW_OBUF) {
+        if (f->resolve_pending && !fast_resolve(f)) {
+            resolve(f);
+            continue;
+        }
+        if (f->fup_pending && f->ip == f->stop_ip) {
+            fup_reached(f);
+            continue;
+        }
+        enum fwpt_status st;
+        const struct fwpt_flow_block *b = get_block(f, f->ip, &st);
+        if (!b)
+            continue;
+        uint32_t n = b->ninsn;
+        bool full = true;
+        if (f->fup_pending && f->stop_ip - f->ip < b->nbytes) {
+            uint64_t a = f->ip;
+            uint32_t k = 0;
+            while (k < n && a != f->stop_ip)
+                a += b->sizes[k++];
+            if (k < n) {
+                n = k;
+                full = false;
+            }
+        }
+        f->since_packet += n;
+        if (f->since_packet > f->runaway_limit) {
+            flow_error(f, FWPT_E_RUNAWAY, f->ip, cur_offset(f));
+            continue;
+        }
+        uint64_t ip = f->ip;
+        for (uint32_t k = 0; k < n; k++) {
+            o[on + k].ip = ip;
+            o[on + k].size = b->sizes[k];
+            o[on + k].iclass = FWPT_IC_OTHER;
+            ip += b->sizes[k];
+        }
+        on += n;
+        f->n_insns += n;
+        if (full) {
+            o[on - 1].iclass = b->iclass;
+            f->next_ip = ip;
+            f->last_ip = ip - b->sizes[n - 1];
+            f->last_class = b->iclass;
+            f->last_target = b->target;
+            f->last_flags = b->flags;
+            f->resolve_pending = 1;
+            if (f->cache) {
+                __builtin_prefetch(&f->cache[(b->target ^ (b->target >> 11)) & f->cache_mask]);
+                __builtin_prefetch(&f->cache[(ip ^ (ip >> 11)) & f->cache_mask]);
+            }
+        } else {
+            f->ip = f->stop_ip;
+        }
+    }
+    f->oidx = 0;
+    f->on = on;
+}
+
 enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event *ev)
 {
-    if (f->run_idx >= f->run_n) {
+    for (;;) {
+        if (f->oidx < f->on) {
+            const struct fwpt_flow_obuf_insn *i = &f->obuf[f->oidx++];
+            ev->kind = FWPT_FLOW_INSN;
+            ev->size = i->size;
+            ev->iclass = i->iclass;
+            ev->mode = f->mode;
+            ev->ip = i->ip;
+            return FWPT_OK;
+        }
+        if (f->evq_n) {
+            *ev = f->evq[f->evq_head];
+            f->evq_head = (f->evq_head + 1) % FWPT_FLOW_EVQ;
+            f->evq_n--;
+            return FWPT_OK;
+        }
+        if (f->state == ST_WALK) {
+            fill(f);
+            continue;
+        }
         struct fwpt_flow_run run;
-        enum fwpt_status s = fwpt_flow_next_run(f, &run, ev);
+        enum fwpt_status s = fwpt_flow_next_run(f, &run, ev); /* states without an IP */
         if (s != FWPT_OK || !run.n)
             return s;
-        f->run_sizes = run.sizes;
-        f->run_n = run.n;
-        f->run_idx = 0;
-        f->run_ip = run.ip;
+        /* next_run gave a run (it entered the walk): serve it through the buffer */
+        uint64_t ip = run.ip;
+        for (uint32_t k = 0; k < run.n; k++) {
+            f->obuf[k].ip = ip;
+            f->obuf[k].size = run.sizes[k];
+            f->obuf[k].iclass = FWPT_IC_OTHER;
+            ip += run.sizes[k];
+        }
+        if (f->run_full)
+            f->obuf[run.n - 1].iclass = f->last_class;
+        f->oidx = 0;
+        f->on = run.n;
     }
-    uint8_t size = f->run_sizes[f->run_idx++];
-    ev->kind = FWPT_FLOW_INSN;
-    ev->size = size;
-    ev->ip = f->run_ip;
-    ev->mode = f->mode;
-    ev->iclass = (f->run_idx == f->run_n && f->run_full) ? f->last_class : FWPT_IC_OTHER;
-    f->run_ip += size;
-    return FWPT_OK;
 }
 
 const char *fwpt_flow_kind_name(enum fwpt_flow_kind k)

@@ -97,6 +97,12 @@ struct fwpt_flow_run {
 
 #define FWPT_FLOW_RETSTACK 64
 #define FWPT_FLOW_EVQ 8
+#define FWPT_FLOW_OBUF 256 /* instructions decoded ahead for fwpt_flow_next */
+
+struct fwpt_flow_obuf_insn {
+    uint64_t ip;
+    uint8_t size, iclass;
+};
 
 /* Caller-owned state; fields are private to flow.c. */
 struct fwpt_flow {
@@ -113,10 +119,7 @@ struct fwpt_flow {
     uint64_t tnt_bits;
     uint64_t retstack[FWPT_FLOW_RETSTACK];
     uint64_t runaway_limit, since_packet;
-    /* the current run and its last instruction */
-    const uint8_t *run_sizes;
-    uint32_t run_idx, run_n;
-    uint64_t run_ip;
+    /* the last instruction of the current run */
     uint64_t last_ip, last_target, next_ip;
     uint8_t last_class, last_flags, run_full;
     uint32_t retstack_top, retstack_n;
@@ -126,6 +129,9 @@ struct fwpt_flow {
     uint8_t have_peek, fup_pending, eos, resolve_pending;
     struct fwpt_flow_event evq[FWPT_FLOW_EVQ];
     uint32_t evq_head, evq_n;
+    /* fwpt_flow_next: instructions decoded ahead, served inline */
+    uint32_t oidx, on;
+    struct fwpt_flow_obuf_insn obuf[FWPT_FLOW_OBUF];
     /* statistics */
     uint64_t n_insns, n_errors, cache_hits, cache_misses;
 };
@@ -146,14 +152,13 @@ void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n);
 enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event *ev);
 static inline enum fwpt_status fwpt_flow_next(struct fwpt_flow *f, struct fwpt_flow_event *ev)
 {
-    if (f->run_idx + 1 < f->run_n) { /* not the run's last instruction: class OTHER */
-        uint8_t size = f->run_sizes[f->run_idx++];
+    if (f->oidx < f->on) {
+        const struct fwpt_flow_obuf_insn *i = &f->obuf[f->oidx++];
         ev->kind = FWPT_FLOW_INSN;
-        ev->size = size;
-        ev->iclass = FWPT_IC_OTHER;
+        ev->size = i->size;
+        ev->iclass = i->iclass;
         ev->mode = f->mode;
-        ev->ip = f->run_ip;
-        f->run_ip += size;
+        ev->ip = i->ip;
         return FWPT_OK;
     }
     return fwpt_flow_next_slow(f, ev);
@@ -161,7 +166,8 @@ static inline enum fwpt_status fwpt_flow_next(struct fwpt_flow *f, struct fwpt_f
 
 /* Fast mode: the next run of instructions (FWPT_OK, *run filled, *ev.kind == FWPT_FLOW_INSN)
  * or the next event (FWPT_OK, run->n == 0, *ev filled). Runs and events come in the same order
- * fwpt_flow_next gives them; the sizes pointer is valid until the next call. */
+ * fwpt_flow_next gives them; the sizes pointer is valid until the next call. Use either
+ * fwpt_flow_next or fwpt_flow_next_run for one decode, not both. */
 enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
                                     struct fwpt_flow_event *ev);
 

@@ -39,6 +39,7 @@ int main(int argc, char **argv)
     size_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 20000000;
     unsigned extra_plain = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 0) : 0;
     int biased = argc > 3 ? atoi(argv[3]) : 0;
+    int only_fwpt = argc > 4 && !strcmp(argv[4], "fwpt"); /* for profiling */
     struct progen_cfg cfg = {.seed = 42, .nfuncs = 400, .max_insns = n, .no_truth = 1,
                              .features = PROGEN_F_PSB | PROGEN_F_RET_CLOBBER | PROGEN_F_LOOSE_IPC |
                                          PROGEN_F_INTERRUPT, .psb_period = 4096,
@@ -101,6 +102,8 @@ int main(int argc, char **argv)
     if (now() - t < t_run)
         t_run = now() - t;
 
+    if (only_fwpt)
+        continue;
     /* libipt instruction decoder */
     t = now();
     struct pt_insn_decoder *d = pt_insn_alloc_decoder(&c);
