@@ -1,0 +1,212 @@
+/* Flow decoder rules on hand-made traces (encoded with libipt): the 64-entry RET-compression
+ * stack (oldest entry dropped), an error with its offset and IP and the resume at the next TIP,
+ * the runaway guard, and a disable bound to a direct branch by its target. */
+#include <intel-pt.h>
+#include <string.h>
+
+#include "decode/flow.h"
+#include "tests/check.h"
+
+static uint8_t code[0x3000];
+static const uint64_t base = 0x10000;
+
+static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    (void)ctx;
+    if (ip < base || ip - base >= sizeof code)
+        return 0;
+    *bytes = code + (ip - base);
+    return sizeof code - (ip - base);
+}
+
+static uint8_t trace[4096];
+static struct pt_encoder *enc;
+static void pk_ip(enum pt_packet_type t, uint64_t ip, enum pt_ip_compression c)
+{
+    struct pt_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = t;
+    p.payload.ip.ipc = c;
+    p.payload.ip.ip = ip;
+    CHECK(pt_enc_next(enc, &p) > 0);
+}
+static void pk(enum pt_packet_type t)
+{
+    struct pt_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = t;
+    if (t == ppt_mode) {
+        p.payload.mode.leaf = pt_mol_exec;
+        p.payload.mode.bits.exec.csl = 1;
+    }
+    CHECK(pt_enc_next(enc, &p) > 0);
+}
+static void pk_tnt(unsigned bits, uint64_t payload)
+{
+    struct pt_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = bits <= 6 ? ppt_tnt_8 : ppt_tnt_64;
+    p.payload.tnt.bit_size = (uint8_t)bits;
+    p.payload.tnt.payload = payload;
+    CHECK(pt_enc_next(enc, &p) > 0);
+}
+static uint64_t off(void)
+{
+    uint64_t o = 0;
+    pt_enc_get_offset(enc, &o);
+    return o;
+}
+static void start(uint64_t ip)
+{
+    struct pt_config c;
+    pt_config_init(&c);
+    c.begin = trace;
+    c.end = trace + sizeof trace;
+    enc = pt_alloc_encoder(&c);
+    pk(ppt_psb);
+    pk(ppt_mode);
+    pk_ip(ppt_fup, ip, pt_ipc_sext_48);
+    pk(ppt_psbend);
+}
+
+struct result {
+    unsigned long insns, errors, disabled;
+    uint32_t first_error;
+    uint64_t err_ip, err_off, last_ip, disabled_ip;
+};
+static struct result run(uint64_t runaway)
+{
+    static struct fwpt_flow f;
+    static struct fwpt_flow_block cache[64];
+    struct result r;
+    memset(&r, 0, sizeof r);
+    uint64_t len = off();
+    pt_free_encoder(enc);
+    fwpt_flow_init(&f, trace, len, read_code, NULL, cache, 64);
+    if (runaway)
+        fwpt_flow_set_runaway_limit(&f, runaway);
+    struct fwpt_flow_event ev;
+    while (fwpt_flow_next(&f, &ev) == FWPT_OK && r.insns < 1000000) {
+        if (ev.kind == FWPT_FLOW_INSN) {
+            r.insns++;
+            r.last_ip = ev.ip;
+        } else if (ev.kind == FWPT_FLOW_ERROR) {
+            if (!r.errors++) {
+                r.first_error = ev.status;
+                r.err_ip = ev.ip;
+                r.err_off = ev.offset;
+            }
+        } else if (ev.kind == FWPT_FLOW_DISABLED) {
+            r.disabled++;
+            r.disabled_ip = ev.ip;
+        }
+    }
+    return r;
+}
+
+/* f_i at base + 6*i: call f_(i+1); ret. f_70: ret. A caller-less f_0 returns to 0x12000. */
+static void chain(int levels)
+{
+    memset(code, 0x90, sizeof code);
+    for (int i = 0; i < levels; i++) {
+        uint8_t *p = code + 6 * i;
+        p[0] = 0xe8;
+        uint32_t rel = 1; /* to base + 6*(i+1) from base + 6*i + 5 */
+        memcpy(p + 1, &rel, 4);
+        p[5] = 0xc3;
+    }
+    code[6 * levels] = 0xc3;
+}
+
+int main(void)
+{
+    /* 70 nested calls: the youngest 64 returns are compressed, the older 6 and f_0's are TIPs */
+    chain(70);
+    start(base);
+    uint64_t ones = ~0ull;
+    pk_tnt(47, ones >> (64 - 47));
+    pk_tnt(17, ones >> (64 - 17));
+    for (int i = 5; i >= 0; i--) /* f_6 .. f_1 return into f_5 .. f_0 */
+        pk_ip(ppt_tip, base + 6 * i + 5, pt_ipc_update_16);
+    pk_ip(ppt_tip, base + 0x2000, pt_ipc_update_16); /* f_0 returns to its caller */
+    pk_ip(ppt_fup, base + 0x2000, pt_ipc_update_16);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    struct result r = run(0);
+    CHECK_EQ(r.errors, 0);
+    CHECK_EQ(r.insns, 70 + 71);
+    CHECK_EQ(r.last_ip, base + 5); /* f_0's ret */
+    CHECK_EQ(r.disabled, 1);
+    CHECK_EQ(r.disabled_ip, base + 0x2000);
+
+    /* the 65th return meets a TNT bit: the entry was dropped (seed 002: 64 entries) */
+    chain(70);
+    start(base);
+    pk_tnt(47, ones >> (64 - 47));
+    pk_tnt(18, ones >> (64 - 18));
+    uint64_t tip_off = off();
+    pk_ip(ppt_tip, base + 0x2000, pt_ipc_update_16);
+    pk_ip(ppt_fup, base + 0x2001, pt_ipc_update_16);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    r = run(0);
+    CHECK_EQ(r.errors, 1);
+    CHECK_EQ(r.first_error, FWPT_E_RETSTACK);
+    CHECK_EQ(r.err_ip, base + 6 * 6 + 5); /* f_6 returns into f_5, whose call was the dropped oldest entry */
+    CHECK_EQ(r.err_off, tip_off);
+    /* resumed at the next TIP: one nop at base+0x2000, then disabled at base+0x2001 */
+    CHECK_EQ(r.last_ip, base + 0x2000);
+    CHECK_EQ(r.disabled_ip, base + 0x2001);
+
+    /* no code: E_NOMAP names the IP; the next TIP resumes */
+    memset(code, 0x90, sizeof code);
+    code[0x10] = 0xff, code[0x11] = 0xe0; /* jmp *%rax */
+    start(base);
+    pk_ip(ppt_tip, 0x500000, pt_ipc_update_32);
+    uint64_t tip2 = off();
+    pk_ip(ppt_tip, base + 0x100, pt_ipc_update_32);
+    pk_ip(ppt_fup, base + 0x104, pt_ipc_update_16);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    r = run(0);
+    CHECK_EQ(r.errors, 1);
+    CHECK_EQ(r.first_error, FWPT_E_NOMAP);
+    CHECK_EQ(r.err_ip, 0x500000);
+    CHECK_EQ(r.err_off, tip2);
+    CHECK_EQ(r.insns, 0x10 + 1 + 4);
+    CHECK_EQ(r.disabled_ip, base + 0x104);
+
+    /* runaway: jmp . with no packet ever needed */
+    memset(code, 0x90, sizeof code);
+    code[0] = 0xeb, code[1] = 0xfe;
+    start(base);
+    r = run(5000);
+    CHECK_EQ(r.errors, 1);
+    CHECK_EQ(r.first_error, FWPT_E_RUNAWAY);
+    CHECK(r.insns >= 5000 && r.insns < 5000 + FWPT_FLOW_BLOCK_INSNS + 2);
+
+    /* TIP.PGD with the IP of a direct jmp's target binds to that jmp (leaves the filter range) */
+    memset(code, 0x90, sizeof code);
+    code[4] = 0xe9;
+    uint32_t rel = 0x1000 - 9;
+    memcpy(code + 5, &rel, 4); /* jmp base+0x1000 */
+    start(base);
+    pk_ip(ppt_tip_pgd, base + 0x1000, pt_ipc_update_16);
+    r = run(0);
+    CHECK_EQ(r.errors, 0);
+    CHECK_EQ(r.insns, 5);
+    CHECK_EQ(r.last_ip, base + 4);
+    CHECK_EQ(r.disabled_ip, base + 0x1000);
+
+    /* a conditional branch that meets a TIP instead of a TNT bit */
+    memset(code, 0x90, sizeof code);
+    code[2] = 0x74, code[3] = 0x10; /* je */
+    start(base);
+    uint64_t tip3 = off();
+    pk_ip(ppt_tip, base + 0x40, pt_ipc_update_16);
+    pk_ip(ppt_fup, base + 0x41, pt_ipc_update_16);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    r = run(0);
+    CHECK_EQ(r.first_error, FWPT_E_NO_TNT);
+    CHECK_EQ(r.err_ip, base + 2);
+    CHECK_EQ(r.err_off, tip3);
+    CHECK_EQ(r.last_ip, base + 0x40); /* resumed at that TIP */
+    return check_summary("flow_rules");
+}
