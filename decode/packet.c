@@ -78,8 +78,48 @@ enum {
 
 #define PSB_PATTERN 0x8202820282028202ull /* "02 82" x 4, little-endian */
 
-/* First-byte classes. */
-enum { K_BAD, K_PAD, K_TNT, K_EXT, K_TIP, K_PGE, K_PGD, K_FUP, K_CYC, K_TSC, K_MTC, K_MOD };
+/* First-byte classes, then second-byte classes of the extended opcodes: one switch dispatches all. */
+enum {
+    K_BAD, K_PAD, K_TNT, K_EXT, K_TIP, K_PGE, K_PGD, K_FUP, K_CYC, K_TSC, K_MTC, K_MOD,
+    X_PSB, X_PSBEND, X_OVF, X_STOP, X_TNT64, X_CBR, X_PIP, X_VMCS, X_TMA, X_EXT2,
+    X_EXSTOP, X_MWAIT, X_PWRE, X_PWRX, X_BBP, X_BEP, X_CFE, X_EVD, X_PTW, X_BAD, X_SHORT
+};
+
+/* Generated: the byte after 02h (SDM packet tables; PTW: bits 4:0 = 12h). */
+static const uint8_t ext_kind[256] = {
+    X_BAD, X_BAD, X_BAD, X_CBR, X_BAD, X_BAD, X_BAD, X_BAD, /* 00 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* 08 */
+    X_BAD, X_BAD, X_PTW, X_CFE, X_BAD, X_BAD, X_BAD, X_BAD, /* 10 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* 18 */
+    X_BAD, X_BAD, X_PWRE, X_PSBEND, X_BAD, X_BAD, X_BAD, X_BAD, /* 20 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* 28 */
+    X_BAD, X_BAD, X_PTW, X_BEP, X_BAD, X_BAD, X_BAD, X_BAD, /* 30 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* 38 */
+    X_BAD, X_BAD, X_BAD, X_PIP, X_BAD, X_BAD, X_BAD, X_BAD, /* 40 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* 48 */
+    X_BAD, X_BAD, X_PTW, X_EVD, X_BAD, X_BAD, X_BAD, X_BAD, /* 50 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* 58 */
+    X_BAD, X_BAD, X_EXSTOP, X_BBP, X_BAD, X_BAD, X_BAD, X_BAD, /* 60 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* 68 */
+    X_BAD, X_BAD, X_PTW, X_TMA, X_BAD, X_BAD, X_BAD, X_BAD, /* 70 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* 78 */
+    X_BAD, X_BAD, X_PSB, X_STOP, X_BAD, X_BAD, X_BAD, X_BAD, /* 80 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* 88 */
+    X_BAD, X_BAD, X_PTW, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* 90 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* 98 */
+    X_BAD, X_BAD, X_PWRX, X_TNT64, X_BAD, X_BAD, X_BAD, X_BAD, /* a0 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* a8 */
+    X_BAD, X_BAD, X_PTW, X_BEP, X_BAD, X_BAD, X_BAD, X_BAD, /* b0 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* b8 */
+    X_BAD, X_BAD, X_MWAIT, X_EXT2, X_BAD, X_BAD, X_BAD, X_BAD, /* c0 */
+    X_VMCS, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* c8 */
+    X_BAD, X_BAD, X_PTW, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* d0 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* d8 */
+    X_BAD, X_BAD, X_EXSTOP, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* e0 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* e8 */
+    X_BAD, X_BAD, X_PTW, X_OVF, X_BAD, X_BAD, X_BAD, X_BAD, /* f0 */
+    X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, X_BAD, /* f8 */
+};
 
 /* Generated: bit 0 = 0 -> PAD (00), EXT (02), else short TNT; bits 1:0 = 11b -> CYC; otherwise bits 4:0
  * select TIP (0Dh), TIP.PGE (11h), TIP.PGD (01h), FUP (1Dh); 19h TSC, 59h MTC, 99h MODE; rest reserved. */
@@ -415,8 +455,6 @@ static inline enum fwpt_status fail(struct fwpt_packet *pkt, enum fwpt_status s)
 /* Packets that end a block (everything but BIP and timing/power packets; as Linux perf's decoder). */
 #define END_BLOCK() (dec->block_item_bytes = 0)
 
-static enum fwpt_status decode_ext(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt,
-                                   const uint8_t *p, size_t avail, size_t off);
 
 /* Every packet, including the ones the fast path handles; called when the fast path does not apply. */
 enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
@@ -441,7 +479,11 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
     }
 
     uint8_t type;
-    switch (first_kind[b]) {
+    /* one dispatch for every opcode: extended ones by their second byte (02h alone: truncated) */
+    unsigned ext = p[avail > 1];
+    unsigned kind = first_kind[b], xkind = avail > 1 ? ext_kind[ext] : X_SHORT;
+    kind = kind == K_EXT ? xkind : kind;
+    switch (kind) {
     case K_TNT: {
         unsigned t = tnt8_table[b >> TNT8_SHIFT];
         pkt->tnt.bits = t & 0xff;
@@ -505,8 +547,141 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
         pkt->cyc.value = value;
         DONE(FWPT_PKT_CYC, n);
     }
-    case K_EXT:
-        return decode_ext(dec, pkt, p, avail, off);
+    case X_PSB:
+        if (avail < PSB_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        if (*(const u64_unaligned *)p != PSB_PATTERN || *(const u64_unaligned *)(p + 8) != PSB_PATTERN)
+            return fail(pkt, FWPT_E_BAD_PACKET);
+        dec->last_ip = 0; /* SDM: Last IP is reset to zero at PSB */
+        END_BLOCK();
+        DONE(FWPT_PKT_PSB, PSB_SIZE);
+    case X_PSBEND:
+        END_BLOCK();
+        DONE(FWPT_PKT_PSBEND, PSBEND_SIZE);
+    case X_OVF:
+        END_BLOCK();
+        DONE(FWPT_PKT_OVF, OVF_SIZE);
+    case X_STOP:
+        END_BLOCK();
+        DONE(FWPT_PKT_STOP, STOP_SIZE);
+    case X_TNT64: {
+        if (avail < TNT_64_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        uint64_t payload = read_le(p + 2, avail - 2, 6);
+        if (payload <= 1)
+            return fail(pkt, FWPT_E_BAD_PACKET); /* no stop bit, or no TNT bit before it (as libipt) */
+        unsigned count = 63u - (unsigned)__builtin_clzll(payload);
+        pkt->tnt.count = (uint8_t)count;
+        pkt->tnt.bits = bit_reverse64(payload) >> (64 - count);
+        END_BLOCK();
+        DONE(FWPT_PKT_TNT_64, TNT_64_SIZE);
+    }
+    case X_CBR:
+        if (avail < CBR_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->cbr.ratio = p[2];
+        DONE(FWPT_PKT_CBR, CBR_SIZE);
+    case X_PIP: {
+        if (avail < PIP_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        uint64_t payload = read_le(p + 2, avail - 2, 6);
+        pkt->pip.nr = (payload & PIP_NR) != 0;
+        pkt->pip.cr3 = (payload & ~(uint64_t)PIP_NR) << PIP_CR3_SHIFT;
+        END_BLOCK();
+        DONE(FWPT_PKT_PIP, PIP_SIZE);
+    }
+    case X_VMCS:
+        if (avail < VMCS_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->vmcs.base = read_le(p + 2, avail - 2, 5) << VMCS_SHIFT;
+        END_BLOCK();
+        DONE(FWPT_PKT_VMCS, VMCS_SIZE);
+    case X_TMA:
+        if (avail < TMA_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        /* SDM TMA: byte 2-3 CTC[15:0], byte 4 reserved, byte 5-6 FastCounter[8:0] (reserved bits ignored:
+         * "Packet bits listed as RSVD are not guaranteed to be 0") */
+        pkt->tma.ctc = (uint16_t)(p[2] | p[3] << 8);
+        pkt->tma.fc = (uint16_t)((p[5] | p[6] << 8) & TMA_FC_MASK);
+        DONE(FWPT_PKT_TMA, TMA_SIZE);
+    case X_EXT2:
+        if (avail < 3)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        if (p[2] != EXT2_MNT)
+            return fail(pkt, FWPT_E_BAD_OPCODE);
+        if (avail < MNT_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->mnt.payload = read_le(p + 3, avail - 3, 8);
+        DONE(FWPT_PKT_MNT, MNT_SIZE);
+    case X_EXSTOP:
+        pkt->exstop.ip = (ext & EXT_IP) != 0;
+        DONE(FWPT_PKT_EXSTOP, EXSTOP_SIZE);
+    case X_MWAIT:
+        if (avail < MWAIT_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->mwait.hints = (uint32_t)read_le(p + 2, avail - 2, 4);
+        pkt->mwait.ext = (uint32_t)read_le(p + 6, avail - 6, 4);
+        END_BLOCK();
+        DONE(FWPT_PKT_MWAIT, MWAIT_SIZE);
+    case X_PWRE:
+        if (avail < PWRE_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->pwre.hw = (p[2] & PWRE_HW) != 0;
+        pkt->pwre.state = (uint8_t)(p[3] >> 4);
+        pkt->pwre.sub_state = (uint8_t)(p[3] & NIBBLE);
+        DONE(FWPT_PKT_PWRE, PWRE_SIZE);
+    case X_PWRX:
+        if (avail < PWRX_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->pwrx.last = (uint8_t)(p[2] >> PWRX_LAST_SHIFT);
+        pkt->pwrx.deepest = (uint8_t)(p[2] & NIBBLE);
+        pkt->pwrx.wake_reason = (uint8_t)(p[3] & NIBBLE);
+        DONE(FWPT_PKT_PWRX, PWRX_SIZE);
+    case X_BBP: {
+        if (avail < BBP_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        unsigned sz = (p[2] & BBP_SZ) != 0;
+        pkt->bbp.sz = (uint8_t)sz;
+        pkt->bbp.type = (uint8_t)(p[2] & BBP_TYPE);
+        pkt->bbp.item_bytes = sz ? 4 : 8; /* SDM BBP: SZ=1 4-byte, SZ=0 8-byte block items */
+        dec->block_item_bytes = pkt->bbp.item_bytes;
+        DONE(FWPT_PKT_BBP, BBP_SIZE);
+    }
+    case X_BEP:
+        pkt->bep.ip = (ext & EXT_IP) != 0;
+        END_BLOCK();
+        DONE(FWPT_PKT_BEP, BEP_SIZE);
+    case X_CFE:
+        if (avail < CFE_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->cfe.ip = (p[2] & CFE_IP) != 0;
+        pkt->cfe.type = (uint8_t)(p[2] & CFE_TYPE);
+        pkt->cfe.vector = p[3];
+        END_BLOCK();
+        DONE(FWPT_PKT_CFE, CFE_SIZE);
+    case X_EVD:
+        if (avail < EVD_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->evd.type = (uint8_t)(p[2] & EVD_TYPE);
+        pkt->evd.payload = read_le(p + 3, avail - 3, 8);
+        END_BLOCK();
+        DONE(FWPT_PKT_EVD, EVD_SIZE);
+    case X_PTW: {
+            unsigned plc = (ext >> PTW_PLC_SHIFT) & PTW_PLC_MASK;
+            if (plc > 1)
+                return fail(pkt, FWPT_E_BAD_PACKET); /* SDM PTW: PayloadBytes 10b, 11b reserved */
+            unsigned n = plc ? 8 : 4;
+            if (avail < PTW_HDR_SIZE + n)
+                return fail(pkt, FWPT_E_TRUNCATED);
+            pkt->ptw.payload = read_le(p + 2, avail - 2, n);
+            pkt->ptw.bytes = (uint8_t)n;
+            pkt->ptw.plc = (uint8_t)plc;
+            pkt->ptw.ip = (ext & EXT_IP) != 0;
+            END_BLOCK();
+            DONE(FWPT_PKT_PTW, PTW_HDR_SIZE + n);
+        }
+    case X_SHORT:
+        return fail(pkt, FWPT_E_TRUNCATED);
     case K_TSC:
         if (avail < TSC_SIZE)
             return fail(pkt, FWPT_E_TRUNCATED);
@@ -543,150 +718,30 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
     }
 }
 
-static __attribute__((noinline)) enum fwpt_status decode_ext(struct fwpt_pkt_decoder *dec,
-                                                             struct fwpt_packet *pkt, const uint8_t *p,
-                                                             size_t avail, size_t off)
+size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkts, size_t n,
+                           enum fwpt_status *status)
 {
-    if (avail < 2)
-        return fail(pkt, FWPT_E_TRUNCATED);
-    unsigned ext = p[1];
-    switch (ext) {
-    case EXT_PSB:
-        if (avail < PSB_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        if (*(const u64_unaligned *)p != PSB_PATTERN || *(const u64_unaligned *)(p + 8) != PSB_PATTERN)
-            return fail(pkt, FWPT_E_BAD_PACKET);
-        dec->last_ip = 0; /* SDM: Last IP is reset to zero at PSB */
-        END_BLOCK();
-        DONE(FWPT_PKT_PSB, PSB_SIZE);
-    case EXT_PSBEND:
-        END_BLOCK();
-        DONE(FWPT_PKT_PSBEND, PSBEND_SIZE);
-    case EXT_OVF:
-        END_BLOCK();
-        DONE(FWPT_PKT_OVF, OVF_SIZE);
-    case EXT_STOP:
-        END_BLOCK();
-        DONE(FWPT_PKT_STOP, STOP_SIZE);
-    case EXT_TNT_64: {
-        if (avail < TNT_64_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        uint64_t payload = read_le(p + 2, avail - 2, 6);
-        if (payload <= 1)
-            return fail(pkt, FWPT_E_BAD_PACKET); /* no stop bit, or no TNT bit before it (as libipt) */
-        unsigned count = 63u - (unsigned)__builtin_clzll(payload);
-        pkt->tnt.count = (uint8_t)count;
-        pkt->tnt.bits = bit_reverse64(payload) >> (64 - count);
-        END_BLOCK();
-        DONE(FWPT_PKT_TNT_64, TNT_64_SIZE);
-    }
-    case EXT_CBR:
-        if (avail < CBR_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->cbr.ratio = p[2];
-        DONE(FWPT_PKT_CBR, CBR_SIZE);
-    case EXT_PIP: {
-        if (avail < PIP_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        uint64_t payload = read_le(p + 2, avail - 2, 6);
-        pkt->pip.nr = (payload & PIP_NR) != 0;
-        pkt->pip.cr3 = (payload & ~(uint64_t)PIP_NR) << PIP_CR3_SHIFT;
-        END_BLOCK();
-        DONE(FWPT_PKT_PIP, PIP_SIZE);
-    }
-    case EXT_VMCS:
-        if (avail < VMCS_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->vmcs.base = read_le(p + 2, avail - 2, 5) << VMCS_SHIFT;
-        END_BLOCK();
-        DONE(FWPT_PKT_VMCS, VMCS_SIZE);
-    case EXT_TMA:
-        if (avail < TMA_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        /* SDM TMA: byte 2-3 CTC[15:0], byte 4 reserved, byte 5-6 FastCounter[8:0] (reserved bits ignored:
-         * "Packet bits listed as RSVD are not guaranteed to be 0") */
-        pkt->tma.ctc = (uint16_t)(p[2] | p[3] << 8);
-        pkt->tma.fc = (uint16_t)((p[5] | p[6] << 8) & TMA_FC_MASK);
-        DONE(FWPT_PKT_TMA, TMA_SIZE);
-    case EXT_EXT2:
-        if (avail < 3)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        if (p[2] != EXT2_MNT)
-            return fail(pkt, FWPT_E_BAD_OPCODE);
-        if (avail < MNT_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->mnt.payload = read_le(p + 3, avail - 3, 8);
-        DONE(FWPT_PKT_MNT, MNT_SIZE);
-    case EXT_EXSTOP:
-    case EXT_EXSTOP | EXT_IP:
-        pkt->exstop.ip = (ext & EXT_IP) != 0;
-        DONE(FWPT_PKT_EXSTOP, EXSTOP_SIZE);
-    case EXT_MWAIT:
-        if (avail < MWAIT_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->mwait.hints = (uint32_t)read_le(p + 2, avail - 2, 4);
-        pkt->mwait.ext = (uint32_t)read_le(p + 6, avail - 6, 4);
-        END_BLOCK();
-        DONE(FWPT_PKT_MWAIT, MWAIT_SIZE);
-    case EXT_PWRE:
-        if (avail < PWRE_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->pwre.hw = (p[2] & PWRE_HW) != 0;
-        pkt->pwre.state = (uint8_t)(p[3] >> 4);
-        pkt->pwre.sub_state = (uint8_t)(p[3] & NIBBLE);
-        DONE(FWPT_PKT_PWRE, PWRE_SIZE);
-    case EXT_PWRX:
-        if (avail < PWRX_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->pwrx.last = (uint8_t)(p[2] >> PWRX_LAST_SHIFT);
-        pkt->pwrx.deepest = (uint8_t)(p[2] & NIBBLE);
-        pkt->pwrx.wake_reason = (uint8_t)(p[3] & NIBBLE);
-        DONE(FWPT_PKT_PWRX, PWRX_SIZE);
-    case EXT_BBP: {
-        if (avail < BBP_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        unsigned sz = (p[2] & BBP_SZ) != 0;
-        pkt->bbp.sz = (uint8_t)sz;
-        pkt->bbp.type = (uint8_t)(p[2] & BBP_TYPE);
-        pkt->bbp.item_bytes = sz ? 4 : 8; /* SDM BBP: SZ=1 4-byte, SZ=0 8-byte block items */
-        dec->block_item_bytes = pkt->bbp.item_bytes;
-        DONE(FWPT_PKT_BBP, BBP_SIZE);
-    }
-    case EXT_BEP:
-    case EXT_BEP | EXT_IP:
-        pkt->bep.ip = (ext & EXT_IP) != 0;
-        END_BLOCK();
-        DONE(FWPT_PKT_BEP, BEP_SIZE);
-    case EXT_CFE:
-        if (avail < CFE_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->cfe.ip = (p[2] & CFE_IP) != 0;
-        pkt->cfe.type = (uint8_t)(p[2] & CFE_TYPE);
-        pkt->cfe.vector = p[3];
-        END_BLOCK();
-        DONE(FWPT_PKT_CFE, CFE_SIZE);
-    case EXT_EVD:
-        if (avail < EVD_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->evd.type = (uint8_t)(p[2] & EVD_TYPE);
-        pkt->evd.payload = read_le(p + 3, avail - 3, 8);
-        END_BLOCK();
-        DONE(FWPT_PKT_EVD, EVD_SIZE);
-    default:
-        if ((ext & OPM_EXT_PTW) == EXT_PTW) {
-            unsigned plc = (ext >> PTW_PLC_SHIFT) & PTW_PLC_MASK;
-            if (plc > 1)
-                return fail(pkt, FWPT_E_BAD_PACKET); /* SDM PTW: PayloadBytes 10b, 11b reserved */
-            unsigned n = plc ? 8 : 4;
-            if (avail < PTW_HDR_SIZE + n)
-                return fail(pkt, FWPT_E_TRUNCATED);
-            pkt->ptw.payload = read_le(p + 2, avail - 2, n);
-            pkt->ptw.bytes = (uint8_t)n;
-            pkt->ptw.plc = (uint8_t)plc;
-            pkt->ptw.ip = (ext & EXT_IP) != 0;
-            END_BLOCK();
-            DONE(FWPT_PKT_PTW, PTW_HDR_SIZE + n);
+    const uint8_t *buf = dec->buf;
+    size_t len = dec->len, off = dec->offset, i = 0;
+    uint64_t last_ip = dec->last_ip;
+    while (i < n) {
+        if (__builtin_expect(!dec->block_item_bytes, 1) && fwpt_pkt_fast_one(buf, len, &off, &last_ip, &pkts[i])) {
+            i++;
+            continue;
         }
-        return fail(pkt, FWPT_E_BAD_OPCODE);
+        dec->offset = off;
+        dec->last_ip = last_ip;
+        enum fwpt_status s = fwpt_pkt_next_slow(dec, &pkts[i]);
+        off = dec->offset;
+        last_ip = dec->last_ip;
+        if (s != FWPT_OK) {
+            *status = s;
+            return i;
+        }
+        i++;
     }
+    dec->offset = off;
+    dec->last_ip = last_ip;
+    *status = FWPT_OK;
+    return i;
 }

@@ -256,39 +256,55 @@ extern const uint64_t fwpt_pkt_ip_keep_mask[8];
 /* Every packet; fwpt_pkt_next calls it for whatever its fast path does not handle. */
 enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
 
-static inline enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
+/* The fast path on caller-held state: true if it decoded the packet at *off (and advanced *off). */
+static inline bool fwpt_pkt_fast_one(const uint8_t *buf, size_t len, size_t *off, uint64_t *last_ip,
+                                     struct fwpt_packet *pkt)
 {
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
-    size_t off = dec->offset;
-    /* 9 readable bytes: the header and one unaligned 8-byte load stay inside the trace; not in a block */
-    if (__builtin_expect(off < dec->len && dec->len - off >= 9 && !dec->block_item_bytes, 1)) {
-        const uint8_t *p = dec->buf + off;
-        struct fwpt_pkt_fast f = fwpt_pkt_fast_table[p[0]];
-        if (__builtin_expect(f.type != 0, 1)) {
-            uint64_t payload = *(const fwpt_u64u *)(p + 1) & fwpt_pkt_payload_mask[f.pay];
-            uint64_t is_ip = 0 - (uint64_t)(f.flags & 1);
-            uint64_t ipp = payload & is_ip;
-            /* SDM Table "FUP/TIP IP Reconstruction"; non-IP packets keep Last IP (mask all ones, no payload) */
-            uint64_t ip = (dec->last_ip & fwpt_pkt_ip_keep_mask[f.ipc]) | ipp;
-            uint64_t sext = (uint64_t)((int64_t)(ipp << 16) >> 16);
-            ip = f.ipc == 3 ? sext : ip;
-            dec->last_ip = ip;
-            pkt->offset = off;
-            pkt->type = f.type;
-            pkt->size = f.size;
-            /* bytes 16..23: ipc + suppressed, TNT count, one-byte CYC value, or MTC CTC */
-            pkt->cyc.value = (uint64_t)f.w16 | (uint64_t)((f.flags >> 1) & 1) << 8 |
-                             (payload & (0 - (uint64_t)((f.flags >> 2) & 1)));
-            pkt->ip.ip = (ip & is_ip & (0 - (uint64_t)(f.ipc != 0))) | ((uint64_t)f.tnt_bits & ~is_ip);
-            pkt->ip.payload = payload;
-            /* TNT/TIP* end a block: not inside one on this path */
-            dec->offset = off + f.size;
-            return FWPT_OK;
-        }
-    }
+    size_t o = *off;
+    /* 9 readable bytes: the header and one unaligned 8-byte load stay inside the trace */
+    if (__builtin_expect(o >= len || len - o < 9, 0))
+        return false;
+    const uint8_t *p = buf + o;
+    struct fwpt_pkt_fast f = fwpt_pkt_fast_table[p[0]];
+    if (__builtin_expect(f.type == 0, 0))
+        return false;
+    uint64_t payload = *(const fwpt_u64u *)(p + 1) & fwpt_pkt_payload_mask[f.pay];
+    uint64_t is_ip = 0 - (uint64_t)(f.flags & 1);
+    uint64_t ipp = payload & is_ip;
+    /* SDM Table "FUP/TIP IP Reconstruction"; non-IP packets keep Last IP (mask all ones, no payload) */
+    uint64_t ip = (*last_ip & fwpt_pkt_ip_keep_mask[f.ipc]) | ipp;
+    uint64_t sext = (uint64_t)((int64_t)(ipp << 16) >> 16);
+    ip = f.ipc == 3 ? sext : ip;
+    *last_ip = ip;
+    pkt->offset = o;
+    pkt->type = f.type;
+    pkt->size = f.size;
+    /* bytes 16..23: ipc + suppressed, TNT count, one-byte CYC value, or MTC CTC */
+    pkt->cyc.value = (uint64_t)f.w16 | (uint64_t)((f.flags >> 1) & 1) << 8 |
+                     (payload & (0 - (uint64_t)((f.flags >> 2) & 1)));
+    pkt->ip.ip = (ip & is_ip & (0 - (uint64_t)(f.ipc != 0))) | ((uint64_t)f.tnt_bits & ~is_ip);
+    pkt->ip.payload = payload;
+    *off = o + f.size;
+    return true;
+}
+
+static inline enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
+{
+    /* TNT/TIP* end a block; BIPs need the block state: the fast path runs outside blocks only */
+    if (__builtin_expect(!dec->block_item_bytes, 1) &&
+        fwpt_pkt_fast_one(dec->buf, dec->len, &dec->offset, &dec->last_ip, pkt))
+        return FWPT_OK;
     return fwpt_pkt_next_slow(dec, pkt);
 }
 
+
+/* Decode up to n packets into pkts[0..): returns how many were decoded; *status is FWPT_OK when all n were,
+ * else the status of the packet that stopped it (FWPT_E_EOS at the end; errors as fwpt_pkt_next, the
+ * decoder left at the failing packet). Same packets as n calls of fwpt_pkt_next, with the state kept
+ * in registers: the fast way to walk a trace. */
+size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkts, size_t n,
+                           enum fwpt_status *status);
 
 /* IP reconstruction alone (SDM Table "FUP/TIP IP Reconstruction"): from Last IP, IPBytes and the raw
  * payload. FWPT_E_BAD_IPC for 101b/111b. For 000b *ip = last_ip (the caller must treat it as suppressed). */
