@@ -36,6 +36,7 @@ __asm__(".text\n"
         "    pushq %rbx\n"          /* keeps the stack 16-byte aligned at the call */
         "    movq %rdi, %rax\n"
         "    movq %rsi, %rdi\n"
+        "    xchgw %bx, %bx\n"      /* 66 87 DB: marker for the QEMU plugin witness (a no-op) */
         "    pushfq\n"
         "    orq $0x100, (%rsp)\n"
         "    popfq\n"
@@ -45,6 +46,7 @@ __asm__(".text\n"
         "    pushfq\n"
         "    andq $~0x100, (%rsp)\n"
         "    popfq\n"
+        "    xchgw %cx, %cx\n"      /* 66 87 C9: end marker for the witness */
         "    popq %rbx\n"
         "    ret\n");
 void fwpt_soft_trampoline(void (*fn)(void *), void *arg);
