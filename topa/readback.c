@@ -134,7 +134,7 @@ static enum fwpt_status readback_single_range(const struct fwpt_readback_in *in,
         add_span(out, base + off, size - off);
         add_span(out, base, off);
     } else {
-        add_span(out, base + start, off - start);
+        add_span(out, base + start, off >= start ? off - start : 0);
     }
     out->regions_used = out->bytes ? 1 : 0;
     return finish(out);
@@ -174,6 +174,13 @@ enum fwpt_status fwpt_readback(const struct fwpt_readback_in *in, struct fwpt_re
     unsigned k = 0;
     uint64_t k_size = 0, k_base = 0;
     while (w.n < limit && walk_next(&w, &r)) {
+        if (w.n == 1) {
+            /* The start offset holds only for a region entry at the start; through END it is 0. */
+            if (r.table != w.start_table || r.index != w.start_index)
+                start_off = 0;
+            else if (start_off > r.size)
+                start_off = r.size;
+        }
         if (!found && r.table == cur_table && r.index == cur_index) {
             found = true;
             k = w.n - 1;

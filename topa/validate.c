@@ -122,13 +122,21 @@ static enum fwpt_status rule_status(enum fwpt_topa_rule r)
     }
 }
 
+#define MAX_SEEN_TABLES 256
 struct vctx {
     struct fwpt_validate_out *out;
     enum fwpt_status status;
+    bool quiet; /* second pass: only the region/table overlap check reports */
+    unsigned n_ext;
+    struct {
+        uint64_t base, end;
+    } ext[MAX_SEEN_TABLES]; /* the part of each table the walk read */
 };
 
 static void report(struct vctx *c, enum fwpt_topa_rule r, uint64_t table, uint32_t entry, uint64_t value)
 {
+    if (c->quiet && r != FWPT_RULE_REGION_OVER_TABLE)
+        return;
     struct fwpt_violation v = {r, is_warning(r), table, entry, value};
     if (c->out->count < c->out->cap)
         c->out->v[c->out->count] = v;
@@ -142,7 +150,7 @@ static void report(struct vctx *c, enum fwpt_topa_rule r, uint64_t table, uint32
 
 static void first_error(struct vctx *c, enum fwpt_topa_rule r, uint64_t table, uint32_t entry, uint64_t value)
 {
-    if (!c->out->has_first) {
+    if (!c->quiet && !c->out->has_first) {
         c->out->has_first = true;
         c->out->first = (struct fwpt_violation){r, false, table, entry, value};
     }
@@ -165,7 +173,21 @@ static bool check_restricted(struct vctx *c, const struct fwpt_validate_in *in, 
     return smrr;
 }
 
-#define MAX_SEEN_TABLES 256
+static void record_extent(struct vctx *c, uint64_t table, uint64_t index)
+{
+    uint64_t end = fwpt_topa_entry_addr(table, index + 1);
+    for (unsigned i = 0; i < c->n_ext; i++)
+        if (c->ext[i].base == table) {
+            if (end > c->ext[i].end)
+                c->ext[i].end = end;
+            return;
+        }
+    if (c->n_ext < MAX_SEEN_TABLES) {
+        c->ext[c->n_ext].base = table;
+        c->ext[c->n_ext].end = end;
+        c->n_ext++;
+    }
+}
 
 static void validate_topa(struct vctx *c, const struct fwpt_validate_in *in)
 {
@@ -196,6 +218,8 @@ static void validate_topa(struct vctx *c, const struct fwpt_validate_in *in)
             first_error(c, FWPT_RULE_UNMAPPED, table, (uint32_t)index, addr);
             return;
         }
+        if (!c->quiet)
+            record_extent(c, table, index);
         if (fwpt_restricted_smrr(in->restricted, addr, TOPA_ENTRY_SIZE_BYTES)) {
             /* Table 'Restricted Memory': the ToPA read pointer entering SMRR is an error. */
             report(c, FWPT_RULE_SMRR, table, (uint32_t)index, raw);
@@ -246,7 +270,15 @@ static void validate_topa(struct vctx *c, const struct fwpt_validate_in *in)
                 report(c, FWPT_RULE_OUTPUT_OFFSET, table, (uint32_t)index, raw);
                 fatal = true;
             }
-            if (check_restricted(c, in, e.base, size, table, (uint32_t)index, raw, true) && !fatal) {
+            if (c->quiet) {
+                /* second pass: the output must not overwrite any table the walk read */
+                for (unsigned t = 0; t < c->n_ext; t++)
+                    if (overlaps(e.base, size, c->ext[t].base, c->ext[t].end - c->ext[t].base)) {
+                        report(c, FWPT_RULE_REGION_OVER_TABLE, table, (uint32_t)index, raw);
+                        break;
+                    }
+            }
+            if (!c->quiet && check_restricted(c, in, e.base, size, table, (uint32_t)index, raw, true) && !fatal) {
                 /* the output pointer reaches SMRR inside this region: error there */
                 first_error(c, FWPT_RULE_SMRR, table, (uint32_t)index, raw);
                 return;
@@ -311,7 +343,10 @@ static void validate_single_range(struct vctx *c, const struct fwpt_validate_in 
 
 enum fwpt_status fwpt_validate(const struct fwpt_validate_in *in, struct fwpt_validate_out *out)
 {
-    struct vctx c = {out, FWPT_OK};
+    struct vctx c;
+    fwpt_memset(&c, 0, sizeof c);
+    c.out = out;
+    c.status = FWPT_OK;
     out->count = out->errors = 0;
     out->has_first = false;
     const struct fwpt_caps *caps = in->caps;
@@ -324,8 +359,11 @@ enum fwpt_status fwpt_validate(const struct fwpt_validate_in *in, struct fwpt_va
         report(&c, FWPT_RULE_STATUS_SET, in->output_base, FWPT_NO_ENTRY, in->status);
     if (c.status != FWPT_OK)
         return c.status; /* the WRMSR itself would fault: the tables are never reached */
-    if (topa)
+    if (topa) {
         validate_topa(&c, in);
+        c.quiet = true; /* the tables are known now: check the regions against them */
+        validate_topa(&c, in);
+    }
     else
         validate_single_range(&c, in);
     return c.status;

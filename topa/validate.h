@@ -31,6 +31,7 @@
     X(UC_MEMORY, "Trace Output: region is UC by MTRRs (stores lose their bypass and slow down; warning)")   \
     X(STATUS_SET, "IA32_RTIT_STATUS.Stopped or Error is set: TriggerEn stays 0 (warning)")                 \
     X(UNMAPPED, "fwpt: a ToPA table is not in mapped memory (cannot check)")                              \
+    X(REGION_OVER_TABLE, "fwpt: an output region overlaps a ToPA table (the trace would overwrite the table)") \
     X(WALK_LIMIT, "fwpt: table walk limit reached (warning)")
 
 enum fwpt_topa_rule {

@@ -246,6 +246,15 @@ static void rules(void)
     rs.apic_base_msr = b + 0x1000;
     expect_rule(&sr, 0, b, 0x1fff, 0, &rs, FWPT_RULE_APIC_PAGE, b, FWPT_NO_ENTRY, FWPT_E_RESTRICTED, false);
 
+    /* fwpt: a region over a table (the table the walk reaches later, through END) */
+    clear_tables();
+    put(T0, 0, region(REG(0), 0, false, false));
+    put(T0, 1, region(T1, 0, false, false));
+    put(T0, 2, end_to(T1));
+    put(T1, 0, region(REG(2), 0, false, false));
+    put(T1, 1, end_to(T0));
+    expect_rule(&multi, RTIT_CTL_TOPA, T0, P0, 0, NULL, FWPT_RULE_REGION_OVER_TABLE, T0, 1, FWPT_E_TOPA, false);
+
     /* Not mapped; walk limit */
     expect_rule(&multi, RTIT_CTL_TOPA, 0x7000000000ull, P0, 0, NULL, FWPT_RULE_UNMAPPED, 0x7000000000ull, 0, FWPT_E_TOPA, true);
     run_validate(&v, &multi, RTIT_CTL_TOPA, T0, P0, 0, NULL, 1);
