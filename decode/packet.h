@@ -242,13 +242,12 @@ static inline enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struc
 
 /* ---- internals of the inline fast path (decode/packet.c) ---- */
 struct fwpt_pkt_fast {
+    uint16_t w16;  /* bytes 16-17 of the packet: ip.ipc + ip.suppressed, tnt.count, one-byte cyc.value */
     uint8_t type, size;
-    uint8_t w16;   /* byte 16 of the packet: ip.ipc, tnt.count, cyc.value (one-byte CYC) */
-    uint8_t pay;   /* payload bytes after the header: 0, 1 (MTC), 2, 4, 6, 8 */
+    uint8_t pay;   /* IP payload bytes after the header: 0, 2, 4, 6, 8 */
     uint8_t ipc;   /* IPBytes (0 for non-IP packets: Last IP kept) */
-    uint8_t flags; /* 1: IP packet, 2: IP suppressed, 4: MTC (byte 16 = payload) */
+    uint8_t flags; /* 1: ip.ip = the reconstructed IP; 2: MTC (byte 16 = byte 1 of the packet) */
     uint8_t tnt_bits;
-    uint8_t reserved;
 };
 extern const struct fwpt_pkt_fast fwpt_pkt_fast_table[256];
 extern const uint64_t fwpt_pkt_payload_mask[9];
@@ -270,20 +269,17 @@ static inline bool fwpt_pkt_fast_one(const uint8_t *buf, size_t len, size_t *off
     if (__builtin_expect(f.type == 0, 0))
         return false;
     uint64_t payload = *(const fwpt_u64u *)(p + 1) & fwpt_pkt_payload_mask[f.pay];
-    uint64_t is_ip = 0 - (uint64_t)(f.flags & 1);
-    uint64_t ipp = payload & is_ip;
     /* SDM Table "FUP/TIP IP Reconstruction"; non-IP packets keep Last IP (mask all ones, no payload) */
-    uint64_t ip = (*last_ip & fwpt_pkt_ip_keep_mask[f.ipc]) | ipp;
-    uint64_t sext = (uint64_t)((int64_t)(ipp << 16) >> 16);
+    uint64_t ip = (*last_ip & fwpt_pkt_ip_keep_mask[f.ipc]) | payload;
+    uint64_t sext = (uint64_t)((int64_t)(payload << 16) >> 16);
     ip = f.ipc == 3 ? sext : ip;
     *last_ip = ip;
     pkt->offset = o;
     pkt->type = f.type;
     pkt->size = f.size;
     /* bytes 16..23: ipc + suppressed, TNT count, one-byte CYC value, or MTC CTC */
-    pkt->cyc.value = (uint64_t)f.w16 | (uint64_t)((f.flags >> 1) & 1) << 8 |
-                     (payload & (0 - (uint64_t)((f.flags >> 2) & 1)));
-    pkt->ip.ip = (ip & is_ip & (0 - (uint64_t)(f.ipc != 0))) | ((uint64_t)f.tnt_bits & ~is_ip);
+    pkt->cyc.value = (uint64_t)f.w16 | ((uint64_t)p[1] & (0 - (uint64_t)(f.flags >> 1)));
+    pkt->ip.ip = (ip & (0 - (uint64_t)(f.flags & 1))) | f.tnt_bits; /* tnt.bits for short TNT */
     pkt->ip.payload = payload;
     *off = o + f.size;
     return true;

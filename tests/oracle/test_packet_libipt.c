@@ -431,7 +431,7 @@ static enum fwpt_status map_libipt_err(int err, int at_end)
     }
 }
 
-static unsigned long n_tma_rsvd, n_libipt_stuck, n_valid_pkts, n_new_pkts, n_corrupt, n_err_agree, n_resync_agree, n_unchecked_new,
+static unsigned long n_paths_pkts, n_tma_rsvd, n_libipt_stuck, n_valid_pkts, n_new_pkts, n_corrupt, n_err_agree, n_resync_agree, n_unchecked_new,
     n_back_agree;
 
 static int is_new_type(uint8_t t)
@@ -474,6 +474,85 @@ static void check_against_record(const uint8_t *b, size_t len, const char *what,
         i++;
     }
     CHECK_EQ(i, nexp);
+}
+
+/* The inline fast path, the slow path alone and the batch call must produce identical packets and errors,
+ * valid or corrupt input alike (resync at the next PSB after errors). */
+static struct fwpt_packet ref_pkts[MAXPKT * 2], batch_pkts[64];
+static void check_paths_agree(const uint8_t *b, size_t len, uint64_t seed)
+{
+    struct fwpt_pkt_decoder d1, d2, d3;
+    fwpt_pkt_init(&d1, b, len);
+    fwpt_pkt_init(&d2, b, len);
+    fwpt_pkt_init(&d3, b, len);
+    size_t n = 0, guard = 0;
+    int ok = 1;
+    for (; ok && n < MAXPKT * 2 && guard++ < 2 * len + 8;) {
+        struct fwpt_packet a, c;
+        memset(&a, 0, sizeof a);
+        memset(&c, 0, sizeof c);
+        enum fwpt_status s1 = fwpt_pkt_next(&d1, &a);
+        enum fwpt_status s2 = fwpt_pkt_next_slow(&d2, &c);
+        if (s1 != s2 || a.offset != c.offset || a.size != c.size || !same_fields(&a, &c) ||
+            d1.offset != d2.offset || d1.last_ip != d2.last_ip || d1.block_item_bytes != d2.block_item_bytes) {
+            fprintf(stderr, "seed %llu: fast/slow paths differ at %llu: %s/%s %s/%s\n", (unsigned long long)seed,
+                    (unsigned long long)a.offset, fwpt_status_name(s1), fwpt_status_name(s2),
+                    fwpt_pkt_type_name(a.type), fwpt_pkt_type_name(c.type));
+            ok = 0;
+            break;
+        }
+        if (s1 == FWPT_E_EOS)
+            break;
+        if (s1 != FWPT_OK) {
+            a.type = FWPT_PKT_NONE;
+            a.size = 0;
+            ref_pkts[n++] = a; /* errors recorded with size 0 */
+            enum fwpt_status r1 = fwpt_pkt_sync_forward(&d1), r2 = fwpt_pkt_sync_forward(&d2);
+            if (r1 != r2 || d1.offset != d2.offset) {
+                ok = 0;
+                break;
+            }
+            if (r1 != FWPT_OK)
+                break;
+            continue;
+        }
+        ref_pkts[n++] = a;
+    }
+    CHECK(ok);
+    /* batch with random sizes */
+    size_t i = 0;
+    for (; ok && i < n;) {
+        enum fwpt_status st;
+        size_t want = 1 + rn(64);
+        size_t k = fwpt_pkt_next_batch(&d3, batch_pkts, want, &st);
+        for (size_t j = 0; j < k; j++, i++) {
+            const struct fwpt_packet *r = &ref_pkts[i];
+            if (i >= n || r->type != batch_pkts[j].type || r->offset != batch_pkts[j].offset ||
+                r->size != batch_pkts[j].size || !same_fields(r, &batch_pkts[j])) {
+                fprintf(stderr, "seed %llu: batch differs at packet %zu\n", (unsigned long long)seed, i);
+                ok = 0;
+                break;
+            }
+        }
+        if (!ok)
+            break;
+        if (st == FWPT_E_EOS)
+            break;
+        if (st != FWPT_OK) {
+            if (i >= n || ref_pkts[i].type != FWPT_PKT_NONE || ref_pkts[i].offset != d3.offset) {
+                fprintf(stderr, "seed %llu: batch error differs at packet %zu\n", (unsigned long long)seed, i);
+                ok = 0;
+                break;
+            }
+            i++;
+            if (fwpt_pkt_sync_forward(&d3) != FWPT_OK)
+                break;
+        } else if (k != want) {
+            ok = 0;
+        }
+    }
+    CHECK(ok && i == n);
+    n_paths_pkts += n;
 }
 
 /* Lockstep fwpt vs libipt over b[0..len). Returns 0 on the first disagreement. */
@@ -637,6 +716,7 @@ int main(void)
         size_t len = build_stream(npk, with_new);
         /* 1./2. valid streams */
         check_against_record(buf, len, with_new ? "new-packets" : "valid", s);
+        check_paths_agree(buf, len, s);
         if (!with_new)
             CHECK(lockstep(buf, len, s, 1));
         /* 3. corrupted variants */
@@ -668,9 +748,11 @@ int main(void)
                 fclose(f);
             }
             CHECK(lockstep(cbuf, clen, s * 100 + (unsigned)v, 0));
+            check_paths_agree(cbuf, clen, s * 100 + (unsigned)v);
             CHECK(psb_walks(cbuf, clen, s * 100 + (unsigned)v));
         }
     }
+    printf("packets decoded identically by the fast path, the slow path and the batch call: %lu\n", n_paths_pkts);
     printf("packets compared with libipt: %lu; new-type packets checked against the generator: %lu\n", n_valid_pkts,
            n_new_pkts);
     printf("corrupted streams: %lu; errors agreeing (offset+class): %lu; resyncs agreeing: %lu; "
