@@ -114,6 +114,10 @@ static void one(enum topa_caps_kind kind, const struct fwpt_plan_options *opt, u
     bool expect_stop = !ring && len >= total;
     CHECK_EQ(stored, ring ? len : expect_len);
     CHECK_EQ((status & RTIT_STATUS_STOPPED) != 0, expect_stop);
+    /* INT on the last region: one PMI each time it fills */
+    CHECK_EQ(r->model.stats.pmis, r->plan.int_on_last ? (ring ? len / total : len >= total) : 0);
+    CHECK_EQ((r->model.perf_global_status & PERF_GLOBAL_STATUS_TRACE_TOPA_PMI) != 0,
+             r->plan.int_on_last && len >= total);
     if (expect_stop) {
         /* "ToPA STOP": OUTPUT_BASE = table of the STOP entry, index of that entry, OutputOffset = region size */
         unsigned last = r->plan.region_count - 1;
@@ -192,6 +196,7 @@ int main(void)
             o.total_size = multi[i].total;
             o.region_size = multi[i].region;
             o.entries_per_table = multi[i].epr;
+            o.pmi = i & 1;
             lengths(TOPA_CAPS_MULTI, &o, seed += 101);
         }
         /* single-entry ToPA (first generation): one region + END -> own table */
@@ -199,8 +204,10 @@ int main(void)
         o.entries_per_table = 0;
         for (uint64_t t = 4096; t <= 65536; t *= 4) {
             o.total_size = t;
+            o.pmi = t == 16384;
             lengths(TOPA_CAPS_SINGLE_ENTRY, &o, seed += 101);
         }
+        o.pmi = false;
         /* single-range output (always a ring) */
         for (uint64_t t = 4096; t <= 32768; t *= 2) {
             o.total_size = t;
