@@ -105,9 +105,15 @@ EFI_STATUS fwpt_soft_init(struct fwpt_soft *s, const char *profile, const struct
                           uint64_t *gt, size_t gt_cap)
 {
     fwpt_memset(s, 0, sizeof *s);
-    s->profile = fwpt_cpu_profile_find(profile);
-    if (!s->profile)
+    s->profile = profile ? fwpt_cpu_profile_find(profile) : NULL;
+    if (profile && !s->profile)
         return EFI_NOT_FOUND;
+    if (!s->profile) {
+        /* Stepping only (fwpt_soft_record): no CPU to program. */
+        s->gt = gt;
+        s->gt_cap = gt_cap;
+        goto locate;
+    }
     fwpt_replay_init_profile(&s->replay, s->profile);
     fwpt_cpu_profile_snapshot(s->profile, &s->snap);
     fwpt_caps_parse(&s->snap, &s->caps);
@@ -118,6 +124,7 @@ EFI_STATUS fwpt_soft_init(struct fwpt_soft *s, const char *profile, const struct
                                .wrmsr = soft_wrmsr, .fence = NULL};
     s->gt = gt;
     s->gt_cap = gt_cap;
+locate:;
     /* TSC rate, for steps per second in the report. */
     uint64_t t0 = rdtsc();
     uefi_call_wrapper(BS->Stall, 1, 2000);
@@ -149,12 +156,14 @@ static void feed(struct fwpt_soft *s, uint64_t ip, uint64_t next, const struct f
 {
     if (s->gt_count < s->gt_cap) {
         s->gt[s->gt_count++] = ip;
-        if (fwpt_soft_enc_triggered(&s->enc))
+        if (s->record_only || fwpt_soft_enc_triggered(&s->enc))
             s->traced_end = s->gt_count;
     } else {
         s->stats.lost++;
     }
     s->stats.insns++;
+    if (s->record_only)
+        return;
     struct fwpt_soft_insn si = {.ip = ip, .next_ip = next, .time = now, .size = in->size, .iclass = in->iclass,
                                 .zero_len_call = in->zero_len_call, .leaves = (uint8_t)leaves};
     int stopped_before = !fwpt_soft_enc_triggered(&s->enc);
@@ -229,15 +238,28 @@ static void EFIAPI db_handler(EFI_EXCEPTION_TYPE type, EFI_SYSTEM_CONTEXT ctx)
     }
 }
 
+static EFI_STATUS step_call(struct fwpt_soft *s, void (*fn)(void *), void *arg, int record_only);
+
 EFI_STATUS fwpt_soft_call(struct fwpt_soft *s, void (*fn)(void *), void *arg)
 {
-    if (!(s->model.ctl & RTIT_CTL_TRACEEN)) {
+    if (!s->profile || !(s->model.ctl & RTIT_CTL_TRACEEN)) {
         fn(arg);
         return EFI_SUCCESS;
     }
+    return step_call(s, fn, arg, 0);
+}
+
+EFI_STATUS fwpt_soft_record(struct fwpt_soft *s, void (*fn)(void *), void *arg)
+{
+    return step_call(s, fn, arg, 1);
+}
+
+static EFI_STATUS step_call(struct fwpt_soft *s, void (*fn)(void *), void *arg, int record_only)
+{
     struct soft_cpu_arch *ca = s->cpu_arch;
     if (!ca)
         return EFI_UNSUPPORTED;
+    s->record_only = record_only;
     struct fwpt_soft_enc_config cfg = {.ctl = s->model.ctl, .cpl = 0, .tsc_per_ctc = 1};
     for (unsigned n = 0; n < FWPT_MAX_ADDR_RANGES; n++)
         cfg.addr_a[n] = s->model.addr_a[n], cfg.addr_b[n] = s->model.addr_b[n];
@@ -259,10 +281,13 @@ EFI_STATUS fwpt_soft_call(struct fwpt_soft *s, void (*fn)(void *), void *arg)
     s->handler_registered = 1;
     EFI_TPL old = uefi_call_wrapper(BS->RaiseTPL, 1, TPL_NOTIFY);
     s->stats.tsc_start = rdtsc();
-    s->enc_running = 1;
-    note_error(s, fwpt_soft_enc_start(&s->enc, (uint64_t)(uintptr_t)fn, s->stats.tsc_start), (uint64_t)(uintptr_t)fn);
-    if (!fwpt_soft_enc_triggered(&s->enc))
-        s->model.status = (s->model.status | RTIT_STATUS_STOPPED) & ~RTIT_STATUS_TRIGGEREN;
+    if (!record_only) {
+        s->enc_running = 1;
+        note_error(s, fwpt_soft_enc_start(&s->enc, (uint64_t)(uintptr_t)fn, s->stats.tsc_start),
+                   (uint64_t)(uintptr_t)fn);
+        if (!fwpt_soft_enc_triggered(&s->enc))
+            s->model.status = (s->model.status | RTIT_STATUS_STOPPED) & ~RTIT_STATUS_TRIGGEREN;
+    }
     s->stepping = 1;
     fwpt_soft_trampoline(fn, arg);
     s->stepping = 0;
@@ -290,6 +315,13 @@ static void put_ip_line(const struct fwpt_sink *o, const char *what, size_t i, u
     fwpt_putc(o, '\n');
 }
 
+/* PacketEn at ip under the traced configuration (every stepped instruction when only recording:
+ * the hardware run's own filter is not modelled then). */
+static int traced(const struct fwpt_soft *s, uint64_t ip)
+{
+    return s->record_only || fwpt_soft_enc_filter_en(&s->enc.cfg, ip);
+}
+
 int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, int wrapped, int stopped,
                      const struct fwpt_sink *o)
 {
@@ -302,7 +334,7 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
     /* What the processor traces: instructions where PacketEn held (IP filter), before a TraceStop. */
     size_t end = s->traced_end, total = 0;
     for (size_t i = 0; i < end; i++)
-        total += fwpt_soft_enc_filter_en(&s->enc.cfg, s->gt[i]);
+        total += traced(s, s->gt[i]);
     size_t skip = 0, want = total;
     const char *how = "the whole call";
     if (wrapped && n <= total) {
@@ -315,7 +347,7 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
     }
     size_t j = 0, k = 0;
     for (size_t i = 0; i < end && j < want; i++) {
-        if (!fwpt_soft_enc_filter_en(&s->enc.cfg, s->gt[i]))
+        if (!traced(s, s->gt[i]))
             continue;
         if (k++ < skip)
             continue;

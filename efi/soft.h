@@ -70,12 +70,13 @@ struct fwpt_soft {
     /* single-step state (efi/soft.c) */
     uint64_t prev_ip, stop_ip;
     int have_prev, stepping;
+    int record_only;                  /* fwpt_soft_record: stepping without the encoder */
     void *cpu_arch;                   /* EFI_CPU_ARCH_PROTOCOL */
     uint64_t tsc_hz;                  /* measured over a 2 ms Stall at init */
     int handler_registered;
 };
 
-/* Profile by name (fwpt_cpu_profile_find); mem: the physical memory the model writes (identity in
+/* Profile by name (fwpt_cpu_profile_find; NULL: only fwpt_soft_record will be used); mem: the physical memory the model writes (identity in
  * UEFI). gt/gt_cap: caller-owned ground-truth buffer (8 bytes per instruction). EFI_NOT_FOUND for an
  * unknown profile, EFI_UNSUPPORTED without EFI_CPU_ARCH_PROTOCOL. */
 EFI_STATUS fwpt_soft_init(struct fwpt_soft *s, const char *profile, const struct fwpt_physmem *mem,
@@ -87,6 +88,11 @@ const struct fwpt_cpu *fwpt_soft_cpu(struct fwpt_soft *s);
  * it is a plain call. EFI_SUCCESS, or an error when the #DB handler could not be registered (fn
  * was not called then). Encoder errors are in s->stats.enc_status. */
 EFI_STATUS fwpt_soft_call(struct fwpt_soft *s, void (*fn)(void *), void *arg);
+/* Single-step fn(arg) and record the ground truth only: no encoder, no CPU. For `verify` on a
+ * machine with real PT: trace the call on hardware, decode, then call it again through this and
+ * compare with fwpt_soft_verify (flows agree when the call is deterministic; no IP filter then).
+ * profile may be NULL in fwpt_soft_init for this use. */
+EFI_STATUS fwpt_soft_record(struct fwpt_soft *s, void (*fn)(void *), void *arg);
 /* Compare the decoded flow (IPs in order) with the ground truth: all of it; or, when the trace
  * wrapped, its newest part (decoded is a suffix of gt); or, when the output stopped, its oldest
  * part (a prefix). Prints "verified: N instructions ..." or the first difference (index and both

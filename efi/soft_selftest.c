@@ -422,6 +422,29 @@ EFI_STATUS fwpt_soft_selftest(EFI_HANDLE image, const char *only, const struct f
         else
             pass++;
     }
+    if (!only || !only[0] || !fwpt_strcmp(only, "record-twice")) {
+        /* The hardware-verify path: step-only recording, twice; a deterministic call repeats. */
+        static struct fwpt_physmem mem;
+        fwpt_physmem_init(&mem, true);
+        int f = 1, res = 0;
+        fwpt_puts(o, "=== soft-selftest record-twice: fwpt_soft_record of target internal, twice (locate-handle between)\n");
+        UINTN count = 0;
+        if (!EFI_ERROR(fwpt_soft_init(&soft, NULL, &mem, decoded, GT_CAP)) &&
+            !EFI_ERROR(fwpt_soft_record(&soft, t_internal, &res))) {
+            size_t n = soft.gt_count;
+            if (!EFI_ERROR(fwpt_soft_init(&soft, NULL, &mem, gt, GT_CAP)) &&
+                !EFI_ERROR(fwpt_soft_record(&soft, t_locate_handle, &count)) &&
+                !EFI_ERROR(fwpt_soft_record(&soft, t_internal, &res))) {
+                fwpt_soft_report(&soft, o);
+                f = n == 0 || fwpt_soft_verify(&soft, decoded, n, 0, 0, o);
+            }
+        }
+        fwpt_puts(o, f ? "soft-selftest record-twice: FAIL\n" : "soft-selftest record-twice: PASS\n");
+        if (f)
+            failed++;
+        else
+            pass++;
+    }
     fwpt_puts(o, "soft-selftest: ");
     fwpt_put_dec(o, pass);
     fwpt_puts(o, " passed, ");

@@ -41,9 +41,7 @@ echo "qemu (TCG + witness plugin): $(printf '%.1f' "$(echo "$end - $start" | bc)
 grep -E '^(=== |soft: |readback: |verif|flow: |soft-selftest)' "$tmp/log"
 grep -q '!!!! X64 Exception' "$tmp/log" && bad "CPU exception in the guest: $(grep -m1 '!!!!' "$tmp/log")"
 
-i=0
-for c in $cases; do
-    i=$((i + 1))
+for c in $cases record-twice; do
     if grep -q "^soft-selftest $c: PASS" "$tmp/log"; then ok "$c: in-guest verify"; else bad "$c: in-guest verify"; fi
 done
 mkdir -p "$tmp/out"
