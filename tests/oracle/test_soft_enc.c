@@ -102,8 +102,13 @@ static void decode_libipt(const struct buf *t, const struct soft_prog *p, struct
     pt_image_free(image);
 }
 
-/* libipt packet decoder: count PSBs, and fail on any packet it cannot decode. */
-static int count_psb(const struct buf *t, unsigned long *npsb)
+/* libipt packet decoder: every packet decodes; PSB count; sum of CYC payloads; last MTC payload;
+ * last TSC value. */
+struct pkt_stats {
+    unsigned long psb, mtc;
+    uint64_t cyc_sum, last_mtc, last_tsc;
+};
+static int packet_stats(const struct buf *t, struct pkt_stats *ps)
 {
     struct pt_config config;
     pt_config_init(&config);
@@ -111,12 +116,20 @@ static int count_psb(const struct buf *t, unsigned long *npsb)
     config.end = t->p + t->n;
     struct pt_packet_decoder *dec = pt_pkt_alloc_decoder(&config);
     int status = pt_pkt_sync_set(dec, 0);
-    *npsb = 0;
+    memset(ps, 0, sizeof *ps);
     while (status >= 0) {
         struct pt_packet pkt;
         status = pt_pkt_next(dec, &pkt, sizeof pkt);
-        if (status >= 0 && pkt.type == ppt_psb)
-            (*npsb)++;
+        if (status < 0)
+            break;
+        if (pkt.type == ppt_psb)
+            ps->psb++;
+        else if (pkt.type == ppt_cyc)
+            ps->cyc_sum += pkt.payload.cyc.value;
+        else if (pkt.type == ppt_mtc)
+            ps->mtc++, ps->last_mtc = pkt.payload.mtc.ctc;
+        else if (pkt.type == ppt_tsc)
+            ps->last_tsc = pkt.payload.tsc.tsc;
     }
     pt_pkt_free_decoder(dec);
     return status == -pte_eos ? 0 : status;
@@ -165,9 +178,20 @@ static void run_one(const char *what, const struct soft_prog *p, const struct fw
     CHECK_EQ(d.enabled, e.counts.tip_pge);
     CHECK_EQ(d.disabled, e.counts.tip_pgd);
     CHECK_EQ(d.stops, e.counts.tracestop);
-    unsigned long npsb = 0;
-    CHECK_EQ(count_psb(&t, &npsb), 0);
-    CHECK_EQ(npsb, e.counts.psb);
+    struct pkt_stats ps;
+    CHECK_EQ(packet_stats(&t, &ps), 0);
+    CHECK_EQ(ps.psb, e.counts.psb);
+    /* Timing payloads as libipt reads them: CYC deltas add up to the last CYC time, the last MTC
+     * carries CTC[N+7:N] of the last crossing, TSC the time of the last PSB+. */
+    if (cfg->ctl & RTIT_CTL_CYCEN)
+        CHECK_EQ(ps.cyc_sum, e.last_cyc_time - p->flow[0].time);
+    if (cfg->ctl & RTIT_CTL_MTCEN) {
+        CHECK_EQ(ps.mtc, e.counts.mtc);
+        if (ps.mtc)
+            CHECK_EQ(ps.last_mtc, (e.last_ctc >> FWPT_GET(RTIT_CTL_MTCFREQ, cfg->ctl)) & 0xff);
+    }
+    if (cfg->ctl & RTIT_CTL_TSCEN)
+        CHECK(ps.last_tsc >= p->flow[0].time && ps.last_tsc <= p->flow[p->nflow - 1].time);
     /* PSB+ spacing: roughly every 2^(PSBFreq+11) bytes (never more than that + one instruction's packets). */
     uint64_t period = 1ull << (FWPT_GET(RTIT_CTL_PSBFREQ, cfg->ctl) + 11);
     CHECK(e.counts.psb >= t.n / (period + 64));
