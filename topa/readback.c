@@ -17,6 +17,8 @@ struct walk {
     uint64_t table, index;
     uint64_t start_table, start_index;
     unsigned n;      /* regions returned */
+    unsigned n_entered;
+    uint64_t entered[64]; /* tables entered through END: entering one twice is a loop */
     bool done;       /* after a STOP region, a closed loop, or a bad entry */
     bool closed;     /* came back to the start: a ring */
 };
@@ -45,6 +47,15 @@ static int walk_next(struct walk *w, struct wregion *r)
             if (w->index == 0 || e.stop || e.intr || e.reserved) {
                 w->done = true; /* the processor raised an error here */
                 return 0;
+            }
+            if (!(e.base == w->start_table && w->start_index == 0)) {
+                for (unsigned i = 0; i < w->n_entered; i++)
+                    if (w->entered[i] == e.base) {
+                        w->done = true; /* a loop that does not pass the start: stop at its end */
+                        return 0;
+                    }
+                if (w->n_entered < sizeof w->entered / sizeof w->entered[0])
+                    w->entered[w->n_entered++] = e.base;
             }
             w->table = e.base;
             w->index = 0;
