@@ -27,6 +27,14 @@ void fwpt_model_init(struct fwpt_model *m, const struct fwpt_caps *caps, const s
     fwpt_replay_init_snapshot(&m->replay, &caps->raw);
 }
 
+void fwpt_model_init_snapshot(struct fwpt_model *m, const struct fwpt_cpuid_snapshot *snap,
+                              const struct fwpt_physmem *mem)
+{
+    struct fwpt_caps caps;
+    fwpt_caps_parse(snap, &caps);
+    fwpt_model_init(m, &caps, mem);
+}
+
 /* ---- CPUID: the recorded processor's answers (arch/cpu_replay, above-max-leaf rule included) ---- */
 enum fwpt_status fwpt_model_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, struct fwpt_cpuid_regs *out)
 {

@@ -69,6 +69,9 @@ struct fwpt_model {
 
 /* A reset processor: all RTIT MSRs 0 (OUTPUT_MASK_PTRS reads 7FH), TraceEn clear. */
 void fwpt_model_init(struct fwpt_model *m, const struct fwpt_caps *caps, const struct fwpt_physmem *mem);
+/* The same from raw CPUID values (fwpt_caps_parse decides which MSR bits exist). */
+void fwpt_model_init_snapshot(struct fwpt_model *m, const struct fwpt_cpuid_snapshot *snap,
+                              const struct fwpt_physmem *mem);
 /* The CPU interface over m (name "model"). m must outlive it. */
 struct fwpt_cpu fwpt_model_cpu(struct fwpt_model *m);
 /* The same entry points, for wrappers (fault injection) that delegate to the model. */

@@ -4,6 +4,7 @@
 #include "tests/common/topa_fixture.h"
 #include "topa/model.h"
 #include "topa/table.h"
+#include "arch/cpu_replay.h"
 
 #define PHYS 0x40000000ull
 #define T0 PHYS
@@ -82,6 +83,23 @@ static void msr_rules(void)
     CHECK_EQ(r.eax & 0xff, 39);
     CHECK_STR(cpu.name, "model");
 
+    /* from a real profile's snapshot: Broadwell has single-entry ToPA and no PTWRITE */
+    {
+        struct fwpt_cpuid_snapshot snap;
+        const struct fwpt_cpu_profile *p = fwpt_cpu_profile_find("broadwell");
+        CHECK(p != NULL);
+        if (p) {
+            static struct fwpt_model b;
+            fwpt_cpu_profile_snapshot(p, &snap);
+            fwpt_model_init_snapshot(&b, &snap, &arena.mem);
+            struct fwpt_cpu bc = fwpt_model_cpu(&b);
+            CHECK(b.caps.topa_output && !b.caps.topa_multiple_entries);
+            CHECK_EQ(fwpt_cpuid(&bc, 0x14, 0, &r), FWPT_OK);
+            CHECK_EQ(r.ecx, p->leaf14_0.ecx);
+            CHECK_EQ(fwpt_wrmsr(&bc, MSR_IA32_RTIT_CTL, RTIT_CTL_PTWEN), FWPT_E_FAULT);
+            CHECK_EQ(fwpt_wrmsr(&bc, MSR_IA32_RTIT_CTL, RTIT_CTL_TOPA | RTIT_CTL_BRANCHEN), FWPT_OK);
+        }
+    }
     /* reset values; LowerMask reads as 7FH */
     CHECK_EQ(rd(MSR_IA32_RTIT_CTL), 0);
     CHECK_EQ(rd(MSR_IA32_RTIT_OUTPUT_MASK_PTRS), 0x7f);
