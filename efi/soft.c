@@ -61,70 +61,11 @@ static inline uint64_t rdtsc(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-/* ---- the CPU: CPUID from the profile (through the model), MSRs the model's ---- */
-static enum fwpt_status replay_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, struct fwpt_cpuid_regs *out)
-{
-    return fwpt_replay_cpuid(ctx, leaf, subleaf, out);
-}
-
-static enum fwpt_status soft_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, struct fwpt_cpuid_regs *out)
-{
-    struct fwpt_soft *s = ctx;
-    return fwpt_model_cpuid(&s->model, leaf, subleaf, out);
-}
-
-static enum fwpt_status soft_rdmsr(void *ctx, uint32_t msr, uint64_t *value)
-{
-    struct fwpt_soft *s = ctx;
-    return fwpt_model_rdmsr(&s->model, msr, value);
-}
-
-static enum fwpt_status soft_wrmsr(void *ctx, uint32_t msr, uint64_t value)
-{
-    struct fwpt_soft *s = ctx;
-    if (msr == MSR_IA32_RTIT_CTL && s->enc_running && (s->model.ctl & RTIT_CTL_TRACEEN) &&
-        !(value & RTIT_CTL_TRACEEN)) {
-        /* TraceEn 1->0: what the processor still holds goes out before the bit clears. */
-        enum fwpt_status st = fwpt_soft_enc_stop(&s->enc, rdtsc());
-        if (st != FWPT_OK && s->stats.enc_status == FWPT_OK)
-            s->stats.enc_status = st;
-        s->enc_running = 0;
-    }
-    return fwpt_model_wrmsr(&s->model, msr, value);
-}
-
-static enum fwpt_status soft_emit(void *ctx, const uint8_t *b, size_t n)
-{
-    struct fwpt_soft *s = ctx;
-    s->stats.bytes += n;
-    fwpt_model_emit(&s->model, b, n);
-    return FWPT_OK; /* STOP, errors, drops: the model's business, visible in its MSRs */
-}
-
 EFI_STATUS fwpt_soft_init(struct fwpt_soft *s, const char *profile, const struct fwpt_physmem *mem,
                           uint64_t *gt, size_t gt_cap)
 {
-    fwpt_memset(s, 0, sizeof *s);
-    s->profile = profile ? fwpt_cpu_profile_find(profile) : NULL;
-    if (profile && !s->profile)
+    if (fwpt_soft_setup(s, profile, mem, gt, gt_cap) != FWPT_OK)
         return EFI_NOT_FOUND;
-    if (!s->profile) {
-        /* Stepping only (fwpt_soft_record): no CPU to program. */
-        s->gt = gt;
-        s->gt_cap = gt_cap;
-        goto locate;
-    }
-    fwpt_replay_init_profile(&s->replay, s->profile);
-    fwpt_cpu_profile_snapshot(s->profile, &s->snap);
-    fwpt_caps_parse(&s->snap, &s->caps);
-    fwpt_model_init(&s->model, &s->caps, mem);
-    s->model.cpuid_fn = replay_cpuid;
-    s->model.cpuid_ctx = &s->replay;
-    s->cpu = (struct fwpt_cpu){.name = "soft", .ctx = s, .cpuid = soft_cpuid, .rdmsr = soft_rdmsr,
-                               .wrmsr = soft_wrmsr, .fence = NULL};
-    s->gt = gt;
-    s->gt_cap = gt_cap;
-locate:;
     /* TSC rate, for steps per second in the report. */
     uint64_t t0 = rdtsc();
     uefi_call_wrapper(BS->Stall, 1, 2000);
@@ -137,42 +78,13 @@ locate:;
     return EFI_SUCCESS;
 }
 
-const struct fwpt_cpu *fwpt_soft_cpu(struct fwpt_soft *s)
-{
-    return &s->cpu;
-}
-
 /* ---- single-step ---- */
-static void note_error(struct fwpt_soft *s, enum fwpt_status st, uint64_t ip)
-{
-    if (st != FWPT_OK && s->stats.enc_status == FWPT_OK) {
-        s->stats.enc_status = st;
-        s->stats.enc_error_ip = ip;
-    }
-}
-
 static void feed(struct fwpt_soft *s, uint64_t ip, uint64_t next, const struct fwpt_insn *in, uint64_t now,
                  int leaves)
 {
-    if (s->gt_count < s->gt_cap) {
-        s->gt[s->gt_count++] = ip;
-        if (s->record_only || fwpt_soft_enc_triggered(&s->enc))
-            s->traced_end = s->gt_count;
-    } else {
-        s->stats.lost++;
-    }
-    s->stats.insns++;
-    if (s->record_only)
-        return;
     struct fwpt_soft_insn si = {.ip = ip, .next_ip = next, .time = now, .size = in->size, .iclass = in->iclass,
                                 .zero_len_call = in->zero_len_call, .leaves = (uint8_t)leaves};
-    int stopped_before = !fwpt_soft_enc_triggered(&s->enc);
-    note_error(s, fwpt_soft_enc_step(&s->enc, &si), ip);
-    if (!stopped_before && !fwpt_soft_enc_triggered(&s->enc)) {
-        /* TraceStop: IA32_RTIT_STATUS.Stopped set, TriggerEn clear (SDM "TraceStop"). */
-        s->model.status = (s->model.status | RTIT_STATUS_STOPPED) & ~RTIT_STATUS_TRIGGEREN;
-        s->traced_end = s->gt_count;
-    }
+    fwpt_soft_feed(s, &si);
 }
 
 /* The instruction at prev_ip retired and the processor is now at rip. */
@@ -193,7 +105,7 @@ static void retire(struct fwpt_soft *s, uint64_t rip, uint64_t now)
         struct fwpt_insn in;
         enum fwpt_status st = fwpt_insn_decode((const uint8_t *)(uintptr_t)ip, INSN_MAX, FWPT_MODE_64, &in);
         if (st != FWPT_OK) {
-            note_error(s, st, ip);
+            fwpt_soft_note_error(s, st, ip);
             return;
         }
         uint64_t fall = ip + in.size;
@@ -259,14 +171,6 @@ static EFI_STATUS step_call(struct fwpt_soft *s, void (*fn)(void *), void *arg, 
     struct soft_cpu_arch *ca = s->cpu_arch;
     if (!ca)
         return EFI_UNSUPPORTED;
-    s->record_only = record_only;
-    struct fwpt_soft_enc_config cfg = {.ctl = s->model.ctl, .cpl = 0, .tsc_per_ctc = 1};
-    for (unsigned n = 0; n < FWPT_MAX_ADDR_RANGES; n++)
-        cfg.addr_a[n] = s->model.addr_a[n], cfg.addr_b[n] = s->model.addr_b[n];
-    fwpt_soft_enc_init(&s->enc, &cfg, soft_emit, s);
-    s->gt_count = 0;
-    s->traced_end = 0;
-    fwpt_memset(&s->stats, 0, sizeof s->stats);
     s->have_prev = 0;
     s->stop_ip = (uint64_t)(uintptr_t)fwpt_soft_trampoline_ret;
     g_soft = s;
@@ -280,14 +184,7 @@ static EFI_STATUS step_call(struct fwpt_soft *s, void (*fn)(void *), void *arg, 
         return st;
     s->handler_registered = 1;
     EFI_TPL old = uefi_call_wrapper(BS->RaiseTPL, 1, TPL_NOTIFY);
-    s->stats.tsc_start = rdtsc();
-    if (!record_only) {
-        s->enc_running = 1;
-        note_error(s, fwpt_soft_enc_start(&s->enc, (uint64_t)(uintptr_t)fn, s->stats.tsc_start),
-                   (uint64_t)(uintptr_t)fn);
-        if (!fwpt_soft_enc_triggered(&s->enc))
-            s->model.status = (s->model.status | RTIT_STATUS_STOPPED) & ~RTIT_STATUS_TRIGGEREN;
-    }
+    fwpt_soft_begin(s, (uint64_t)(uintptr_t)fn, rdtsc(), record_only);
     s->stepping = 1;
     fwpt_soft_trampoline(fn, arg);
     s->stepping = 0;
@@ -305,129 +202,3 @@ void fwpt_soft_fini(struct fwpt_soft *s)
     s->handler_registered = 0;
 }
 
-/* ---- verify and report ---- */
-static void put_ip_line(const struct fwpt_sink *o, const char *what, size_t i, uint64_t ip)
-{
-    fwpt_puts(o, what);
-    fwpt_put_dec(o, i);
-    fwpt_puts(o, ": ");
-    fwpt_put_0x(o, ip);
-    fwpt_putc(o, '\n');
-}
-
-/* PacketEn at ip under the traced configuration (every stepped instruction when only recording:
- * the hardware run's own filter is not modelled then). */
-static int traced(const struct fwpt_soft *s, uint64_t ip)
-{
-    return s->record_only || fwpt_soft_enc_filter_en(&s->enc.cfg, ip);
-}
-
-int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, int wrapped, int stopped,
-                     const struct fwpt_sink *o)
-{
-    if (s->stats.lost) {
-        fwpt_puts(o, "verify: ground truth incomplete (");
-        fwpt_put_dec(o, s->stats.lost);
-        fwpt_puts(o, " instructions did not fit)\n");
-        return 1;
-    }
-    /* What the processor traces: instructions where PacketEn held (IP filter), before a TraceStop. */
-    size_t end = s->traced_end, total = 0;
-    for (size_t i = 0; i < end; i++)
-        total += traced(s, s->gt[i]);
-    size_t skip = 0, want = total;
-    const char *how = "the whole call";
-    if (wrapped && n <= total) {
-        skip = total - n; /* the ring kept the newest part */
-        want = n;
-        how = "the newest part (ring wrapped)";
-    } else if (stopped && n <= total) {
-        want = n; /* the buffer filled: the oldest part */
-        how = "the oldest part (output stopped)";
-    }
-    size_t j = 0, k = 0;
-    for (size_t i = 0; i < end && j < want; i++) {
-        if (!traced(s, s->gt[i]))
-            continue;
-        if (k++ < skip)
-            continue;
-        if (j >= n || decoded[j] != s->gt[i]) {
-            fwpt_puts(o, "verify: FIRST DIFFERENCE at instruction ");
-            fwpt_put_dec(o, j);
-            fwpt_putc(o, '\n');
-            if (j)
-                put_ip_line(o, "  both      #", j - 1, decoded[j - 1]);
-            if (j < n)
-                put_ip_line(o, "  decoded   #", j, decoded[j]);
-            else
-                fwpt_puts(o, "  decoded   (end of trace)\n");
-            put_ip_line(o, "  stepped   #", i, s->gt[i]);
-            return 1;
-        }
-        j++;
-    }
-    if (j != want || n != want) {
-        fwpt_puts(o, "verify: FIRST DIFFERENCE at instruction ");
-        fwpt_put_dec(o, j);
-        fwpt_puts(o, ": decoded ");
-        fwpt_put_dec(o, n);
-        fwpt_puts(o, " instructions, single-stepped and traced ");
-        fwpt_put_dec(o, want);
-        fwpt_putc(o, '\n');
-        return 1;
-    }
-    fwpt_puts(o, "verified: ");
-    fwpt_put_dec(o, n);
-    fwpt_puts(o, " instructions decoded = single-stepped (");
-    fwpt_puts(o, how);
-    if (total != s->gt_count) {
-        fwpt_puts(o, "; ");
-        fwpt_put_dec(o, s->gt_count - total);
-        fwpt_puts(o, " stepped instructions outside the filter or after TraceStop");
-    }
-    fwpt_puts(o, ")\n");
-    return 0;
-}
-
-void fwpt_soft_report(const struct fwpt_soft *s, const struct fwpt_sink *o)
-{
-    const struct fwpt_soft_enc_counts *c = &s->enc.counts;
-    fwpt_puts(o, "soft: profile ");
-    fwpt_puts(o, s->profile ? s->profile->name : "?");
-    fwpt_puts(o, ", ");
-    fwpt_put_dec(o, s->stats.steps);
-    fwpt_puts(o, " steps, ");
-    fwpt_put_dec(o, s->stats.insns);
-    fwpt_puts(o, " instructions (");
-    fwpt_put_dec(o, s->stats.shadow_fixups);
-    fwpt_puts(o, " without a trap), ");
-    fwpt_put_dec(o, s->stats.steps ? (s->stats.tsc_end - s->stats.tsc_start) / s->stats.steps : 0);
-    fwpt_puts(o, " TSC ticks/step (");
-    uint64_t dt = s->stats.tsc_end - s->stats.tsc_start;
-    fwpt_put_dec(o, dt && s->tsc_hz ? s->stats.steps * s->tsc_hz / dt : 0);
-    fwpt_puts(o, " steps/s), ");
-    fwpt_put_dec(o, s->stats.rep_iterations);
-    fwpt_puts(o, " REP iterations, ");
-    fwpt_put_dec(o, s->stats.bytes);
-    fwpt_puts(o, " packet bytes: PSB ");
-    fwpt_put_dec(o, c->psb);
-    fwpt_puts(o, " TNT ");
-    fwpt_put_dec(o, c->tnt);
-    fwpt_puts(o, " TIP ");
-    fwpt_put_dec(o, c->tip);
-    fwpt_puts(o, " PGE ");
-    fwpt_put_dec(o, c->tip_pge);
-    fwpt_puts(o, " PGD ");
-    fwpt_put_dec(o, c->tip_pgd);
-    fwpt_puts(o, " RETcomp ");
-    fwpt_put_dec(o, c->ret_compressed);
-    if (s->stats.enc_status != FWPT_OK) {
-        fwpt_puts(o, "; ERROR ");
-        fwpt_puts(o, fwpt_status_name(s->stats.enc_status));
-        fwpt_puts(o, " at ");
-        fwpt_put_0x(o, s->stats.enc_error_ip);
-    }
-    if (s->stats.step_limit_hit)
-        fwpt_puts(o, "; step limit reached");
-    fwpt_putc(o, '\n');
-}

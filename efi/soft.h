@@ -32,75 +32,22 @@
 #include <efi.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "arch/caps.h"
-#include "arch/cpu.h"
-#include "arch/cpu_replay.h"
-#include "arch/soft_enc.h"
-#include "arch/text.h"
-#include "topa/model.h"
+#include "arch/soft_cpu.h"
 
-struct fwpt_soft_stats {
-    uint64_t steps;          /* #DB traps taken while single-stepping */
-    uint64_t insns;          /* retired instructions fed to the encoder (= ground-truth entries) */
-    uint64_t shadow_fixups;  /* instructions that retired without a trap of their own (STI/HLT shadow) */
-    uint64_t rep_iterations; /* traps inside a REP string instruction (it retires once) */
-    uint64_t lost;           /* ground-truth entries that did not fit in gt */
-    uint64_t bytes;          /* packet bytes handed to the model */
-    uint64_t tsc_start, tsc_end;
-    int step_limit_hit;      /* stepping abandoned after FWPT_SOFT_MAX_STEPS */
-    enum fwpt_status enc_status; /* first encoder/classifier error, FWPT_OK if none */
-    uint64_t enc_error_ip;       /* IP at which it happened */
-};
+/* The struct and the firmware-free half (setup, cpu, feed, verify, report): arch/soft_cpu.h. */
 
-#define FWPT_SOFT_MAX_STEPS 50000000ull
-
-struct fwpt_soft {
-    struct fwpt_cpu cpu;              /* what fwpt_soft_cpu returns */
-    const struct fwpt_cpu_profile *profile;
-    struct fwpt_replay replay;        /* CPUID answers */
-    struct fwpt_cpuid_snapshot snap;
-    struct fwpt_caps caps;            /* the profile's capabilities (the model's MSR rules) */
-    struct fwpt_model model;          /* RTIT MSRs and output */
-    struct fwpt_soft_enc enc;
-    int enc_running;                  /* encoder started by fwpt_soft_call, not yet stopped */
-    uint64_t *gt;                     /* ground truth: IPs of retired instructions, in order */
-    size_t gt_cap, gt_count;
-    size_t traced_end;                /* gt entries before TraceStop cleared TriggerEn */
-    struct fwpt_soft_stats stats;
-    /* single-step state (efi/soft.c) */
-    uint64_t prev_ip, stop_ip;
-    int have_prev, stepping;
-    int record_only;                  /* fwpt_soft_record: stepping without the encoder */
-    void *cpu_arch;                   /* EFI_CPU_ARCH_PROTOCOL */
-    uint64_t tsc_hz;                  /* measured over a 2 ms Stall at init */
-    int handler_registered;
-};
-
-/* Profile by name (fwpt_cpu_profile_find; NULL: only fwpt_soft_record will be used); mem: the physical memory the model writes (identity in
- * UEFI). gt/gt_cap: caller-owned ground-truth buffer (8 bytes per instruction). EFI_NOT_FOUND for an
- * unknown profile, EFI_UNSUPPORTED without EFI_CPU_ARCH_PROTOCOL. */
+/* fwpt_soft_setup + EFI_CPU_ARCH_PROTOCOL + TSC rate. EFI_NOT_FOUND for an unknown profile,
+ * EFI_UNSUPPORTED without EFI_CPU_ARCH_PROTOCOL. profile NULL: only fwpt_soft_record is used. */
 EFI_STATUS fwpt_soft_init(struct fwpt_soft *s, const char *profile, const struct fwpt_physmem *mem,
                           uint64_t *gt, size_t gt_cap);
-/* The CPU to program: CPUID from the profile; MSRs are the model's, with the TraceEn 1->0 write
- * first flushing the encoder (TNT, TIP.PGD) as the processor does. */
-const struct fwpt_cpu *fwpt_soft_cpu(struct fwpt_soft *s);
 /* Call fn(arg). If the model's CTL has TraceEn=1 the call is single-stepped and traced; otherwise
  * it is a plain call. EFI_SUCCESS, or an error when the #DB handler could not be registered (fn
  * was not called then). Encoder errors are in s->stats.enc_status. */
 EFI_STATUS fwpt_soft_call(struct fwpt_soft *s, void (*fn)(void *), void *arg);
 /* Single-step fn(arg) and record the ground truth only: no encoder, no CPU. For `verify` on a
  * machine with real PT: trace the call on hardware, decode, then call it again through this and
- * compare with fwpt_soft_verify (flows agree when the call is deterministic; no IP filter then).
- * profile may be NULL in fwpt_soft_init for this use. */
+ * compare with fwpt_soft_verify (flows agree when the call is deterministic; no IP filter then). */
 EFI_STATUS fwpt_soft_record(struct fwpt_soft *s, void (*fn)(void *), void *arg);
-/* Compare the decoded flow (IPs in order) with the ground truth: all of it; or, when the trace
- * wrapped, its newest part (decoded is a suffix of gt); or, when the output stopped, its oldest
- * part (a prefix). Prints "verified: N instructions ..." or the first difference (index and both
- * IPs). Returns 0 when equal. */
-int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, int wrapped, int stopped,
-                     const struct fwpt_sink *out);
-/* One line: steps, instructions, steps/s, bytes, packet counts. */
-void fwpt_soft_report(const struct fwpt_soft *s, const struct fwpt_sink *out);
 /* Unregister the #DB handler (safe to call twice). */
 void fwpt_soft_fini(struct fwpt_soft *s);
 

@@ -9,7 +9,8 @@
 enum kind { K_OTHER, K_JCC8, K_JCC32, K_LOOP, K_JMP8, K_JMP32, K_CALL, K_CALL0, K_CALLIND, K_JMPIND,
             K_RET, K_RETIMM, K_NKINDS };
 
-#define FIXED 9 /* variant of the chain call and the guard jcc: target set at shape time */
+#define FIXED 9     /* variant of the chain call and the guard jcc: target set at shape time */
+#define LOOPBACK 10 /* function 0's outer loop: jcc back to the top, taken until the budget is spent */
 
 struct ins {
     uint8_t kind, size, variant;
@@ -104,13 +105,18 @@ static int build_once(const struct soft_prog_cfg *cfg, uint64_t seed, struct sof
         unsigned k = 0;
         if (cfg->chain && can_call)
             F[i].ins[k++] = (struct ins){.kind = K_CALL, .variant = FIXED, .target = (int)i + 1};
-        F[i].ins[k++] = (struct ins){.kind = K_JCC32, .variant = FIXED, .target = (int)n - 1};
+        if (i) /* the guard; function 0 ends through its outer loop instead */
+            F[i].ins[k++] = (struct ins){.kind = K_JCC32, .variant = FIXED, .target = (int)n - 1};
         for (; k < n - 1; k++) {
             struct ins *in = &F[i].ins[k];
             in->kind = (uint8_t)pick_kind(&s, can_call);
+            if (i == 0 && (in->kind == K_RET || in->kind == K_RETIMM))
+                in->kind = K_OTHER; /* function 0 returns only at its end */
             in->variant = (uint8_t)rnd(&s, 4);
         }
         F[i].ins[n - 1] = (struct ins){.kind = (uint8_t)(rnd(&s, 4) ? K_RET : K_RETIMM)};
+        if (i == 0) /* n >= 4: the loop sits after the guard (and the chain call) */
+            F[0].ins[n - 2] = (struct ins){.kind = K_JCC32, .variant = LOOPBACK, .target = cfg->chain ? 1 : 0};
         uint32_t off = 0;
         for (k = 0; k < n; k++) {
             F[i].ins[k].off = off;
@@ -135,6 +141,7 @@ static int build_once(const struct soft_prog_cfg *cfg, uint64_t seed, struct sof
     for (unsigned i = 0; i < nf; i++) {
         struct fn *f = &F[i];
         uint8_t *c = p->funcs[i].code;
+        unsigned lim = i == 0 ? f->n - 1 : f->n; /* jumps in function 0 stay inside its outer loop */
         for (unsigned k = 0; k < f->n; k++) {
             struct ins *in = &f->ins[k];
             uint8_t *b = c + in->off;
@@ -155,7 +162,7 @@ static int build_once(const struct soft_prog_cfg *cfg, uint64_t seed, struct sof
             case K_LOOP:
             case K_JMP8: {
                 unsigned cand[64], nc = 0;
-                for (unsigned j = (in->kind == K_JMP8 ? k + 1 : 0); j < f->n && nc < 64; j++)
+                for (unsigned j = (in->kind == K_JMP8 ? k + 1 : 0); j < lim && nc < 64; j++)
                     if (in_rel8((int64_t)f->ins[j].off - from))
                         cand[nc++] = j;
                 in->target = nc ? (int)cand[rnd(&s, nc)] : (int)k + 1;
@@ -167,8 +174,8 @@ static int build_once(const struct soft_prog_cfg *cfg, uint64_t seed, struct sof
             }
             case K_JCC32:
             case K_JMP32:
-                if (in->variant != FIXED)
-                    in->target = in->kind == K_JMP32 ? (int)(k + 1 + rnd(&s, f->n - k - 1)) : (int)rnd(&s, f->n);
+                if (in->variant != FIXED && in->variant != LOOPBACK)
+                    in->target = in->kind == K_JMP32 ? (int)(k + 1 + rnd(&s, lim - k - 1)) : (int)rnd(&s, lim);
                 if (in->kind == K_JCC32)
                     b[0] = 0x0f, b[1] = (uint8_t)(0x80 + rnd(&s, 16)), put32(b + 2, (uint32_t)((int64_t)f->ins[in->target].off - from));
                 else
@@ -225,8 +232,13 @@ static int build_once(const struct soft_prog_cfg *cfg, uint64_t seed, struct sof
         unsigned nfi = fi, nk = k + 1;
         switch (in->kind) {
         case K_JCC8: case K_JCC32: case K_LOOP: {
+            /* Before the budget: loops go round (3 in 4) and the guard rarely returns early
+             * (1 in 16), so executions are long; after it, everything runs forward to a RET. */
             int backward = in->target <= (int)k;
-            int taken = backward ? (!late && rnd(&s, 2)) : (late ? 1 : (int)rnd(&s, 2));
+            int taken = in->variant == LOOPBACK ? !late
+                      : backward ? (!late && rnd(&s, 4) != 0)
+                      : in->variant == FIXED ? (late || rnd(&s, 16) == 0)
+                      : (late ? 1 : (int)rnd(&s, 2));
             if (taken)
                 nk = (unsigned)in->target;
             break;
@@ -244,7 +256,7 @@ static int build_once(const struct soft_prog_cfg *cfg, uint64_t seed, struct sof
             r->zero_len_call = 1;
             break;
         case K_JMPIND:
-            nk = k + 1 + rnd(&s, f->n - k - 1);
+            nk = k + 1 + rnd(&s, (fi == 0 ? f->n - 1 : f->n) - k - 1);
             break;
         case K_RET: case K_RETIMM:
             if (!depth) {

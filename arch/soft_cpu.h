@@ -1,0 +1,81 @@
+/* fwpt — the software trace CPU (backend=soft), the part that needs no firmware: CPUID answers
+ * from a built-in processor profile (arch/cpu_replay), the RTIT MSRs and output are the model
+ * (topa/model), and the retired instructions it is fed become packets (arch/soft_enc) written
+ * through the model into the ToPA regions. It records the instructions fed (the ground truth) and
+ * compares a decoded flow with them. efi/soft.c single-steps the target and feeds it; host tests
+ * feed it generated programs. Freestanding. */
+#ifndef FWPT_ARCH_SOFT_CPU_H
+#define FWPT_ARCH_SOFT_CPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "arch/caps.h"
+#include "arch/cpu.h"
+#include "arch/cpu_replay.h"
+#include "arch/soft_enc.h"
+#include "arch/text.h"
+#include "topa/model.h"
+
+struct fwpt_soft_stats {
+    uint64_t steps;          /* #DB traps taken while single-stepping */
+    uint64_t insns;          /* retired instructions fed to the encoder (= ground-truth entries) */
+    uint64_t shadow_fixups;  /* instructions that retired without a trap of their own (STI/HLT shadow) */
+    uint64_t rep_iterations; /* traps inside a REP string instruction (it retires once) */
+    uint64_t lost;           /* ground-truth entries that did not fit in gt */
+    uint64_t bytes;          /* packet bytes handed to the model */
+    uint64_t tsc_start, tsc_end;
+    int step_limit_hit;      /* stepping abandoned after FWPT_SOFT_MAX_STEPS */
+    enum fwpt_status enc_status; /* first encoder/classifier error, FWPT_OK if none */
+    uint64_t enc_error_ip;       /* IP at which it happened */
+};
+
+#define FWPT_SOFT_MAX_STEPS 50000000ull
+
+struct fwpt_soft {
+    struct fwpt_cpu cpu;              /* what fwpt_soft_cpu returns */
+    const struct fwpt_cpu_profile *profile;
+    struct fwpt_replay replay;        /* CPUID answers */
+    struct fwpt_cpuid_snapshot snap;
+    struct fwpt_caps caps;            /* the profile's capabilities (the model's MSR rules) */
+    struct fwpt_model model;          /* RTIT MSRs and output */
+    struct fwpt_soft_enc enc;
+    int enc_running;                  /* encoder started by fwpt_soft_call, not yet stopped */
+    uint64_t *gt;                     /* ground truth: IPs of retired instructions, in order */
+    size_t gt_cap, gt_count;
+    size_t traced_end;                /* gt entries before TraceStop cleared TriggerEn */
+    struct fwpt_soft_stats stats;
+    uint64_t last_time;               /* time of the last instruction fed (TraceEn 1->0 stamp) */
+    /* single-step state (efi/soft.c) */
+    uint64_t prev_ip, stop_ip;
+    int have_prev, stepping;
+    int record_only;                  /* fwpt_soft_record: stepping without the encoder */
+    void *cpu_arch;                   /* EFI_CPU_ARCH_PROTOCOL */
+    uint64_t tsc_hz;                  /* measured over a 2 ms Stall at init */
+    int handler_registered;
+};
+
+/* Profile by name (fwpt_cpu_profile_find; NULL: stepping only, fwpt_soft_begin(record_only=1)).
+ * mem: the physical memory the model writes. gt/gt_cap: caller-owned ground-truth buffer (8 bytes
+ * per instruction). FWPT_E_INVAL for an unknown profile. */
+enum fwpt_status fwpt_soft_setup(struct fwpt_soft *s, const char *profile, const struct fwpt_physmem *mem,
+                                 uint64_t *gt, size_t gt_cap);
+/* The CPU to program: CPUID from the profile; MSRs are the model's, with the TraceEn 1->0 write
+ * first flushing the encoder (TNT, TIP.PGD) as the processor does. */
+const struct fwpt_cpu *fwpt_soft_cpu(struct fwpt_soft *s);
+/* The traced call starts at entry_ip: the encoder takes the model's CTL and ADDRn (programmed
+ * before, TraceEn=1) and sends PSB+, TIP.PGE. record_only: no encoder, ground truth only. */
+void fwpt_soft_begin(struct fwpt_soft *s, uint64_t entry_ip, uint64_t time, int record_only);
+/* One retired instruction: recorded, then encoded (TraceStop sets STATUS.Stopped in the model). */
+void fwpt_soft_feed(struct fwpt_soft *s, const struct fwpt_soft_insn *insn);
+/* The first error, kept in stats (enc_status, enc_error_ip). */
+void fwpt_soft_note_error(struct fwpt_soft *s, enum fwpt_status st, uint64_t ip);
+/* Compare the decoded flow (IPs in order) with the ground truth: all of it; or, when the trace
+ * wrapped, its newest part (decoded is a suffix); or, when the output stopped, its oldest part (a
+ * prefix) — of the instructions PacketEn covered (IP filter, before TraceStop). Prints "verified:
+ * N instructions ..." or the first difference (index and both IPs). Returns 0 when equal. */
+int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, int wrapped, int stopped,
+                     const struct fwpt_sink *out);
+/* One line: steps, instructions, steps/s (when tsc_hz is known), bytes, packet counts. */
+void fwpt_soft_report(const struct fwpt_soft *s, const struct fwpt_sink *out);
+
+#endif

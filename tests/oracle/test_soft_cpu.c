@@ -1,0 +1,284 @@
+/* Oracle test of the software trace CPU (arch/soft_cpu) on the host: the same path the EFI backend
+ * runs, minus the single-stepping. For several built-in CPU profiles and output settings (single-
+ * entry ToPA, multi-entry stop, a ring that wraps, IP filter, TraceStop, timing packets): plan and
+ * ToPA tables in memory, the MSR sequence (arch/trace) over the soft CPU, a random program's
+ * execution fed instruction by instruction, TraceEn=0, readback; then libipt's instruction decoder
+ * and fwpt's flow decoder must both decode the captured bytes to exactly the instructions the
+ * processor would have traced (fwpt_soft_verify), and the MSRs end clean. */
+#include <intel-pt.h>
+#include <stdlib.h>
+
+#include "arch/soft_cpu.h"
+#include "arch/trace.h"
+#include "decode/flow.h"
+#include "tests/check.h"
+#include "tests/common/soft_prog.h"
+#include "topa/plan.h"
+#include "topa/readback.h"
+
+#define PHYS_BASE 0x40000000ull /* fake physical addresses of the output memory */
+#define GT_CAP (1u << 20)
+
+static void sink_stdout(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    fwrite(s, 1, n, stdout);
+}
+
+static int ipt_read(uint8_t *buffer, size_t size, const struct pt_asid *asid, uint64_t ip, void *ctx)
+{
+    (void)asid;
+    size_t n = soft_prog_read(ctx, ip, buffer, size);
+    return n ? (int)n : -pte_nomap;
+}
+
+static size_t flow_read(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    const struct soft_prog *p = ctx;
+    for (unsigned i = 0; i < p->nfuncs; i++)
+        if (ip >= p->funcs[i].addr && ip < p->funcs[i].addr + p->funcs[i].size) {
+            *bytes = p->funcs[i].code + (ip - p->funcs[i].addr);
+            return (size_t)(p->funcs[i].addr + p->funcs[i].size - ip);
+        }
+    return 0;
+}
+
+static size_t decode_libipt(const uint8_t *t, size_t len, const struct soft_prog *p, uint64_t *out, size_t cap)
+{
+    struct pt_config config;
+    pt_config_init(&config);
+    config.begin = (uint8_t *)t;
+    config.end = (uint8_t *)t + len;
+    struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&config);
+    struct pt_image *image = pt_image_alloc("soft");
+    pt_image_set_callback(image, ipt_read, (void *)p);
+    pt_insn_set_image(dec, image);
+    size_t n = 0;
+    for (;;) {
+        int status = pt_insn_sync_forward(dec);
+        if (status < 0)
+            break;
+        for (;;) {
+            while (status & pts_event_pending) {
+                struct pt_event ev;
+                status = pt_insn_event(dec, &ev, sizeof ev);
+                if (status < 0)
+                    break;
+            }
+            if (status < 0 || (status & pts_eos))
+                break;
+            struct pt_insn insn;
+            status = pt_insn_next(dec, &insn, sizeof insn);
+            if (status < 0)
+                break;
+            if (n < cap)
+                out[n++] = insn.ip;
+        }
+        if (status != -pte_eos && !(status >= 0 && (status & pts_eos)))
+            break;
+    }
+    pt_insn_free_decoder(dec);
+    pt_image_free(image);
+    return n;
+}
+
+static size_t decode_flow(const uint8_t *t, size_t len, const struct soft_prog *p, uint64_t *out, size_t cap,
+                          unsigned *errors)
+{
+    static struct fwpt_flow f;
+    static struct fwpt_flow_block cache[1024];
+    fwpt_flow_init(&f, t, len, flow_read, (void *)p, cache, 1024);
+    struct fwpt_flow_event ev;
+    size_t n = 0;
+    *errors = 0;
+    while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
+        if (ev.kind == FWPT_FLOW_INSN && n < cap)
+            out[n++] = ev.ip;
+        else if (ev.kind == FWPT_FLOW_ERROR)
+            (*errors)++;
+    }
+    return n;
+}
+
+enum { R_NONE, R_FILTER, R_TRACESTOP };
+struct tcase {
+    const char *profile;
+    enum fwpt_plan_mode mode;
+    uint64_t total, region;
+    int range, timing;
+};
+
+static unsigned lowest_bit(uint32_t bitmap, unsigned from)
+{
+    for (unsigned i = from; i < 32; i++)
+        if (bitmap & (1u << i))
+            return i;
+    return 0;
+}
+
+static uint64_t gt[GT_CAP], got_ipt[GT_CAP], got_flow[GT_CAP];
+static struct fwpt_soft soft;
+
+static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long *nverified, unsigned *nwrapped,
+                unsigned *nstopped)
+{
+    static struct fwpt_physmem mem;
+    fwpt_physmem_init(&mem, false);
+    CHECK_EQ(fwpt_soft_setup(&soft, tc->profile, &mem, gt, GT_CAP), FWPT_OK);
+    const struct fwpt_cpu *cpu = fwpt_soft_cpu(&soft);
+    const struct fwpt_caps *caps = &soft.caps;
+    struct fwpt_plan_options popt = {.total_size = tc->total, .region_size = tc->region, .mode = tc->mode};
+    struct fwpt_plan plan;
+    struct fwpt_plan_error perr;
+    CHECK_EQ(fwpt_plan_make(caps, &popt, &plan, &perr), FWPT_OK);
+    uint64_t region_phys[64], table_phys[8];
+    void *blocks[72];
+    unsigned nb = 0;
+    uint64_t phys = PHYS_BASE;
+    CHECK(plan.region_count <= 64 && plan.table_count <= 8);
+    for (unsigned i = 0; i < plan.region_count + plan.table_count && i < 72; i++) {
+        int table = i >= plan.region_count;
+        uint64_t bytes = table ? plan.tables.bytes : plan.regions.bytes;
+        uint64_t align = table ? plan.tables.align : plan.regions.align;
+        phys = (phys + align - 1) & ~(align - 1);
+        blocks[nb] = calloc(1, bytes);
+        CHECK_EQ(fwpt_physmem_add(&mem, phys, bytes, blocks[nb]), FWPT_OK);
+        nb++;
+        if (table)
+            table_phys[i - plan.region_count] = phys;
+        else
+            region_phys[i] = phys;
+        phys += bytes;
+    }
+    struct fwpt_output_regs regs;
+    CHECK_EQ(fwpt_plan_apply(&plan, &mem, region_phys, table_phys, &regs), FWPT_OK);
+    struct fwpt_trace_config cfg = {.branch_en = true, .os = true, .topa = (regs.ctl_bits & RTIT_CTL_TOPA) != 0,
+                                    .output_base = regs.output_base, .output_mask_ptrs = regs.output_mask_ptrs};
+    if (tc->timing) {
+        cfg.tsc_en = true;
+        cfg.mtc_en = caps->mtc;
+        cfg.mtc_freq = lowest_bit(caps->mtc_periods, 0);
+        cfg.cyc_en = caps->psb_cyc;
+        cfg.cyc_thresh = lowest_bit(caps->cycle_thresholds, 1);
+        cfg.psb_freq = caps->psb_cyc ? lowest_bit(caps->psb_periods, 0) : 0;
+    }
+    if (tc->range == R_FILTER) {
+        cfg.n_ranges = 1;
+        cfg.range[0] = (struct fwpt_trace_range){.cfg = RTIT_ADDR_CFG_FILTER, .a = p->funcs[p->nfuncs / 3].addr,
+                                                 .b = p->funcs[p->nfuncs - 1].addr + p->funcs[p->nfuncs - 1].size - 1};
+    } else if (tc->range == R_TRACESTOP) {
+        cfg.n_ranges = 1;
+        cfg.range[0] = (struct fwpt_trace_range){.cfg = RTIT_ADDR_CFG_TRACESTOP, .a = p->flow[p->nflow / 2].ip,
+                                                 .b = p->flow[p->nflow / 2].ip};
+    }
+    struct fwpt_trace_refusal ref;
+    CHECK_EQ(fwpt_trace_check(&cfg, caps, &ref), FWPT_OK);
+    struct fwpt_trace_state state;
+    CHECK_EQ(fwpt_trace_start(cpu, caps, &cfg, &state), FWPT_OK);
+    fwpt_soft_begin(&soft, p->flow[0].ip, p->flow[0].time, 0);
+    for (size_t i = 0; i < p->nflow; i++)
+        fwpt_soft_feed(&soft, &p->flow[i]);
+    struct fwpt_trace_result res;
+    CHECK_EQ(fwpt_trace_stop(cpu, &state, &res), FWPT_OK);
+    CHECK_EQ(soft.stats.enc_status, FWPT_OK);
+    CHECK_EQ(soft.gt_count, p->nflow);
+    /* The MSRs end as hardware leaves them after the sequence: TraceEn 0, STATUS clean. */
+    uint64_t ctl = ~0ull, st = ~0ull;
+    CHECK_EQ(fwpt_rdmsr(cpu, MSR_IA32_RTIT_CTL, &ctl), FWPT_OK);
+    CHECK_EQ(fwpt_rdmsr(cpu, MSR_IA32_RTIT_STATUS, &st), FWPT_OK);
+    CHECK_EQ(ctl & RTIT_CTL_TRACEEN, 0);
+    CHECK_EQ(st, 0);
+    /* ToPA STOP when more was produced than the buffer holds (stop mode), or TraceStop. */
+    int overflow = soft.stats.bytes > plan.total_size;
+    CHECK_EQ(!!res.stopped, tc->range == R_TRACESTOP || (tc->mode == FWPT_PLAN_STOP && overflow));
+
+    static struct fwpt_span spans[256];
+    struct fwpt_readback_in rin = {.mem = &mem, .ctl = state.ctl, .start_output_base = regs.output_base,
+                                   .start_mask_ptrs = regs.output_mask_ptrs, .output_base = res.output_base,
+                                   .output_mask_ptrs = res.output_mask_ptrs, .status = res.status,
+                                   .wrap = FWPT_WRAP_DETECT};
+    struct fwpt_readback rb = {.spans = spans, .cap = 256};
+    CHECK_EQ(fwpt_readback(&rin, &rb), FWPT_OK);
+    CHECK_EQ(rb.wrapped, tc->mode == FWPT_PLAN_RING && overflow);
+    uint8_t *t = malloc(rb.bytes + 1);
+    uint64_t len = fwpt_readback_copy(&mem, &rb, t, rb.bytes);
+    CHECK_EQ(len, rb.bytes);
+    if (!overflow)
+        CHECK_EQ(len, soft.stats.bytes); /* every byte produced is there */
+    else
+        CHECK_EQ(len, plan.total_size);  /* wrapped or stopped: the buffer is full */
+
+    struct fwpt_sink o = {sink_stdout, NULL};
+    printf("%s %s%s%s%s: %zu stepped, %" PRIu64 " bytes produced, %" PRIu64 " kept: ", tc->profile,
+           fwpt_plan_scheme_name(plan.scheme), tc->mode == FWPT_PLAN_RING ? " ring" : "",
+           tc->range == R_FILTER ? " filter" : tc->range == R_TRACESTOP ? " tracestop" : "",
+           tc->timing ? " timing" : "", p->nflow, soft.stats.bytes, len);
+    size_t n_ipt = decode_libipt(t, (size_t)len, p, got_ipt, GT_CAP);
+    int bad_ipt = fwpt_soft_verify(&soft, got_ipt, n_ipt, rb.wrapped, rb.stopped || res.stopped, &o);
+    unsigned ferr = 0;
+    size_t n_flow = decode_flow(t, (size_t)len, p, got_flow, GT_CAP, &ferr);
+    printf("  fwpt flow: ");
+    int bad_flow = fwpt_soft_verify(&soft, got_flow, n_flow, rb.wrapped, rb.stopped || res.stopped, &o);
+    CHECK_EQ(bad_ipt, 0);
+    CHECK_EQ(bad_flow, 0);
+    if (!overflow)
+        CHECK_EQ(ferr, 0);
+    (*nwrapped) += tc->mode == FWPT_PLAN_RING && overflow;
+    (*nstopped) += tc->mode == FWPT_PLAN_STOP && overflow;
+    if (!bad_ipt)
+        (*nverified) += n_ipt;
+    free(t);
+    for (unsigned i = 0; i < nb; i++)
+        free(blocks[i]);
+}
+
+int main(void)
+{
+    /* unknown profile; stepping-only setup */
+    static struct fwpt_physmem mem;
+    fwpt_physmem_init(&mem, false);
+    CHECK_EQ(fwpt_soft_setup(&soft, "no-such-cpu", &mem, gt, GT_CAP), FWPT_E_INVAL);
+    CHECK_EQ(fwpt_soft_setup(&soft, NULL, &mem, gt, GT_CAP), FWPT_OK);
+    fwpt_soft_begin(&soft, 0x1000, 0, 1);
+    struct fwpt_soft_insn i0 = {.ip = 0x1000, .next_ip = 0x1001, .size = 1};
+    fwpt_soft_feed(&soft, &i0);
+    CHECK_EQ(soft.gt_count, 1);
+    CHECK_EQ(soft.stats.bytes, 0);
+    uint64_t d0 = 0x1000, d1 = 0x1001;
+    struct fwpt_bufsink bs;
+    char vb[256];
+    struct fwpt_sink vs = fwpt_bufsink_init(&bs, vb, sizeof vb);
+    CHECK_EQ(fwpt_soft_verify(&soft, &d0, 1, 0, 0, &vs), 0);
+    CHECK_EQ(fwpt_soft_verify(&soft, &d1, 1, 0, 0, &vs), 1); /* a difference is found */
+
+    static const struct tcase cases[] = {
+        {"broadwell", FWPT_PLAN_STOP, 1u << 20, 0, R_NONE, 0},         /* single-entry ToPA */
+        {"broadwell", FWPT_PLAN_RING, 4096, 0, R_NONE, 1},            /* single-entry ring wraps */
+        {"skylake", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_NONE, 0},
+        {"skylake", FWPT_PLAN_RING, 8192, 4096, R_NONE, 1},           /* multi-entry ring wraps */
+        {"skylake", FWPT_PLAN_STOP, 8192, 4096, R_NONE, 1},           /* ToPA STOP: the oldest part */
+        {"skylake", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_FILTER, 0},
+        {"tremont", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_TRACESTOP, 0},
+        {"tremont", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_NONE, 1},
+        {"alderlake-p", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_FILTER, 1},
+        {"goldmont", FWPT_PLAN_RING, 16384, 4096, R_NONE, 1},
+    };
+    unsigned long nverified = 0;
+    unsigned nwrapped = 0, nstopped = 0;
+    for (unsigned seed = 1; seed <= 6; seed++) {
+        struct soft_prog_cfg pc = {.seed = 100 + seed, .base = seed & 1 ? 0x1fef0000 : 0x7ffff7a00000ull,
+                                   .spread = 1u << 20, .nfuncs = 30, .budget = 20000, .ret_clobber = 1};
+        struct soft_prog p;
+        CHECK_EQ(soft_prog_build(&pc, &p), 0);
+        for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++)
+            run(&cases[c], &p, &nverified, &nwrapped, &nstopped);
+        soft_prog_free(&p);
+    }
+    /* coverage: rings did wrap and ToPA STOP did stop in some runs */
+    CHECK(nwrapped >= 6);
+    CHECK(nstopped >= 2);
+    CHECK(nverified > 100000);
+    printf("soft_cpu: %lu instructions verified through model, readback, libipt and fwpt flow; %u wrapped rings, "
+           "%u stopped buffers\n", nverified, nwrapped, nstopped);
+    return check_summary("test_soft_cpu");
+}
