@@ -21,6 +21,8 @@
 #   --build DIR     build directory (default $FWPT_BUILD or build)
 #   --no-build      do not run make (use the existing BUILD/fwpt.efi)
 #   --log FILE      also keep the raw console log here
+#   --copy SRC=DEST put a file into the boot image too (DEST e.g. \fwpt\hello.efi or /fwpt/hello.efi;
+#                   repeatable), e.g. an image for `trace load-image`
 #   -h, --help      this text
 # App options (after --) default to: $DEFAULT_APP_OPTIONS (below).
 #
@@ -37,6 +39,7 @@ OVMF=${OVMF:-/usr/share/ovmf/OVMF.fd}
 image="" accel=auto cpu="" timeout=600 kvm_probe=10 outdir=out build="${FWPT_BUILD:-build}" do_build=1 keep_log=""
 app_opts=()
 have_app_opts=0
+copies=()
 
 say() { echo "run-qemu: $*" >&2; }
 # mtools on a partition (IMG@@OFFSET) warns that the file system is smaller than the rest of the
@@ -56,6 +59,7 @@ while [ $# -gt 0 ]; do
     --build) build=${2:?}; shift 2 ;;
     --no-build) do_build=0; shift ;;
     --log) keep_log=${2:?}; shift 2 ;;
+    --copy) [[ "${2:-}" == *=* ]] || die "--copy needs SRC=DEST"; copies+=("$2"); shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; app_opts=("$@"); have_app_opts=1; break ;;
     *) die "unknown option '$1' (see --help)" ;;
@@ -105,6 +109,20 @@ else
     disk=(-drive if=none,id=disk,format=raw,file="$work/disk.img" -device virtio-blk-pci,drive=disk)
     what="FAT disk with $efi"
 fi
+
+# Extra files (--copy SRC=DEST), directories created as needed.
+for c in "${copies[@]}"; do
+    src=${c%%=*} dest=${c#*=}
+    dest=${dest//\\//}
+    [ -f "$src" ] || die "--copy: no file '$src'"
+    d=""
+    IFS=/ read -r -a parts <<<"${dest#/}"
+    for ((i = 0; i < ${#parts[@]} - 1; i++)); do
+        d="$d/${parts[i]}"
+        mt mmd -i "$fs" "::$d" 2>/dev/null
+    done
+    mt mcopy -o -i "$fs" "$src" "::/${dest#/}" || die "--copy: cannot write $dest"
+done
 
 kvm_usable() {
     [ -e /dev/kvm ] || { kvm_why="/dev/kvm does not exist"; return 1; }

@@ -29,7 +29,7 @@
 #define PLATFORM_INFO_MAX_NONTURBO_RATIO FWPT_FIELD(15, 8)
 #define CONSOLE_PACKETS 24         /* packet lines echoed on the console (all go to packets.txt) */
 #define FLOW_CACHE 4096
-#define SOFT_GT_MAX (1u << 20)     /* ground-truth IPs the software backend records */
+#define SOFT_GT_MAX (1u << 22)     /* ground-truth IPs the software backend records (32 MiB) */
 
 struct alloc_rec {
     EFI_PHYSICAL_ADDRESS base;
@@ -178,7 +178,7 @@ static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
     const struct fwpt_image *m = fwpt_symbols_find(&s->syms, ip);
     if (!m)
         return 0; /* only inside loaded images: never touch unmapped memory */
-    *bytes = (const uint8_t *)(UINTN)ip;
+    *bytes = fwpt_image_bytes(m) + (ip - m->base);
     return (size_t)(m->base + m->size - ip);
 }
 
@@ -527,7 +527,7 @@ static EFI_STATUS write_outputs(struct session *s, struct fwpt_membuf *packets)
         if (!m->touched)
             continue;
         img_file_name(m, fn, sizeof fn);
-        st = fwpt_save_file(v, &s->o, dir, fn, (const void *)(UINTN)m->base, (UINTN)m->size);
+        st = fwpt_save_file(v, &s->o, dir, fn, fwpt_image_bytes(m), (UINTN)m->size);
         if (EFI_ERROR(st))
             worst = st;
     }
@@ -766,6 +766,12 @@ static EFI_STATUS run(struct session *s)
         }
         fwpt_puts(o, "\n");
     }
+    /* Images loaded by the call (drivers stay; an application's bytes were copied before it ran). */
+    fwpt_symbols_free(&s->syms);
+    fwpt_symbols_load(&s->syms);
+    if (s->target.copied && !fwpt_symbols_find(&s->syms, s->target.loaded_base))
+        fwpt_symbols_add(&s->syms, s->target.loaded_base, s->target.loaded_size, s->target.path,
+                         s->target.image_copy);
     if (!s->result.have_status || !s->result.have_output_base || !s->result.have_output_mask_ptrs) {
         say(s, "trace: the output registers could not be read back; nothing to decode", NULL);
         return EFI_DEVICE_ERROR;

@@ -202,6 +202,35 @@ EFI_STATUS fwpt_symbols_load(struct fwpt_symbols *s)
     return EFI_SUCCESS;
 }
 
+EFI_STATUS fwpt_symbols_add(struct fwpt_symbols *s, uint64_t base, uint64_t size, const char *path,
+                            const uint8_t *code)
+{
+    struct fwpt_image *n = AllocateZeroPool((s->count + 1) * sizeof *n);
+    if (!n)
+        return EFI_OUT_OF_RESOURCES;
+    unsigned at = 0;
+    while (at < s->count && s->img[at].base < base)
+        at++;
+    if (s->count) {
+        CopyMem(n, s->img, at * sizeof *n);
+        CopyMem(n + at + 1, s->img + at, (s->count - at) * sizeof *n);
+        FreePool(s->img);
+    }
+    struct fwpt_image *m = &n[at];
+    m->base = base;
+    m->size = size;
+    m->code = code;
+    if (!fwpt_pe_debug_name(code, size, m->pdb, sizeof m->pdb, m->name, sizeof m->name))
+        base_name(path, m->name, sizeof m->name);
+    size_t k = 0;
+    for (; path[k] && k + 1 < sizeof m->file; k++)
+        m->file[k] = path[k];
+    m->file[k] = 0;
+    s->img = n;
+    s->count++;
+    return EFI_SUCCESS;
+}
+
 void fwpt_symbols_free(struct fwpt_symbols *s)
 {
     if (s->img)

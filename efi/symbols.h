@@ -15,6 +15,7 @@ struct fwpt_image {
     char pdb[160];   /* PDB path from the debug directory, "" when none */
     bool touched;    /* the trace has an IP inside */
     uint64_t insns;  /* instructions decoded inside (flow decoder) */
+    const uint8_t *code; /* a copy of the image's bytes (an image unloaded since), NULL: live memory */
 };
 
 struct fwpt_symbols {
@@ -24,6 +25,14 @@ struct fwpt_symbols {
 
 EFI_STATUS fwpt_symbols_load(struct fwpt_symbols *s);
 void fwpt_symbols_free(struct fwpt_symbols *s);
+/* Adds an image that is no longer loaded (its bytes copied at code), kept sorted. */
+EFI_STATUS fwpt_symbols_add(struct fwpt_symbols *s, uint64_t base, uint64_t size, const char *path,
+                            const uint8_t *code);
+/* The bytes of image m: its copy, or live memory. */
+static inline const uint8_t *fwpt_image_bytes(const struct fwpt_image *m)
+{
+    return m->code ? m->code : (const uint8_t *)(uintptr_t)m->base;
+}
 /* The image containing ip, or NULL. */
 struct fwpt_image *fwpt_symbols_find(const struct fwpt_symbols *s, uint64_t ip);
 /* "PciBusDxe+0x1a2b", or "0xADDRESS" outside every image. */

@@ -65,7 +65,23 @@ EFI_STATUS fwpt_target_prepare(struct fwpt_target_run *t)
         t->impl_what = "BS->LoadImage";
         t->dp = FileDevicePath(t->device, t->path16);
         if (!t->dp)
-            st = EFI_OUT_OF_RESOURCES;
+            return EFI_OUT_OF_RESOURCES;
+        /* SizeOfImage from the PE header (optional header +56), for the copy buffer */
+        if (t->root) {
+            EFI_FILE_HANDLE f;
+            UINT8 hdr[1024];
+            UINTN n = sizeof hdr;
+            if (!EFI_ERROR(uefi_call_wrapper(t->root->Open, 5, t->root, &f, t->path16, EFI_FILE_MODE_READ, 0))) {
+                if (EFI_ERROR(uefi_call_wrapper(f->Read, 3, f, &n, hdr)))
+                    n = 0;
+                uefi_call_wrapper(f->Close, 1, f);
+                UINT32 pe = n >= 0x40 ? *(UINT32 *)(hdr + 0x3c) : 0;
+                if (hdr[0] == 'M' && hdr[1] == 'Z' && pe && pe + 24 + 60 <= n && *(UINT32 *)(hdr + pe) == 0x00004550u) {
+                    t->image_copy_cap = *(UINT32 *)(hdr + pe + 24 + 56) + EFI_PAGE_SIZE;
+                    t->image_copy = AllocatePool(t->image_copy_cap);
+                }
+            }
+        }
         break;
     default:
         st = EFI_INVALID_PARAMETER;
@@ -125,8 +141,20 @@ void fwpt_target_call(void *arg)
     }
     case FWPT_TARGET_LOAD_IMAGE:
         t->status = BS->LoadImage(FALSE, t->image, t->dp, NULL, 0, &t->loaded);
-        if (!EFI_ERROR(t->status))
+        if (!EFI_ERROR(t->status)) {
+            EFI_LOADED_IMAGE *li;
+            if (!EFI_ERROR(BS->HandleProtocol(t->loaded, &LoadedImageProtocol, (void **)&li))) {
+                t->loaded_base = (uint64_t)(UINTN)li->ImageBase;
+                t->loaded_size = li->ImageSize;
+                if (t->image_copy && li->ImageSize <= t->image_copy_cap) {
+                    void *d = t->image_copy, *src = li->ImageBase;
+                    UINTN n = li->ImageSize;
+                    __asm__ volatile("rep movsb" : "+D"(d), "+S"(src), "+c"(n) : : "memory");
+                    t->copied = TRUE;
+                }
+            }
             t->status2 = BS->StartImage(t->loaded, NULL, NULL);
+        }
         break;
     default:
         t->status = EFI_INVALID_PARAMETER;
@@ -177,6 +205,12 @@ void fwpt_target_report(const struct fwpt_target_run *t, const struct fwpt_sink 
     case FWPT_TARGET_LOAD_IMAGE:
         fwpt_puts(o, ", StartImage ");
         fwpt_put_efi_status(o, t->status2);
+        if (t->loaded_base) {
+            fwpt_puts(o, ", image at ");
+            fwpt_put_0x(o, t->loaded_base);
+            fwpt_puts(o, " size ");
+            fwpt_put_0x(o, t->loaded_size);
+        }
         break;
     default:
         break;
@@ -192,6 +226,9 @@ void fwpt_target_cleanup(struct fwpt_target_run *t)
         FreePool(t->handles);
     if (t->dp)
         FreePool(t->dp);
+    if (t->image_copy)
+        FreePool(t->image_copy);
+    t->image_copy = NULL;
     t->buf = NULL;
     t->handles = NULL;
     t->dp = NULL;

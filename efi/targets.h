@@ -30,6 +30,12 @@ struct fwpt_target_run {
     EFI_PHYSICAL_ADDRESS addr;
     EFI_HANDLE loaded;
     UINTN connected;
+    /* LOAD_IMAGE: an application is unloaded when StartImage returns, so its bytes are copied
+     * (one REP MOVSB, inside the traced call) between LoadImage and StartImage for the decoder. */
+    uint8_t *image_copy;
+    UINTN image_copy_cap;
+    uint64_t loaded_base, loaded_size;
+    BOOLEAN copied;
 };
 
 /* Fills impl_addr/impl_what and prepares buffers/handles. EFI error: the target cannot run. */

@@ -20,7 +20,7 @@ static const char *efi_status_name(EFI_STATUS st)
     case EFI_NOT_READY: return "EFI_NOT_READY";
     case EFI_LOAD_ERROR: return "EFI_LOAD_ERROR";
     case EFI_SECURITY_VIOLATION: return "EFI_SECURITY_VIOLATION";
-    default: return "EFI error";
+    default: return "EFI status";
     }
 }
 
