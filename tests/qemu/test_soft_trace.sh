@@ -37,7 +37,7 @@ timeout 600 qemu-system-x86_64 -bios "$OVMF" -drive format=raw,file="$tmp/st.img
     -serial stdio -net none -m 512 -no-reboot -plugin "$B/tests/insn_trace.so,out=$tmp/w" </dev/null 2>&1 |
     tr -d '\r' | sed 's/\x1b\[[0-9;]*[a-zA-Z]//g' >"$tmp/log"
 end=$(date +%s.%N)
-echo "qemu (TCG + witness plugin): $(printf '%.1f' "$(echo "$end - $start" | bc)") s"
+echo "qemu (TCG + witness plugin): $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s"
 grep -E '^(=== |soft: |readback: |verif|flow: |soft-selftest)' "$tmp/log"
 grep -q '!!!! X64 Exception' "$tmp/log" && bad "CPU exception in the guest: $(grep -m1 '!!!!' "$tmp/log")"
 
