@@ -13,7 +13,8 @@
 #     for interrupt handlers (inserted runs ending in IRETQ), REP iterations and the trampoline.
 #  4. If the session has backend=soft wired (efi/session.c), the real fwpt.efi runs `trace TARGET
 #     backend=soft profile=P verify` for three profiles and targets; each must print "verified", and
-#     on the host `fwpt flow` and libipt must decode the saved \fwpt\ files to the same sequence.
+#     on the host `fwpt flow` and libipt must decode the saved \fwpt\ files to the same sequence;
+#     for the whole, unfiltered call the witness plugin must agree with that decoded flow too.
 set -u
 B=${FWPT_BUILD:-build}
 name=test_soft_trace
@@ -63,28 +64,44 @@ done
 # ToPA, a wrapping ring, an IP filter. In the guest each must print "verified"; on the host
 # `fwpt flow` over the saved \fwpt\ files and libipt over trace.pt + img-BASE.bin give the same
 # instruction sequence, as long as the in-guest decode (the whole flow when the ring did not wrap).
-if grep -q 'fwpt_soft_call' "$here/efi/session.c" 2>/dev/null && [ -f "$B/fwpt.efi" ] && [ -x "$B/fwpt" ]; then
-    runs=("trace locate-handle backend=soft profile=broadwell verify shutdown"
-          "trace memory-map backend=soft profile=skylake ring size=16K region=4K tsc mtc=0 verify shutdown"
-          "trace allocate-pages backend=soft profile=tremont filter=target verify shutdown")
-    r=0
-    for opts in "${runs[@]}"; do
-        r=$((r + 1))
-        # shellcheck disable=SC2086
-        sout=$("$here/run-qemu.sh" --accel tcg --no-build --build "$B" --timeout 300 --out "$tmp/sess$r" -- $opts 2>&1 | tr -d '\r')
-        echo "$sout" | grep -E '^(soft:|verif|flow:|readback|trace: backend)' | head -6
-        nver=$(echo "$sout" | sed -n 's/^verified: \([0-9]*\) instructions.*/\1/p' | head -1)
-        if [ -n "$nver" ]; then ok "fwpt.efi $opts: verified $nver"; else bad "fwpt.efi $opts: no 'verified'"; continue; fi
-        d="$tmp/sess$r/fwpt"
-        "$B/fwpt" flow "$d" --no-disasm 2>/dev/null | grep -oE '^0x[0-9a-f]+' >"$tmp/flow$r.txt"
-        "$B/tests/soft_ptxed" --ips "$d" >"$tmp/ipt$r.txt" 2>"$tmp/ipt$r.err"
-        nflow=$(wc -l <"$tmp/flow$r.txt") nipt=$(wc -l <"$tmp/ipt$r.txt")
-        echo "host: fwpt flow $nflow instructions, libipt $nipt, in-guest verified $nver"
-        if [ "$nflow" -gt 0 ] && cmp -s "$tmp/flow$r.txt" "$tmp/ipt$r.txt" && [ "$nflow" -eq "$nver" ]; then
-            ok "host: fwpt flow = libipt = in-guest flow ($nflow instructions)"
+session_run() { # N WITNESS(0|1) OPTIONS...
+    local r=$1 wit=$2
+    shift 2
+    local opts="$*" d="$tmp/sess$r"
+    mkdir -p "$d"
+    echo "$opts" >"$d/fwpt.cfg"
+    "$here/tools/mkimage.sh" fat "$d/img" "$B/fwpt.efi" "$d/fwpt.cfg" >/dev/null 2>&1 || { bad "mkimage ($opts)"; return; }
+    local plugin=()
+    [ "$wit" = 1 ] && plugin=(-plugin "$B/tests/insn_trace.so,out=$d/w")
+    local sout
+    sout=$(timeout 300 qemu-system-x86_64 -bios "$OVMF" -drive format=raw,file="$d/img" -display none \
+        -serial stdio -net none -m 512 -no-reboot "${plugin[@]}" </dev/null 2>&1 | tr -d '\r' | sed 's/\x1b\[[0-9;]*[a-zA-Z]//g')
+    echo "$sout" | grep -E '^(soft:|verif|flow:|trace: backend)' | head -6
+    local nver
+    nver=$(echo "$sout" | sed -n 's/^verified: \([0-9]*\) instructions.*/\1/p' | head -1)
+    if [ -n "$nver" ]; then ok "fwpt.efi $opts: verified $nver"; else bad "fwpt.efi $opts: no 'verified'"; return; fi
+    mcopy -s -i "$d/img" ::/fwpt "$d/" 2>/dev/null || { bad "no \\fwpt on the image ($opts)"; return; }
+    "$B/fwpt" flow "$d/fwpt" --no-disasm 2>/dev/null | grep -oE '^0x[0-9a-f]+' >"$d/flow.txt"
+    "$B/tests/soft_ptxed" --ips "$d/fwpt" >"$d/ipt.txt" 2>"$d/ipt.err"
+    local nflow nipt
+    nflow=$(wc -l <"$d/flow.txt") nipt=$(wc -l <"$d/ipt.txt")
+    echo "host: fwpt flow $nflow instructions, libipt $nipt, in-guest verified $nver"
+    if [ "$nflow" -gt 0 ] && cmp -s "$d/flow.txt" "$d/ipt.txt" && [ "$nflow" -eq "$nver" ]; then
+        ok "host: fwpt flow = libipt = in-guest flow ($nflow instructions)"
+    else
+        bad "host: fwpt flow ($nflow) / libipt ($nipt) / in-guest ($nver) differ"
+    fi
+    if [ "$wit" = 1 ]; then
+        if "$B/tests/soft_ptxed" --session-witness "$d/fwpt" "$d/w.1"; then
+            ok "witness: what QEMU executed = the decoded flow + interrupt handlers"
         else
-            bad "host: fwpt flow ($nflow) / libipt ($nipt) / in-guest ($nver) differ"
+            bad "witness vs the decoded flow ($opts)"
         fi
-    done
+    fi
+}
+if grep -q 'fwpt_soft_call' "$here/efi/session.c" 2>/dev/null && [ -f "$B/fwpt.efi" ] && [ -x "$B/fwpt" ]; then
+    session_run 1 1 trace locate-handle backend=soft profile=broadwell verify shutdown
+    session_run 2 0 trace memory-map backend=soft profile=skylake ring size=16K region=4K tsc mtc=0 verify shutdown
+    session_run 3 0 trace allocate-pages backend=soft profile=tremont filter=target verify shutdown
 fi
 finish

@@ -7,7 +7,8 @@
  * that the single-stepped flow cannot see (interrupt handlers with TF clear), repeated IPs of REP
  * iterations, and the trampoline around the call.
  *   soft_ptxed DIR [WITNESS]   -> exit 0 when everything matches
- *   soft_ptxed --ips DIR       -> the IPs libipt decodes from a session's trace.pt + img-BASE.bin */
+ *   soft_ptxed --ips DIR       -> the IPs libipt decodes from a session's trace.pt + img-BASE.bin
+ *   soft_ptxed --session-witness DIR WITNESS -> that decoded flow (a whole, unfiltered call) vs the witness */
 #include <inttypes.h>
 #include <intel-pt.h>
 #include <stdio.h>
@@ -127,7 +128,9 @@ static int decode(const uint8_t *trace, size_t tlen, uint64_t *got, size_t cap, 
 
 /* --ips DIR: a session's saved \fwpt\ directory (trace.pt + img-BASE.bin): print the IPs libipt
  * decodes, one per line (0x%016x), for comparison with `fwpt flow`. */
-static int session_ips(const char *dir)
+static int compare_witness(const char *path, const uint64_t *gt, size_t ngt);
+
+static int session_ips(const char *dir, const char *witness)
 {
     size_t tlen = 0;
     uint8_t *trace = slurp(dir, "trace.pt", &tlen);
@@ -156,6 +159,11 @@ static int session_ips(const char *dir)
     size_t cap = 1u << 24, n = 0;
     uint64_t *got = malloc(cap * sizeof *got), off = 0;
     int err = decode(trace, tlen, got, cap, &n, &off);
+    if (witness) { /* the whole call was traced: the decoded flow is the ground truth */
+        int wfail = err != 0 || compare_witness(witness, got, n);
+        printf("soft_ptxed: %s: %zu decoded instructions vs the witness: %s\n", dir, n, wfail ? "FAIL" : "PASS");
+        return wfail;
+    }
     for (size_t i = 0; i < n; i++)
         printf("0x%016" PRIx64 "\n", got[i]);
     if (err)
@@ -170,6 +178,92 @@ static uint64_t meta_u64(const char *meta, const char *key)
     return p ? strtoull(p + strlen(key), NULL, 0) : 0;
 }
 
+/* The witness (QEMU plugin: what the guest executed) against the ground truth gt: equal but for
+ * inserted runs ending in IRETQ (interrupt handlers with TF clear), REP iterations and the
+ * trampoline. Returns 0 when that holds. */
+static int compare_witness(const char *path, const uint64_t *gt, size_t ngt)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        printf("soft_ptxed: no witness file %s\n", path);
+        return 1;
+    }
+    fseek(f, 0, SEEK_END);
+    size_t nw = (size_t)ftell(f) / 8;
+    fseek(f, 0, SEEK_SET);
+    uint64_t *w = malloc((nw + 1) * sizeof *w);
+    if (fread(w, 8, nw, f) != nw)
+        nw = 0;
+    fclose(f);
+    size_t k = 0, j = 0, inserted = 0, blocks = 0, reps = 0, odd_starts = 0;
+    uint64_t first_insert = 0;
+    /* The trampoline (and any interrupt taken in it) runs before the target's entry. */
+    while (k < nw && ngt && w[k] != gt[0])
+        k++;
+    size_t head = k;
+    for (size_t t = 0; t < k; t++)
+        if (w[t] & IRETQ_FLAG) { /* an interrupt taken before the first instruction */
+            head = TRAMPOLINE_HEAD + (k - t - 1);
+            inserted += t + 1 - TRAMPOLINE_HEAD;
+            blocks++;
+            first_insert = w[TRAMPOLINE_HEAD];
+        }
+    int wfail = 0;
+    while (j < ngt && k < nw) {
+        if ((w[k] & ~IRETQ_FLAG) == gt[j]) {
+            k++, j++;
+            continue;
+        }
+        if (j && w[k] == gt[j - 1]) {
+            k++, reps++; /* a REP iteration executes the same instruction again */
+            continue;
+        }
+        /* An inserted run (interrupt handler with TF clear): it ends with an IRETQ back to
+         * exactly the next stepped instruction, or into the REP instruction it interrupted. */
+        size_t k2 = k;
+        while (k2 < nw && !((w[k2] & IRETQ_FLAG) && k2 + 1 < nw &&
+                            (w[k2 + 1] == gt[j] || (j && w[k2 + 1] == gt[j - 1]))))
+            k2++;
+        if (k2 >= nw) {
+            printf("soft_ptxed: witness DIFFERS at stepped #%zu (0x%" PRIx64 ") / executed #%zu (0x%" PRIx64 ")\n",
+                   j, gt[j], k, (uint64_t)(w[k] & ~IRETQ_FLAG));
+            wfail = 1;
+            break;
+        }
+        if (!blocks)
+            first_insert = w[k];
+        else if (w[k] != first_insert)
+            odd_starts++; /* every inserted run must enter through the same interrupt stub */
+        blocks++;
+        inserted += k2 + 1 - k;
+        k = k2 + 1;
+    }
+    /* After the final RET: the trampoline's tail, maybe with an interrupt taken in it. */
+    for (size_t t = k; j == ngt && t < nw; t++)
+        if (w[t] & IRETQ_FLAG) {
+            blocks++;
+            inserted += t + 1 - k;
+            k = t + 1;
+        }
+    size_t tail = nw - k;
+    if (!wfail && (j != ngt || tail > TRAMPOLINE_TAIL || head < TRAMPOLINE_HEAD)) {
+        printf("soft_ptxed: witness DIFFERS at the end: stepped %zu of %zu matched, %zu executed left over\n", j,
+               ngt, tail);
+        wfail = 1;
+    }
+    if (!wfail && odd_starts) {
+        printf("soft_ptxed: witness DIFFERS: %zu of %zu inserted runs do not start at the interrupt stub 0x%" PRIx64 "\n",
+               odd_starts, blocks, first_insert);
+        wfail = 1;
+    }
+    if (!wfail)
+        printf("soft_ptxed: witness: %zu executed = %zu stepped + %zu REP iterations + %zu in %zu inserted runs"
+               " (TF clear: interrupt handlers; first at 0x%" PRIx64 ") + %u trampoline\n",
+               nw, ngt, reps, inserted, blocks, first_insert, (unsigned)(head + tail));
+    free(w);
+    return wfail;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -177,7 +271,9 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!strcmp(argv[1], "--ips"))
-        return argc > 2 ? session_ips(argv[2]) : 2;
+        return argc > 2 ? session_ips(argv[2], NULL) : 2;
+    if (!strcmp(argv[1], "--session-witness"))
+        return argc > 3 ? session_ips(argv[2], argv[3]) : 2;
     const char *dir = argv[1];
     size_t tlen = 0, glen = 0, plen = 0, mlen = 0;
     uint8_t *trace = slurp(dir, "trace.pt", &tlen);
@@ -238,87 +334,8 @@ int main(int argc, char **argv)
                fa || fb != ~0ull ? ", IP filter" : "");
     }
 
-    if (argc > 2) {
-        FILE *f = fopen(argv[2], "rb");
-        if (!f) {
-            printf("soft_ptxed: no witness file %s\n", argv[2]);
-            return 1;
-        }
-        fseek(f, 0, SEEK_END);
-        size_t nw = (size_t)ftell(f) / 8;
-        fseek(f, 0, SEEK_SET);
-        uint64_t *w = malloc((nw + 1) * sizeof *w);
-        if (fread(w, 8, nw, f) != nw)
-            nw = 0;
-        fclose(f);
-        size_t k = 0, j = 0, inserted = 0, blocks = 0, reps = 0, odd_starts = 0;
-        uint64_t first_insert = 0;
-        /* The trampoline (and any interrupt taken in it) runs before the target's entry. */
-        while (k < nw && ngt && w[k] != gt[0])
-            k++;
-        size_t head = k;
-        for (size_t t = 0; t < k; t++)
-            if (w[t] & IRETQ_FLAG) { /* an interrupt taken before the first instruction */
-                head = TRAMPOLINE_HEAD + (k - t - 1);
-                inserted += t + 1 - TRAMPOLINE_HEAD;
-                blocks++;
-                first_insert = w[TRAMPOLINE_HEAD];
-            }
-        int wfail = 0;
-        while (j < ngt && k < nw) {
-            if ((w[k] & ~IRETQ_FLAG) == gt[j]) {
-                k++, j++;
-                continue;
-            }
-            if (j && w[k] == gt[j - 1]) {
-                k++, reps++; /* a REP iteration executes the same instruction again */
-                continue;
-            }
-            /* An inserted run (interrupt handler with TF clear): it ends with an IRETQ back to
-             * exactly the next stepped instruction, or into the REP instruction it interrupted. */
-            size_t k2 = k;
-            while (k2 < nw && !((w[k2] & IRETQ_FLAG) && k2 + 1 < nw &&
-                                (w[k2 + 1] == gt[j] || (j && w[k2 + 1] == gt[j - 1]))))
-                k2++;
-            if (k2 >= nw) {
-                printf("soft_ptxed: witness DIFFERS at stepped #%zu (0x%" PRIx64 ") / executed #%zu (0x%" PRIx64 ")\n",
-                       j, gt[j], k, (uint64_t)(w[k] & ~IRETQ_FLAG));
-                wfail = 1;
-                break;
-            }
-            if (!blocks)
-                first_insert = w[k];
-            else if (w[k] != first_insert)
-                odd_starts++; /* every inserted run must enter through the same interrupt stub */
-            blocks++;
-            inserted += k2 + 1 - k;
-            k = k2 + 1;
-        }
-        /* After the final RET: the trampoline's tail, maybe with an interrupt taken in it. */
-        for (size_t t = k; j == ngt && t < nw; t++)
-            if (w[t] & IRETQ_FLAG) {
-                blocks++;
-                inserted += t + 1 - k;
-                k = t + 1;
-            }
-        size_t tail = nw - k;
-        if (!wfail && (j != ngt || tail > TRAMPOLINE_TAIL || head < TRAMPOLINE_HEAD)) {
-            printf("soft_ptxed: witness DIFFERS at the end: stepped %zu of %zu matched, %zu executed left over\n", j,
-                   ngt, tail);
-            wfail = 1;
-        }
-        if (!wfail && odd_starts) {
-            printf("soft_ptxed: witness DIFFERS: %zu of %zu inserted runs do not start at the interrupt stub 0x%" PRIx64 "\n",
-                   odd_starts, blocks, first_insert);
-            wfail = 1;
-        }
-        if (!wfail)
-            printf("soft_ptxed: witness: %zu executed = %zu stepped + %zu REP iterations + %zu in %zu inserted runs"
-                   " (TF clear: interrupt handlers; first at 0x%" PRIx64 ") + %u trampoline\n",
-                   nw, ngt, reps, inserted, blocks, first_insert, (unsigned)(head + tail));
-        fail |= wfail;
-        free(w);
-    }
+    if (argc > 2)
+        fail |= compare_witness(argv[2], gt, ngt);
     printf("soft_ptxed: %s: %s\n", dir, fail ? "FAIL" : "PASS");
     free(got), free(want), free(trace), free(gt), free(pg), free(meta), free(pages);
     return fail;
