@@ -251,6 +251,28 @@ int main(void)
     CHECK_EQ(fwpt_soft_verify(&soft, &d0, 1, 0, 0, &vs), 0);
     CHECK_EQ(fwpt_soft_verify(&soft, &d1, 1, 0, 0, &vs), 1); /* a difference is found */
 
+    /* The soft CPU is the profile and the model: CPUID from the recorded part, #GP where the SDM
+     * says (reserved CTL bits; OUTPUT_BASE written while TraceEn=1; MSRs of a part without PT). */
+    {
+        static struct fwpt_physmem m2;
+        fwpt_physmem_init(&m2, false);
+        CHECK_EQ(fwpt_soft_setup(&soft, "skylake", &m2, gt, GT_CAP), FWPT_OK);
+        const struct fwpt_cpu *c = fwpt_soft_cpu(&soft);
+        struct fwpt_cpuid_regs r;
+        CHECK_EQ(fwpt_cpuid(c, 0x14, 0, &r), FWPT_OK);
+        CHECK_EQ(r.ebx, soft.profile->leaf14_0.ebx);
+        CHECK_EQ(r.ecx, soft.profile->leaf14_0.ecx);
+        CHECK_EQ(fwpt_wrmsr(c, MSR_IA32_RTIT_CTL, RTIT_CTL_RESERVED_ALWAYS & FWPT_BIT(18)), FWPT_E_FAULT);
+        CHECK_EQ(fwpt_wrmsr(c, MSR_IA32_RTIT_OUTPUT_BASE, 0x10000), FWPT_OK);
+        CHECK_EQ(fwpt_wrmsr(c, MSR_IA32_RTIT_OUTPUT_MASK_PTRS, 0xfff), FWPT_OK); /* single range 4K */
+        CHECK_EQ(fwpt_wrmsr(c, MSR_IA32_RTIT_CTL, RTIT_CTL_TRACEEN | RTIT_CTL_OS | RTIT_CTL_BRANCHEN), FWPT_OK);
+        CHECK_EQ(fwpt_wrmsr(c, MSR_IA32_RTIT_OUTPUT_BASE, 0x20000), FWPT_E_FAULT);
+        CHECK_EQ(fwpt_wrmsr(c, MSR_IA32_RTIT_CTL, RTIT_CTL_OS | RTIT_CTL_BRANCHEN), FWPT_OK);
+        CHECK_EQ(fwpt_soft_setup(&soft, "haswell", &m2, gt, GT_CAP), FWPT_OK);
+        uint64_t v;
+        CHECK_EQ(fwpt_rdmsr(fwpt_soft_cpu(&soft), MSR_IA32_RTIT_CTL, &v), FWPT_E_FAULT);
+    }
+
     static const struct tcase cases[] = {
         {"broadwell", FWPT_PLAN_STOP, 1u << 20, 0, R_NONE, 0},         /* single-entry ToPA */
         {"broadwell", FWPT_PLAN_RING, 4096, 0, R_NONE, 1},            /* single-entry ring wraps */
