@@ -26,15 +26,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(buf, data, size);
     size_t zeros = 0;
     struct fwpt_sink sink = {null_write, &zeros};
-    struct fwpt_pkt_decoder dec;
-    struct fwpt_packet pkt;
+    struct fwpt_pkt_decoder dec, slow;
+    struct fwpt_packet pkt, spkt;
+    int print = size <= 1024; /* printing every packet of large inputs costs most of the time */
     fwpt_pkt_init(&dec, buf, size);
+    fwpt_pkt_init(&slow, buf, size);
     size_t expect = 0, last_sync = 0;
     int synced = 0;
     size_t steps = 0;
     for (;;) {
         ASSERT(++steps <= 2 * size + 4); /* bounded: every step consumes bytes or moves the sync point on */
         enum fwpt_status s = fwpt_pkt_next(&dec, &pkt);
+        /* the inline fast path and the slow path decode the same packet the same way */
+        enum fwpt_status s2 = fwpt_pkt_next_slow(&slow, &spkt);
+        ASSERT(s == s2 && pkt.offset == spkt.offset && pkt.type == spkt.type && pkt.size == spkt.size);
+        ASSERT(dec.offset == slow.offset && dec.last_ip == slow.last_ip && dec.block_item_bytes == slow.block_item_bytes);
+        if (s == FWPT_OK && pkt.type == FWPT_PKT_CYC)
+            ASSERT(pkt.cyc.value == spkt.cyc.value);
+        if (s == FWPT_OK && pkt.type == FWPT_PKT_MTC)
+            ASSERT(pkt.mtc.ctc == spkt.mtc.ctc);
+        if (s == FWPT_OK && (pkt.type == FWPT_PKT_TIP || pkt.type == FWPT_PKT_FUP || pkt.type == FWPT_PKT_TIP_PGE ||
+                             pkt.type == FWPT_PKT_TIP_PGD))
+            ASSERT(pkt.ip.ipc == spkt.ip.ipc && pkt.ip.suppressed == spkt.ip.suppressed && pkt.ip.ip == spkt.ip.ip &&
+                   pkt.ip.payload == spkt.ip.payload);
+        if (s == FWPT_OK && pkt.type == FWPT_PKT_TNT_8)
+            ASSERT(pkt.tnt.count == spkt.tnt.count && pkt.tnt.bits == spkt.tnt.bits);
         ASSERT(pkt.offset == expect);
         if (s == FWPT_E_EOS) {
             ASSERT(expect == size);
@@ -43,9 +59,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (s != FWPT_OK) {
             ASSERT(s == FWPT_E_TRUNCATED || s == FWPT_E_BAD_OPCODE || s == FWPT_E_BAD_IPC || s == FWPT_E_BAD_PACKET);
             ASSERT(dec.offset == pkt.offset && pkt.size == 0 && pkt.type == FWPT_PKT_NONE);
-            fwpt_pkt_print_error_text(&sink, pkt.offset, s);
-            fwpt_pkt_print_error_json(&sink, pkt.offset, s);
-            if (fwpt_pkt_sync_forward(&dec) != FWPT_OK)
+            if (print) {
+                fwpt_pkt_print_error_text(&sink, pkt.offset, s);
+                fwpt_pkt_print_error_json(&sink, pkt.offset, s);
+            }
+            enum fwpt_status r = fwpt_pkt_sync_forward(&dec);
+            ASSERT(fwpt_pkt_sync_forward(&slow) == r && slow.offset == dec.offset);
+            if (r != FWPT_OK)
                 break;
             /* the new sync point is a PSB past the previous one */
             ASSERT(!synced || dec.offset > last_sync);
@@ -72,8 +92,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         default:
             break;
         }
-        fwpt_pkt_print_text(&sink, &pkt);
-        fwpt_pkt_print_json(&sink, &pkt);
+        if (print) {
+            fwpt_pkt_print_text(&sink, &pkt);
+            fwpt_pkt_print_json(&sink, &pkt);
+        }
         expect = dec.offset;
     }
     /* backward PSB walk terminates and moves strictly backward */
