@@ -248,7 +248,7 @@ esac
 say "accelerator: $accel_used${kvm_why:+ ($kvm_why)}"
 case "$final" in
 *EFI_SUCCESS*) say "app status: EFI_SUCCESS"; exit 0 ;;
-*EFI_UNSUPPORTED*) say "app status: EFI_UNSUPPORTED (Intel PT not usable here; see the report)"; exit 3 ;;
+*EFI_UNSUPPORTED*) say "app status: EFI_UNSUPPORTED (Intel PT or a requested feature is not usable here: see above)"; exit 3 ;;
 "") say "no final status line from the app (QEMU exit $qemu_rc)"; exit 4 ;;
 *) say "app status: ${final#fwpt: exit status }"; exit 1 ;;
 esac

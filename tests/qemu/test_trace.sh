@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# `trace TARGET` end to end in QEMU/TCG. Without PT (the hardware backend under TCG) it must end
+# cleanly with the reason and EFI_UNSUPPORTED. With the software backend (backend=soft: a CPU
+# profile, the output model, single-stepping) the whole path runs: plan, ToPA, MSR sequence,
+# target, readback, packet + flow decode in firmware, files; the decoded flow is verified against
+# the single-stepped ground truth, and the saved files decode on the host to the same result.
+# FWPT_QEMU_SLOW=1 adds load-image (about a minute). Prints "qemu-trace: N passed, N failed".
+set -u
+here=$(cd "$(dirname "$0")/../.." && pwd)
+B=${FWPT_BUILD:-$here/build}
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+[ -f "$B/fwpt.efi" ] && [ -x "$B/fwpt" ] || { echo "no $B/fwpt.efi or $B/fwpt"; echo "qemu-trace: 0 passed, 1 failed"; exit 1; }
+
+boot() { # NAME CPU [run-qemu options --] APP-OPTIONS...
+    local name=$1 cpu=$2 t0=$SECONDS extra=()
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do extra+=("$1"); shift; done
+    [ "${1:-}" = "--" ] && shift
+    "$here/run-qemu.sh" --no-build --build "$B" --accel tcg --cpu "$cpu" --timeout 240 "${extra[@]}" \
+        --out "$work/$name" --log "$work/$name.raw" -- "$@" >/dev/null 2>"$work/$name.err"
+    rc=$?
+    tr -d '\r' <"$work/$name.raw" | sed 's/\x1b\[[0-9;=?]*[A-Za-z]//g' >"$work/$name.log"
+    echo "boot $name (-cpu $cpu, $*): exit $rc, $((SECONDS - t0)) s"
+}
+has() { if grep -qxF -- "$2" "$work/$1.log"; then ok; else bad "$1: no line '$2'"; grep -a -E '^(trace|target|verif|fwpt:|plan)' "$work/$1.log" | sed 's/^/    /'; fi; }
+has_re() { if grep -qaE -- "$2" "$work/$1.log"; then ok; else bad "$1: nothing matches /$2/"; fi; }
+rc_is() { if [ "$rc" = "$2" ]; then ok; else bad "$1: exit $rc, expected $2"; tail -n 3 "$work/$1.err"; fi; }
+file_ok() { if [ -s "$work/$1/fwpt/$2" ]; then ok; else bad "$1: no $2 copied out of the image"; fi; }
+
+# sideband NAME: sideband.json parses; every image listed has its img file with exactly its size;
+# prints "name base size" per image for further checks
+sideband() {
+    python3 - "$work/$1/fwpt" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+sb = json.load(open(os.path.join(d, "sideband.json")))
+for k in ("cpu", "caps", "cpuid_15h", "max_nonturbo_ratio", "ctl", "settings", "target", "trace", "images", "memory", "loaded_images"):
+    assert k in sb, "missing key " + k
+assert sb["trace"]["bytes"] == os.path.getsize(os.path.join(d, "trace.pt")), "trace.bytes != size of trace.pt"
+assert sb["images"], "no images"
+for im in sb["images"]:
+    f = os.path.join(d, im["file"])
+    assert im["file"] == "img-%x.bin" % int(im["base"], 16), im["file"]
+    assert os.path.getsize(f) == int(im["size"], 16), f + " size"
+    print(im["name"], im["base"], im["size"])
+assert len(sb["memory"]) == len(sb["images"])
+assert len(sb["loaded_images"]) >= len(sb["images"])
+PY
+}
+
+# 1. The hardware backend under TCG (no PT) is checked by test_boot_cpus.sh (qemu64 and
+#    max,vendor=GenuineIntel boots run `trace`).
+
+# 2. Software backend, whole call, verified; host decode of the saved files agrees.
+boot soft max -- trace locate-handle backend=soft profile=skylake verify quiet shutdown
+rc_is soft 0
+has soft 'trace: backend soft (single-step), CPU profile skylake'
+has_re soft '^target: locate-handle -> BS->LocateHandleBuffer at DxeCore\+0x[0-9a-f]+$'
+has_re soft '^target: locate-handle returned EFI_SUCCESS \(0x0\), [0-9]+ handles$'
+has soft 'scheme:      ToPA (multiple entries)'
+has soft 'trace: IA32_RTIT_CTL 0x2105'
+has_re soft '^trace: [1-9][0-9]* bytes captured in 1 of 32 regions; '
+has soft 'trace: ended because: the call returned; tracing disabled by software (TraceEn=0): every byte produced is kept'
+has_re soft '^packets: psb=[1-9][0-9]* psbend=[1-9][0-9]* .*tip.pge=1 tip.pgd=1 .*errors=0$'
+has_re soft '^flow: [1-9][0-9]* instructions, 0 decode errors; top modules:$'
+has_re soft '^verified: [0-9]+ instructions decoded = single-stepped \(the whole call\)$'
+has_re soft '^  ptxed --cpu 6/94/3 --pt trace.pt( --raw img-[0-9a-f]+\.bin:0x[0-9a-f]+)+$'
+for f in caps.txt trace.pt packets.txt sideband.json; do file_ok soft "$f"; done
+if sideband soft >"$work/soft.images"; then ok; else bad "soft: sideband.json check failed"; fi
+if grep -q '^DxeCore ' "$work/soft.images"; then ok; else bad "soft: DxeCore not among the traced images"; fi
+if cmp -s <("$B/fwpt" dump "$work/soft/fwpt/trace.pt") "$work/soft/fwpt/packets.txt"; then ok; else bad "soft: fwpt dump trace.pt differs from packets.txt"; fi
+n_fw=$(sed -n 's/^flow: \([0-9]*\) instructions.*/\1/p' "$work/soft.log")
+n_host=$("$B/fwpt" flow "$work/soft/fwpt" --profile 2>/dev/null | sed -n 's/^instructions per module (\([0-9]*\) in all)$/\1/p')
+if [ -n "$n_fw" ] && [ "$n_fw" = "$n_host" ]; then ok; else bad "soft: firmware decoded '$n_fw' instructions, host fwpt flow '$n_host'"; fi
+n_ver=$(sed -n 's/^verified: \([0-9]*\) instructions.*/\1/p' "$work/soft.log")
+if [ "$n_fw" = "$n_ver" ]; then ok; else bad "soft: flow $n_fw != verified $n_ver"; fi
+
+# 3. filter=target: ADDR0 = the image implementing RT->GetVariable, and only it is traced.
+boot filter max -- trace get-variable backend=soft filter=target verify quiet shutdown
+rc_is filter 0
+has_re filter '^target: get-variable -> RT->GetVariable at VariableRuntimeDxe\+0x[0-9a-f]+$'
+has_re filter '^target: get-variable returned EFI_SUCCESS \(0x0\), BootOrder is [1-9][0-9]* bytes$'
+has_re filter '^verified: [0-9]+ instructions decoded = single-stepped'
+range=$(sed -n 's/^trace: IA32_RTIT_CTL 0x100002105, ADDR0 filter \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\)$/\1 \2/p' "$work/filter.log")
+sideband filter >"$work/filter.images" 2>/dev/null
+vrd=""
+if read -r _ vb vs < <(grep '^VariableRuntimeDxe ' "$work/filter.images"); then
+    vrd=$(printf '%s 0x%x' "$vb" $((vb + vs - 1)))
+fi
+if [ -n "$range" ] && [ "$range" = "$vrd" ]; then ok; else bad "filter: ADDR0 '$range' is not VariableRuntimeDxe '$vrd'"; fi
+top=$(sed -n '/^flow: .*top modules:$/,/^[^ ]/p' "$work/filter.log" | grep '^  ' | awk '{print $1}' | tr '\n' ' ')
+if [ "$top" = "VariableRuntimeDxe " ]; then ok; else bad "filter: modules decoded: '$top'"; fi
+
+# 4. A setting the profile lacks is refused by name; a ring smaller than the trace wraps and
+#    the newest part is still verified.
+boot refuse max -- trace locate-handle backend=soft profile=skylake ptwrite shutdown
+rc_is refuse 3
+has refuse 'trace: refused: PTWEn needs the capability ptwrite: PTWRITE is not enumerated'
+boot ring max -- trace memory-map backend=soft profile=broadwell size=4K ring verify quiet shutdown
+rc_is ring 0
+has ring 'scheme:      ToPA (single output region)'
+has_re ring '^trace: 4096 bytes captured in 1 of 1 regions; '
+has_re ring '^verified: [0-9]+ instructions'
+
+# 5. (slow) load-image: a whole application, unloaded after it ran, still decodes.
+if [ "${FWPT_QEMU_SLOW:-0}" = 1 ]; then
+    h=$work/hello
+    mkdir -p "$h"
+    gcc -std=c11 -O2 -I/usr/include/efi -I/usr/include/efi/x86_64 -ffreestanding -fpic -fshort-wchar \
+        -mno-red-zone -fno-stack-protector -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI \
+        -c "$here/tests/qemu/efi/hello.c" -o "$h/hello.o" &&
+        ld -nostdlib -znocombreloc -T /usr/lib/elf_x86_64_efi.lds -shared -Bsymbolic -L/usr/lib \
+            /usr/lib/crt0-efi-x86_64.o "$h/hello.o" -o "$h/hello.so" -lefi -lgnuefi &&
+        objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j '.rel.*' -j '.rela.*' \
+            -j .reloc --target efi-app-x86_64 --subsystem=10 "$h/hello.so" "$h/hello.efi" || bad "hello.efi build"
+    boot load max --copy "$h/hello.efi=/fwpt/hello.efi" -- trace load-image '\fwpt\hello.efi' backend=soft verify quiet shutdown
+    rc_is load 0
+    has_re load '^target: load-image returned EFI_SUCCESS \(0x0\), StartImage EFI status \(0x1234\), image at 0x[0-9a-f]+ size 0x[0-9a-f]+$'
+    has_re load '^flow: [1-9][0-9]* instructions, 0 decode errors'
+    base=$(sed -n 's/.*image at \(0x[0-9a-f]*\) size.*/\1/p' "$work/load.log")
+    if sideband load | grep -q "^hello $base "; then ok; else bad "load: hello.efi at $base not among the traced images"; fi
+fi
+
+echo "qemu-trace: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
