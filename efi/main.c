@@ -47,7 +47,7 @@ static bool only_image_name(const char *s, UINTN n)
         in = !sp;
     }
     return words == 0 || (words == 1 && fwpt_options_parse(s, n, true, &tmp, err, sizeof err) == 0 &&
-                          !tmp.help && !tmp.shutdown && !tmp.trace && !tmp.quiet &&
+                          !tmp.help && !tmp.shutdown && !tmp.trace && !tmp.quiet && !tmp.wait &&
                           !tmp.have_rdmsr_probe && !tmp.have_wrmsr_probe && fwpt_strcmp(tmp.out_dir, "\\fwpt") == 0 &&
                           tmp.backend == FWPT_BACKEND_HW && !tmp.verify && !tmp.profile[0]);
 }
@@ -78,12 +78,20 @@ static void msr_probe(const struct fwpt_sink *o, const struct fwpt_cpu_hw *hw, c
     fwpt_puts(o, "\n");
 }
 
-static EFI_STATUS finish(const struct fwpt_sink *o, EFI_STATUS st, bool shutdown)
+static EFI_STATUS finish(const struct fwpt_sink *o, EFI_STATUS st, bool shutdown, bool wait)
 {
     /* run-qemu.sh and the tests read this line: keep its shape. */
     fwpt_puts(o, "fwpt: exit status ");
     fwpt_put_efi_status(o, st);
     fwpt_puts(o, "\n");
+    if (wait) {
+        UINTN idx;
+        EFI_INPUT_KEY key;
+        fwpt_puts(o, "fwpt: press a key to continue\n");
+        uefi_call_wrapper(ST->ConIn->Reset, 2, ST->ConIn, FALSE);
+        uefi_call_wrapper(BS->WaitForEvent, 3, 1, &ST->ConIn->WaitForKey, &idx);
+        uefi_call_wrapper(ST->ConIn->ReadKeyStroke, 2, ST->ConIn, &key);
+    }
     if (shutdown) {
         fwpt_puts(o, "fwpt: shutdown\n");
         uefi_call_wrapper(RT->ResetSystem, 4, EfiResetShutdown, EFI_SUCCESS, 0, NULL);
@@ -169,13 +177,13 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
         fwpt_volume_close(&vol);
         fwpt_membuf_free(&report);
         /* shutdown is honoured even on a bad line when it was parsed before the error */
-        return finish(&screen, EFI_INVALID_PARAMETER, opt.shutdown);
+        return finish(&screen, EFI_INVALID_PARAMETER, opt.shutdown, opt.wait);
     }
     if (opt.help) {
         fwpt_puts(&screen, fwpt_options_usage());
         fwpt_volume_close(&vol);
         fwpt_membuf_free(&report);
-        return finish(&screen, EFI_SUCCESS, opt.shutdown);
+        return finish(&screen, EFI_SUCCESS, opt.shutdown, opt.wait);
     }
 
     /* CPU identity and the capability report. */
@@ -223,5 +231,5 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
         result = fwpt_session_run(&env);
     }
     fwpt_volume_close(&vol);
-    return finish(&screen, result, opt.shutdown);
+    return finish(&screen, result, opt.shutdown, opt.wait);
 }

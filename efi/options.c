@@ -22,6 +22,7 @@ static const char usage[] =
     "usage: fwpt.efi [OPTION...]           (options: LoadOptions, else \\fwpt\\fwpt.cfg)\n"
     "  help              this text\n"
     "  shutdown          power off when done (ResetSystem)\n"
+    "  wait              wait for a key before returning to the firmware (read the screen)\n"
     "  quiet             no packet dump on the console (files are still written)\n"
     "  out=DIR           output directory on the boot volume (default \\fwpt)\n"
     "  rdmsr=MSR         read one MSR through the hardware backend (#GP is caught and reported)\n"
@@ -163,6 +164,8 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
             o->help = true;
         } else if (!fwpt_strcmp(a, "shutdown")) {
             o->shutdown = true;
+        } else if (!fwpt_strcmp(a, "wait")) {
+            o->wait = true;
         } else if (!fwpt_strcmp(a, "quiet")) {
             o->quiet = true;
         } else if (!fwpt_strcmp(a, "stop")) {

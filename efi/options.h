@@ -40,7 +40,7 @@ enum fwpt_backend {
 
 /* -1 in an int field = not given (the plan/trace code chooses). */
 struct fwpt_efi_options {
-    bool help, shutdown, quiet;
+    bool help, shutdown, quiet, wait;
     bool trace;
     enum fwpt_target target;
     char target_path[FWPT_OPT_PATH_MAX]; /* READ_FILE / LOAD_IMAGE, as given ('/' or '\') */

@@ -4,7 +4,8 @@
 #                                        EFI/BOOT/BOOTX64.EFI and, with CFG, \fwpt\fwpt.cfg
 #   tools/mkimage.sh usb IMG EFI [CFG]   GPT disk with one EFI System Partition at 1 MiB (FAT32)
 #                                        holding EFI/BOOT/BOOTX64.EFI: `dd` it to a USB stick.
-#                                        Without CFG, \fwpt\fwpt.cfg is a commented template.
+#                                        Without CFG, \fwpt\fwpt.cfg is a commented template
+#                                        whose one active option is `wait`.
 # Environment: FWPT_IMG_MB (disk size in MiB; default 64).
 set -euo pipefail
 die() { echo "mkimage: $*" >&2; exit 2; }
@@ -28,7 +29,9 @@ template() {
 #   trace locate-handle shutdown
 #   trace memory-map size=8M ring tsc
 #   trace load-image \EFI\tools\Shell.efi filter=target
-# With no options fwpt prints the capability report, writes \fwpt\caps.txt and returns.
+# With no options fwpt prints the capability report, writes \fwpt\caps.txt and returns;
+# `wait` keeps the screen until a key is pressed.
+wait
 CFG
 }
 

@@ -50,7 +50,9 @@ int main(void)
     CHECK_EQ(parse("fwpt.efi shutdown", false, &o, err), -1);
     CHECK_STR(err, "unknown option 'fwpt.efi' (see 'help')");
     CHECK_EQ(parse("shutdown help", true, &o, err), 0);
-    CHECK(o.shutdown && o.help);
+    CHECK(o.shutdown && o.help && !o.wait);
+    CHECK_EQ(parse("wait", false, &o, err), 0);
+    CHECK(o.wait && !o.shutdown);
 
     /* config file shape: comments and several lines */
     CHECK_EQ(parse("# fwpt.cfg\r\ntrace memory-map # the map\n\n  stop shutdown\n#ring\n", false, &o, err), 0);
