@@ -37,8 +37,4 @@ static inline const uint8_t *fwpt_image_bytes(const struct fwpt_image *m)
 struct fwpt_image *fwpt_symbols_find(const struct fwpt_symbols *s, uint64_t ip);
 /* "PciBusDxe+0x1a2b", or "0xADDRESS" outside every image. */
 void fwpt_symbols_put(const struct fwpt_symbols *s, uint64_t ip, const struct fwpt_sink *o);
-/* Pure: the name a PE/COFF image gives itself in its CodeView debug entry (RSDS/NB10 PDB path,
- * basename without extension), from the image as loaded (RVA == offset). false when none. */
-bool fwpt_pe_debug_name(const uint8_t *image, uint64_t size, char *pdb, size_t pdb_cap, char *name, size_t name_cap);
-
 #endif
