@@ -223,8 +223,8 @@ enum fwpt_status fwpt_pkt_sync_forward(struct fwpt_pkt_decoder *dec);
  * has not been synchronized yet (for wrapped buffers: the newest complete PSB). FWPT_E_NOSYNC when none. */
 enum fwpt_status fwpt_pkt_sync_backward(struct fwpt_pkt_decoder *dec);
 
-/* Decode from 'offset' on, whatever is there (no PSB check). Resets Last IP and the block state.
- * FWPT_E_EOS if offset > len. */
+/* Decode from 'offset' on, whatever is there (no PSB check); 'offset' becomes the sync point. Resets Last IP
+ * and the block state. FWPT_E_EOS if offset > len. */
 enum fwpt_status fwpt_pkt_sync_set(struct fwpt_pkt_decoder *dec, size_t offset);
 
 /* Decode the packet at dec->offset into *pkt and advance past it.
@@ -233,8 +233,9 @@ enum fwpt_status fwpt_pkt_sync_set(struct fwpt_pkt_decoder *dec, size_t offset);
  *   FWPT_E_TRUNCATED   the packet runs past the end of the trace
  *   FWPT_E_BAD_OPCODE  unknown or reserved opcode / extended opcode
  *   FWPT_E_BAD_IPC     reserved IPBytes (101b, 111b)
- *   FWPT_E_BAD_PACKET  reserved field values (PTW PayloadBytes 1xb, MODE leaf, PSB pattern, TNT without
- *                      stop bit, CYC longer than 64 bits, TMA reserved bits, ...)
+ *   FWPT_E_BAD_PACKET  reserved field encodings: PTW PayloadBytes 1xb, MODE leaf other than Exec/TSX, broken
+ *                      PSB pattern, long TNT without a branch bit, CYC longer than 64 bits (reserved *bits*
+ *                      are ignored: SDM "Packet bits listed as RSVD are not guaranteed to be 0")
  * On error the decoder does not move: pkt->offset == dec->offset == the failing packet's offset,
  * pkt->type == FWPT_PKT_NONE, pkt->size == 0. IP reconstruction happens here: IP packets update
  * dec->last_ip unless suppressed (a TIP.PGD with IPBytes 000b leaves Last IP unchanged). */
@@ -293,7 +294,6 @@ static inline enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struc
         return FWPT_OK;
     return fwpt_pkt_next_slow(dec, pkt);
 }
-
 
 /* Decode up to n packets into pkts[0..): returns how many were decoded; *status is FWPT_OK when all n were,
  * else the status of the packet that stopped it (FWPT_E_EOS at the end; errors as fwpt_pkt_next, the
