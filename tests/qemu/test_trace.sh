@@ -76,6 +76,11 @@ if cmp -s <("$B/fwpt" dump "$work/soft/fwpt/trace.pt") "$work/soft/fwpt/packets.
 n_fw=$(sed -n 's/^flow: \([0-9]*\) instructions.*/\1/p' "$work/soft.log")
 n_host=$("$B/fwpt" flow "$work/soft/fwpt" --profile 2>/dev/null | sed -n 's/^instructions per module (\([0-9]*\) in all)$/\1/p')
 if [ -n "$n_fw" ] && [ "$n_fw" = "$n_host" ]; then ok; else bad "soft: firmware decoded '$n_fw' instructions, host fwpt flow '$n_host'"; fi
+# libipt (the oracle) decodes the same saved files to the same number of instructions
+px=$B/tests/soft_ptxed
+[ -x "$px" ] || { px=$work/soft_ptxed; gcc -std=c11 -D_DEFAULT_SOURCE -O2 -I"$here" -o "$px" "$here/tests/qemu/soft/soft_ptxed.c" -lipt; }
+n_ipt=$("$px" --ips "$work/soft/fwpt" 2>/dev/null | wc -l)
+if [ -n "$n_fw" ] && [ "$n_ipt" = "$n_fw" ]; then ok; else bad "soft: libipt decoded $n_ipt instructions, the firmware $n_fw"; fi
 n_ver=$(sed -n 's/^verified: \([0-9]*\) instructions.*/\1/p' "$work/soft.log")
 if [ "$n_fw" = "$n_ver" ]; then ok; else bad "soft: flow $n_fw != verified $n_ver"; fi
 
