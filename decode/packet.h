@@ -267,9 +267,27 @@ static inline bool fwpt_pkt_fast_one(const uint8_t *buf, size_t len, size_t *off
         return false;
     const uint8_t *p = buf + o;
     struct fwpt_pkt_fast f = fwpt_pkt_fast_table[p[0]];
-    if (__builtin_expect(f.type == 0, 0))
-        return false;
-    uint64_t payload = *(const fwpt_u64u *)(p + 1) & fwpt_pkt_payload_mask[f.pay];
+    uint64_t raw = *(const fwpt_u64u *)(p + 1);
+    if (__builtin_expect(f.type == 0, 0)) {
+        /* long TNT (02 A3, 6-byte payload with a stop bit): common in traces of real code */
+        uint64_t tnt = (raw >> 8) & 0xffffffffffffull;
+        if (p[0] != 0x02 || p[1] != 0xa3 || tnt <= 1)
+            return false;
+        unsigned count = 63u - (unsigned)__builtin_clzll(tnt);
+        /* execution order: the bit below the stop bit (B1, the oldest) becomes bit 0 */
+        uint64_t v = tnt;
+        v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+        v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+        v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
+        pkt->offset = o;
+        pkt->type = FWPT_PKT_TNT_64;
+        pkt->size = 8;
+        pkt->tnt.count = (uint8_t)count;
+        pkt->tnt.bits = __builtin_bswap64(v) >> (64 - count);
+        *off = o + 8;
+        return true;
+    }
+    uint64_t payload = raw & fwpt_pkt_payload_mask[f.pay];
     /* SDM Table "FUP/TIP IP Reconstruction"; non-IP packets keep Last IP (mask all ones, no payload) */
     uint64_t ip = (*last_ip & fwpt_pkt_ip_keep_mask[f.ipc]) | payload;
     uint64_t sext = (uint64_t)((int64_t)(payload << 16) >> 16);

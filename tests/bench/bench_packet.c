@@ -1,12 +1,13 @@
 /* Packet decode throughput: fwpt_pkt_next vs libipt's pt_pkt_next over the same 256 MiB stream, two
  * mixes: every packet type libipt encodes, and a realistic one (TNT and compressed TIPs dominate, PSB+
- * every ~4 KiB). Best of FWPT_BENCH_RUNS (default 3) runs each. FWPT_BENCH_MIB overrides the size. */
+ * every ~4 KiB), plus the trace of a random program's execution (tests/common/progen). Best of FWPT_BENCH_RUNS (default 3) runs each. FWPT_BENCH_MIB overrides the size. */
 #include <intel-pt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "decode/packet.h"
+#include "tests/common/progen.h"
 
 static uint64_t rs = 88172645463325252ull;
 static uint64_t rnd(void)
@@ -76,6 +77,34 @@ static void random_packet(struct pt_packet *p, int realistic, uint64_t *since_ps
     case ppt_ptw: p->payload.ptw.plc = (uint8_t)(rnd() & 1); p->payload.ptw.payload = rnd() & 0xffffffff; break;
     default: break;
     }
+}
+
+/* The trace of a random program's execution (tests/common/progen: compiled-code-like biased branches,
+ * calls/returns with RET compression, interrupts, PSB+), repeated to fill buf. */
+static int build_program(uint8_t *buf, size_t len)
+{
+    struct progen_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.seed = 7;
+    cfg.max_insns = 4000000;
+    cfg.features = PROGEN_F_ALL;
+    cfg.no_truth = 1;
+    cfg.biased = 1;
+    struct progen pg;
+    if (progen_build(&cfg, &pg) != 0 || pg.trace_size == 0)
+        return -1;
+    for (size_t at = 0; at < len; at += pg.trace_size)
+        memcpy(buf + at, pg.trace, len - at < pg.trace_size ? len - at : pg.trace_size);
+    /* the last copy is cut anywhere: end on PADs from the last PSB of the buffer on */
+    size_t last = len;
+    for (size_t i = len - 16; i-- > 0;)
+        if (!memcmp(buf + i, "\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82", 16)) {
+            last = i;
+            break;
+        }
+    memset(buf + last, 0, len - last);
+    progen_free(&pg);
+    return 0;
 }
 
 /* Encode a chunk with libipt (padded with PAD to a packet boundary), then repeat it to fill buf. */
@@ -192,8 +221,15 @@ int main(void)
         return 1;
     }
     int rc = 0;
-    for (int mix = 0; mix < 2; mix++) {
-        build(buf, len, mix);
+    static const char *const mixes[] = {"all-types", "realistic", "program"};
+    for (int mix = 0; mix < 3; mix++) {
+        if (mix < 2)
+            build(buf, len, mix);
+        else if (build_program(buf, len) != 0) {
+            fprintf(stderr, "bench_packet: progen failed\n");
+            rc = 1;
+            break;
+        }
         double bf = 1e9, bl = 1e9, bb = 1e9;
         uint64_t nf = 0, nl = 0, nb = 0, sf = 0, sl = 0, sb = 0;
         const char *only = getenv("FWPT_BENCH_ONLY"); /* "fwpt" or "libipt": profile one decoder */
@@ -224,7 +260,7 @@ int main(void)
         printf("bench_packet %-10s %zu MiB, %llu packets (%.2f B/packet): libipt pt_pkt_next %.0f MB/s (%.0f Mpkt/s); "
                "fwpt_pkt_next %.0f MB/s (%.0f Mpkt/s), ratio %.2fx; fwpt_pkt_next_batch %.0f MB/s (%.0f Mpkt/s), "
                "ratio %.2fx\n",
-               mix ? "realistic" : "all-types", mib, (unsigned long long)nf, (double)len / (double)nf, mbl,
+               mixes[mix], mib, (unsigned long long)nf, (double)len / (double)nf, mbl,
                nl / bl / 1e6, mbf, nf / bf / 1e6, mbf / mbl, mbb, nb / bb / 1e6, mbb / mbl);
         fflush(stdout);
     }
