@@ -165,84 +165,273 @@ static const uint16_t tnt8_table[128] = {
 /* IPBytes -> payload bytes; -1 reserved (SDM Table "FUP/TIP IP Reconstruction"). */
 static const int8_t ip_payload_bytes[8] = {0, 2, 4, 6, 6, -1, 8, -1};
 /* IPBytes -> the Last IP bits kept: 001b [63:16], 010b [63:32], 100b [63:48], 000b all (no update). */
-const uint64_t fwpt_pkt_ip_keep_mask[8] = {
+static const uint64_t ip_keep_mask[8] = {
     ~0ull, 0xffffffffffff0000ull, 0xffffffff00000000ull, 0, 0xffff000000000000ull, 0, 0, 0,
 };
 
 /* Fast path (fwpt_pkt_next in packet.h): one 8-byte entry per first byte for PAD, short TNT, one-byte CYC,
  * MTC and FUP/TIP/TIP.PGE/TIP.PGD; the inline code has no data-dependent branch. type 0: slow path. */
-#define FE(w16, type, size, pay, ipc, flags, tnt) {w16, type, size, pay, ipc, flags, tnt}
+#define FE(paymask, keep, ipsel, w16, type, size, ipc, mtc, tnt) \
+    {paymask, keep, ipsel, w16, type, size, ipc, mtc, tnt, 0}
 const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
-    FE(0x000, FWPT_PKT_PAD, 1, 0, 0, 0, 0x00), FE(0x100, FWPT_PKT_TIP_PGD, 1, 0, 0, 0, 0x00), FE(0, 0, 0, 0, 0, 0, 0), FE(0x000, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 00 */
-    FE(0x001, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x00), FE(0, 0, 0, 0, 0, 0, 0), FE(0x001, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x01), FE(0, 0, 0, 0, 0, 0, 0), /* 04 */
-    FE(0x002, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x00), FE(0, 0, 0, 0, 0, 0, 0), FE(0x002, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x02), FE(0x001, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 08 */
-    FE(0x002, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x01), FE(0x100, FWPT_PKT_TIP, 1, 0, 0, 0, 0x00), FE(0x002, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x03), FE(0, 0, 0, 0, 0, 0, 0), /* 0c */
-    FE(0x003, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x00), FE(0x100, FWPT_PKT_TIP_PGE, 1, 0, 0, 0, 0x00), FE(0x003, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x04), FE(0x002, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 10 */
-    FE(0x003, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x02), FE(0, 0, 0, 0, 0, 0, 0), FE(0x003, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x06), FE(0, 0, 0, 0, 0, 0, 0), /* 14 */
-    FE(0x003, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x01), FE(0, 0, 0, 0, 0, 0, 0), FE(0x003, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x05), FE(0x003, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 18 */
-    FE(0x003, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x03), FE(0x100, FWPT_PKT_FUP, 1, 0, 0, 0, 0x00), FE(0x003, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x07), FE(0, 0, 0, 0, 0, 0, 0), /* 1c */
-    FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x00), FE(0x001, FWPT_PKT_TIP_PGD, 3, 2, 1, 1, 0x00), FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x08), FE(0x004, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 20 */
-    FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x04), FE(0, 0, 0, 0, 0, 0, 0), FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0c), FE(0, 0, 0, 0, 0, 0, 0), /* 24 */
-    FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x02), FE(0, 0, 0, 0, 0, 0, 0), FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0a), FE(0x005, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 28 */
-    FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x06), FE(0x001, FWPT_PKT_TIP, 3, 2, 1, 1, 0x00), FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0e), FE(0, 0, 0, 0, 0, 0, 0), /* 2c */
-    FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x01), FE(0x001, FWPT_PKT_TIP_PGE, 3, 2, 1, 1, 0x00), FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x09), FE(0x006, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 30 */
-    FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x05), FE(0, 0, 0, 0, 0, 0, 0), FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0d), FE(0, 0, 0, 0, 0, 0, 0), /* 34 */
-    FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x03), FE(0, 0, 0, 0, 0, 0, 0), FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0b), FE(0x007, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 38 */
-    FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x07), FE(0x001, FWPT_PKT_FUP, 3, 2, 1, 1, 0x00), FE(0x004, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0f), FE(0, 0, 0, 0, 0, 0, 0), /* 3c */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x00), FE(0x002, FWPT_PKT_TIP_PGD, 5, 4, 2, 1, 0x00), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x10), FE(0x008, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 40 */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x08), FE(0, 0, 0, 0, 0, 0, 0), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x18), FE(0, 0, 0, 0, 0, 0, 0), /* 44 */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x04), FE(0, 0, 0, 0, 0, 0, 0), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x14), FE(0x009, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 48 */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0c), FE(0x002, FWPT_PKT_TIP, 5, 4, 2, 1, 0x00), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x1c), FE(0, 0, 0, 0, 0, 0, 0), /* 4c */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x02), FE(0x002, FWPT_PKT_TIP_PGE, 5, 4, 2, 1, 0x00), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x12), FE(0x00a, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 50 */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0a), FE(0, 0, 0, 0, 0, 0, 0), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x1a), FE(0, 0, 0, 0, 0, 0, 0), /* 54 */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x06), FE(0x000, FWPT_PKT_MTC, 2, 0, 0, 2, 0x00), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x16), FE(0x00b, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 58 */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0e), FE(0x002, FWPT_PKT_FUP, 5, 4, 2, 1, 0x00), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x1e), FE(0, 0, 0, 0, 0, 0, 0), /* 5c */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x01), FE(0x003, FWPT_PKT_TIP_PGD, 7, 6, 3, 1, 0x00), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x11), FE(0x00c, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 60 */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x09), FE(0, 0, 0, 0, 0, 0, 0), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x19), FE(0, 0, 0, 0, 0, 0, 0), /* 64 */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x05), FE(0, 0, 0, 0, 0, 0, 0), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x15), FE(0x00d, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 68 */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0d), FE(0x003, FWPT_PKT_TIP, 7, 6, 3, 1, 0x00), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x1d), FE(0, 0, 0, 0, 0, 0, 0), /* 6c */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x03), FE(0x003, FWPT_PKT_TIP_PGE, 7, 6, 3, 1, 0x00), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x13), FE(0x00e, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 70 */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0b), FE(0, 0, 0, 0, 0, 0, 0), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x1b), FE(0, 0, 0, 0, 0, 0, 0), /* 74 */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x07), FE(0, 0, 0, 0, 0, 0, 0), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x17), FE(0x00f, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 78 */
-    FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0f), FE(0x003, FWPT_PKT_FUP, 7, 6, 3, 1, 0x00), FE(0x005, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x1f), FE(0, 0, 0, 0, 0, 0, 0), /* 7c */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x00), FE(0x004, FWPT_PKT_TIP_PGD, 7, 6, 4, 1, 0x00), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x20), FE(0x010, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 80 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x10), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x30), FE(0, 0, 0, 0, 0, 0, 0), /* 84 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x08), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x28), FE(0x011, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 88 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x18), FE(0x004, FWPT_PKT_TIP, 7, 6, 4, 1, 0x00), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x38), FE(0, 0, 0, 0, 0, 0, 0), /* 8c */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x04), FE(0x004, FWPT_PKT_TIP_PGE, 7, 6, 4, 1, 0x00), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x24), FE(0x012, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 90 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x14), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x34), FE(0, 0, 0, 0, 0, 0, 0), /* 94 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0c), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x2c), FE(0x013, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* 98 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x1c), FE(0x004, FWPT_PKT_FUP, 7, 6, 4, 1, 0x00), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x3c), FE(0, 0, 0, 0, 0, 0, 0), /* 9c */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x02), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x22), FE(0x014, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* a0 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x12), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x32), FE(0, 0, 0, 0, 0, 0, 0), /* a4 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0a), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x2a), FE(0x015, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* a8 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x1a), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x3a), FE(0, 0, 0, 0, 0, 0, 0), /* ac */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x06), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x26), FE(0x016, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* b0 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x16), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x36), FE(0, 0, 0, 0, 0, 0, 0), /* b4 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0e), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x2e), FE(0x017, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* b8 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x1e), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x3e), FE(0, 0, 0, 0, 0, 0, 0), /* bc */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x01), FE(0x006, FWPT_PKT_TIP_PGD, 9, 8, 6, 1, 0x00), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x21), FE(0x018, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* c0 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x11), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x31), FE(0, 0, 0, 0, 0, 0, 0), /* c4 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x09), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x29), FE(0x019, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* c8 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x19), FE(0x006, FWPT_PKT_TIP, 9, 8, 6, 1, 0x00), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x39), FE(0, 0, 0, 0, 0, 0, 0), /* cc */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x05), FE(0x006, FWPT_PKT_TIP_PGE, 9, 8, 6, 1, 0x00), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x25), FE(0x01a, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* d0 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x15), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x35), FE(0, 0, 0, 0, 0, 0, 0), /* d4 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0d), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x2d), FE(0x01b, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* d8 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x1d), FE(0x006, FWPT_PKT_FUP, 9, 8, 6, 1, 0x00), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x3d), FE(0, 0, 0, 0, 0, 0, 0), /* dc */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x03), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x23), FE(0x01c, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* e0 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x13), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x33), FE(0, 0, 0, 0, 0, 0, 0), /* e4 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0b), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x2b), FE(0x01d, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* e8 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x1b), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x3b), FE(0, 0, 0, 0, 0, 0, 0), /* ec */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x07), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x27), FE(0x01e, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* f0 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x17), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x37), FE(0, 0, 0, 0, 0, 0, 0), /* f4 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x0f), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x2f), FE(0x01f, FWPT_PKT_CYC, 1, 0, 0, 0, 0x00), /* f8 */
-    FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x1f), FE(0, 0, 0, 0, 0, 0, 0), FE(0x006, FWPT_PKT_TNT_8, 1, 0, 0, 0, 0x3f), FE(0, 0, 0, 0, 0, 0, 0), /* fc */
+    FE(0, ~0ull, 0, 0x000, FWPT_PKT_PAD, 1, 0, 0x00, 0x00), /* 00 */
+    FE(0, ~0ull, 0, 0x100, FWPT_PKT_TIP_PGD, 1, 0, 0x00, 0x00), /* 01 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 02 */
+    FE(0, ~0ull, 0, 0x000, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 03 */
+    FE(0, ~0ull, 0, 0x001, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x00), /* 04 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 05 */
+    FE(0, ~0ull, 0, 0x001, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x01), /* 06 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 07 */
+    FE(0, ~0ull, 0, 0x002, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x00), /* 08 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 09 */
+    FE(0, ~0ull, 0, 0x002, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x02), /* 0a */
+    FE(0, ~0ull, 0, 0x001, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 0b */
+    FE(0, ~0ull, 0, 0x002, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x01), /* 0c */
+    FE(0, ~0ull, 0, 0x100, FWPT_PKT_TIP, 1, 0, 0x00, 0x00), /* 0d */
+    FE(0, ~0ull, 0, 0x002, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x03), /* 0e */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 0f */
+    FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x00), /* 10 */
+    FE(0, ~0ull, 0, 0x100, FWPT_PKT_TIP_PGE, 1, 0, 0x00, 0x00), /* 11 */
+    FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x04), /* 12 */
+    FE(0, ~0ull, 0, 0x002, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 13 */
+    FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x02), /* 14 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 15 */
+    FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x06), /* 16 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 17 */
+    FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x01), /* 18 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 19 */
+    FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x05), /* 1a */
+    FE(0, ~0ull, 0, 0x003, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 1b */
+    FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x03), /* 1c */
+    FE(0, ~0ull, 0, 0x100, FWPT_PKT_FUP, 1, 0, 0x00, 0x00), /* 1d */
+    FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x07), /* 1e */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 1f */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x00), /* 20 */
+    FE(0xffff, 0xffffffffffff0000, ~0ull, 0x001, FWPT_PKT_TIP_PGD, 3, 1, 0x00, 0x00), /* 21 */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x08), /* 22 */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 23 */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x04), /* 24 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 25 */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0c), /* 26 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 27 */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x02), /* 28 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 29 */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0a), /* 2a */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 2b */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x06), /* 2c */
+    FE(0xffff, 0xffffffffffff0000, ~0ull, 0x001, FWPT_PKT_TIP, 3, 1, 0x00, 0x00), /* 2d */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0e), /* 2e */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 2f */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x01), /* 30 */
+    FE(0xffff, 0xffffffffffff0000, ~0ull, 0x001, FWPT_PKT_TIP_PGE, 3, 1, 0x00, 0x00), /* 31 */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x09), /* 32 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 33 */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x05), /* 34 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 35 */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0d), /* 36 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 37 */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x03), /* 38 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 39 */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0b), /* 3a */
+    FE(0, ~0ull, 0, 0x007, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 3b */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x07), /* 3c */
+    FE(0xffff, 0xffffffffffff0000, ~0ull, 0x001, FWPT_PKT_FUP, 3, 1, 0x00, 0x00), /* 3d */
+    FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0f), /* 3e */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 3f */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x00), /* 40 */
+    FE(0xffffffff, 0xffffffff00000000, ~0ull, 0x002, FWPT_PKT_TIP_PGD, 5, 2, 0x00, 0x00), /* 41 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x10), /* 42 */
+    FE(0, ~0ull, 0, 0x008, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 43 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x08), /* 44 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 45 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x18), /* 46 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 47 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x04), /* 48 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 49 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x14), /* 4a */
+    FE(0, ~0ull, 0, 0x009, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 4b */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0c), /* 4c */
+    FE(0xffffffff, 0xffffffff00000000, ~0ull, 0x002, FWPT_PKT_TIP, 5, 2, 0x00, 0x00), /* 4d */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1c), /* 4e */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 4f */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x02), /* 50 */
+    FE(0xffffffff, 0xffffffff00000000, ~0ull, 0x002, FWPT_PKT_TIP_PGE, 5, 2, 0x00, 0x00), /* 51 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x12), /* 52 */
+    FE(0, ~0ull, 0, 0x00a, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 53 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0a), /* 54 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 55 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1a), /* 56 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 57 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x06), /* 58 */
+    FE(0, ~0ull, 0, 0x000, FWPT_PKT_MTC, 2, 0, 0xff, 0x00), /* 59 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x16), /* 5a */
+    FE(0, ~0ull, 0, 0x00b, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 5b */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0e), /* 5c */
+    FE(0xffffffff, 0xffffffff00000000, ~0ull, 0x002, FWPT_PKT_FUP, 5, 2, 0x00, 0x00), /* 5d */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1e), /* 5e */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 5f */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x01), /* 60 */
+    FE(0xffffffffffff, 0, ~0ull, 0x003, FWPT_PKT_TIP_PGD, 7, 3, 0x00, 0x00), /* 61 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x11), /* 62 */
+    FE(0, ~0ull, 0, 0x00c, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 63 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x09), /* 64 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 65 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x19), /* 66 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 67 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x05), /* 68 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 69 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x15), /* 6a */
+    FE(0, ~0ull, 0, 0x00d, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 6b */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0d), /* 6c */
+    FE(0xffffffffffff, 0, ~0ull, 0x003, FWPT_PKT_TIP, 7, 3, 0x00, 0x00), /* 6d */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1d), /* 6e */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 6f */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x03), /* 70 */
+    FE(0xffffffffffff, 0, ~0ull, 0x003, FWPT_PKT_TIP_PGE, 7, 3, 0x00, 0x00), /* 71 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x13), /* 72 */
+    FE(0, ~0ull, 0, 0x00e, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 73 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0b), /* 74 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 75 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1b), /* 76 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 77 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x07), /* 78 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 79 */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x17), /* 7a */
+    FE(0, ~0ull, 0, 0x00f, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 7b */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0f), /* 7c */
+    FE(0xffffffffffff, 0, ~0ull, 0x003, FWPT_PKT_FUP, 7, 3, 0x00, 0x00), /* 7d */
+    FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1f), /* 7e */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 7f */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x00), /* 80 */
+    FE(0xffffffffffff, 0xffff000000000000, ~0ull, 0x004, FWPT_PKT_TIP_PGD, 7, 4, 0x00, 0x00), /* 81 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x20), /* 82 */
+    FE(0, ~0ull, 0, 0x010, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 83 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x10), /* 84 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 85 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x30), /* 86 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 87 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x08), /* 88 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 89 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x28), /* 8a */
+    FE(0, ~0ull, 0, 0x011, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 8b */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x18), /* 8c */
+    FE(0xffffffffffff, 0xffff000000000000, ~0ull, 0x004, FWPT_PKT_TIP, 7, 4, 0x00, 0x00), /* 8d */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x38), /* 8e */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 8f */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x04), /* 90 */
+    FE(0xffffffffffff, 0xffff000000000000, ~0ull, 0x004, FWPT_PKT_TIP_PGE, 7, 4, 0x00, 0x00), /* 91 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x24), /* 92 */
+    FE(0, ~0ull, 0, 0x012, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 93 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x14), /* 94 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 95 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x34), /* 96 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 97 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0c), /* 98 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 99 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x2c), /* 9a */
+    FE(0, ~0ull, 0, 0x013, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* 9b */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1c), /* 9c */
+    FE(0xffffffffffff, 0xffff000000000000, ~0ull, 0x004, FWPT_PKT_FUP, 7, 4, 0x00, 0x00), /* 9d */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x3c), /* 9e */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 9f */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x02), /* a0 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* a1 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x22), /* a2 */
+    FE(0, ~0ull, 0, 0x014, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* a3 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x12), /* a4 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* a5 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x32), /* a6 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* a7 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0a), /* a8 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* a9 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x2a), /* aa */
+    FE(0, ~0ull, 0, 0x015, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* ab */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1a), /* ac */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* ad */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x3a), /* ae */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* af */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x06), /* b0 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* b1 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x26), /* b2 */
+    FE(0, ~0ull, 0, 0x016, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* b3 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x16), /* b4 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* b5 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x36), /* b6 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* b7 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0e), /* b8 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* b9 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x2e), /* ba */
+    FE(0, ~0ull, 0, 0x017, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* bb */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1e), /* bc */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* bd */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x3e), /* be */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* bf */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x01), /* c0 */
+    FE(~0ull, 0, ~0ull, 0x006, FWPT_PKT_TIP_PGD, 9, 6, 0x00, 0x00), /* c1 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x21), /* c2 */
+    FE(0, ~0ull, 0, 0x018, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* c3 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x11), /* c4 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* c5 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x31), /* c6 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* c7 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x09), /* c8 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* c9 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x29), /* ca */
+    FE(0, ~0ull, 0, 0x019, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* cb */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x19), /* cc */
+    FE(~0ull, 0, ~0ull, 0x006, FWPT_PKT_TIP, 9, 6, 0x00, 0x00), /* cd */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x39), /* ce */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* cf */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x05), /* d0 */
+    FE(~0ull, 0, ~0ull, 0x006, FWPT_PKT_TIP_PGE, 9, 6, 0x00, 0x00), /* d1 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x25), /* d2 */
+    FE(0, ~0ull, 0, 0x01a, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* d3 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x15), /* d4 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* d5 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x35), /* d6 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* d7 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0d), /* d8 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* d9 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x2d), /* da */
+    FE(0, ~0ull, 0, 0x01b, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* db */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1d), /* dc */
+    FE(~0ull, 0, ~0ull, 0x006, FWPT_PKT_FUP, 9, 6, 0x00, 0x00), /* dd */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x3d), /* de */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* df */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x03), /* e0 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* e1 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x23), /* e2 */
+    FE(0, ~0ull, 0, 0x01c, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* e3 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x13), /* e4 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* e5 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x33), /* e6 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* e7 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0b), /* e8 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* e9 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x2b), /* ea */
+    FE(0, ~0ull, 0, 0x01d, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* eb */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1b), /* ec */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* ed */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x3b), /* ee */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* ef */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x07), /* f0 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* f1 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x27), /* f2 */
+    FE(0, ~0ull, 0, 0x01e, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* f3 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x17), /* f4 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* f5 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x37), /* f6 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* f7 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0f), /* f8 */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* f9 */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x2f), /* fa */
+    FE(0, ~0ull, 0, 0x01f, FWPT_PKT_CYC, 1, 0, 0x00, 0x00), /* fb */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1f), /* fc */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* fd */
+    FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x3f), /* fe */
+    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* ff */
 };
 #undef FE
-/* [payload bytes] -> mask; [IPBytes] -> Last IP bits kept (000b: all, i.e. no update). */
-const uint64_t fwpt_pkt_payload_mask[9] = {
-    0, 0xffull, 0xffffull, 0, 0xffffffffull, 0, 0xffffffffffffull, 0, ~0ull,
-};
 _Static_assert(offsetof(struct fwpt_packet, ip.ipc) == 16, "layout: the fast path stores 8 bytes at 16");
 _Static_assert(offsetof(struct fwpt_packet, ip.suppressed) == 17, "layout");
 _Static_assert(offsetof(struct fwpt_packet, tnt.count) == 16, "layout");
@@ -251,7 +440,7 @@ _Static_assert(offsetof(struct fwpt_packet, cyc.value) == 16, "layout");
 _Static_assert(offsetof(struct fwpt_packet, ip.ip) == 24, "layout");
 _Static_assert(offsetof(struct fwpt_packet, tnt.bits) == 24, "layout");
 _Static_assert(offsetof(struct fwpt_packet, ip.payload) == 32, "layout");
-_Static_assert(sizeof(struct fwpt_pkt_fast) == 8, "one load per entry");
+_Static_assert(sizeof(struct fwpt_pkt_fast) == 32, "entries stay aligned");
 
 typedef uint64_t u64_unaligned __attribute__((aligned(1), may_alias));
 
@@ -287,7 +476,7 @@ enum fwpt_status fwpt_pkt_ip_reconstruct(uint64_t last_ip, unsigned ipc, uint64_
     else if (ipc == FWPT_IPC_FULL)
         *ip = payload;
     else
-        *ip = (last_ip & fwpt_pkt_ip_keep_mask[ipc]) | (payload & ~fwpt_pkt_ip_keep_mask[ipc]);
+        *ip = (last_ip & ip_keep_mask[ipc]) | (payload & ~ip_keep_mask[ipc]);
     return FWPT_OK;
 }
 
@@ -519,7 +708,7 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
         if (ipc == FWPT_IPC_SEXT_48)
             ip = sext48(payload);
         else
-            ip = (dec->last_ip & fwpt_pkt_ip_keep_mask[ipc]) | payload;
+            ip = (dec->last_ip & ip_keep_mask[ipc]) | payload;
         dec->last_ip = ip; /* unchanged for 000b: keep mask is all ones and the payload is 0 */
         pkt->ip.ipc = (uint8_t)ipc;
         pkt->ip.suppressed = ipc == FWPT_IPC_SUPPRESSED;

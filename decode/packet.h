@@ -243,16 +243,17 @@ static inline enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struc
 
 /* ---- internals of the inline fast path (decode/packet.c) ---- */
 struct fwpt_pkt_fast {
-    uint16_t w16;  /* bytes 16-17 of the packet: ip.ipc + ip.suppressed, tnt.count, one-byte cyc.value */
+    uint64_t pay_mask;  /* IP payload bits after the header (0: none) */
+    uint64_t keep_mask; /* Last IP bits kept (all ones for non-IP packets and IPBytes 000b) */
+    uint64_t ip_sel;    /* all ones when ip.ip is the reconstructed IP */
+    uint16_t w16;       /* bytes 16-17 of the packet: ip.ipc + ip.suppressed, tnt.count, one-byte cyc.value */
     uint8_t type, size;
-    uint8_t pay;   /* IP payload bytes after the header: 0, 2, 4, 6, 8 */
-    uint8_t ipc;   /* IPBytes (0 for non-IP packets: Last IP kept) */
-    uint8_t flags; /* 1: ip.ip = the reconstructed IP; 2: MTC (byte 16 = byte 1 of the packet) */
+    uint8_t ipc;        /* IPBytes (0 for non-IP packets) */
+    uint8_t mtc_mask;   /* 0xff for MTC: byte 16 = byte 1 of the packet */
     uint8_t tnt_bits;
+    uint8_t reserved;
 };
 extern const struct fwpt_pkt_fast fwpt_pkt_fast_table[256];
-extern const uint64_t fwpt_pkt_payload_mask[9];
-extern const uint64_t fwpt_pkt_ip_keep_mask[8];
 /* Every packet; fwpt_pkt_next calls it for whatever its fast path does not handle. */
 enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
 
@@ -266,7 +267,7 @@ static inline bool fwpt_pkt_fast_one(const uint8_t *buf, size_t len, size_t *off
     if (__builtin_expect(o >= len || len - o < 9, 0))
         return false;
     const uint8_t *p = buf + o;
-    struct fwpt_pkt_fast f = fwpt_pkt_fast_table[p[0]];
+    const struct fwpt_pkt_fast f = fwpt_pkt_fast_table[p[0]];
     uint64_t raw = *(const fwpt_u64u *)(p + 1);
     if (__builtin_expect(f.type == 0, 0)) {
         /* long TNT (02 A3, 6-byte payload with a stop bit): common in traces of real code */
@@ -287,9 +288,9 @@ static inline bool fwpt_pkt_fast_one(const uint8_t *buf, size_t len, size_t *off
         *off = o + 8;
         return true;
     }
-    uint64_t payload = raw & fwpt_pkt_payload_mask[f.pay];
+    uint64_t payload = raw & f.pay_mask;
     /* SDM Table "FUP/TIP IP Reconstruction"; non-IP packets keep Last IP (mask all ones, no payload) */
-    uint64_t ip = (*last_ip & fwpt_pkt_ip_keep_mask[f.ipc]) | payload;
+    uint64_t ip = (*last_ip & f.keep_mask) | payload;
     uint64_t sext = (uint64_t)((int64_t)(payload << 16) >> 16);
     ip = f.ipc == 3 ? sext : ip;
     *last_ip = ip;
@@ -297,8 +298,8 @@ static inline bool fwpt_pkt_fast_one(const uint8_t *buf, size_t len, size_t *off
     pkt->type = f.type;
     pkt->size = f.size;
     /* bytes 16..23: ipc + suppressed, TNT count, one-byte CYC value, or MTC CTC */
-    pkt->cyc.value = (uint64_t)f.w16 | ((uint64_t)p[1] & (0 - (uint64_t)(f.flags >> 1)));
-    pkt->ip.ip = (ip & (0 - (uint64_t)(f.flags & 1))) | f.tnt_bits; /* tnt.bits for short TNT */
+    pkt->cyc.value = (uint64_t)f.w16 | (uint64_t)(p[1] & f.mtc_mask);
+    pkt->ip.ip = (ip & f.ip_sel) | f.tnt_bits; /* tnt.bits for short TNT */
     pkt->ip.payload = payload;
     *off = o + f.size;
     return true;
