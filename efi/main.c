@@ -32,24 +32,22 @@ static UINTN load_options_text(const EFI_LOADED_IMAGE *li, char *out, UINTN cap)
     return n;
 }
 
+/* No words, or just the image name the shell passes first: no options (then fwpt.cfg is read). */
 static bool only_image_name(const char *s, UINTN n)
 {
-    struct fwpt_efi_options tmp;
-    char err[8];
-    fwpt_options_default(&tmp);
-    /* An empty parse after skipping the image name and nothing else: treat as "no options". */
-    UINTN words = 0;
+    char first[FWPT_OPT_PATH_MAX];
+    UINTN words = 0, k = 0;
     bool in = false;
     for (UINTN i = 0; i < n; i++) {
         bool sp = s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n';
         if (!sp && !in)
             words++;
+        if (!sp && words == 1 && k + 1 < sizeof first)
+            first[k++] = s[i];
         in = !sp;
     }
-    return words == 0 || (words == 1 && fwpt_options_parse(s, n, true, &tmp, err, sizeof err) == 0 &&
-                          !tmp.help && !tmp.shutdown && !tmp.trace && !tmp.quiet && !tmp.wait &&
-                          !tmp.have_rdmsr_probe && !tmp.have_wrmsr_probe && fwpt_strcmp(tmp.out_dir, "\\fwpt") == 0 &&
-                          tmp.backend == FWPT_BACKEND_HW && !tmp.verify && !tmp.profile[0]);
+    first[k] = 0;
+    return words == 0 || (words == 1 && fwpt_options_is_image_name(first));
 }
 
 /* One line per diagnostic MSR access: the value, or the #GP that was caught, or why it was refused. */

@@ -115,7 +115,7 @@ static bool has_prefix(const char *s, const char *p) { return fwpt_strncmp(s, p,
 
 static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
 
-static bool looks_like_image(const char *s)
+bool fwpt_options_is_image_name(const char *s)
 {
     size_t n = fwpt_strlen(s);
     for (size_t i = 0; i < n; i++)
@@ -155,7 +155,7 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
         const char *a = w.buf;
         if (w.too_long)
             return fail(err, err_cap, "option too long: '", a, "...'");
-        if (first && skip_image_name && looks_like_image(a)) {
+        if (first && skip_image_name && fwpt_options_is_image_name(a)) {
             first = false;
             continue;
         }

@@ -71,6 +71,8 @@ void fwpt_options_default(struct fwpt_efi_options *o);
 int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struct fwpt_efi_options *o,
                        char *err, size_t err_cap);
 const char *fwpt_target_name(enum fwpt_target t);
+/* A word that names an image (ends in ".efi", any case, or contains '\'): the shell's argv[0]. */
+bool fwpt_options_is_image_name(const char *word);
 /* The usage text (every option and target), '\n' line ends. */
 const char *fwpt_options_usage(void);
 

@@ -27,6 +27,8 @@
 #define FWPT_VERSION_SIDEBAND "0.2"
 /* MSR_PLATFORM_INFO[15:8]: maximum non-turbo ratio (SDM Vol. 4, model-specific MSRs). */
 #define PLATFORM_INFO_MAX_NONTURBO_RATIO FWPT_FIELD(15, 8)
+/* IA32_MTRRCAP[11]: SMRR interface supported (SDM Vol. 3A "SMRR"). */
+#define MTRRCAP_SMRR FWPT_BIT(11)
 #define CONSOLE_PACKETS 24         /* packet lines echoed on the console (all go to packets.txt) */
 #define FLOW_CACHE 4096
 #define SOFT_GT_MAX (1u << 22)     /* ground-truth IPs the software backend records (32 MiB) */
@@ -677,6 +679,13 @@ static EFI_STATUS run(struct session *s)
     struct fwpt_restricted restricted = {0};
     restricted.have_apic = apic != 0;
     restricted.apic_base_msr = apic;
+    /* SMRR: output into SMRAM is dropped (SDM "Restricted Memory Access"). The MSRs may #GP
+     * outside SMM on some parts: then the range is simply unknown. */
+    uint64_t mtrrcap = 0;
+    if (fwpt_rdmsr(s->env->cpu, MSR_IA32_MTRRCAP, &mtrrcap) == FWPT_OK && (mtrrcap & MTRRCAP_SMRR) &&
+        fwpt_rdmsr(s->env->cpu, MSR_IA32_SMRR_PHYSBASE, &restricted.smrr_physbase) == FWPT_OK &&
+        fwpt_rdmsr(s->env->cpu, MSR_IA32_SMRR_PHYSMASK, &restricted.smrr_physmask) == FWPT_OK)
+        restricted.have_smrr = true;
     struct fwpt_violation viol[8];
     struct fwpt_validate_in vin = {
         .caps = s->caps, .mem = &s->mem, .ctl = s->regs.ctl_bits, .output_base = s->regs.output_base,

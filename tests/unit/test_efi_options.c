@@ -54,6 +54,11 @@ int main(void)
     CHECK_EQ(parse("wait", false, &o, err), 0);
     CHECK(o.wait && !o.shutdown);
 
+    CHECK(fwpt_options_is_image_name("FS0:\\EFI\\BOOT\\BOOTX64.EFI"));
+    CHECK(fwpt_options_is_image_name("fwpt.efi"));
+    CHECK(!fwpt_options_is_image_name("tsc"));
+    CHECK(!fwpt_options_is_image_name("efi"));
+
     /* config file shape: comments and several lines */
     CHECK_EQ(parse("# fwpt.cfg\r\ntrace memory-map # the map\n\n  stop shutdown\n#ring\n", false, &o, err), 0);
     CHECK_EQ(o.target, FWPT_TARGET_MEMORY_MAP);
