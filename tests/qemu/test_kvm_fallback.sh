@@ -63,7 +63,30 @@ has timeout "run-qemu: TIMEOUT: the guest did not finish within 2s under tcg; QE
 if [ "$rc" = 124 ]; then ok; else bad "timeout: exit $rc, expected 124"; fi
 if ! pgrep -f "$work/tmp/" >/dev/null && [ -z "$(ls -A "$work/tmp")" ]; then ok; else bad "timeout: QEMU still alive or scratch dir left"; fi
 
-# 4. Usage errors end at once with exit 2.
+# 4. A CPU exception in the guest ("!!!! X64 Exception Type") stops QEMU at once: exit 125.
+cb=$work/crashbuild
+mkdir -p "$cb"
+if gcc -std=c11 -O2 -I/usr/include/efi -I/usr/include/efi/x86_64 -ffreestanding -fpic -fshort-wchar \
+    -mno-red-zone -fno-stack-protector -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI \
+    -c "$here/tests/qemu/efi/crash.c" -o "$cb/crash.o" &&
+    ld -nostdlib -znocombreloc -T /usr/lib/elf_x86_64_efi.lds -shared -Bsymbolic -L/usr/lib \
+        /usr/lib/crt0-efi-x86_64.o "$cb/crash.o" -o "$cb/crash.so" -lefi -lgnuefi &&
+    objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j '.rel.*' -j '.rela.*' \
+        -j .reloc --target efi-app-x86_64 --subsystem=10 "$cb/crash.so" "$cb/fwpt.efi"; then
+    t0=$SECONDS
+    mkdir -p "$work/tmp"
+    TMPDIR="$work/tmp" "$here/run-qemu.sh" --no-build --build "$cb" --out "$work/crash" --accel tcg --cpu qemu64 \
+        --timeout 120 -- shutdown >"$work/crash.out" 2>&1
+    rc=$?
+    echo "run crash (an app raising #UD): exit $rc, $((SECONDS - t0)) s"
+    has crash "run-qemu: the guest raised a CPU exception (see '!!!! X64 Exception Type' above); QEMU killed"
+    if [ "$rc" = 125 ]; then ok; else bad "crash: exit $rc, expected 125"; fi
+    if [ $((SECONDS - t0)) -lt 60 ]; then ok; else bad "crash: took $((SECONDS - t0)) s (not stopped at once)"; fi
+else
+    bad "crash: could not build tests/qemu/efi/crash.c"
+fi
+
+# 5. Usage errors end at once with exit 2.
 run usage --accel xen
 has usage "run-qemu: --accel must be auto, kvm or tcg"
 if [ "$rc" = 2 ]; then ok; else bad "usage: exit $rc, expected 2"; fi
