@@ -894,6 +894,23 @@ enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event
     }
 }
 
+enum fwpt_status fwpt_flow_next_batch(struct fwpt_flow *f, const struct fwpt_flow_obuf_insn **insns,
+                                      uint32_t *n, struct fwpt_flow_event *ev)
+{
+    *n = 0;
+    if (f->oidx >= f->on) {
+        /* refill through the one-by-one path: it serves the first instruction or an event */
+        enum fwpt_status s = fwpt_flow_next_slow(f, ev);
+        if (s != FWPT_OK || ev->kind != FWPT_FLOW_INSN)
+            return s;
+        f->oidx--; /* give that instruction back to the batch */
+    }
+    *insns = &f->obuf[f->oidx];
+    *n = f->on - f->oidx;
+    f->oidx = f->on;
+    return FWPT_OK;
+}
+
 const char *fwpt_flow_kind_name(enum fwpt_flow_kind k)
 {
     static const char *const names[FWPT_FLOW_KIND_COUNT] = {

@@ -171,6 +171,12 @@ static inline enum fwpt_status fwpt_flow_next(struct fwpt_flow *f, struct fwpt_f
 enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
                                     struct fwpt_flow_event *ev);
 
+/* Batch mode (the fastest): *insns points to *n consecutive executed instructions (valid until
+ * the next call), or *n == 0 and *ev holds the next event. Same order as fwpt_flow_next; the two
+ * may be mixed. */
+enum fwpt_status fwpt_flow_next_batch(struct fwpt_flow *f, const struct fwpt_flow_obuf_insn **insns,
+                                      uint32_t *n, struct fwpt_flow_event *ev);
+
 const char *fwpt_flow_kind_name(enum fwpt_flow_kind k);
 
 #endif
