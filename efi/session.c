@@ -538,6 +538,44 @@ static EFI_STATUS write_outputs(struct session *s, struct fwpt_membuf *packets)
     return worst;
 }
 
+#if FWPT_HAVE_SOFT
+/* verify on real PT: call the target again, single-stepped (ground truth only), and compare with
+ * the flow decoded from the hardware trace. Meaningful when the call is deterministic and not
+ * filtered; interrupt handlers that ran during the traced call appear only in the decoded flow. */
+static void verify_hw(struct session *s)
+{
+    const struct fwpt_sink *o = &s->o;
+    if (s->cfg.n_ranges) {
+        say(s, "verify: skipped: an IP filter was set (the single-stepped flow is unfiltered)", NULL);
+        return;
+    }
+    s->soft = AllocateZeroPool(sizeof *s->soft);
+    s->gt = AllocatePool(SOFT_GT_MAX * sizeof *s->gt);
+    if (!s->soft || !s->gt || EFI_ERROR(fwpt_soft_init(s->soft, NULL, &s->mem, s->gt, SOFT_GT_MAX))) {
+        say(s, "verify: the single-stepper cannot start", NULL);
+        return;
+    }
+    struct fwpt_target_run again = {
+        .target = s->target.target, .path = s->target.path, .image = s->target.image,
+        .device = s->target.device, .root = s->target.root,
+    };
+    if (EFI_ERROR(fwpt_target_prepare(&again))) {
+        say(s, "verify: cannot prepare the target a second time", NULL);
+        fwpt_target_cleanup(&again);
+        return;
+    }
+    EFI_STATUS st = fwpt_soft_record(s->soft, fwpt_target_call, &again);
+    fwpt_target_cleanup(&again);
+    if (EFI_ERROR(st)) {
+        fwpt_puts(o, "verify: single-stepping failed: ");
+        fwpt_put_efi_status(o, st);
+        fwpt_puts(o, "\n");
+        return;
+    }
+    fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->rb.wrapped, s->rb.stopped, o);
+}
+#endif
+
 /* ---- the run ---- */
 
 static EFI_STATUS run(struct session *s)
@@ -841,7 +879,7 @@ static EFI_STATUS run(struct session *s)
     fwpt_put_dec(o, s->pkt_errors);
     fwpt_puts(o, "\n");
 #if FWPT_HAVE_SOFT
-    if (s->soft && opt->verify) {
+    if (opt->verify) {
         s->cap_decoded = SOFT_GT_MAX;
         s->decoded = AllocatePool(s->cap_decoded * sizeof *s->decoded);
     }
@@ -853,7 +891,12 @@ static EFI_STATUS run(struct session *s)
         fwpt_soft_report(s->soft, o);
         if (opt->verify && s->decoded)
             fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->rb.wrapped, s->rb.stopped, o);
+    } else if (opt->verify && s->decoded) {
+        verify_hw(s);
     }
+#else
+    if (opt->verify)
+        say(s, "verify: needs the software backend (efi/soft.c), not part of this build", NULL);
 #endif
 
     /* 11. Files, and how to decode them elsewhere. */
