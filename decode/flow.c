@@ -122,7 +122,7 @@ static void packet_error(struct fwpt_flow *f, enum fwpt_status s)
 
 /* The next packet, left in f->peek (not consumed). FWPT_E_EOS at the end; other errors are
  * reported (and the decoder resynchronized) here. */
-static enum fwpt_status fetch(struct fwpt_flow *f)
+static inline __attribute__((always_inline)) enum fwpt_status fetch(struct fwpt_flow *f)
 {
     if (f->have_peek)
         return FWPT_OK;
