@@ -807,6 +807,12 @@ static void fill(struct fwpt_flow *f)
         const struct fwpt_flow_block *b = get_block(f, f->ip, &st);
         if (!b)
             continue;
+        if (f->cache) {
+            /* the next block is one of these: start loading its entry now */
+            uint64_t nx = f->ip + b->nbytes;
+            __builtin_prefetch(&f->cache[(b->target ^ (b->target >> 11)) & f->cache_mask]);
+            __builtin_prefetch(&f->cache[(nx ^ (nx >> 11)) & f->cache_mask]);
+        }
         uint32_t n = b->ninsn;
         bool full = true;
         if (f->fup_pending && f->stop_ip - f->ip < b->nbytes) {
@@ -841,10 +847,6 @@ static void fill(struct fwpt_flow *f)
             f->last_target = b->target;
             f->last_flags = b->flags;
             f->resolve_pending = 1;
-            if (f->cache) {
-                __builtin_prefetch(&f->cache[(b->target ^ (b->target >> 11)) & f->cache_mask]);
-                __builtin_prefetch(&f->cache[(ip ^ (ip >> 11)) & f->cache_mask]);
-            }
         } else {
             f->ip = f->stop_ip;
         }
