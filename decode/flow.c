@@ -788,6 +788,108 @@ static inline bool fast_resolve(struct fwpt_flow *f)
     return true;
 }
 
+/* The hot loop of fill: cached blocks whose successor needs no packet fetch (a TNT bit in hand,
+ * a direct branch, a compressed RET), with the walk state in registers (f->obuf aliases f).
+ * Stops before anything else: a cache miss, the runaway limit, a full buffer (f->ip is then the
+ * next block, nothing pending), or a transfer resolve() must handle (resolve_pending set). */
+static inline uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
+{
+    struct fwpt_flow_obuf_insn *o = f->obuf;
+    const struct fwpt_flow_block *cache = f->cache;
+    const size_t mask = f->cache_mask;
+    const uint8_t mode = f->mode;
+    const uint64_t limit = f->runaway_limit;
+    const bool pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
+    uint64_t ip = f->ip, bits = f->tnt_bits, since = f->since_packet, ninsns = f->n_insns;
+    uint64_t hits = f->cache_hits;
+    uint32_t cnt = f->tnt_count, top = f->retstack_top, rn = f->retstack_n;
+    while (on + FWPT_FLOW_BLOCK_INSNS <= FWPT_FLOW_OBUF) {
+        const struct fwpt_flow_block *b = &cache[(ip ^ (ip >> 11)) & mask];
+        const uint64_t target = b->target, nx = ip + b->nbytes;
+        const uint32_t n = b->ninsn;
+        const uint8_t cls = b->iclass, flags = b->flags;
+        const uint8_t s0 = b->sizes[0], s1 = b->sizes[1], s2 = b->sizes[2], s3 = b->sizes[3];
+        if (b->ip != ip || b->mode != mode || since + n > limit)
+            break; /* fill's general path: build the block, or report the runaway */
+        hits++;
+        __builtin_prefetch(&cache[(target ^ (target >> 11)) & mask]);
+        __builtin_prefetch(&cache[(nx ^ (nx >> 11)) & mask]);
+        /* four slots written unconditionally (the buffer has room for a whole block): most blocks
+         * end there, and a fixed count costs no mispredicted loop exit */
+        struct fwpt_flow_obuf_insn *d = &o[on];
+        d[0].ip = ip;
+        d[0].size = s0;
+        d[0].iclass = FWPT_IC_OTHER;
+        d[1].ip = ip + s0;
+        d[1].size = s1;
+        d[1].iclass = FWPT_IC_OTHER;
+        d[2].ip = ip + s0 + s1;
+        d[2].size = s2;
+        d[2].iclass = FWPT_IC_OTHER;
+        d[3].ip = ip + s0 + s1 + s2;
+        d[3].size = s3;
+        d[3].iclass = FWPT_IC_OTHER;
+        if (n > 4) {
+            uint64_t a = d[3].ip + s3;
+            for (uint32_t k = 4; k < n; k++) {
+                uint8_t sk = b->sizes[k];
+                d[k].ip = a;
+                d[k].size = sk;
+                d[k].iclass = FWPT_IC_OTHER;
+                a += sk;
+            }
+        }
+        d[n - 1].iclass = cls;
+        on += n;
+        since += n;
+        ninsns += n;
+        if (cls == FWPT_IC_JCC && cnt > 1) {
+            /* branch-free: the outcome is data, not a prediction */
+            uint64_t m = -(bits & 1);
+            ip = nx ^ ((nx ^ target) & m);
+            bits >>= 1;
+            cnt--;
+            since = 0;
+        } else if (cls == FWPT_IC_OTHER) {
+            ip = nx;
+        } else if ((cls == FWPT_IC_JMP_REL || cls == FWPT_IC_CALL_REL) && !pgd_peek) {
+            if (cls == FWPT_IC_CALL_REL && !(flags & FWPT_FLOW_BF_ZERO_LEN_CALL)) {
+                /* push_ret (seed 002: zero-length calls are not pushed) */
+                f->retstack[top % FWPT_FLOW_RETSTACK] = nx;
+                top++;
+                if (rn < FWPT_FLOW_RETSTACK)
+                    rn++;
+            }
+            ip = target;
+        } else if (cls == FWPT_IC_RET && cnt > 1 && (bits & 1) && rn) {
+            /* compressed RET with bits left in hand (seed 002) */
+            rn--;
+            top--;
+            ip = f->retstack[top % FWPT_FLOW_RETSTACK];
+            bits >>= 1;
+            cnt--;
+            since = 0;
+        } else {
+            f->next_ip = nx;
+            f->last_ip = nx - b->sizes[n - 1];
+            f->last_class = cls;
+            f->last_target = target;
+            f->last_flags = flags;
+            f->resolve_pending = 1;
+            break;
+        }
+    }
+    f->ip = ip;
+    f->tnt_bits = bits;
+    f->tnt_count = (uint8_t)cnt;
+    f->since_packet = since;
+    f->n_insns = ninsns;
+    f->cache_hits = hits;
+    f->retstack_top = top;
+    f->retstack_n = rn;
+    return on;
+}
+
 /* Decodes instructions ahead into f->obuf until an event is queued, the walk stops or the
  * buffer is full. Events are queued only after the instructions before them are buffered. */
 static void fill(struct fwpt_flow *f)
@@ -798,6 +900,11 @@ static void fill(struct fwpt_flow *f)
         if (f->resolve_pending && !fast_resolve(f)) {
             resolve(f);
             continue;
+        }
+        if (!f->fup_pending && f->cache) {
+            on = fill_fast(f, on);
+            if (f->resolve_pending || on + FWPT_FLOW_BLOCK_INSNS > FWPT_FLOW_OBUF)
+                continue;
         }
         if (f->fup_pending && f->ip == f->stop_ip) {
             fup_reached(f);
