@@ -799,7 +799,7 @@ static inline uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
     const size_t mask = f->cache_mask;
     const uint8_t mode = f->mode;
     const uint64_t limit = f->runaway_limit;
-    const bool pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
+    bool pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     uint64_t ip = f->ip, bits = f->tnt_bits, since = f->since_packet, ninsns = f->n_insns;
     uint64_t hits = f->cache_hits;
     uint32_t cnt = f->tnt_count, top = f->retstack_top, rn = f->retstack_n;
@@ -843,15 +843,20 @@ static inline uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
         on += n;
         since += n;
         ninsns += n;
-        if (cls == FWPT_IC_JCC && cnt > 1) {
+        if ((cls == FWPT_IC_JCC || cls == FWPT_IC_RET) && !cnt && f->have_peek &&
+            (f->peek.type == FWPT_PKT_TNT_8 || f->peek.type == FWPT_PKT_TNT_64) && f->peek.tnt.count) {
+            /* take_tnt: the TNT packet lookahead left in peek */
+            bits = f->peek.tnt.bits;
+            cnt = f->peek.tnt.count;
+            f->have_peek = 0;
+        }
+        if (cls == FWPT_IC_JCC && cnt) {
             /* branch-free: the outcome is data, not a prediction */
             uint64_t m = -(bits & 1);
             ip = nx ^ ((nx ^ target) & m);
-            bits >>= 1;
-            cnt--;
-            since = 0;
         } else if (cls == FWPT_IC_OTHER) {
             ip = nx;
+            continue;
         } else if ((cls == FWPT_IC_JMP_REL || cls == FWPT_IC_CALL_REL) && !pgd_peek) {
             if (cls == FWPT_IC_CALL_REL && !(flags & FWPT_FLOW_BF_ZERO_LEN_CALL)) {
                 /* push_ret (seed 002: zero-length calls are not pushed) */
@@ -861,14 +866,12 @@ static inline uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
                     rn++;
             }
             ip = target;
-        } else if (cls == FWPT_IC_RET && cnt > 1 && (bits & 1) && rn) {
-            /* compressed RET with bits left in hand (seed 002) */
+            continue;
+        } else if (cls == FWPT_IC_RET && cnt && (bits & 1) && rn) {
+            /* compressed RET (seed 002) */
             rn--;
             top--;
             ip = f->retstack[top % FWPT_FLOW_RETSTACK];
-            bits >>= 1;
-            cnt--;
-            since = 0;
         } else {
             f->next_ip = nx;
             f->last_ip = nx - b->sizes[n - 1];
@@ -878,6 +881,25 @@ static inline uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
             f->resolve_pending = 1;
             break;
         }
+        /* a TNT bit was used */
+        bits >>= 1;
+        since = 0;
+        if (--cnt)
+            continue;
+        /* the packet's last bit: look ahead as resolve() does, then go on if nothing happened */
+        f->ip = ip;
+        f->tnt_bits = bits;
+        f->tnt_count = 0;
+        f->since_packet = 0;
+        f->retstack_top = top;
+        f->retstack_n = rn;
+        lookahead(f);
+        if (f->state != ST_WALK || f->fup_pending || f->evq_n) {
+            f->n_insns = ninsns;
+            f->cache_hits = hits;
+            return on;
+        }
+        pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     }
     f->ip = ip;
     f->tnt_bits = bits;
@@ -902,9 +924,10 @@ static void fill(struct fwpt_flow *f)
             continue;
         }
         if (!f->fup_pending && f->cache) {
+            uint32_t before = on;
             on = fill_fast(f, on);
-            if (f->resolve_pending || on + FWPT_FLOW_BLOCK_INSNS > FWPT_FLOW_OBUF)
-                continue;
+            if (on != before || f->resolve_pending)
+                continue; /* it walked: the loop conditions again */
         }
         if (f->fup_pending && f->ip == f->stop_ip) {
             fup_reached(f);
