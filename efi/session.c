@@ -15,14 +15,7 @@
 #include "topa/readback.h"
 #include "topa/validate.h"
 
-/* The software backend (efi/soft.c, the soft engineer's) is linked when its source is in the
- * tree; without it `backend=soft` says so. */
-#if __has_include("efi/soft.c")
-#define FWPT_HAVE_SOFT 1
 #include "efi/soft.h"
-#else
-#define FWPT_HAVE_SOFT 0
-#endif
 
 #define FWPT_VERSION_SIDEBAND "0.2"
 /* MSR_PLATFORM_INFO[15:8]: maximum non-turbo ratio (SDM Vol. 4, model-specific MSRs). */
@@ -69,10 +62,8 @@ struct session {
     struct fwpt_cpuid_regs cpuid15;
     bool have_ratio;
     uint64_t ratio;
-#if FWPT_HAVE_SOFT
     struct fwpt_soft *soft;
     uint64_t *gt;
-#endif
 };
 
 static void say(struct session *s, const char *a, const char *b)
@@ -538,7 +529,6 @@ static EFI_STATUS write_outputs(struct session *s, struct fwpt_membuf *packets)
     return worst;
 }
 
-#if FWPT_HAVE_SOFT
 /* verify on real PT: call the target again, single-stepped (ground truth only), and compare with
  * the flow decoded from the hardware trace. Meaningful when the call is deterministic and not
  * filtered; interrupt handlers that ran during the traced call appear only in the decoded flow. */
@@ -574,7 +564,6 @@ static void verify_hw(struct session *s)
     }
     fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->rb.wrapped, s->rb.stopped, o);
 }
-#endif
 
 /* ---- the run ---- */
 
@@ -589,7 +578,6 @@ static EFI_STATUS run(struct session *s)
     s->cpu = s->env->cpu;
     s->caps = s->env->caps;
     if (opt->backend == FWPT_BACKEND_SOFT) {
-#if FWPT_HAVE_SOFT
         s->soft = AllocateZeroPool(sizeof *s->soft);
         s->gt = AllocatePool(SOFT_GT_MAX * sizeof *s->gt);
         if (!s->soft || !s->gt)
@@ -604,10 +592,6 @@ static EFI_STATUS run(struct session *s)
         s->caps = &s->soft->caps;
         say(s, "trace: backend soft (single-step), CPU profile ", profile);
         fwpt_caps_report(s->caps, o);
-#else
-        say(s, "trace: backend=soft: the software trace backend (efi/soft.c) is not part of this build", NULL);
-        return EFI_UNSUPPORTED;
-#endif
     } else {
         say(s, "trace: backend hw (Intel PT)", NULL);
     }
@@ -617,6 +601,9 @@ static EFI_STATUS run(struct session *s)
         fwpt_puts(o, "; nothing traced (the report is in ");
         fwpt_puts(o, opt->out_dir);
         fwpt_puts(o, "\\caps.txt)\n");
+        if (opt->backend == FWPT_BACKEND_HW)
+            fwpt_puts(o, "trace: hint: backend=soft traces the same call without Intel PT, by single-stepping "
+                         "(e.g. `trace locate-handle backend=soft verify`)\n");
         return EFI_UNSUPPORTED;
     }
 
@@ -787,11 +774,9 @@ static EFI_STATUS run(struct session *s)
         return EFI_DEVICE_ERROR;
     }
     s->started = true;
-#if FWPT_HAVE_SOFT
     if (s->soft)
         est = fwpt_soft_call(s->soft, fwpt_target_call, &s->target);
     else
-#endif
     {
         fwpt_target_call(&s->target);
         est = EFI_SUCCESS;
@@ -878,15 +863,12 @@ static EFI_STATUS run(struct session *s)
     fwpt_puts(o, " errors=");
     fwpt_put_dec(o, s->pkt_errors);
     fwpt_puts(o, "\n");
-#if FWPT_HAVE_SOFT
     if (opt->verify) {
         s->cap_decoded = SOFT_GT_MAX;
         s->decoded = AllocatePool(s->cap_decoded * sizeof *s->decoded);
     }
-#endif
     decode_flow(s);
     print_top_modules(s);
-#if FWPT_HAVE_SOFT
     if (s->soft) {
         fwpt_soft_report(s->soft, o);
         if (opt->verify && s->decoded)
@@ -894,10 +876,6 @@ static EFI_STATUS run(struct session *s)
     } else if (opt->verify && s->decoded) {
         verify_hw(s);
     }
-#else
-    if (opt->verify)
-        say(s, "verify: needs the software backend (efi/soft.c), not part of this build", NULL);
-#endif
 
     /* 11. Files, and how to decode them elsewhere. */
     EFI_STATUS wst = write_outputs(s, &packets);
@@ -927,14 +905,12 @@ EFI_STATUS fwpt_session_run(const struct fwpt_session_env *env)
     /* Every path out: TraceEn=0 (stop is harmless when start failed), memory freed. */
     if (s.started)
         fwpt_trace_stop(s.cpu, &s.state, &s.result);
-#if FWPT_HAVE_SOFT
     if (s.soft) {
         fwpt_soft_fini(s.soft);
         FreePool(s.soft);
     }
     if (s.gt)
         FreePool(s.gt);
-#endif
     fwpt_target_cleanup(&s.target);
     fwpt_symbols_free(&s.syms);
     free_all(&s);
