@@ -8,6 +8,8 @@
 #   make fuzz       libFuzzer targets (FUZZ_SECONDS each, default 60)
 .DEFAULT_GOAL := all
 .SUFFIXES:
+# Keep intermediate objects (tests/common) between runs.
+.SECONDARY:
 SHELL := /bin/bash
 
 B := build
