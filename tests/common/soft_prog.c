@@ -1,6 +1,7 @@
 /* fwpt tests — random programs and one execution of them (see soft_prog.h). */
 #include "tests/common/soft_prog.h"
 
+#include <intel-pt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -319,4 +320,11 @@ size_t soft_prog_read(const struct soft_prog *p, uint64_t ip, uint8_t *buf, size
         }
     }
     return 0;
+}
+
+int soft_prog_ipt_read(uint8_t *buf, size_t n, const struct pt_asid *asid, uint64_t ip, void *ctx)
+{
+    (void)asid;
+    size_t got = soft_prog_read(ctx, ip, buf, n);
+    return got ? (int)got : -pte_nomap;
 }

@@ -38,5 +38,8 @@ int soft_prog_build(const struct soft_prog_cfg *cfg, struct soft_prog *p);
 void soft_prog_free(struct soft_prog *p);
 /* Copy code bytes at [ip, ip+n) into buf; returns bytes copied (0 when ip is not code). */
 size_t soft_prog_read(const struct soft_prog *p, uint64_t ip, uint8_t *buf, size_t n);
+/* The same as a libipt read_memory_callback_t (ctx: the soft_prog): -pte_nomap outside the code. */
+struct pt_asid;
+int soft_prog_ipt_read(uint8_t *buf, size_t n, const struct pt_asid *asid, uint64_t ip, void *ctx);
 
 #endif

@@ -12,6 +12,7 @@
 #include "arch/trace.h"
 #include "decode/flow.h"
 #include "tests/check.h"
+#include "tests/common/ipt_insn.h"
 #include "tests/common/soft_prog.h"
 #include "topa/plan.h"
 #include "topa/readback.h"
@@ -25,13 +26,6 @@ static void sink_stdout(void *ctx, const char *s, size_t n)
     fwrite(s, 1, n, stdout);
 }
 
-static int ipt_read(uint8_t *buffer, size_t size, const struct pt_asid *asid, uint64_t ip, void *ctx)
-{
-    (void)asid;
-    size_t n = soft_prog_read(ctx, ip, buffer, size);
-    return n ? (int)n : -pte_nomap;
-}
-
 static size_t flow_read(void *ctx, uint64_t ip, const uint8_t **bytes)
 {
     const struct soft_prog *p = ctx;
@@ -43,43 +37,24 @@ static size_t flow_read(void *ctx, uint64_t ip, const uint8_t **bytes)
     return 0;
 }
 
+struct ips {
+    uint64_t *out;
+    size_t n, cap;
+};
+static void ips_add(void *ctx, const struct pt_insn *insn)
+{
+    struct ips *v = ctx;
+    if (v->n < v->cap)
+        v->out[v->n++] = insn->ip;
+}
+
+/* libipt's instruction IPs (up to cap); a decode error ends the list (the caller compares it). */
 static size_t decode_libipt(const uint8_t *t, size_t len, const struct soft_prog *p, uint64_t *out, size_t cap)
 {
-    struct pt_config config;
-    pt_config_init(&config);
-    config.begin = (uint8_t *)t;
-    config.end = (uint8_t *)t + len;
-    struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&config);
-    struct pt_image *image = pt_image_alloc("soft");
-    pt_image_set_callback(image, ipt_read, (void *)p);
-    pt_insn_set_image(dec, image);
-    size_t n = 0;
-    for (;;) {
-        int status = pt_insn_sync_forward(dec);
-        if (status < 0)
-            break;
-        for (;;) {
-            while (status & pts_event_pending) {
-                struct pt_event ev;
-                status = pt_insn_event(dec, &ev, sizeof ev);
-                if (status < 0)
-                    break;
-            }
-            if (status < 0 || (status & pts_eos))
-                break;
-            struct pt_insn insn;
-            status = pt_insn_next(dec, &insn, sizeof insn);
-            if (status < 0)
-                break;
-            if (n < cap)
-                out[n++] = insn.ip;
-        }
-        if (status != -pte_eos && !(status >= 0 && (status & pts_eos)))
-            break;
-    }
-    pt_insn_free_decoder(dec);
-    pt_image_free(image);
-    return n;
+    struct ips v = {out, 0, cap};
+    struct ipt_insn_sink s = {NULL, ips_add, &v};
+    ipt_insn_walk(t, len, soft_prog_ipt_read, (void *)p, &s, NULL);
+    return v.n;
 }
 
 static size_t decode_flow(const uint8_t *t, size_t len, const struct soft_prog *p, uint64_t *out, size_t cap,

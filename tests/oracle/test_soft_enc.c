@@ -8,6 +8,7 @@
 #include "arch/soft_enc.h"
 #include "decode/insn.h"
 #include "tests/check.h"
+#include "tests/common/ipt_insn.h"
 #include "tests/common/soft_prog.h"
 
 struct buf {
@@ -30,13 +31,6 @@ static enum fwpt_status buf_emit(void *ctx, const uint8_t *b, size_t n)
     return FWPT_OK;
 }
 
-static int read_mem(uint8_t *buffer, size_t size, const struct pt_asid *asid, uint64_t ip, void *ctx)
-{
-    (void)asid;
-    size_t n = soft_prog_read(ctx, ip, buffer, size);
-    return n ? (int)n : -pte_nomap;
-}
-
 struct decoded {
     uint64_t *ip;
     size_t n, cap;
@@ -45,61 +39,31 @@ struct decoded {
     uint64_t err_offset;
 };
 
+static void on_event(void *ctx, const struct pt_event *ev)
+{
+    struct decoded *d = ctx;
+    if (ev->type == ptev_enabled)
+        d->enabled++;
+    else if (ev->type == ptev_disabled || ev->type == ptev_async_disabled)
+        d->disabled++;
+    else if (ev->type == ptev_stop)
+        d->stops++;
+}
+static void on_insn(void *ctx, const struct pt_insn *insn)
+{
+    struct decoded *d = ctx;
+    if (d->n == d->cap) {
+        d->cap = d->cap * 2 + 1024;
+        d->ip = realloc(d->ip, d->cap * sizeof *d->ip);
+    }
+    d->ip[d->n++] = insn->ip;
+}
+
 static void decode_libipt(const struct buf *t, const struct soft_prog *p, struct decoded *d)
 {
     memset(d, 0, sizeof *d);
-    struct pt_config config;
-    pt_config_init(&config);
-    config.begin = t->p;
-    config.end = t->p + t->n;
-    struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&config);
-    struct pt_image *image = pt_image_alloc("soft");
-    pt_image_set_callback(image, read_mem, (void *)p);
-    pt_insn_set_image(dec, image);
-    for (;;) {
-        int status = pt_insn_sync_forward(dec);
-        if (status < 0) {
-            if (status != -pte_eos)
-                d->err = status;
-            break;
-        }
-        for (;;) {
-            while (status & pts_event_pending) {
-                struct pt_event ev;
-                status = pt_insn_event(dec, &ev, sizeof ev);
-                if (status < 0)
-                    break;
-                if (ev.type == ptev_enabled)
-                    d->enabled++;
-                else if (ev.type == ptev_disabled || ev.type == ptev_async_disabled)
-                    d->disabled++;
-                else if (ev.type == ptev_stop)
-                    d->stops++;
-            }
-            if (status < 0)
-                break;
-            if (status & pts_eos) {
-                status = -pte_eos;
-                break;
-            }
-            struct pt_insn insn;
-            status = pt_insn_next(dec, &insn, sizeof insn);
-            if (status < 0)
-                break;
-            if (d->n == d->cap) {
-                d->cap = d->cap * 2 + 1024;
-                d->ip = realloc(d->ip, d->cap * sizeof *d->ip);
-            }
-            d->ip[d->n++] = insn.ip;
-        }
-        if (status != -pte_eos) {
-            d->err = status;
-            pt_insn_get_offset(dec, &d->err_offset);
-            break;
-        }
-    }
-    pt_insn_free_decoder(dec);
-    pt_image_free(image);
+    struct ipt_insn_sink s = {on_event, on_insn, d};
+    d->err = ipt_insn_walk(t->p, t->n, soft_prog_ipt_read, (void *)p, &s, &d->err_offset);
 }
 
 /* libipt packet decoder: every packet decodes; PSB count; sum of CYC payloads; last MTC payload;

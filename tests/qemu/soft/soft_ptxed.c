@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/common/ipt_insn.h"
+
 #define PAGE 4096u
 #define TRAMPOLINE_HEAD 4u  /* pushfq; orq; popfq; call *%rax before the target's first instruction */
 #define TRAMPOLINE_TAIL 3u  /* pushfq; andq; popfq after the final RET, before the end marker */
@@ -75,54 +77,22 @@ static int read_mem(uint8_t *buffer, size_t size, const struct pt_asid *asid, ui
 
 /* libipt over trace[0..tlen): IPs of the instructions, in order. Returns the libipt error (0 at
  * the end of the trace); *off: trace offset reached. */
+struct ips {
+    uint64_t *got;
+    size_t n, cap;
+};
+static void ips_add(void *ctx, const struct pt_insn *insn)
+{
+    struct ips *v = ctx;
+    if (v->n < v->cap)
+        v->got[v->n++] = insn->ip;
+}
 static int decode(const uint8_t *trace, size_t tlen, uint64_t *got, size_t cap, size_t *n, uint64_t *off)
 {
-    struct pt_config config;
-    pt_config_init(&config);
-    config.begin = (uint8_t *)trace;
-    config.end = (uint8_t *)trace + tlen;
-    struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&config);
-    struct pt_image *image = pt_image_alloc("soft");
-    pt_image_set_callback(image, read_mem, NULL);
-    pt_insn_set_image(dec, image);
-    int err = 0;
-    *n = 0;
-    for (;;) {
-        int status = pt_insn_sync_forward(dec);
-        if (status < 0) {
-            if (status != -pte_eos)
-                err = status;
-            break;
-        }
-        for (;;) {
-            while (status & pts_event_pending) {
-                struct pt_event ev;
-                status = pt_insn_event(dec, &ev, sizeof ev);
-                if (status < 0)
-                    break;
-            }
-            if (status < 0)
-                break;
-            if (status & pts_eos) {
-                status = -pte_eos;
-                break;
-            }
-            struct pt_insn insn;
-            status = pt_insn_next(dec, &insn, sizeof insn);
-            if (status < 0)
-                break;
-            if (*n < cap)
-                got[(*n)++] = insn.ip;
-        }
-        if (status != -pte_eos) {
-            err = status;
-            break;
-        }
-    }
-    *off = 0;
-    pt_insn_get_offset(dec, off);
-    pt_insn_free_decoder(dec);
-    pt_image_free(image);
+    struct ips v = {got, 0, cap};
+    struct ipt_insn_sink s = {NULL, ips_add, &v};
+    int err = ipt_insn_walk(trace, tlen, read_mem, NULL, &s, off);
+    *n = v.n;
     return err;
 }
 

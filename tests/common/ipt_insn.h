@@ -1,0 +1,74 @@
+/* fwpt tests — one walk of libipt's instruction decoder (pt_insn_*) over a trace, with the code
+ * from a libipt read callback: sync to each PSB, drain pending events, take instructions until the
+ * end of the trace. Header-only (static inline) so that tools built outside the test link
+ * (tests/qemu/soft/soft_ptxed.c, tests/soft.mk) share it with the oracle tests. Hosted C, -lipt. */
+#ifndef FWPT_TESTS_IPT_INSN_H
+#define FWPT_TESTS_IPT_INSN_H
+
+#include <intel-pt.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ipt_insn_sink {
+    void (*event)(void *ctx, const struct pt_event *ev); /* NULL: events are dropped */
+    void (*insn)(void *ctx, const struct pt_insn *insn);
+    void *ctx;
+};
+
+/* Decodes trace[0..len) and hands every event and instruction to *s in order. Returns 0 at the
+ * end of the trace, else the first libipt error (negative), where the walk stops; *offset (may be
+ * NULL): the trace offset the decoder reached. */
+static inline int ipt_insn_walk(const uint8_t *trace, size_t len, read_memory_callback_t *read, void *read_ctx,
+                                const struct ipt_insn_sink *s, uint64_t *offset)
+{
+    struct pt_config config;
+    pt_config_init(&config);
+    config.begin = (uint8_t *)trace;
+    config.end = (uint8_t *)trace + len;
+    struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&config);
+    if (!dec)
+        return -pte_nomem;
+    pt_image_set_callback(pt_insn_get_image(dec), read, read_ctx);
+    int err = 0;
+    for (;;) {
+        int status = pt_insn_sync_forward(dec);
+        if (status < 0) {
+            if (status != -pte_eos)
+                err = status;
+            break;
+        }
+        for (;;) {
+            while (status & pts_event_pending) {
+                struct pt_event ev;
+                status = pt_insn_event(dec, &ev, sizeof ev);
+                if (status < 0)
+                    break;
+                if (s->event)
+                    s->event(s->ctx, &ev);
+            }
+            if (status < 0)
+                break;
+            if (status & pts_eos) {
+                status = -pte_eos;
+                break;
+            }
+            struct pt_insn insn;
+            status = pt_insn_next(dec, &insn, sizeof insn);
+            if (status < 0)
+                break;
+            s->insn(s->ctx, &insn);
+        }
+        if (status != -pte_eos) {
+            err = status;
+            break;
+        }
+    }
+    if (offset) {
+        *offset = 0;
+        pt_insn_get_offset(dec, offset);
+    }
+    pt_insn_free_decoder(dec);
+    return err;
+}
+
+#endif
