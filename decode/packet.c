@@ -913,10 +913,22 @@ size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt
     const uint8_t *buf = dec->buf;
     size_t len = dec->len, off = dec->offset, i = 0;
     uint64_t last_ip = dec->last_ip;
+    /* packets starting at or below 'lim' have 9 readable bytes: the fast path needs no bounds check */
+    size_t lim = len >= 9 ? len - 9 : 0;
     while (i < n) {
-        if (__builtin_expect(!dec->block_item_bytes, 1) && fwpt_pkt_fast_one(buf, len, &off, &last_ip, &pkts[i])) {
-            i++;
-            continue;
+        if (__builtin_expect(!dec->block_item_bytes && len >= 9, 1)) {
+            /* the state in locals; the block state cannot change on the fast path */
+            struct fwpt_packet *q = pkts + i, *qe = pkts + n;
+            while (q < qe && off <= lim) {
+                unsigned size = fwpt_pkt_fast_at(buf + off, off, &last_ip, q);
+                if (__builtin_expect(size == 0, 0))
+                    break;
+                off += size;
+                q++;
+            }
+            i = (size_t)(q - pkts);
+            if (i == n)
+                break;
         }
         dec->offset = off;
         dec->last_ip = last_ip;

@@ -257,23 +257,19 @@ extern const struct fwpt_pkt_fast fwpt_pkt_fast_table[256];
 /* Every packet; fwpt_pkt_next calls it for whatever its fast path does not handle. */
 enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
 
-/* The fast path on caller-held state: true if it decoded the packet at *off (and advanced *off). */
-static inline bool fwpt_pkt_fast_one(const uint8_t *buf, size_t len, size_t *off, uint64_t *last_ip,
-                                     struct fwpt_packet *pkt)
+/* The fast path's body for the packet at p (trace offset o), with at least 9 bytes readable from p: its size
+ * after filling *pkt and updating *last_ip, or 0 when the slow path must decode it (nothing written then). */
+static inline unsigned fwpt_pkt_fast_at(const uint8_t *p, size_t o, uint64_t *last_ip, struct fwpt_packet *pkt)
 {
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
-    size_t o = *off;
-    /* 9 readable bytes: the header and one unaligned 8-byte load stay inside the trace */
-    if (__builtin_expect(o >= len || len - o < 9, 0))
-        return false;
-    const uint8_t *p = buf + o;
-    const struct fwpt_pkt_fast f = fwpt_pkt_fast_table[p[0]];
+    const struct fwpt_pkt_fast *f = &fwpt_pkt_fast_table[p[0]];
     uint64_t raw = *(const fwpt_u64u *)(p + 1);
-    if (__builtin_expect(f.type == 0, 0)) {
+    unsigned size = f->size;
+    if (__builtin_expect(size == 0, 0)) {
         /* long TNT (02 A3, 6-byte payload with a stop bit): common in traces of real code */
         uint64_t tnt = (raw >> 8) & 0xffffffffffffull;
         if (p[0] != 0x02 || p[1] != 0xa3 || tnt <= 1)
-            return false;
+            return 0;
         unsigned count = 63u - (unsigned)__builtin_clzll(tnt);
         /* execution order: the bit below the stop bit (B1, the oldest) becomes bit 0 */
         uint64_t v = tnt;
@@ -285,24 +281,39 @@ static inline bool fwpt_pkt_fast_one(const uint8_t *buf, size_t len, size_t *off
         pkt->size = 8;
         pkt->tnt.count = (uint8_t)count;
         pkt->tnt.bits = __builtin_bswap64(v) >> (64 - count);
-        *off = o + 8;
-        return true;
+        return 8;
     }
-    uint64_t payload = raw & f.pay_mask;
+    /* every table field is read before the first store into *pkt (byte stores may alias anything) */
+    uint64_t payload = raw & f->pay_mask;
+    uint64_t ip_sel = f->ip_sel, w16 = (uint64_t)f->w16 | (raw & f->mtc_mask);
+    uint64_t tnt_bits = f->tnt_bits;
+    uint8_t type = f->type;
     /* SDM Table "FUP/TIP IP Reconstruction"; non-IP packets keep Last IP (mask all ones, no payload) */
-    uint64_t ip = (*last_ip & f.keep_mask) | payload;
+    uint64_t ip = (*last_ip & f->keep_mask) | payload;
     uint64_t sext = (uint64_t)((int64_t)(payload << 16) >> 16);
-    ip = f.ipc == 3 ? sext : ip;
+    ip = f->ipc == 3 ? sext : ip;
     *last_ip = ip;
     pkt->offset = o;
-    pkt->type = f.type;
-    pkt->size = f.size;
+    pkt->type = type;
+    pkt->size = (uint8_t)size;
     /* bytes 16..23: ipc + suppressed, TNT count, one-byte CYC value, or MTC CTC */
-    pkt->cyc.value = (uint64_t)f.w16 | (uint64_t)(p[1] & f.mtc_mask);
-    pkt->ip.ip = (ip & f.ip_sel) | f.tnt_bits; /* tnt.bits for short TNT */
+    pkt->cyc.value = w16;
+    pkt->ip.ip = (ip & ip_sel) | tnt_bits; /* tnt.bits for short TNT */
     pkt->ip.payload = payload;
-    *off = o + f.size;
-    return true;
+    return size;
+}
+
+/* The fast path on caller-held state: true if it decoded the packet at *off (and advanced *off). */
+static inline bool fwpt_pkt_fast_one(const uint8_t *buf, size_t len, size_t *off, uint64_t *last_ip,
+                                     struct fwpt_packet *pkt)
+{
+    size_t o = *off;
+    /* 9 readable bytes: the header and one unaligned 8-byte load stay inside the trace */
+    if (__builtin_expect(o >= len || len - o < 9, 0))
+        return false;
+    unsigned size = fwpt_pkt_fast_at(buf + o, o, last_ip, pkt);
+    *off = o + size;
+    return size != 0;
 }
 
 static inline enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
