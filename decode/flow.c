@@ -655,6 +655,46 @@ static void search_step(struct fwpt_flow *f)
     }
 }
 
+/* Resolutions that need no lookahead and create no event: the hot cases. */
+static inline bool fast_resolve(struct fwpt_flow *f)
+{
+    switch (f->last_class) {
+    case FWPT_IC_JCC:
+        if (f->tnt_count <= 1)
+            return false;
+        {
+            /* branch-free: the outcome is data, not a prediction */
+            uint64_t m = -(f->tnt_bits & 1);
+            f->ip = f->next_ip ^ ((f->next_ip ^ f->last_target) & m);
+        }
+        break;
+    case FWPT_IC_RET:
+        /* compressed RET with bits left in hand (seed 002) */
+        if (f->tnt_count <= 1 || !(f->tnt_bits & 1) || !pop_ret(f, &f->ip))
+            return false;
+        break;
+    case FWPT_IC_JMP_REL: case FWPT_IC_CALL_REL:
+        if (f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD)
+            return false; /* may leave the IP filter range here */
+        if (f->last_class == FWPT_IC_CALL_REL && !(f->last_flags & FWPT_FLOW_BF_ZERO_LEN_CALL))
+            push_ret(f, f->next_ip);
+        f->ip = f->last_target;
+        f->resolve_pending = 0;
+        return true;
+    case FWPT_IC_OTHER:
+        f->ip = f->next_ip;
+        f->resolve_pending = 0;
+        return true;
+    default:
+        return false;
+    }
+    f->tnt_bits >>= 1;
+    f->tnt_count--;
+    f->since_packet = 0;
+    f->resolve_pending = 0;
+    return true;
+}
+
 enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
                                     struct fwpt_flow_event *ev)
 {
@@ -688,18 +728,9 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
             search_step(f);
             continue;
         }
-        if (f->resolve_pending) {
-            if (f->last_class == FWPT_IC_JCC && f->tnt_count > 1) {
-                /* the common case: a bit from the TNT packet in hand, nothing to look ahead */
-                f->ip = (f->tnt_bits & 1) ? f->last_target : f->next_ip;
-                f->tnt_bits >>= 1;
-                f->tnt_count--;
-                f->since_packet = 0;
-                f->resolve_pending = 0;
-            } else {
-                resolve(f);
-                continue;
-            }
+        if (f->resolve_pending && !fast_resolve(f)) {
+            resolve(f);
+            continue;
         }
         if (f->fup_pending && f->ip == f->stop_ip) {
             fup_reached(f);
@@ -750,42 +781,6 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
         ev->kind = FWPT_FLOW_INSN;
         return FWPT_OK;
     }
-}
-
-/* Resolutions that need no lookahead and create no event: the hot cases. */
-static inline bool fast_resolve(struct fwpt_flow *f)
-{
-    switch (f->last_class) {
-    case FWPT_IC_JCC:
-        if (f->tnt_count <= 1)
-            return false;
-        f->ip = (f->tnt_bits & 1) ? f->last_target : f->next_ip;
-        break;
-    case FWPT_IC_RET:
-        /* compressed RET with bits left in hand (seed 002) */
-        if (f->tnt_count <= 1 || !(f->tnt_bits & 1) || !pop_ret(f, &f->ip))
-            return false;
-        break;
-    case FWPT_IC_JMP_REL: case FWPT_IC_CALL_REL:
-        if (f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD)
-            return false; /* may leave the IP filter range here */
-        if (f->last_class == FWPT_IC_CALL_REL && !(f->last_flags & FWPT_FLOW_BF_ZERO_LEN_CALL))
-            push_ret(f, f->next_ip);
-        f->ip = f->last_target;
-        f->resolve_pending = 0;
-        return true;
-    case FWPT_IC_OTHER:
-        f->ip = f->next_ip;
-        f->resolve_pending = 0;
-        return true;
-    default:
-        return false;
-    }
-    f->tnt_bits >>= 1;
-    f->tnt_count--;
-    f->since_packet = 0;
-    f->resolve_pending = 0;
-    return true;
 }
 
 /* The hot loop of fill: cached blocks whose successor needs no packet fetch (a TNT bit in hand,
@@ -872,6 +867,23 @@ static inline uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
             rn--;
             top--;
             ip = f->retstack[top % FWPT_FLOW_RETSTACK];
+        } else if (!cnt && f->have_peek && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed &&
+                   !f->pending_mode &&
+                   (cls == FWPT_IC_JMP_IND || cls == FWPT_IC_CALL_IND || cls == FWPT_IC_RET ||
+                    (cls >= FWPT_IC_FAR_JMP && cls <= FWPT_IC_VMENTRY))) {
+            /* take_tip with the TIP lookahead left in peek (no MODE.Exec to apply) */
+            if (cls == FWPT_IC_CALL_IND) {
+                f->retstack[top % FWPT_FLOW_RETSTACK] = nx;
+                top++;
+                if (rn < FWPT_FLOW_RETSTACK)
+                    rn++;
+            } else if (cls == FWPT_IC_RET && rn) {
+                rn--; /* seed 002 step 3: every near RET pops */
+                top--;
+            }
+            ip = f->peek.ip.ip;
+            f->have_peek = 0;
+            goto packet_done;
         } else {
             f->next_ip = nx;
             f->last_ip = nx - b->sizes[n - 1];
@@ -886,7 +898,9 @@ static inline uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
         since = 0;
         if (--cnt)
             continue;
-        /* the packet's last bit: look ahead as resolve() does, then go on if nothing happened */
+    packet_done:
+        /* a packet used up: look ahead as resolve() does, then go on if nothing happened */
+        since = 0;
         f->ip = ip;
         f->tnt_bits = bits;
         f->tnt_count = 0;
