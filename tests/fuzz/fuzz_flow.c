@@ -7,28 +7,13 @@
 #include <stdlib.h>
 
 #include "decode/flow.h"
-
-struct image {
-    uint64_t base;
-    const uint8_t *code;
-    size_t size;
-};
-static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
-{
-    const struct image *im = ctx;
-    if (ip < im->base || ip - im->base >= im->size)
-        return 0;
-    *bytes = im->code + (ip - im->base);
-    /* hand out at most 7 bytes at a time now and then: instructions split across pieces */
-    size_t n = im->size - (ip - im->base);
-    return (ip & 3) == 1 && n > 7 ? 7 : n;
-}
+#include "tests/common/code_image.h"
 
 static struct fwpt_flow_block cache[256];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct image im = {0x1000, data, size};
+    struct code_image im = {0x1000, data, size, 1};
     const uint8_t *trace = data;
     size_t tlen = size;
     if (size >= 10) {
@@ -45,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     static struct fwpt_flow f;
-    fwpt_flow_init(&f, trace, tlen, read_code, &im, (size & 1) ? cache : NULL, (size & 1) ? 256 : 0);
+    fwpt_flow_init(&f, trace, tlen, code_image_read, &im, (size & 1) ? cache : NULL, (size & 1) ? 256 : 0);
     fwpt_flow_set_runaway_limit(&f, 2000); /* keeps long but valid walks short under ASan */
     struct fwpt_flow_event ev;
     unsigned long n = 0;

@@ -10,6 +10,7 @@
 
 #include "decode/flow.h"
 #include "tests/check.h"
+#include "tests/common/code_image.h"
 #include "tests/common/progen.h"
 
 enum { IT_INSN, IT_ENABLED, IT_DISABLED, IT_INTERRUPT, IT_OVERFLOW, IT_ERROR };
@@ -38,23 +39,10 @@ static void add(struct list *l, uint8_t kind, uint64_t a, uint64_t b)
 static const char *kname[] = {"insn", "enabled", "disabled", "interrupt", "overflow", "error"};
 
 /* ---- code access ---- */
-struct image {
-    uint64_t base;
-    const uint8_t *code;
-    size_t size;
-};
-static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
-{
-    const struct image *im = ctx;
-    if (ip < im->base || ip - im->base >= im->size)
-        return 0;
-    *bytes = im->code + (ip - im->base);
-    return im->size - (ip - im->base);
-}
 static int ipt_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip, void *ctx)
 {
     (void)asid;
-    const struct image *im = ctx;
+    const struct code_image *im = ctx;
     if (ip < im->base || ip - im->base >= im->size)
         return -pte_nomap;
     size_t n = im->size - (ip - im->base);
@@ -83,7 +71,7 @@ static void truth_list(const struct progen *p, struct list *l)
     }
 }
 
-static int libipt_list(const struct progen *p, struct image *im, struct list *l)
+static int libipt_list(const struct progen *p, struct code_image *im, struct list *l)
 {
     struct pt_config c;
     pt_config_init(&c);
@@ -135,11 +123,11 @@ static int libipt_list(const struct progen *p, struct image *im, struct list *l)
 
 static struct fwpt_flow_block cache[4096];
 
-static void fwpt_list(const struct progen *p, struct image *im, struct list *l, int use_cache,
+static void fwpt_list(const struct progen *p, struct code_image *im, struct list *l, int use_cache,
                       unsigned long *nerr_out)
 {
     static struct fwpt_flow f;
-    fwpt_flow_init(&f, p->trace, p->trace_size, read_code, im, use_cache ? cache : NULL,
+    fwpt_flow_init(&f, p->trace, p->trace_size, code_image_read, im, use_cache ? cache : NULL,
                    use_cache ? 4096 : 0);
     struct fwpt_flow_event ev;
     unsigned long guard = 0, nerr = 0;
@@ -248,7 +236,7 @@ int main(int argc, char **argv)
             CHECK(!"progen_build");
             continue;
         }
-        struct image im = {p.base, p.code, p.code_size};
+        struct code_image im = {p.base, p.code, p.code_size, 0};
         lt.n = li.n = lf.n = lf2.n = 0;
         truth_list(&p, &lt);
         libipt_list(&p, &im, &li);
@@ -275,7 +263,7 @@ int main(int argc, char **argv)
             c2.features |= PROGEN_F_RETC_SDM_POP;
             struct progen p2;
             if (progen_build(&c2, &p2) == 0) {
-                struct image im2 = {p2.base, p2.code, p2.code_size};
+                struct code_image im2 = {p2.base, p2.code, p2.code_size, 0};
                 lt.n = lf2.n = 0;
                 truth_list(&p2, &lt);
                 fwpt_list(&p2, &im2, &lf2, 1, NULL);
