@@ -91,10 +91,25 @@ struct expect {
     uint64_t value;
 };
 
+#define E(o, m, v) (e[n].op = (o), e[n].msr = (m), e[n].value = (v), n++)
+
+/* The filter MSRs in the order the session touches them: CR3_MATCH (when filtering), then ADDRn_A/B
+ * of each range; op OP, values as saved before the session (pre) or as configured. */
+static unsigned expect_filters(struct expect *e, unsigned n, enum fwpt_script_op op,
+                               const struct fwpt_trace_config *cfg, bool pre)
+{
+    if (cfg->cr3_filter)
+        E(op, MSR_IA32_RTIT_CR3_MATCH, pre ? PRE_CR3 : cfg->cr3_match);
+    for (unsigned i = 0; i < cfg->n_ranges; i++) {
+        E(op, MSR_IA32_RTIT_ADDRn_A(i), pre ? PRE_ADDR_A(i) : cfg->range[i].a);
+        E(op, MSR_IA32_RTIT_ADDRn_B(i), pre ? PRE_ADDR_B(i) : cfg->range[i].b);
+    }
+    return n;
+}
+
 static unsigned expect_start(const struct fwpt_trace_config *cfg, uint64_t found_ctl, uint64_t ctl, struct expect *e)
 {
     unsigned n = 0;
-#define E(o, m, v) (e[n].op = (o), e[n].msr = (m), e[n].value = (v), n++)
     E(R, MSR_IA32_RTIT_CTL, found_ctl);
     if (found_ctl & RTIT_CTL_TRACEEN) {
         E(W, MSR_IA32_RTIT_CTL, found_ctl & ~RTIT_CTL_TRACEEN);
@@ -103,21 +118,11 @@ static unsigned expect_start(const struct fwpt_trace_config *cfg, uint64_t found
     E(R, MSR_IA32_RTIT_STATUS, ~0ull); /* value: whatever was there */
     E(R, MSR_IA32_RTIT_OUTPUT_BASE, PRE_OUTPUT_BASE);
     E(R, MSR_IA32_RTIT_OUTPUT_MASK_PTRS, PRE_MASK_PTRS);
-    if (cfg->cr3_filter)
-        E(R, MSR_IA32_RTIT_CR3_MATCH, PRE_CR3);
-    for (unsigned i = 0; i < cfg->n_ranges; i++) {
-        E(R, MSR_IA32_RTIT_ADDRn_A(i), PRE_ADDR_A(i));
-        E(R, MSR_IA32_RTIT_ADDRn_B(i), PRE_ADDR_B(i));
-    }
+    n = expect_filters(e, n, R, cfg, true);
     E(W, MSR_IA32_RTIT_STATUS, 0);
     E(W, MSR_IA32_RTIT_OUTPUT_BASE, cfg->output_base);
     E(W, MSR_IA32_RTIT_OUTPUT_MASK_PTRS, cfg->output_mask_ptrs);
-    if (cfg->cr3_filter)
-        E(W, MSR_IA32_RTIT_CR3_MATCH, cfg->cr3_match);
-    for (unsigned i = 0; i < cfg->n_ranges; i++) {
-        E(W, MSR_IA32_RTIT_ADDRn_A(i), cfg->range[i].a);
-        E(W, MSR_IA32_RTIT_ADDRn_B(i), cfg->range[i].b);
-    }
+    n = expect_filters(e, n, W, cfg, false);
     E(W, MSR_IA32_RTIT_CTL, ctl);
     E(W, MSR_IA32_RTIT_CTL, ctl | RTIT_CTL_TRACEEN);
     E(R, MSR_IA32_RTIT_STATUS, RTIT_STATUS_TRIGGEREN);
@@ -134,12 +139,7 @@ static unsigned expect_stop(const struct fwpt_trace_config *cfg, uint64_t found_
     E(R, MSR_IA32_RTIT_OUTPUT_MASK_PTRS, cfg->output_mask_ptrs | RTIT_MASK_LOWERMASK);
     E(W, MSR_IA32_RTIT_OUTPUT_BASE, PRE_OUTPUT_BASE);
     E(W, MSR_IA32_RTIT_OUTPUT_MASK_PTRS, PRE_MASK_PTRS);
-    if (cfg->cr3_filter)
-        E(W, MSR_IA32_RTIT_CR3_MATCH, PRE_CR3);
-    for (unsigned i = 0; i < cfg->n_ranges; i++) {
-        E(W, MSR_IA32_RTIT_ADDRn_A(i), PRE_ADDR_A(i));
-        E(W, MSR_IA32_RTIT_ADDRn_B(i), PRE_ADDR_B(i));
-    }
+    n = expect_filters(e, n, W, cfg, true);
     E(W, MSR_IA32_RTIT_CTL, found_ctl & ~RTIT_CTL_TRACEEN);
     E(W, MSR_IA32_RTIT_STATUS, 0);
 #undef E
