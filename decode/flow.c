@@ -783,6 +783,20 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
     }
 }
 
+/* kind (FWPT_FLOW_INSN), size, iclass (FWPT_IC_OTHER; the last of a block is set after), mode as
+ * the four bytes of one store, in memory order. */
+static inline uint32_t head_word(uint8_t size, uint8_t mode)
+{
+    return (uint32_t)FWPT_FLOW_INSN | (uint32_t)size << 8 | (uint32_t)FWPT_IC_OTHER << 16 |
+           (uint32_t)mode << 24;
+}
+
+static inline void put_head(struct fwpt_flow_obuf_insn *d, uint8_t size, uint32_t mw)
+{
+    uint32_t w = mw | (uint32_t)size << 8;
+    __builtin_memcpy(&d->kind, &w, 4);
+}
+
 /* The hot loop of fill: cached blocks whose successor needs no packet fetch (a TNT bit in hand,
  * a direct branch, a compressed RET), with the walk state in registers (f->obuf aliases f).
  * Stops before anything else: a cache miss, the runaway limit, a full buffer (f->ip is then the
@@ -793,6 +807,7 @@ static inline uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
     const struct fwpt_flow_block *cache = f->cache;
     const size_t mask = f->cache_mask;
     const uint8_t mode = f->mode;
+    const uint32_t mw = head_word(0, mode);
     const uint64_t limit = f->runaway_limit;
     bool pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     uint64_t ip = f->ip, bits = f->tnt_bits, since = f->since_packet, ninsns = f->n_insns;
@@ -813,24 +828,19 @@ static inline uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
          * end there, and a fixed count costs no mispredicted loop exit */
         struct fwpt_flow_obuf_insn *d = &o[on];
         d[0].ip = ip;
-        d[0].size = s0;
-        d[0].iclass = FWPT_IC_OTHER;
+        put_head(&d[0], s0, mw);
         d[1].ip = ip + s0;
-        d[1].size = s1;
-        d[1].iclass = FWPT_IC_OTHER;
+        put_head(&d[1], s1, mw);
         d[2].ip = ip + s0 + s1;
-        d[2].size = s2;
-        d[2].iclass = FWPT_IC_OTHER;
+        put_head(&d[2], s2, mw);
         d[3].ip = ip + s0 + s1 + s2;
-        d[3].size = s3;
-        d[3].iclass = FWPT_IC_OTHER;
+        put_head(&d[3], s3, mw);
         if (n > 4) {
             uint64_t a = d[3].ip + s3;
             for (uint32_t k = 4; k < n; k++) {
                 uint8_t sk = b->sizes[k];
                 d[k].ip = a;
-                d[k].size = sk;
-                d[k].iclass = FWPT_IC_OTHER;
+                put_head(&d[k], sk, mw);
                 a += sk;
             }
         }
@@ -977,8 +987,7 @@ static void fill(struct fwpt_flow *f)
         uint64_t ip = f->ip;
         for (uint32_t k = 0; k < n; k++) {
             o[on + k].ip = ip;
-            o[on + k].size = b->sizes[k];
-            o[on + k].iclass = FWPT_IC_OTHER;
+            put_head(&o[on + k], b->sizes[k], head_word(0, f->mode));
             ip += b->sizes[k];
         }
         on += n;
@@ -1004,10 +1013,7 @@ enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event
     for (;;) {
         if (f->oidx < f->on) {
             const struct fwpt_flow_obuf_insn *i = &f->obuf[f->oidx++];
-            ev->kind = FWPT_FLOW_INSN;
-            ev->size = i->size;
-            ev->iclass = i->iclass;
-            ev->mode = f->mode;
+            __builtin_memcpy(&ev->kind, &i->kind, 4); /* kind, size, iclass, mode */
             ev->ip = i->ip;
             return FWPT_OK;
         }
@@ -1029,8 +1035,7 @@ enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event
         uint64_t ip = run.ip;
         for (uint32_t k = 0; k < run.n; k++) {
             f->obuf[k].ip = ip;
-            f->obuf[k].size = run.sizes[k];
-            f->obuf[k].iclass = FWPT_IC_OTHER;
+            put_head(&f->obuf[k], run.sizes[k], head_word(0, run.mode));
             ip += run.sizes[k];
         }
         if (f->run_full)
@@ -1066,3 +1071,12 @@ const char *fwpt_flow_kind_name(enum fwpt_flow_kind k)
 }
 
 _Static_assert(sizeof(struct fwpt_flow_block) == 32, "cache entries are 32 bytes");
+_Static_assert(offsetof(struct fwpt_flow_event, kind) == 0 && offsetof(struct fwpt_flow_event, size) == 1 &&
+                   offsetof(struct fwpt_flow_event, iclass) == 2 && offsetof(struct fwpt_flow_event, mode) == 3 &&
+                   offsetof(struct fwpt_flow_obuf_insn, size) == offsetof(struct fwpt_flow_obuf_insn, kind) + 1 &&
+                   offsetof(struct fwpt_flow_obuf_insn, iclass) == offsetof(struct fwpt_flow_obuf_insn, kind) + 2 &&
+                   offsetof(struct fwpt_flow_obuf_insn, mode) == offsetof(struct fwpt_flow_obuf_insn, kind) + 3,
+               "fwpt_flow_next copies kind..mode as four bytes");
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "head_word builds the four bytes little-endian"
+#endif

@@ -99,9 +99,12 @@ struct fwpt_flow_run {
 #define FWPT_FLOW_EVQ 8
 #define FWPT_FLOW_OBUF 256 /* instructions decoded ahead for fwpt_flow_next */
 
+/* One buffered instruction. kind..mode are laid out as the first four bytes of struct
+ * fwpt_flow_event (kind is always FWPT_FLOW_INSN) so fwpt_flow_next copies them at once. */
 struct fwpt_flow_obuf_insn {
     uint64_t ip;
-    uint8_t size, iclass;
+    uint8_t kind, size, iclass, mode; /* mode: enum fwpt_exec_mode the instruction ran in */
+    uint32_t reserved;
 };
 
 /* Caller-owned state; fields are private to flow.c. */
@@ -154,10 +157,7 @@ static inline enum fwpt_status fwpt_flow_next(struct fwpt_flow *f, struct fwpt_f
 {
     if (f->oidx < f->on) {
         const struct fwpt_flow_obuf_insn *i = &f->obuf[f->oidx++];
-        ev->kind = FWPT_FLOW_INSN;
-        ev->size = i->size;
-        ev->iclass = i->iclass;
-        ev->mode = f->mode;
+        __builtin_memcpy(&ev->kind, &i->kind, 4); /* kind, size, iclass, mode */
         ev->ip = i->ip;
         return FWPT_OK;
     }
