@@ -382,6 +382,23 @@ static void json_hexstr(const struct fwpt_sink *o, uint32_t v, unsigned digits, 
     fwpt_putc(o, '"');
 }
 
+/* "k": "0xV": a leaf number or bitmap, as Linux's intel_pt/caps files print it. */
+static void json_hex(const struct fwpt_sink *o, const char *k, int *first, uint32_t v)
+{
+    json_key(o, k, first);
+    json_hexstr(o, v, 0, 1);
+}
+
+/* "k": "XXXXXXXX", or null when the register was not read. */
+static void json_reg_or_null(const struct fwpt_sink *o, const char *k, int *first, bool have, uint32_t v)
+{
+    json_key(o, k, first);
+    if (have)
+        json_hexstr(o, v, 8, 0);
+    else
+        fwpt_puts(o, "null");
+}
+
 static void json_regs(const struct fwpt_sink *o, const char *k, int *first, bool have,
                       const struct fwpt_cpuid_regs *r)
 {
@@ -433,27 +450,15 @@ void fwpt_caps_json(const struct fwpt_caps *c, const struct fwpt_sink *o)
     json_u(o, "family", &first, c->family);
     json_u(o, "model", &first, c->model);
     json_u(o, "stepping", &first, c->stepping);
-    json_key(o, "leaf1_eax", &first);
-    json_hexstr(o, s->leaf1_eax, 8, 0);
-    json_key(o, "max_basic_leaf", &first);
-    json_hexstr(o, s->max_basic_leaf, 0, 1);
-    json_key(o, "max_ext_leaf", &first);
-    json_hexstr(o, s->max_ext_leaf, 0, 1);
-    json_key(o, "leaf7_ebx", &first);
-    if (s->max_basic_leaf >= CPUID_LEAF_EXT_FEAT)
-        json_hexstr(o, s->leaf7_ebx, 8, 0);
-    else
-        fwpt_puts(o, "null");
+    json_reg_or_null(o, "leaf1_eax", &first, true, s->leaf1_eax);
+    json_hex(o, "max_basic_leaf", &first, s->max_basic_leaf);
+    json_hex(o, "max_ext_leaf", &first, s->max_ext_leaf);
+    json_reg_or_null(o, "leaf7_ebx", &first, s->max_basic_leaf >= CPUID_LEAF_EXT_FEAT, s->leaf7_ebx);
     json_bool(o, "intel_pt", &first, c->intel_pt);
     json_regs(o, "leaf14_0", &first, s->has_leaf14_0, &s->leaf14_0);
     json_regs(o, "leaf14_1", &first, s->has_leaf14_1, &s->leaf14_1);
-    json_key(o, "leaf1a_eax", &first);
-    if (s->has_leaf1a)
-        json_hexstr(o, s->leaf1a_eax, 8, 0);
-    else
-        fwpt_puts(o, "null");
-    json_key(o, "core_type", &first);
-    json_hexstr(o, c->core_type, 0, 1);
+    json_reg_or_null(o, "leaf1a_eax", &first, s->has_leaf1a, s->leaf1a_eax);
+    json_hex(o, "core_type", &first, c->core_type);
     json_u(o, "maxphyaddr", &first, c->maxphyaddr);
     json_u(o, "max_subleaf", &first, c->max_subleaf);
     /* Linux intel_pt/caps files read 0/1 and hex bitmaps: same values here. */
@@ -472,12 +477,9 @@ void fwpt_caps_json(const struct fwpt_caps *c, const struct fwpt_sink *o)
     json_u(o, "output_subsys", &first, c->output_subsys);
     json_u(o, "payloads_lip", &first, c->payloads_lip);
     json_u(o, "num_address_ranges", &first, c->num_address_ranges);
-    json_key(o, "mtc_periods", &first);
-    json_hexstr(o, c->mtc_periods, 0, 1);
-    json_key(o, "cycle_thresholds", &first);
-    json_hexstr(o, c->cycle_thresholds, 0, 1);
-    json_key(o, "psb_periods", &first);
-    json_hexstr(o, c->psb_periods, 0, 1);
+    json_hex(o, "mtc_periods", &first, c->mtc_periods);
+    json_hex(o, "cycle_thresholds", &first, c->cycle_thresholds);
+    json_hex(o, "psb_periods", &first, c->psb_periods);
     json_bool(o, "subleaf1_known", &first, c->subleaf1_known);
     json_bool(o, "pt_supported", &first, c->pt_supported);
     json_key(o, "reason", &first);
