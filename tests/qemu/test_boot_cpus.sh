@@ -4,27 +4,15 @@
 # the hardware MSR backend, option errors, `trace` without PT, and one boot of the USB image.
 # Prints "qemu-boot: N passed, N failed".
 set -u
-here=$(cd "$(dirname "$0")/../.." && pwd)
-B=${FWPT_BUILD:-$here/build}
+. "$(dirname "$0")/lib.sh" qemu-boot
 efi=$B/fwpt.efi
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-[ -f "$efi" ] || { echo "no $efi (make first)"; echo "qemu-boot: 0 passed, 1 failed"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+need "$efi"
 
-# boot NAME CPU APP-OPTIONS... : runs run-qemu.sh under TCG; console in $work/NAME.log (no CR, no
-# escapes), files in $work/NAME/fwpt, exit status in rc.
+# boot NAME CPU APP-OPTIONS... : see boot_tcg in lib.sh
 boot() {
     local name=$1 cpu=$2
     shift 2
-    local t0=$SECONDS
-    "$here/run-qemu.sh" --no-build --build "$B" --accel tcg --cpu "$cpu" --timeout 120 \
-        --out "$work/$name" --log "$work/$name.raw" -- "$@" >/dev/null 2>"$work/$name.err"
-    rc=$?
-    tr -d '\r' <"$work/$name.raw" | sed 's/\x1b\[[0-9;=?]*[A-Za-z]//g' >"$work/$name.log"
-    echo "boot $name (-cpu $cpu, $*): exit $rc, $((SECONDS - t0)) s"
+    boot_tcg 120 "$name" "$cpu" -- "$@"
 }
 # has NAME LINE: the console holds exactly this line
 has() {
@@ -120,16 +108,10 @@ has help 'fwpt: exit status EFI_SUCCESS (0x0)'
 # The USB image (GPT + ESP), attached as a USB stick on qemu-xhci.
 usb=$B/fwpt-usb.img
 [ -f "$usb" ] || { "$here/tools/mkimage.sh" usb "$work/usb.img" "$efi" >/dev/null; usb=$work/usb.img; }
-t0=$SECONDS
-"$here/run-qemu.sh" --no-build --build "$B" --accel tcg --cpu max --timeout 120 --image "$usb" \
-    --out "$work/usb" --log "$work/usb.raw" -- shutdown >/dev/null 2>"$work/usb.err"
-rc=$?
-tr -d '\r' <"$work/usb.raw" | sed 's/\x1b\[[0-9;=?]*[A-Za-z]//g' >"$work/usb.log"
-echo "boot usb (--image $usb): exit $rc, $((SECONDS - t0)) s"
+boot_tcg 120 usb max --image "$usb" -- shutdown
 rc_is usb 3
 if grep -qa 'USB' "$work/usb.log"; then ok; else bad "usb: firmware did not boot from a USB device"; grep -a BdsDxe "$work/usb.log"; fi
 has usb "$V (not_intel): the vendor is not GenuineIntel"
 caps_match usb
 
-echo "qemu-boot: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -3,14 +3,8 @@
 # the run repeated under TCG, saying why; a guest that does not finish is stopped at the time
 # limit with a clear message and exit 124. Prints "qemu-run: N passed, N failed".
 set -u
-here=$(cd "$(dirname "$0")/../.." && pwd)
-B=${FWPT_BUILD:-$here/build}
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-[ -f "$B/fwpt.efi" ] || { echo "no $B/fwpt.efi"; echo "qemu-run: 0 passed, 1 failed"; exit 1; }
+. "$(dirname "$0")/lib.sh" qemu-run
+need "$B/fwpt.efi"
 
 run() { # NAME ARGS... -> $work/NAME.out (stdout+stderr), rc
     local name=$1 t0=$SECONDS
@@ -91,5 +85,4 @@ run usage --accel xen
 has usage "run-qemu: --accel must be auto, kvm or tcg"
 if [ "$rc" = 2 ]; then ok; else bad "usage: exit $rc, expected 2"; fi
 
-echo "qemu-run: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -16,27 +16,19 @@
 #     on the host `fwpt flow` and libipt must decode the saved \fwpt\ files to the same sequence;
 #     for the whole, unfiltered call the witness plugin must agree with that decoded flow too.
 set -u
-B=${FWPT_BUILD:-build}
-name=test_soft_trace
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-finish() { echo "$name: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
+. "$(dirname "$0")/lib.sh" test_soft_trace
+ok() { pass=$((pass + 1)); echo "ok: $*"; } # this one names each check
 export PATH="$PATH:/usr/sbin:/sbin" MTOOLS_SKIP_CHECK=1
 OVMF=${OVMF:-/usr/share/ovmf/OVMF.fd}
 cases="bdw-internal bdw-locate skl-ring-memmap skl-filter-locate tremont-timing-alloc adl-tracestop-internal"
 
-for f in "$B/soft-selftest.efi" "$B/tests/soft_ptxed" "$B/tests/insn_trace.so"; do
-    [ -e "$f" ] || { bad "missing $f (make B=... $f)"; finish; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-here=$(cd "$(dirname "$0")/../.." && pwd)
+need "$B/soft-selftest.efi" "$B/tests/soft_ptxed" "$B/tests/insn_trace.so"
+tmp=$work
 "$here/tools/mkimage.sh" fat "$tmp/st.img" "$B/soft-selftest.efi" >/dev/null 2>&1 || { bad "mkimage"; finish; }
 start=$(date +%s.%N)
 timeout 600 qemu-system-x86_64 -bios "$OVMF" -drive format=raw,file="$tmp/st.img" -display none \
     -serial stdio -net none -m 512 -no-reboot -plugin "$B/tests/insn_trace.so,out=$tmp/w" </dev/null 2>&1 |
-    tr -d '\r' | sed 's/\x1b\[[0-9;]*[a-zA-Z]//g' >"$tmp/log"
+    console_clean >"$tmp/log"
 end=$(date +%s.%N)
 echo "qemu (TCG + witness plugin): $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s"
 grep -E '^(=== |soft: |readback: |verif|flow: |soft-selftest)' "$tmp/log"
@@ -75,7 +67,7 @@ session_run() { # N WITNESS(0|1) OPTIONS...
     [ "$wit" = 1 ] && plugin=(-plugin "$B/tests/insn_trace.so,out=$d/w")
     local sout
     sout=$(timeout 300 qemu-system-x86_64 -bios "$OVMF" -drive format=raw,file="$d/img" -display none \
-        -serial stdio -net none -m 512 -no-reboot "${plugin[@]}" </dev/null 2>&1 | tr -d '\r' | sed 's/\x1b\[[0-9;]*[a-zA-Z]//g')
+        -serial stdio -net none -m 512 -no-reboot "${plugin[@]}" </dev/null 2>&1 | console_clean)
     echo "$sout" | grep -E '^(soft:|verif|flow:|trace: backend)' | head -6
     local nver
     nver=$(echo "$sout" | sed -n 's/^verified: \([0-9]*\) instructions.*/\1/p' | head -1)

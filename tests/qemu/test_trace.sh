@@ -6,26 +6,10 @@
 # the single-stepped ground truth, and the saved files decode on the host to the same result.
 # FWPT_QEMU_SLOW=1 adds load-image (about a minute). Prints "qemu-trace: N passed, N failed".
 set -u
-here=$(cd "$(dirname "$0")/../.." && pwd)
-B=${FWPT_BUILD:-$here/build}
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-[ -f "$B/fwpt.efi" ] && [ -x "$B/fwpt" ] || { echo "no $B/fwpt.efi or $B/fwpt"; echo "qemu-trace: 0 passed, 1 failed"; exit 1; }
+. "$(dirname "$0")/lib.sh" qemu-trace
+need "$B/fwpt.efi" "$B/fwpt"
 
-boot() { # NAME CPU [run-qemu options --] APP-OPTIONS...
-    local name=$1 cpu=$2 t0=$SECONDS extra=()
-    shift 2
-    while [ $# -gt 0 ] && [ "$1" != "--" ]; do extra+=("$1"); shift; done
-    [ "${1:-}" = "--" ] && shift
-    "$here/run-qemu.sh" --no-build --build "$B" --accel tcg --cpu "$cpu" --timeout 240 "${extra[@]}" \
-        --out "$work/$name" --log "$work/$name.raw" -- "$@" >/dev/null 2>"$work/$name.err"
-    rc=$?
-    tr -d '\r' <"$work/$name.raw" | sed 's/\x1b\[[0-9;=?]*[A-Za-z]//g' >"$work/$name.log"
-    echo "boot $name (-cpu $cpu, $*): exit $rc, $((SECONDS - t0)) s"
-}
+boot() { boot_tcg 240 "$@"; } # NAME CPU [run-qemu options --] APP-OPTIONS...
 has() { if grep -qxF -- "$2" "$work/$1.log"; then ok; else bad "$1: no line '$2'"; grep -a -E '^(trace|target|verif|fwpt:|plan)' "$work/$1.log" | sed 's/^/    /'; fi; }
 has_re() { if grep -qaE -- "$2" "$work/$1.log"; then ok; else bad "$1: nothing matches /$2/"; fi; }
 rc_is() { if [ "$rc" = "$2" ]; then ok; else bad "$1: exit $rc, expected $2"; tail -n 3 "$work/$1.err"; fi; }
@@ -130,5 +114,4 @@ if [ "${FWPT_QEMU_SLOW:-0}" = 1 ]; then
     if sideband load | grep -q "^hello $base "; then ok; else bad "load: hello.efi at $base not among the traced images"; fi
 fi
 
-echo "qemu-trace: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
