@@ -440,6 +440,8 @@ _Static_assert(offsetof(struct fwpt_packet, cyc.value) == 16, "layout");
 _Static_assert(offsetof(struct fwpt_packet, ip.ip) == 24, "layout");
 _Static_assert(offsetof(struct fwpt_packet, tnt.bits) == 24, "layout");
 _Static_assert(offsetof(struct fwpt_packet, ip.payload) == 32, "layout");
+_Static_assert(offsetof(struct fwpt_packet, size) == offsetof(struct fwpt_packet, type) + 1, "layout: type and size copied as one 16-bit value");
+_Static_assert(offsetof(struct fwpt_pkt_fast, size) == offsetof(struct fwpt_pkt_fast, type) + 1, "layout");
 _Static_assert(sizeof(struct fwpt_pkt_fast) == 32, "entries stay aligned");
 
 typedef uint64_t u64_unaligned __attribute__((aligned(1), may_alias));
@@ -906,6 +908,19 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
         return fail(pkt, FWPT_E_BAD_OPCODE);
     }
 }
+
+/* Generated from fwpt_pkt_fast_table: the size column alone, indexed by the byte itself (no scaling), so the
+ * offset chain of a decode loop (load header byte, load size, add) is as short as it can be. */
+const uint8_t fwpt_pkt_fast_size[256] = {
+    1, 1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, /* 00 */
+    1, 3, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 3, 1, 0, 1, 3, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 3, 1, 0, /* 20 */
+    1, 5, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 5, 1, 0, 1, 5, 1, 1, 1, 0, 1, 0, 1, 2, 1, 1, 1, 5, 1, 0, /* 40 */
+    1, 7, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 7, 1, 0, 1, 7, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 7, 1, 0, /* 60 */
+    1, 7, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 7, 1, 0, 1, 7, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 7, 1, 0, /* 80 */
+    1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, /* a0 */
+    1, 9, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 9, 1, 0, 1, 9, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 9, 1, 0, /* c0 */
+    1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, /* e0 */
+};
 
 size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkts, size_t n,
                            enum fwpt_status *status)

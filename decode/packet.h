@@ -254,6 +254,7 @@ struct fwpt_pkt_fast {
     uint8_t reserved;
 };
 extern const struct fwpt_pkt_fast fwpt_pkt_fast_table[256];
+extern const uint8_t fwpt_pkt_fast_size[256]; /* the size column alone: the offset chain's one lookup */
 /* Every packet; fwpt_pkt_next calls it for whatever its fast path does not handle. */
 enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
 
@@ -264,8 +265,27 @@ static inline unsigned fwpt_pkt_fast_at(const uint8_t *p, size_t o, uint64_t *la
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
     const struct fwpt_pkt_fast *f = &fwpt_pkt_fast_table[p[0]];
     uint64_t raw = *(const fwpt_u64u *)(p + 1);
-    unsigned size = f->size;
+    unsigned size = fwpt_pkt_fast_size[p[0]];
     if (__builtin_expect(size == 0, 0)) {
+        if ((p[0] & 0x07) == 0x07) {
+            /* CYC with Exp: up to 8 more bytes while their bit 0 (Exp) is set, 7 counter bits each above the
+             * header's 5 (SDM "CYC Packet Definition"); no stop within 8 bytes: the slow path reports it */
+            uint64_t stop = ~raw & 0x0101010101010101ull;
+            if (!stop)
+                return 0;
+            uint64_t low = stop & (0 - stop);
+            uint64_t mask = ((low << 7) - 1) | low << 7; /* the bytes up to and including the last one */
+            uint64_t v = (raw >> 1) & 0x7f7f7f7f7f7f7f7full & mask;
+            v = (v & 0x007f007f007f007full) | ((v >> 1) & 0x3f803f803f803f80ull);
+            v = (v & 0x00003fff00003fffull) | ((v >> 2) & 0x0fffc0000fffc000ull);
+            v = (v & 0x000000000fffffffull) | ((v >> 4) & 0x00fffffff0000000ull);
+            size = 2 + (unsigned)__builtin_ctzll(stop) / 8;
+            pkt->offset = o;
+            pkt->type = FWPT_PKT_CYC;
+            pkt->size = (uint8_t)size;
+            pkt->cyc.value = (uint64_t)(p[0] >> 3) | v << 5;
+            return size;
+        }
         /* long TNT (02 A3, 6-byte payload with a stop bit): common in traces of real code */
         uint64_t tnt = (raw >> 8) & 0xffffffffffffull;
         if (p[0] != 0x02 || p[1] != 0xa3 || tnt <= 1)
@@ -287,15 +307,15 @@ static inline unsigned fwpt_pkt_fast_at(const uint8_t *p, size_t o, uint64_t *la
     uint64_t payload = raw & f->pay_mask;
     uint64_t ip_sel = f->ip_sel, w16 = (uint64_t)f->w16 | (raw & f->mtc_mask);
     uint64_t tnt_bits = f->tnt_bits;
-    uint8_t type = f->type;
+    uint16_t type_size; /* type and size: adjacent in both structs, one 16-bit copy */
+    __builtin_memcpy(&type_size, &f->type, 2);
     /* SDM Table "FUP/TIP IP Reconstruction"; non-IP packets keep Last IP (mask all ones, no payload) */
     uint64_t ip = (*last_ip & f->keep_mask) | payload;
     uint64_t sext = (uint64_t)((int64_t)(payload << 16) >> 16);
     ip = f->ipc == 3 ? sext : ip;
     *last_ip = ip;
     pkt->offset = o;
-    pkt->type = type;
-    pkt->size = (uint8_t)size;
+    __builtin_memcpy(&pkt->type, &type_size, 2);
     /* bytes 16..23: ipc + suppressed, TNT count, one-byte CYC value, or MTC CTC */
     pkt->cyc.value = w16;
     pkt->ip.ip = (ip & ip_sel) | tnt_bits; /* tnt.bits for short TNT */
