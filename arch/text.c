@@ -1,5 +1,7 @@
 #include "arch/text.h"
 
+#include <stdarg.h> /* a freestanding header (C11 4p6): va_list is the compiler's, no libc */
+
 void fwpt_putn(const struct fwpt_sink *o, const char *s, size_t n)
 {
     if (n)
@@ -49,6 +51,56 @@ void fwpt_put_0x(const struct fwpt_sink *o, uint64_t v)
 {
     fwpt_putn(o, "0x", 2);
     fwpt_put_hex(o, v, 0);
+}
+
+void fwpt_printf(const struct fwpt_sink *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const char *lit = fmt; /* start of the literal text not yet written */
+    const char *p = fmt;
+    while (*p) {
+        if (*p != '%') {
+            p++;
+            continue;
+        }
+        fwpt_putn(o, lit, (size_t)(p - lit));
+        const char *spec = p++;
+        unsigned width = 0;
+        if (*p == '0')
+            while (*p >= '0' && *p <= '9')
+                width = width * 10 + (unsigned)(*p++ - '0');
+        unsigned lng = 0;
+        while (*p == 'l' && lng < 2)
+            lng++, p++;
+        switch (*p) {
+        case 's': fwpt_puts(o, va_arg(ap, const char *)); break;
+        case 'c': fwpt_putc(o, (char)va_arg(ap, int)); break;
+        case 'd':
+            fwpt_put_sdec(o, lng == 0 ? (int64_t)va_arg(ap, int)
+                             : lng == 1 ? (int64_t)va_arg(ap, long) : (int64_t)va_arg(ap, long long));
+            break;
+        case 'u':
+        case 'x': {
+            uint64_t v = lng == 0 ? va_arg(ap, unsigned)
+                         : lng == 1 ? (uint64_t)va_arg(ap, unsigned long) : (uint64_t)va_arg(ap, unsigned long long);
+            if (*p == 'u')
+                fwpt_put_dec(o, v);
+            else
+                fwpt_put_hex(o, v, width);
+            break;
+        }
+        case '%': fwpt_putc(o, '%'); break;
+        default: /* not in the subset: printed as it stands */
+            if (!*p)
+                p--;
+            fwpt_putn(o, spec, (size_t)(p + 1 - spec));
+            break;
+        }
+        lit = ++p;
+    }
+    fwpt_putn(o, lit, (size_t)(p - lit));
+    va_end(ap);
 }
 
 void fwpt_put_padded(const struct fwpt_sink *o, const char *s, unsigned width)

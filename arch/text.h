@@ -24,6 +24,10 @@ void fwpt_put_0x(const struct fwpt_sink *o, uint64_t v);
 void fwpt_put_padded(const struct fwpt_sink *o, const char *s, unsigned width);
 /* JSON string with quotes and escapes. */
 void fwpt_put_json_str(const struct fwpt_sink *o, const char *s);
+/* A printf subset, byte-for-byte what the fwpt_put_* calls print: %s %c %d %u %x with the length
+ * modifiers l and ll (%lu, %llx, %ld ...), %0Nx (at least N hex digits, N <= 16) and %%. Nothing
+ * else: no other flags, widths or precisions (an unknown conversion is printed as it stands). */
+void fwpt_printf(const struct fwpt_sink *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A fixed buffer sink: writes beyond cap are counted in 'overflow', never lost silently. */
 struct fwpt_bufsink {
