@@ -1,11 +1,11 @@
 /* Capability enumeration over every row of ../shared/data/cpuid_leaf14.tsv, the replay backend,
  * fwpt_caps_read's leaf rules (QEMU's above-max answers), and `fwpt caps --json`. */
 #include <stdbool.h>
-#include <sys/wait.h>
 #include "arch/caps.h"
 #include "arch/cpu_replay.h"
 #include "arch/rtit.h"
 #include "tests/check.h"
+#include "tests/common/tool_run.h"
 
 /* ---- a small JSON reader: validates one object and finds top-level keys ---- */
 
@@ -940,19 +940,7 @@ static void test_golden_report(void)
 
 /* ---- the host tool ---- */
 
-static int run_tool(const char *args, char *out, size_t cap)
-{
-    const char *b = getenv("FWPT_BUILD");
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "\"%s/fwpt\" caps %s 2>&1", b && *b ? b : "build", args);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+static int run_tool(const char *args, char *out, size_t cap) { return tool_run("caps", args, out, cap); }
 
 static void tool_row(const struct row *r, const char *extra, char *out, size_t cap)
 {

@@ -1,6 +1,6 @@
 /* topa: plan choice, refusals naming the option, entry encoding, exact table contents. */
-#include <sys/wait.h>
 #include "tests/check.h"
+#include "tests/common/tool_run.h"
 #include "tests/common/topa_fixture.h"
 #include "topa/plan.h"
 #include "topa/table.h"
@@ -209,19 +209,7 @@ static void tables(void)
 }
 
 /* `fwpt plan` (the host tool from this build: $FWPT_BUILD/fwpt). */
-static int run_tool(const char *args, char *out, size_t cap)
-{
-    const char *b = getenv("FWPT_BUILD");
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "\"%s/fwpt\" plan %s 2>&1", b && *b ? b : "build", args);
-    FILE *f = popen(cmd, "r");
-    if (!f)
-        return -1;
-    size_t n = fread(out, 1, cap - 1, f);
-    out[n] = 0;
-    int st = pclose(f);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+static int run_tool(const char *args, char *out, size_t cap) { return tool_run("plan", args, out, cap); }
 
 static void tool(void)
 {
