@@ -98,14 +98,24 @@ void fwpt_volume_close(struct fwpt_volume *v)
     v->root = NULL;
 }
 
-EFI_STATUS fwpt_volume_mkdir(struct fwpt_volume *v, const char *path)
+#define VOLUME_PATH_MAX 260
+
+/* The common start of the file operations: the volume is open (else why not) and PATH fits. */
+static EFI_STATUS volume_path(const struct fwpt_volume *v, const char *path, CHAR16 *p)
 {
-    CHAR16 p[260];
     if (!v->root)
         return v->open_status ? v->open_status : EFI_NOT_READY;
-    if (!fwpt_path16(path, p, 260))
+    if (!fwpt_path16(path, p, VOLUME_PATH_MAX))
         return EFI_BUFFER_TOO_SMALL;
-    EFI_STATUS st = EFI_SUCCESS;
+    return EFI_SUCCESS;
+}
+
+EFI_STATUS fwpt_volume_mkdir(struct fwpt_volume *v, const char *path)
+{
+    CHAR16 p[VOLUME_PATH_MAX];
+    EFI_STATUS st = volume_path(v, path, p);
+    if (EFI_ERROR(st))
+        return st;
     for (UINTN i = 1;; i++) {
         CHAR16 c = p[i];
         if (c == L'\\' || c == 0) {
@@ -127,18 +137,17 @@ EFI_STATUS fwpt_volume_mkdir(struct fwpt_volume *v, const char *path)
 
 EFI_STATUS fwpt_volume_write(struct fwpt_volume *v, const char *path, const void *data, UINTN len)
 {
-    CHAR16 p[260];
+    CHAR16 p[VOLUME_PATH_MAX];
     EFI_FILE_HANDLE f;
-    if (!v->root)
-        return v->open_status ? v->open_status : EFI_NOT_READY;
-    if (!fwpt_path16(path, p, 260))
-        return EFI_BUFFER_TOO_SMALL;
+    EFI_STATUS st = volume_path(v, path, p);
+    if (EFI_ERROR(st))
+        return st;
     /* Delete an older file first: Open(CREATE) keeps the old length. */
     if (!EFI_ERROR(uefi_call_wrapper(v->root->Open, 5, v->root, &f, p,
                                      EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE, 0)))
         uefi_call_wrapper(f->Delete, 1, f);
-    EFI_STATUS st = uefi_call_wrapper(v->root->Open, 5, v->root, &f, p,
-                                      EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE, 0);
+    st = uefi_call_wrapper(v->root->Open, 5, v->root, &f, p,
+                           EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE, 0);
     if (EFI_ERROR(st))
         return st;
     const char *d = data;
@@ -157,15 +166,14 @@ EFI_STATUS fwpt_volume_write(struct fwpt_volume *v, const char *path, const void
 
 EFI_STATUS fwpt_volume_read(struct fwpt_volume *v, const char *path, UINTN max, char **data, UINTN *len)
 {
-    CHAR16 p[260];
+    CHAR16 p[VOLUME_PATH_MAX];
     EFI_FILE_HANDLE f;
     *data = NULL;
     *len = 0;
-    if (!v->root)
-        return v->open_status ? v->open_status : EFI_NOT_READY;
-    if (!fwpt_path16(path, p, 260))
-        return EFI_BUFFER_TOO_SMALL;
-    EFI_STATUS st = uefi_call_wrapper(v->root->Open, 5, v->root, &f, p, EFI_FILE_MODE_READ, 0);
+    EFI_STATUS st = volume_path(v, path, p);
+    if (EFI_ERROR(st))
+        return st;
+    st = uefi_call_wrapper(v->root->Open, 5, v->root, &f, p, EFI_FILE_MODE_READ, 0);
     if (EFI_ERROR(st))
         return st;
     EFI_FILE_INFO *info = LibFileInfo(f);
