@@ -935,11 +935,17 @@ size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt
             /* the state in locals; the block state cannot change on the fast path */
             struct fwpt_packet *q = pkts + i, *qe = pkts + n;
             while (q < qe && off <= lim) {
-                unsigned size = fwpt_pkt_fast_at(buf + off, off, &last_ip, q);
-                if (__builtin_expect(size == 0, 0))
+                /* a fast-path packet is at most 9 bytes: the next k start at or below lim, no check inside */
+                size_t k = (lim - off) / 9 + 1;
+                struct fwpt_packet *qk = (size_t)(qe - q) < k ? qe : q + k;
+                unsigned size;
+                do {
+                    size = fwpt_pkt_fast_at(buf + off, off, &last_ip, q);
+                    off += size;
+                    q += size != 0;
+                } while (__builtin_expect(size != 0, 1) && q < qk);
+                if (!size)
                     break;
-                off += size;
-                q++;
             }
             i = (size_t)(q - pkts);
             if (i == n)

@@ -258,12 +258,38 @@ extern const uint8_t fwpt_pkt_fast_size[256]; /* the size column alone: the offs
 /* Every packet; fwpt_pkt_next calls it for whatever its fast path does not handle. */
 enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
 
+/* The table-driven part of the fast path (9 readable bytes from p): fills *pkt for the packet at p (offset o)
+ * from its fast_table entry and returns the new Last IP. Only meaningful when fwpt_pkt_fast_size[p[0]] != 0
+ * (the other entries are zero: harmless garbage, for callers that decode speculatively and discard it). */
+static inline uint64_t fwpt_pkt_fast_entry(const uint8_t *p, size_t o, uint64_t last_ip, struct fwpt_packet *pkt)
+{
+    typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
+    const struct fwpt_pkt_fast *f = &fwpt_pkt_fast_table[p[0]];
+    uint64_t raw = *(const fwpt_u64u *)(p + 1);
+    /* every table field is read before the first store into *pkt (byte stores may alias anything) */
+    uint64_t payload = raw & f->pay_mask;
+    uint64_t ip_sel = f->ip_sel, w16 = (uint64_t)f->w16 | (raw & f->mtc_mask);
+    uint64_t tnt_bits = f->tnt_bits;
+    uint16_t type_size; /* type and size: adjacent in both structs, one 16-bit copy */
+    __builtin_memcpy(&type_size, &f->type, 2);
+    /* SDM Table "FUP/TIP IP Reconstruction"; non-IP packets keep Last IP (mask all ones, no payload) */
+    uint64_t ip = (last_ip & f->keep_mask) | payload;
+    uint64_t sext = (uint64_t)((int64_t)(payload << 16) >> 16);
+    ip = f->ipc == 3 ? sext : ip;
+    pkt->offset = o;
+    __builtin_memcpy(&pkt->type, &type_size, 2);
+    /* bytes 16..23: ipc + suppressed, TNT count, one-byte CYC value, or MTC CTC */
+    pkt->cyc.value = w16;
+    pkt->ip.ip = (ip & ip_sel) | tnt_bits; /* tnt.bits for short TNT */
+    pkt->ip.payload = payload;
+    return ip;
+}
+
 /* The fast path's body for the packet at p (trace offset o), with at least 9 bytes readable from p: its size
  * after filling *pkt and updating *last_ip, or 0 when the slow path must decode it (nothing written then). */
 static inline unsigned fwpt_pkt_fast_at(const uint8_t *p, size_t o, uint64_t *last_ip, struct fwpt_packet *pkt)
 {
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
-    const struct fwpt_pkt_fast *f = &fwpt_pkt_fast_table[p[0]];
     uint64_t raw = *(const fwpt_u64u *)(p + 1);
     unsigned size = fwpt_pkt_fast_size[p[0]];
     if (__builtin_expect(size == 0, 0)) {
@@ -303,23 +329,7 @@ static inline unsigned fwpt_pkt_fast_at(const uint8_t *p, size_t o, uint64_t *la
         pkt->tnt.bits = __builtin_bswap64(v) >> (64 - count);
         return 8;
     }
-    /* every table field is read before the first store into *pkt (byte stores may alias anything) */
-    uint64_t payload = raw & f->pay_mask;
-    uint64_t ip_sel = f->ip_sel, w16 = (uint64_t)f->w16 | (raw & f->mtc_mask);
-    uint64_t tnt_bits = f->tnt_bits;
-    uint16_t type_size; /* type and size: adjacent in both structs, one 16-bit copy */
-    __builtin_memcpy(&type_size, &f->type, 2);
-    /* SDM Table "FUP/TIP IP Reconstruction"; non-IP packets keep Last IP (mask all ones, no payload) */
-    uint64_t ip = (*last_ip & f->keep_mask) | payload;
-    uint64_t sext = (uint64_t)((int64_t)(payload << 16) >> 16);
-    ip = f->ipc == 3 ? sext : ip;
-    *last_ip = ip;
-    pkt->offset = o;
-    __builtin_memcpy(&pkt->type, &type_size, 2);
-    /* bytes 16..23: ipc + suppressed, TNT count, one-byte CYC value, or MTC CTC */
-    pkt->cyc.value = w16;
-    pkt->ip.ip = (ip & ip_sel) | tnt_bits; /* tnt.bits for short TNT */
-    pkt->ip.payload = payload;
+    *last_ip = fwpt_pkt_fast_entry(p, o, *last_ip, pkt);
     return size;
 }
 
