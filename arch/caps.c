@@ -260,20 +260,8 @@ void fwpt_caps_report(const struct fwpt_caps *c, const struct fwpt_sink *o)
     fwpt_puts(o, s->vendor[0] ? s->vendor : "(none)");
     fwpt_putc(o, '\n');
     put_label(o, "family/model/stepping");
-    fwpt_put_dec(o, c->family);
-    fwpt_putc(o, '/');
-    fwpt_put_dec(o, c->model);
-    fwpt_putc(o, '/');
-    fwpt_put_dec(o, c->stepping);
-    fwpt_puts(o, " (family ");
-    fwpt_put_0x(o, c->family);
-    fwpt_puts(o, " model ");
-    fwpt_put_0x(o, c->model);
-    fwpt_puts(o, " stepping ");
-    fwpt_put_0x(o, c->stepping);
-    fwpt_puts(o, ", CPUID.1:EAX ");
-    fwpt_put_hex(o, s->leaf1_eax, 8);
-    fwpt_puts(o, ")\n");
+    fwpt_printf(o, "%u/%u/%u (family 0x%x model 0x%x stepping 0x%x, CPUID.1:EAX %08x)\n", c->family, c->model,
+                c->stepping, c->family, c->model, c->stepping, s->leaf1_eax);
     put_label(o, "max basic leaf");
     fwpt_put_0x(o, s->max_basic_leaf);
     fwpt_putc(o, '\n');

@@ -206,41 +206,17 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
 void fwpt_soft_report(const struct fwpt_soft *s, const struct fwpt_sink *o)
 {
     const struct fwpt_soft_enc_counts *c = &s->enc.counts;
-    fwpt_puts(o, "soft: profile ");
-    fwpt_puts(o, s->profile ? s->profile->name : "?");
-    fwpt_puts(o, ", ");
-    fwpt_put_dec(o, s->stats.steps);
-    fwpt_puts(o, " steps, ");
-    fwpt_put_dec(o, s->stats.insns);
-    fwpt_puts(o, " instructions (");
-    fwpt_put_dec(o, s->stats.shadow_fixups);
-    fwpt_puts(o, " without a trap), ");
-    fwpt_put_dec(o, s->stats.steps ? (s->stats.tsc_end - s->stats.tsc_start) / s->stats.steps : 0);
-    fwpt_puts(o, " TSC ticks/step (");
     uint64_t dt = s->stats.tsc_end - s->stats.tsc_start;
-    fwpt_put_dec(o, dt && s->tsc_hz ? s->stats.steps * s->tsc_hz / dt : 0);
-    fwpt_puts(o, " steps/s), ");
-    fwpt_put_dec(o, s->stats.rep_iterations);
-    fwpt_puts(o, " REP iterations, ");
-    fwpt_put_dec(o, s->stats.bytes);
-    fwpt_puts(o, " packet bytes: PSB ");
-    fwpt_put_dec(o, c->psb);
-    fwpt_puts(o, " TNT ");
-    fwpt_put_dec(o, c->tnt);
-    fwpt_puts(o, " TIP ");
-    fwpt_put_dec(o, c->tip);
-    fwpt_puts(o, " PGE ");
-    fwpt_put_dec(o, c->tip_pge);
-    fwpt_puts(o, " PGD ");
-    fwpt_put_dec(o, c->tip_pgd);
-    fwpt_puts(o, " RETcomp ");
-    fwpt_put_dec(o, c->ret_compressed);
-    if (s->stats.enc_status != FWPT_OK) {
-        fwpt_puts(o, "; ERROR ");
-        fwpt_puts(o, fwpt_status_name(s->stats.enc_status));
-        fwpt_puts(o, " at ");
-        fwpt_put_0x(o, s->stats.enc_error_ip);
-    }
+    fwpt_printf(o,
+                "soft: profile %s, %lu steps, %lu instructions (%lu without a trap), "
+                "%lu TSC ticks/step (%lu steps/s), ",
+                s->profile ? s->profile->name : "?", s->stats.steps, s->stats.insns, s->stats.shadow_fixups,
+                s->stats.steps ? dt / s->stats.steps : 0, dt && s->tsc_hz ? s->stats.steps * s->tsc_hz / dt : 0);
+    fwpt_printf(o, "%lu REP iterations, %lu packet bytes: PSB %lu TNT %lu TIP %lu PGE %lu PGD %lu RETcomp %lu",
+                s->stats.rep_iterations, s->stats.bytes, c->psb, c->tnt, c->tip, c->tip_pge, c->tip_pgd,
+                c->ret_compressed);
+    if (s->stats.enc_status != FWPT_OK)
+        fwpt_printf(o, "; ERROR %s at 0x%lx", fwpt_status_name(s->stats.enc_status), s->stats.enc_error_ip);
     if (s->stats.step_limit_hit)
         fwpt_puts(o, "; step limit reached");
     fwpt_putc(o, '\n');

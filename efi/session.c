@@ -830,15 +830,8 @@ static EFI_STATUS run(struct session *s)
     if (!s->trace)
         return EFI_OUT_OF_RESOURCES;
     s->trace_len = fwpt_readback_copy(&s->mem, &s->rb, s->trace, s->rb.bytes);
-    fwpt_puts(o, "trace: ");
-    fwpt_put_dec(o, s->trace_len);
-    fwpt_puts(o, " bytes captured in ");
-    fwpt_put_dec(o, s->rb.regions_used);
-    fwpt_puts(o, " of ");
-    fwpt_put_dec(o, s->rb.regions_total);
-    fwpt_puts(o, " regions; IA32_RTIT_STATUS ");
-    fwpt_put_0x(o, s->result.status);
-    fwpt_puts(o, "\ntrace: ended because: ");
+    fwpt_printf(o, "trace: %lu bytes captured in %u of %u regions; IA32_RTIT_STATUS 0x%lx\ntrace: ended because: ",
+                s->trace_len, s->rb.regions_used, s->rb.regions_total, s->result.status);
     fwpt_puts(o, s->rb.error ? "operational error (STATUS.Error)"
                  : s->rb.stopped ? "the output stopped (ToPA STOP / TraceStop)"
                  : "the call returned");

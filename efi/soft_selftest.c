@@ -204,13 +204,7 @@ static int run_case(const struct st_case *c, struct fwpt_volume *vol, const stru
     unsigned nalloc = 0;
     int fail = 1;
     uint8_t *trace = NULL;
-    fwpt_puts(o, "=== soft-selftest ");
-    fwpt_puts(o, c->name);
-    fwpt_puts(o, ": profile ");
-    fwpt_puts(o, c->profile);
-    fwpt_puts(o, ", target ");
-    fwpt_puts(o, c->target);
-    fwpt_putc(o, '\n');
+    fwpt_printf(o, "=== soft-selftest %s: profile %s, target %s\n", c->name, c->profile, c->target);
 
     static struct fwpt_physmem mem;
     fwpt_physmem_init(&mem, true);

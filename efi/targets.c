@@ -163,54 +163,33 @@ void fwpt_target_call(void *arg)
 
 void fwpt_target_report(const struct fwpt_target_run *t, const struct fwpt_sink *o)
 {
-    fwpt_puts(o, "target: ");
-    fwpt_puts(o, fwpt_target_name(t->target));
-    fwpt_puts(o, " returned ");
+    fwpt_printf(o, "target: %s returned ", fwpt_target_name(t->target));
     fwpt_put_efi_status(o, t->status);
     switch (t->target) {
     case FWPT_TARGET_LOCATE_HANDLE:
-        fwpt_puts(o, ", ");
-        fwpt_put_dec(o, t->count);
-        fwpt_puts(o, " handles");
+        fwpt_printf(o, ", %lu handles", t->count);
         break;
     case FWPT_TARGET_MEMORY_MAP:
-        fwpt_puts(o, ", ");
-        fwpt_put_dec(o, t->count);
-        fwpt_puts(o, " descriptors");
+        fwpt_printf(o, ", %lu descriptors", t->count);
         break;
     case FWPT_TARGET_ALLOCATE_PAGES:
-        fwpt_puts(o, ", 16 pages at ");
-        fwpt_put_0x(o, t->addr);
-        fwpt_puts(o, ", FreePages ");
+        fwpt_printf(o, ", 16 pages at 0x%lx, FreePages ", t->addr);
         fwpt_put_efi_status(o, t->status2);
         break;
     case FWPT_TARGET_GET_VARIABLE:
-        fwpt_puts(o, ", BootOrder is ");
-        fwpt_put_dec(o, t->size);
-        fwpt_puts(o, " bytes");
+        fwpt_printf(o, ", BootOrder is %lu bytes", t->size);
         break;
     case FWPT_TARGET_CONNECT_ALL:
-        fwpt_puts(o, ", ");
-        fwpt_put_dec(o, t->connected);
-        fwpt_puts(o, " of ");
-        fwpt_put_dec(o, t->nhandles);
-        fwpt_puts(o, " handles connected");
+        fwpt_printf(o, ", %lu of %lu handles connected", t->connected, t->nhandles);
         break;
     case FWPT_TARGET_READ_FILE:
-        fwpt_puts(o, ", read ");
-        fwpt_put_dec(o, t->size);
-        fwpt_puts(o, " bytes of ");
-        fwpt_puts(o, t->path);
+        fwpt_printf(o, ", read %lu bytes of %s", t->size, t->path);
         break;
     case FWPT_TARGET_LOAD_IMAGE:
         fwpt_puts(o, ", StartImage ");
         fwpt_put_efi_status(o, t->status2);
-        if (t->loaded_base) {
-            fwpt_puts(o, ", image at ");
-            fwpt_put_0x(o, t->loaded_base);
-            fwpt_puts(o, " size ");
-            fwpt_put_0x(o, t->loaded_size);
-        }
+        if (t->loaded_base)
+            fwpt_printf(o, ", image at 0x%lx size 0x%lx", t->loaded_base, t->loaded_size);
         break;
     default:
         break;

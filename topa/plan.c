@@ -193,10 +193,7 @@ void fwpt_plan_print(const struct fwpt_plan *p, const struct fwpt_sink *o)
             fwpt_puts(o, ", STOP on the last");
         if (p->int_on_last)
             fwpt_puts(o, ", INT on the last");
-        fwpt_puts(o, "\ntables:      ");
-        fwpt_put_dec(o, p->table_count);
-        fwpt_puts(o, " x 4K, ");
-        fwpt_put_dec(o, p->entries_per_table);
+        fwpt_printf(o, "\ntables:      %u x 4K, %u", p->table_count, p->entries_per_table);
         fwpt_puts(o, p->scheme == FWPT_SCHEME_TOPA_SINGLE ? " entries (region, END -> own base)"
                                                           : " entries max (regions, then END)");
         fwpt_puts(o, p->mode == FWPT_PLAN_RING ? "; last END -> first table (ring)" : "; last END -> first table (never reached after STOP)");
@@ -240,19 +237,11 @@ void fwpt_topa_print_tables(const struct fwpt_physmem *mem, uint64_t output_base
         }
         struct fwpt_topa_entry e;
         fwpt_topa_decode(raw, &e);
-        fwpt_puts(o, "  table ");
-        fwpt_put_0x(o, table);
-        fwpt_puts(o, " [");
-        fwpt_put_dec(o, index);
-        fwpt_puts(o, "] ");
-        fwpt_put_hex(o, raw, 16);
+        fwpt_printf(o, "  table 0x%lx [%u] %016lx", table, index, raw);
         if (e.end) {
-            fwpt_puts(o, "  END -> ");
-            fwpt_put_0x(o, e.base);
+            fwpt_printf(o, "  END -> 0x%lx", e.base);
         } else {
-            fwpt_puts(o, "  region ");
-            fwpt_put_0x(o, e.base);
-            fwpt_puts(o, " size ");
+            fwpt_printf(o, "  region 0x%lx size ", e.base);
             put_size(o, fwpt_topa_size_bytes(e.size_enc));
             if (e.stop)
                 fwpt_puts(o, " STOP");
