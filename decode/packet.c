@@ -932,20 +932,36 @@ size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt
     size_t lim = len >= 9 ? len - 9 : 0;
     while (i < n) {
         if (__builtin_expect(!dec->block_item_bytes && len >= 9, 1)) {
-            /* the state in locals; the block state cannot change on the fast path */
+            /* the state in locals; the slow path decodes in place what the fast path does not, until a BBP
+             * starts a block (BIPs need the block state: one packet at a time below) */
             struct fwpt_packet *q = pkts + i, *qe = pkts + n;
-            while (q < qe && off <= lim) {
-                /* a fast-path packet is at most 9 bytes: the next k start at or below lim, no check inside */
-                size_t k = (lim - off) / 9 + 1;
+            bool block = false;
+            while (q < qe && off <= lim && !block) {
+                /* a packet is at most 16 bytes (PSB): the next k start at or below lim, no check inside */
+                size_t k = (lim - off) / 16 + 1;
                 struct fwpt_packet *qk = (size_t)(qe - q) < k ? qe : q + k;
-                unsigned size;
                 do {
-                    size = fwpt_pkt_fast_at(buf + off, off, &last_ip, q);
+                    unsigned size = fwpt_pkt_fast_at(buf + off, off, &last_ip, q);
+                    if (__builtin_expect(size == 0, 0)) {
+                        dec->offset = off;
+                        dec->last_ip = last_ip;
+                        enum fwpt_status s = fwpt_pkt_next_slow(dec, q);
+                        if (s != FWPT_OK) {
+                            *status = s; /* the decoder stays at the failing packet */
+                            return (size_t)(q - pkts);
+                        }
+                        size = (unsigned)(dec->offset - off);
+                        last_ip = dec->last_ip;
+                        if (dec->block_item_bytes) {
+                            block = true;
+                            off += size;
+                            q++;
+                            break;
+                        }
+                    }
                     off += size;
-                    q += size != 0;
-                } while (__builtin_expect(size != 0, 1) && q < qk);
-                if (!size)
-                    break;
+                    q++;
+                } while (q < qk);
             }
             i = (size_t)(q - pkts);
             if (i == n)
