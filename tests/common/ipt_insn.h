@@ -12,12 +12,15 @@
 struct ipt_insn_sink {
     void (*event)(void *ctx, const struct pt_event *ev); /* NULL: events are dropped */
     void (*insn)(void *ctx, const struct pt_insn *insn);
+    /* NULL: the walk stops at the first decode error; else it is told the error and the trace
+     * offset, and the walk goes on from the next PSB (as ptxed does) */
+    void (*error)(void *ctx, int status, uint64_t offset);
     void *ctx;
 };
 
 /* Decodes trace[0..len) and hands every event and instruction to *s in order. Returns 0 at the
- * end of the trace, else the first libipt error (negative), where the walk stops; *offset (may be
- * NULL): the trace offset the decoder reached. */
+ * end of the trace, else the first libipt error (negative) where the walk stopped; *offset (may
+ * be NULL): the trace offset the decoder reached. */
 static inline int ipt_insn_walk(const uint8_t *trace, size_t len, read_memory_callback_t *read, void *read_ctx,
                                 const struct ipt_insn_sink *s, uint64_t *offset)
 {
@@ -59,6 +62,12 @@ static inline int ipt_insn_walk(const uint8_t *trace, size_t len, read_memory_ca
             s->insn(s->ctx, &insn);
         }
         if (status != -pte_eos) {
+            if (s->error) {
+                uint64_t off = 0;
+                pt_insn_get_offset(dec, &off);
+                s->error(s->ctx, status, off);
+                continue;
+            }
             err = status;
             break;
         }
@@ -69,6 +78,18 @@ static inline int ipt_insn_walk(const uint8_t *trace, size_t len, read_memory_ca
     }
     pt_insn_free_decoder(dec);
     return err;
+}
+
+/* The instruction IPs in order, as many as fit (an ipt_insn_sink.insn with ctx = the list). */
+struct ipt_ip_list {
+    uint64_t *ip;
+    size_t n, cap;
+};
+static inline void ipt_ip_list_add(void *ctx, const struct pt_insn *insn)
+{
+    struct ipt_ip_list *l = ctx;
+    if (l->n < l->cap)
+        l->ip[l->n++] = insn->ip;
 }
 
 #endif

@@ -11,6 +11,7 @@
 #include "decode/flow.h"
 #include "tests/check.h"
 #include "tests/common/code_image.h"
+#include "tests/common/ipt_insn.h"
 #include "tests/common/progen.h"
 
 enum { IT_INSN, IT_ENABLED, IT_DISABLED, IT_INTERRUPT, IT_OVERFLOW, IT_ERROR };
@@ -71,54 +72,25 @@ static void truth_list(const struct progen *p, struct list *l)
     }
 }
 
+static void ipt_event(void *ctx, const struct pt_event *ev)
+{
+    struct list *l = ctx;
+    switch (ev->type) {
+    case ptev_enabled: add(l, IT_ENABLED, ev->variant.enabled.ip, 0); break;
+    case ptev_disabled: add(l, IT_DISABLED, 0, 0); break;
+    case ptev_async_disabled: add(l, IT_DISABLED, ev->variant.async_disabled.at, 0); break;
+    case ptev_async_branch: add(l, IT_INTERRUPT, ev->variant.async_branch.from, ev->variant.async_branch.to); break;
+    case ptev_overflow: add(l, IT_OVERFLOW, ev->variant.overflow.ip, 0); break;
+    default: break;
+    }
+}
+static void ipt_insn(void *ctx, const struct pt_insn *insn) { add(ctx, IT_INSN, insn->ip, insn->size); }
+static void ipt_error(void *ctx, int status, uint64_t offset) { add(ctx, IT_ERROR, (uint64_t)-status, offset); }
+
 static int libipt_list(const struct progen *p, struct code_image *im, struct list *l)
 {
-    struct pt_config c;
-    pt_config_init(&c);
-    c.begin = p->trace;
-    c.end = p->trace + p->trace_size;
-    struct pt_insn_decoder *d = pt_insn_alloc_decoder(&c);
-    if (!d)
-        return -1;
-    pt_image_set_callback(pt_insn_get_image(d), ipt_read, im);
-    int status;
-    for (;;) {
-        status = pt_insn_sync_forward(d);
-        if (status < 0)
-            break;
-        for (;;) {
-            while (status & pts_event_pending) {
-                struct pt_event ev;
-                status = pt_insn_event(d, &ev, sizeof ev);
-                if (status < 0)
-                    break;
-                switch (ev.type) {
-                case ptev_enabled: add(l, IT_ENABLED, ev.variant.enabled.ip, 0); break;
-                case ptev_disabled: add(l, IT_DISABLED, 0, 0); break;
-                case ptev_async_disabled: add(l, IT_DISABLED, ev.variant.async_disabled.at, 0); break;
-                case ptev_async_branch:
-                    add(l, IT_INTERRUPT, ev.variant.async_branch.from, ev.variant.async_branch.to);
-                    break;
-                case ptev_overflow: add(l, IT_OVERFLOW, ev.variant.overflow.ip, 0); break;
-                default: break;
-                }
-            }
-            if (status < 0)
-                break;
-            struct pt_insn insn;
-            status = pt_insn_next(d, &insn, sizeof insn);
-            if (status < 0)
-                break;
-            add(l, IT_INSN, insn.ip, insn.size);
-        }
-        if (status == -pte_eos)
-            break;
-        uint64_t off = 0;
-        pt_insn_get_offset(d, &off);
-        add(l, IT_ERROR, (uint64_t)-status, off);
-    }
-    pt_insn_free_decoder(d);
-    return 0;
+    struct ipt_insn_sink s = {.event = ipt_event, .insn = ipt_insn, .error = ipt_error, .ctx = l};
+    return ipt_insn_walk(p->trace, p->trace_size, ipt_read, im, &s, NULL) == -pte_nomem ? -1 : 0;
 }
 
 static struct fwpt_flow_block cache[4096];

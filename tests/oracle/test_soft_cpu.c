@@ -37,22 +37,11 @@ static size_t flow_read(void *ctx, uint64_t ip, const uint8_t **bytes)
     return 0;
 }
 
-struct ips {
-    uint64_t *out;
-    size_t n, cap;
-};
-static void ips_add(void *ctx, const struct pt_insn *insn)
-{
-    struct ips *v = ctx;
-    if (v->n < v->cap)
-        v->out[v->n++] = insn->ip;
-}
-
 /* libipt's instruction IPs (up to cap); a decode error ends the list (the caller compares it). */
 static size_t decode_libipt(const uint8_t *t, size_t len, const struct soft_prog *p, uint64_t *out, size_t cap)
 {
-    struct ips v = {out, 0, cap};
-    struct ipt_insn_sink s = {NULL, ips_add, &v};
+    struct ipt_ip_list v = {out, 0, cap};
+    struct ipt_insn_sink s = {.insn = ipt_ip_list_add, .ctx = &v};
     ipt_insn_walk(t, len, soft_prog_ipt_read, (void *)p, &s, NULL);
     return v.n;
 }

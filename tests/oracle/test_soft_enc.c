@@ -62,7 +62,7 @@ static void on_insn(void *ctx, const struct pt_insn *insn)
 static void decode_libipt(const struct buf *t, const struct soft_prog *p, struct decoded *d)
 {
     memset(d, 0, sizeof *d);
-    struct ipt_insn_sink s = {on_event, on_insn, d};
+    struct ipt_insn_sink s = {.event = on_event, .insn = on_insn, .ctx = d};
     d->err = ipt_insn_walk(t->p, t->n, soft_prog_ipt_read, (void *)p, &s, &d->err_offset);
 }
 

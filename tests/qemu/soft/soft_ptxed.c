@@ -77,20 +77,10 @@ static int read_mem(uint8_t *buffer, size_t size, const struct pt_asid *asid, ui
 
 /* libipt over trace[0..tlen): IPs of the instructions, in order. Returns the libipt error (0 at
  * the end of the trace); *off: trace offset reached. */
-struct ips {
-    uint64_t *got;
-    size_t n, cap;
-};
-static void ips_add(void *ctx, const struct pt_insn *insn)
-{
-    struct ips *v = ctx;
-    if (v->n < v->cap)
-        v->got[v->n++] = insn->ip;
-}
 static int decode(const uint8_t *trace, size_t tlen, uint64_t *got, size_t cap, size_t *n, uint64_t *off)
 {
-    struct ips v = {got, 0, cap};
-    struct ipt_insn_sink s = {NULL, ips_add, &v};
+    struct ipt_ip_list v = {got, 0, cap};
+    struct ipt_insn_sink s = {.insn = ipt_ip_list_add, .ctx = &v};
     int err = ipt_insn_walk(trace, tlen, read_mem, NULL, &s, off);
     *n = v.n;
     return err;
