@@ -172,7 +172,7 @@ static const uint64_t ip_keep_mask[8] = {
 /* Fast path (fwpt_pkt_next in packet.h): one 8-byte entry per first byte for PAD, short TNT, one-byte CYC,
  * MTC and FUP/TIP/TIP.PGE/TIP.PGD; the inline code has no data-dependent branch. type 0: slow path. */
 #define FE(paymask, keep, ipsel, w16, type, size, ipc, mtc, tnt) \
-    {paymask, keep, ipsel, w16, type, size, ipc, mtc, tnt, 0}
+    {paymask, keep, ipsel, w16, type, size, ipc, mtc, tnt, (ipc) == FWPT_IPC_SEXT_48 ? 0xff : 0}
 const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x000, FWPT_PKT_PAD, 1, 0, 0x00, 0x00), /* 00 */
     FE(0, ~0ull, 0, 0x100, FWPT_PKT_TIP_PGD, 1, 0, 0x00, 0x00), /* 01 */

@@ -251,7 +251,7 @@ struct fwpt_pkt_fast {
     uint8_t ipc;        /* IPBytes (0 for non-IP packets) */
     uint8_t mtc_mask;   /* 0xff for MTC: byte 16 = byte 1 of the packet */
     uint8_t tnt_bits;
-    uint8_t reserved;
+    uint8_t sext;       /* 0xff for IPBytes 011b: IP bits 63:48 copy payload bit 47 (else 0) */
 };
 extern const struct fwpt_pkt_fast fwpt_pkt_fast_table[256];
 extern const uint8_t fwpt_pkt_fast_size[256]; /* the size column alone: the offset chain's one lookup */
@@ -273,9 +273,9 @@ static inline uint64_t fwpt_pkt_fast_entry(const uint8_t *p, size_t o, uint64_t 
     uint16_t type_size; /* type and size: adjacent in both structs, one 16-bit copy */
     __builtin_memcpy(&type_size, &f->type, 2);
     /* SDM Table "FUP/TIP IP Reconstruction"; non-IP packets keep Last IP (mask all ones, no payload) */
-    uint64_t ip = (last_ip & f->keep_mask) | payload;
-    uint64_t sext = (uint64_t)((int64_t)(payload << 16) >> 16);
-    ip = f->ipc == 3 ? sext : ip;
+    uint64_t bit47 = (uint64_t)((int64_t)(payload << 16) >> 63); /* all ones when payload bit 47 is set */
+    uint64_t sext_hi = (uint64_t)(int64_t)(int8_t)f->sext << 48;  /* bits 63:48 for 011b, else 0 */
+    uint64_t ip = (last_ip & f->keep_mask) | payload | (bit47 & sext_hi); /* branch-free */
     pkt->offset = o;
     __builtin_memcpy(&pkt->type, &type_size, 2);
     /* bytes 16..23: ipc + suppressed, TNT count, one-byte CYC value, or MTC CTC */
