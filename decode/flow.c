@@ -827,10 +827,9 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
         if (b->ip != ip || b->mode != mode || since + n > limit)
             break; /* fill's general path: build the block, or report the runaway */
         f->cache_hits++;
-        __builtin_prefetch(&cache[FLOW_SLOT(target) & mask]);
-        __builtin_prefetch(&cache[FLOW_SLOT(nx) & mask]);
-        /* four slots written unconditionally (the buffer has room for a whole block): most blocks
-         * end there, and a fixed count costs no mispredicted loop exit */
+        /* (no prefetch of the successors' entries here: measured no gain, the load follows at once)
+         * four slots written unconditionally (the buffer has room for a whole block): most blocks
+         * end there, and a fixed count costs no mispredicted loop exit (eight: ~15% slower) */
         struct fwpt_flow_obuf_insn *d = &o[on];
         d[0].ip = ip;
         put_head(&d[0], s0, mw);
