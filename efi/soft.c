@@ -4,23 +4,10 @@
 #include <efilib.h>
 #include <stddef.h>
 #include "decode/insn.h"
+#include "efi/cpu_arch.h"
 #include "efi/soft.h"
 
-/* EFI_CPU_ARCH_PROTOCOL (PI spec Vol. 2; not in gnu-efi's headers). */
-static EFI_GUID cpu_arch_guid = {0x26baccb1, 0x6f42, 0x11d4, {0xbc, 0xe7, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81}};
-typedef void(EFIAPI *soft_interrupt_handler)(EFI_EXCEPTION_TYPE type, EFI_SYSTEM_CONTEXT ctx);
-struct soft_cpu_arch {
-    EFI_STATUS(EFIAPI *FlushDataCache)(struct soft_cpu_arch *, EFI_PHYSICAL_ADDRESS, UINT64, UINT32);
-    EFI_STATUS(EFIAPI *EnableInterrupt)(struct soft_cpu_arch *);
-    EFI_STATUS(EFIAPI *DisableInterrupt)(struct soft_cpu_arch *);
-    EFI_STATUS(EFIAPI *GetInterruptState)(struct soft_cpu_arch *, BOOLEAN *);
-    EFI_STATUS(EFIAPI *Init)(struct soft_cpu_arch *, UINT32);
-    EFI_STATUS(EFIAPI *RegisterInterruptHandler)(struct soft_cpu_arch *, EFI_EXCEPTION_TYPE, soft_interrupt_handler);
-    EFI_STATUS(EFIAPI *GetTimerValue)(struct soft_cpu_arch *, UINT32, UINT64 *, UINT64 *);
-    EFI_STATUS(EFIAPI *SetMemoryAttributes)(struct soft_cpu_arch *, EFI_PHYSICAL_ADDRESS, UINT64, UINT64);
-    UINT32 NumberOfTimers;
-    UINT32 DmaBufferAlignment;
-};
+static EFI_GUID cpu_arch_guid = FWPT_CPU_ARCH_PROTOCOL_GUID;
 
 #define EXCEPT_X64_DEBUG 1
 #define RFLAGS_TF 0x100ull       /* EFLAGS.TF: single-step trap after each instruction */
@@ -168,7 +155,7 @@ EFI_STATUS fwpt_soft_record(struct fwpt_soft *s, void (*fn)(void *), void *arg)
 
 static EFI_STATUS step_call(struct fwpt_soft *s, void (*fn)(void *), void *arg, int record_only)
 {
-    struct soft_cpu_arch *ca = s->cpu_arch;
+    struct fwpt_cpu_arch_protocol *ca = s->cpu_arch;
     if (!ca)
         return EFI_UNSUPPORTED;
     s->have_prev = 0;
@@ -196,7 +183,7 @@ static EFI_STATUS step_call(struct fwpt_soft *s, void (*fn)(void *), void *arg, 
 
 void fwpt_soft_fini(struct fwpt_soft *s)
 {
-    struct soft_cpu_arch *ca = s->cpu_arch;
+    struct fwpt_cpu_arch_protocol *ca = s->cpu_arch;
     if (s->handler_registered && ca)
         uefi_call_wrapper(ca->RegisterInterruptHandler, 3, ca, EXCEPT_X64_DEBUG, NULL);
     s->handler_registered = 0;
