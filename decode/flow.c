@@ -702,6 +702,31 @@ static inline bool fast_resolve(struct fwpt_flow *f)
 enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
                                     struct fwpt_flow_event *ev)
 {
+    if (f->resolve_pending && !f->evq_n && !f->fup_pending && f->cache && f->state == ST_WALK &&
+        fast_resolve(f)) {
+        /* the hot case first: a cached block after a transfer resolved without packets */
+        const struct fwpt_flow_block *b = &f->cache[FLOW_SLOT(f->ip) & f->cache_mask];
+        const uint32_t n = b->ninsn;
+        if (b->ip == f->ip && b->mode == f->mode && f->since_packet + n <= f->runaway_limit) {
+            f->cache_hits++;
+            f->since_packet += n;
+            f->n_insns += n;
+            run->ip = f->ip;
+            run->sizes = b->sizes;
+            run->n = n;
+            run->mode = f->mode;
+            f->run_full = 1;
+            f->next_ip = f->ip + b->nbytes;
+            f->last_ip = f->next_ip - b->sizes[n - 1];
+            f->last_class = b->iclass;
+            f->last_target = b->target;
+            f->last_flags = b->flags;
+            f->resolve_pending = 1;
+            ev->kind = FWPT_FLOW_INSN;
+            return FWPT_OK;
+        }
+        /* else the general path below builds the block or reports the runaway */
+    }
     run->n = 0;
     for (;;) {
         if (f->evq_n) {
