@@ -457,38 +457,21 @@ static void ptxed_line(struct session *s)
     const struct fwpt_caps *c = s->caps;
     const struct fwpt_sink *o = &s->o;
     char fn[40];
-    fwpt_puts(o, "decode on a host (in the copied ");
-    fwpt_puts(o, s->opt->out_dir);
-    fwpt_puts(o, " directory):\n  ptxed --cpu ");
-    fwpt_put_dec(o, c->family);
-    fwpt_puts(o, "/");
-    fwpt_put_dec(o, c->model);
-    fwpt_puts(o, "/");
-    fwpt_put_dec(o, c->stepping);
-    if (s->have_ratio) {
-        fwpt_puts(o, " --nom-freq ");
-        fwpt_put_dec(o, s->ratio);
-    }
-    if (s->cfg.mtc_en) {
-        fwpt_puts(o, " --mtc-freq ");
-        fwpt_put_dec(o, s->cfg.mtc_freq);
-    }
-    if (s->have_cpuid15 && s->cpuid15.eax && s->cpuid15.ebx) {
-        fwpt_puts(o, " --cpuid-0x15.eax ");
-        fwpt_put_dec(o, s->cpuid15.eax);
-        fwpt_puts(o, " --cpuid-0x15.ebx ");
-        fwpt_put_dec(o, s->cpuid15.ebx);
-    }
+    fwpt_printf(o, "decode on a host (in the copied %s directory):\n  ptxed --cpu %u/%u/%u", s->opt->out_dir,
+                c->family, c->model, c->stepping);
+    if (s->have_ratio)
+        fwpt_printf(o, " --nom-freq %lu", s->ratio);
+    if (s->cfg.mtc_en)
+        fwpt_printf(o, " --mtc-freq %u", s->cfg.mtc_freq);
+    if (s->have_cpuid15 && s->cpuid15.eax && s->cpuid15.ebx)
+        fwpt_printf(o, " --cpuid-0x15.eax %u --cpuid-0x15.ebx %u", s->cpuid15.eax, s->cpuid15.ebx);
     fwpt_puts(o, " --pt trace.pt");
     for (unsigned i = 0; i < s->syms.count; i++) {
         const struct fwpt_image *m = &s->syms.img[i];
         if (!m->touched)
             continue;
         img_file_name(m, fn, sizeof fn);
-        fwpt_puts(o, " --raw ");
-        fwpt_puts(o, fn);
-        fwpt_puts(o, ":");
-        fwpt_put_0x(o, m->base);
+        fwpt_printf(o, " --raw %s:0x%lx", fn, m->base);
     }
     fwpt_puts(o, "\n");
 }

@@ -6,33 +6,31 @@
 
 #define ALLOC_PAGES_COUNT 16
 
+/* The service a target calls, by address (for the symbol lookup) and by name as written here. */
+#define TARGET_IMPL(t, service) ((t)->impl_addr = (uint64_t)(UINTN)(service), (t)->impl_what = #service)
+
 EFI_STATUS fwpt_target_prepare(struct fwpt_target_run *t)
 {
     EFI_STATUS st = EFI_SUCCESS;
     switch (t->target) {
     case FWPT_TARGET_LOCATE_HANDLE:
-        t->impl_addr = (uint64_t)(UINTN)BS->LocateHandleBuffer;
-        t->impl_what = "BS->LocateHandleBuffer";
+        TARGET_IMPL(t, BS->LocateHandleBuffer);
         break;
     case FWPT_TARGET_MEMORY_MAP:
-        t->impl_addr = (uint64_t)(UINTN)BS->GetMemoryMap;
-        t->impl_what = "BS->GetMemoryMap";
+        TARGET_IMPL(t, BS->GetMemoryMap);
         break;
     case FWPT_TARGET_ALLOCATE_PAGES:
-        t->impl_addr = (uint64_t)(UINTN)BS->AllocatePages;
-        t->impl_what = "BS->AllocatePages";
+        TARGET_IMPL(t, BS->AllocatePages);
         break;
     case FWPT_TARGET_GET_VARIABLE:
-        t->impl_addr = (uint64_t)(UINTN)RT->GetVariable;
-        t->impl_what = "RT->GetVariable";
+        TARGET_IMPL(t, RT->GetVariable);
         t->buf_size = 4096;
         t->buf = AllocatePool(t->buf_size);
         if (!t->buf)
             st = EFI_OUT_OF_RESOURCES;
         break;
     case FWPT_TARGET_CONNECT_ALL:
-        t->impl_addr = (uint64_t)(UINTN)BS->ConnectController;
-        t->impl_what = "BS->ConnectController";
+        TARGET_IMPL(t, BS->ConnectController);
         st = uefi_call_wrapper(BS->LocateHandleBuffer, 5, AllHandles, NULL, NULL, &t->nhandles, &t->handles);
         break;
     case FWPT_TARGET_READ_FILE: {
@@ -61,8 +59,7 @@ EFI_STATUS fwpt_target_prepare(struct fwpt_target_run *t)
     case FWPT_TARGET_LOAD_IMAGE:
         if (!fwpt_path16(t->path, t->path16, 260))
             return EFI_BUFFER_TOO_SMALL;
-        t->impl_addr = (uint64_t)(UINTN)BS->LoadImage;
-        t->impl_what = "BS->LoadImage";
+        TARGET_IMPL(t, BS->LoadImage);
         t->dp = FileDevicePath(t->device, t->path16);
         if (!t->dp)
             return EFI_OUT_OF_RESOURCES;

@@ -175,11 +175,8 @@ static void put_size(const struct fwpt_sink *o, uint64_t v)
 
 void fwpt_plan_print(const struct fwpt_plan *p, const struct fwpt_sink *o)
 {
-    fwpt_puts(o, "scheme:      ");
-    fwpt_puts(o, fwpt_plan_scheme_name(p->scheme));
-    fwpt_puts(o, "\nmode:        ");
-    fwpt_puts(o, fwpt_plan_mode_name(p->mode));
-    fwpt_puts(o, "\ntotal size:  ");
+    fwpt_printf(o, "scheme:      %s\nmode:        %s\ntotal size:  ", fwpt_plan_scheme_name(p->scheme),
+                fwpt_plan_mode_name(p->mode));
     put_size(o, p->total_size);
     fwpt_puts(o, "\nregions:     ");
     fwpt_put_dec(o, p->region_count);
