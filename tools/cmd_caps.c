@@ -33,48 +33,6 @@ static int bad(const char *opt, const char *why, const char *val)
     return 2;
 }
 
-static bool is_marker(const char *s)
-{
-    return !strcmp(s, "n/a") || !strcmp(s, "absent") || !strcmp(s, "not_in_dump_format");
-}
-
-static int parse_u32_hex(const char *s, uint32_t *out)
-{
-    uint64_t v;
-    if (fwpt_parse_u64(s, 1, &v) || v > 0xffffffffull)
-        return -1;
-    *out = (uint32_t)v;
-    return 0;
-}
-
-/* "EAX,EBX,ECX,EDX" in hex; 1 for a marker (or four markers, as pasted from the data file). */
-static int parse_regs(const char *s, struct fwpt_cpuid_regs *r)
-{
-    char buf[128], *p[4], *c;
-    int n = 0;
-    if (strlen(s) >= sizeof buf)
-        return -1;
-    strcpy(buf, s);
-    if (is_marker(buf))
-        return 1;
-    p[n++] = buf;
-    for (c = buf; *c; c++)
-        if (*c == ',') {
-            if (n == 4)
-                return -1;
-            *c = '\0';
-            p[n++] = c + 1;
-        }
-    if (n != 4)
-        return -1;
-    if (is_marker(p[0]) && is_marker(p[1]) && is_marker(p[2]) && is_marker(p[3]))
-        return 1;
-    if (parse_u32_hex(p[0], &r->eax) || parse_u32_hex(p[1], &r->ebx) || parse_u32_hex(p[2], &r->ecx) ||
-        parse_u32_hex(p[3], &r->edx))
-        return -1;
-    return 0;
-}
-
 /* Inverse of the display rule of CPUID.1:EAX (extended family/model fields). */
 static int parse_fms(const char *s, uint32_t *eax)
 {
@@ -143,15 +101,15 @@ int fwpt_cmd_caps(int argc, char **argv)
         }
         recorded = true;
         if (!strcmp(o, "--leaf7-ebx")) {
-            if (parse_u32_hex(v, &snap.leaf7_ebx))
+            if (fwpt_arg_hex32(v, &snap.leaf7_ebx))
                 return bad(o, "expected a 32-bit hex value", v);
         } else if (!strcmp(o, "--leaf14-0")) {
-            rc = parse_regs(v, &r14_0);
+            rc = fwpt_arg_regs(v, &r14_0);
             if (rc < 0)
                 return bad(o, "expected EAX,EBX,ECX,EDX in hex (or n/a)", v);
             have_14_0 = rc == 0;
         } else if (!strcmp(o, "--leaf14-1")) {
-            rc = parse_regs(v, &r14_1);
+            rc = fwpt_arg_regs(v, &r14_1);
             if (rc < 0)
                 return bad(o, "expected EAX,EBX,ECX,EDX in hex (or absent/not_in_dump_format/n/a)", v);
             have_14_1 = rc == 0;
@@ -166,19 +124,19 @@ int fwpt_cmd_caps(int argc, char **argv)
                 return bad(o, "expected a 12-character vendor string such as GenuineIntel", v);
             strcpy(snap.vendor, v);
         } else if (!strcmp(o, "--max-leaf")) {
-            if (parse_u32_hex(v, &max_leaf) || max_leaf >= 0x80000000u)
+            if (fwpt_arg_hex32(v, &max_leaf) || max_leaf >= 0x80000000u)
                 return bad(o, "expected a basic leaf number in hex", v);
             have_max = true;
         } else if (!strcmp(o, "--leaf1-eax")) {
-            if (parse_u32_hex(v, &snap.leaf1_eax))
+            if (fwpt_arg_hex32(v, &snap.leaf1_eax))
                 return bad(o, "expected a 32-bit hex value", v);
         } else if (!strcmp(o, "--family-model-stepping")) {
             if (parse_fms(v, &snap.leaf1_eax))
                 return bad(o, "expected FAMILY/MODEL/STEPPING in decimal, e.g. 6/94/3", v);
         } else if (!strcmp(o, "--leaf1a-eax")) {
-            if (is_marker(v))
+            if (fwpt_arg_is_marker(v))
                 continue;
-            if (parse_u32_hex(v, &snap.leaf1a_eax))
+            if (fwpt_arg_hex32(v, &snap.leaf1a_eax))
                 return bad(o, "expected a 32-bit hex value (or n/a)", v);
             have_1a = true;
         } else {

@@ -34,40 +34,6 @@ static int bad(const char *opt, const char *why, const char *val)
     return 2;
 }
 
-static int hex32(const char *s, uint32_t *out)
-{
-    uint64_t v;
-    if (fwpt_parse_u64(s, 1, &v) || v > 0xffffffffull)
-        return -1;
-    *out = (uint32_t)v;
-    return 0;
-}
-
-static int regs4(const char *s, struct fwpt_cpuid_regs *r)
-{
-    char buf[128];
-    uint32_t v[4];
-    if (strlen(s) >= sizeof buf)
-        return -1;
-    strcpy(buf, s);
-    char *p = buf;
-    for (int i = 0; i < 4; i++) {
-        char *c = strchr(p, ',');
-        if ((i < 3) != (c != NULL))
-            return -1;
-        if (c)
-            *c = '\0';
-        if (hex32(p, &v[i]))
-            return -1;
-        p = c ? c + 1 : p;
-    }
-    r->eax = v[0];
-    r->ebx = v[1];
-    r->ecx = v[2];
-    r->edx = v[3];
-    return 0;
-}
-
 static void stdout_write(void *ctx, const char *s, size_t n)
 {
     (void)ctx;
@@ -133,15 +99,15 @@ int fwpt_cmd_plan(int argc, char **argv)
                 return bad(o, "no such profile (fwpt caps --list-profiles)", v);
         } else if (!strcmp(o, "--leaf7-ebx")) {
             recorded = true;
-            if (hex32(v, &snap.leaf7_ebx))
+            if (fwpt_arg_hex32(v, &snap.leaf7_ebx))
                 return bad(o, "expected a 32-bit hex value", v);
         } else if (!strcmp(o, "--leaf14-0")) {
             recorded = have_14_0 = true;
-            if (regs4(v, &r0))
+            if (fwpt_arg_regs(v, &r0) != 0)
                 return bad(o, "expected EAX,EBX,ECX,EDX in hex", v);
         } else if (!strcmp(o, "--leaf14-1")) {
             recorded = have_14_1 = true;
-            if (regs4(v, &r1))
+            if (fwpt_arg_regs(v, &r1) != 0)
                 return bad(o, "expected EAX,EBX,ECX,EDX in hex", v);
         } else if (!strcmp(o, "--maxphyaddr")) {
             recorded = true;
@@ -156,7 +122,7 @@ int fwpt_cmd_plan(int argc, char **argv)
             strcpy(snap.vendor, v);
         } else if (!strcmp(o, "--max-leaf")) {
             recorded = have_max = true;
-            if (hex32(v, &max_leaf) || max_leaf >= 0x80000000u)
+            if (fwpt_arg_hex32(v, &max_leaf) || max_leaf >= 0x80000000u)
                 return bad(o, "expected a basic leaf number in hex", v);
         } else {
             return bad(o, "unknown option (see fwpt plan --help)", NULL);
