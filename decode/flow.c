@@ -935,6 +935,14 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
         /* a packet used up: look ahead as resolve() does, then go on if nothing happened */
         since = 0;
         f->ip = ip;
+        if (fetch(f) == FWPT_OK) {
+            uint8_t t = f->peek.type;
+            if (t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64 || t == FWPT_PKT_TIP) {
+                /* lookahead would stop at once: a packet the walk consumes next */
+                pgd_peek = false;
+                continue;
+            }
+        }
         f->tnt_bits = bits;
         f->tnt_count = 0;
         f->since_packet = 0;
