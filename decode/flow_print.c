@@ -418,7 +418,7 @@ void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, siz
         fwpt_putc(out, '\n');
     }
     fwpt_puts(out, "instructions per function entry (self; top ");
-    fwpt_put_dec(out, top_n);
+    fwpt_put_dec(out, top_n < p->nfuncs ? top_n : p->nfuncs);
     fwpt_puts(out, " of ");
     fwpt_put_dec(out, p->nfuncs);
     fwpt_puts(out, ")\n           insns      calls  entry\n");

@@ -5,6 +5,7 @@
 #include "arch/rtit.h"
 #include "arch/trace.h"
 #include "decode/flow.h"
+#include "decode/flow_print.h"
 #include "decode/packet.h"
 #include "decode/pkt_print.h"
 #include "efi/console.h"
@@ -224,14 +225,78 @@ static void decode_packets(struct session *s, struct fwpt_membuf *txt)
     }
 }
 
-static void decode_flow(struct session *s)
+/* Summary tables of the profile and call tree (pool memory; the host tool uses larger ones). */
+#define PROFILE_FUNCS (1u << 12)
+#define PROFILE_NODES (1u << 14)
+#define PROFILE_HASH (1u << 15)
+#define CONSOLE_TOP_FUNCS 10
+
+struct flow_summary {
+    struct fwpt_module *mv;
+    struct fwpt_modules mods;
+    struct fwpt_profile prof;
+    uint64_t *mod_insns;
+    struct fwpt_profile_func *funcs;
+    struct fwpt_profile_node *nodes;
+    uint32_t *hash;
+    bool ok;
+};
+
+static void flow_summary_free(struct flow_summary *fs)
+{
+    void *p[] = {fs->mv, fs->mod_insns, fs->funcs, fs->nodes, fs->hash};
+    for (unsigned i = 0; i < sizeof p / sizeof p[0]; i++)
+        if (p[i])
+            FreePool(p[i]);
+    fwpt_memset(fs, 0, sizeof *fs);
+}
+
+/* Modules (for Module+offset) and the profile tables; false when the pool is too small. */
+static bool flow_summary_init(struct session *s, struct flow_summary *fs)
+{
+    unsigned n = s->syms.count;
+    fwpt_memset(fs, 0, sizeof *fs);
+    fs->mv = AllocateZeroPool((n + 1) * sizeof *fs->mv);
+    fs->mod_insns = AllocateZeroPool((n + 1) * sizeof *fs->mod_insns);
+    fs->funcs = AllocatePool(PROFILE_FUNCS * sizeof *fs->funcs);
+    fs->nodes = AllocatePool(PROFILE_NODES * sizeof *fs->nodes);
+    fs->hash = AllocatePool(PROFILE_HASH * sizeof *fs->hash);
+    if (!fs->mv || !fs->mod_insns || !fs->funcs || !fs->nodes || !fs->hash) {
+        flow_summary_free(fs);
+        return false;
+    }
+    for (unsigned i = 0; i < n; i++) { /* symbols are sorted by base, as fwpt_module_find needs */
+        fs->mv[i].name = s->syms.img[i].name;
+        fs->mv[i].base = s->syms.img[i].base;
+        fs->mv[i].size = s->syms.img[i].size;
+    }
+    fs->mods.v = fs->mv;
+    fs->mods.n = n;
+    fwpt_profile_init(&fs->prof, &fs->mods, fs->mod_insns, fs->funcs, PROFILE_FUNCS, fs->nodes, PROFILE_NODES,
+                      fs->hash, PROFILE_HASH);
+    fs->ok = true;
+    return true;
+}
+
+/* Decodes the flow in place. flow.txt gets the profile, the call tree, then every instruction and
+ * event in order (the same printers as `fwpt flow --profile`, `--calls` and plain `fwpt flow`). */
+static void decode_flow(struct session *s, struct fwpt_membuf *txt)
 {
     static struct fwpt_flow_block cache[FLOW_CACHE];
     static struct fwpt_flow f;
     struct fwpt_flow_event ev;
+    struct fwpt_membuf listing = {0};
+    struct fwpt_sink lsink = fwpt_membuf_sink(&listing), tsink = fwpt_membuf_sink(txt);
+    struct flow_summary fs;
+    if (!flow_summary_init(s, &fs))
+        say(s, "flow: not enough pool memory for the profile and call tree; flow.txt lists instructions only", NULL);
+    struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, fs.ok ? &fs.mods : NULL, NULL, NULL};
     fwpt_flow_init(&f, s->trace, (size_t)s->trace_len, read_code, s, cache, FLOW_CACHE);
     struct fwpt_image *last = NULL;
     while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
+        fwpt_flow_print_event(&pr, &ev);
+        if (fs.ok)
+            fwpt_profile_add(&fs.prof, &ev);
         if (ev.kind == FWPT_FLOW_INSN) {
             s->insns++;
             if (!last || ev.ip < last->base || ev.ip >= last->base + last->size)
@@ -254,6 +319,22 @@ static void decode_flow(struct session *s)
             }
         }
     }
+    if (fs.ok) {
+        fwpt_profile_print(&fs.prof, &tsink, CONSOLE_TOP_FUNCS * 5);
+        fwpt_puts(&tsink, "\n");
+        fwpt_calltree_print(&fs.prof, &tsink, 64);
+        fwpt_puts(&tsink, "\n");
+        if (!s->opt->quiet)
+            fwpt_profile_print(&fs.prof, &s->o, CONSOLE_TOP_FUNCS);
+    }
+    fwpt_printf(&tsink, "instructions and events in order (%lu instructions, %lu decode errors):\n", s->insns,
+                s->flow_errors);
+    fwpt_membuf_append(txt, listing.data, listing.len);
+    if (listing.lost || txt->lost)
+        fwpt_printf(&s->o, "flow: %lu bytes of flow.txt did not fit in pool memory: the file is incomplete\n",
+                    listing.lost + txt->lost);
+    fwpt_membuf_free(&listing);
+    flow_summary_free(&fs);
 }
 
 static void print_top_modules(struct session *s)
@@ -476,7 +557,7 @@ static void ptxed_line(struct session *s)
     fwpt_puts(o, "\n");
 }
 
-static EFI_STATUS write_outputs(struct session *s, struct fwpt_membuf *packets)
+static EFI_STATUS write_outputs(struct session *s, struct fwpt_membuf *packets, struct fwpt_membuf *flowtxt)
 {
     struct fwpt_volume *v = s->env->volume;
     const char *dir = s->opt->out_dir;
@@ -486,6 +567,9 @@ static EFI_STATUS write_outputs(struct session *s, struct fwpt_membuf *packets)
     if (EFI_ERROR(st))
         worst = st;
     st = fwpt_save_file(v, &s->o, dir, "packets.txt", packets->data, packets->len);
+    if (EFI_ERROR(st))
+        worst = st;
+    st = fwpt_save_file(v, &s->o, dir, "flow.txt", flowtxt->data, flowtxt->len);
     if (EFI_ERROR(st))
         worst = st;
     struct fwpt_membuf sb = {0};
@@ -843,7 +927,8 @@ static EFI_STATUS run(struct session *s)
         s->cap_decoded = SOFT_GT_MAX;
         s->decoded = AllocatePool(s->cap_decoded * sizeof *s->decoded);
     }
-    decode_flow(s);
+    struct fwpt_membuf flowtxt = {0};
+    decode_flow(s, &flowtxt);
     print_top_modules(s);
     if (s->soft) {
         fwpt_soft_report(s->soft, o);
@@ -854,8 +939,9 @@ static EFI_STATUS run(struct session *s)
     }
 
     /* 11. Files, and how to decode them elsewhere. */
-    EFI_STATUS wst = write_outputs(s, &packets);
+    EFI_STATUS wst = write_outputs(s, &packets, &flowtxt);
     fwpt_membuf_free(&packets);
+    fwpt_membuf_free(&flowtxt);
     ptxed_line(s);
     if (EFI_ERROR(wst))
         say(s, "file: some files could not be written (see above); the console carries the summary", NULL);

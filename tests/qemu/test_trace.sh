@@ -53,13 +53,18 @@ has_re soft '^packets: psb=[1-9][0-9]* psbend=[1-9][0-9]* .*tip.pge=1 tip.pgd=1 
 has_re soft '^flow: [1-9][0-9]* instructions, 0 decode errors; top modules:$'
 has_re soft '^verified: [0-9]+ instructions decoded = single-stepped \(the whole call\)$'
 has_re soft '^  ptxed --cpu 6/94/3 --pt trace.pt( --raw img-[0-9a-f]+\.bin:0x[0-9a-f]+)+$'
-for f in caps.txt trace.pt packets.txt sideband.json; do file_ok soft "$f"; done
+for f in caps.txt trace.pt packets.txt flow.txt sideband.json; do file_ok soft "$f"; done
 if sideband soft >"$work/soft.images"; then ok; else bad "soft: sideband.json check failed"; fi
 if grep -q '^DxeCore ' "$work/soft.images"; then ok; else bad "soft: DxeCore not among the traced images"; fi
 if cmp -s <("$B/fwpt" dump "$work/soft/fwpt/trace.pt") "$work/soft/fwpt/packets.txt"; then ok; else bad "soft: fwpt dump trace.pt differs from packets.txt"; fi
 n_fw=$(sed -n 's/^flow: \([0-9]*\) instructions.*/\1/p' "$work/soft.log")
 n_host=$("$B/fwpt" flow "$work/soft/fwpt" --profile 2>/dev/null | sed -n 's/^instructions per module (\([0-9]*\) in all)$/\1/p')
 if [ -n "$n_fw" ] && [ "$n_fw" = "$n_host" ]; then ok; else bad "soft: firmware decoded '$n_fw' instructions, host fwpt flow '$n_host'"; fi
+# flow.txt: the firmware's listing equals the host's (no disassembly), and so does its module profile
+if cmp -s <(sed -n '/^instructions and events in order/,$p' "$work/soft/fwpt/flow.txt" | tail -n +2) \
+    <("$B/fwpt" flow "$work/soft/fwpt" --no-disasm 2>/dev/null); then ok; else bad "soft: flow.txt listing differs from host fwpt flow --no-disasm"; fi
+if cmp -s <(sed -n '1,/^instructions per function entry/p' "$work/soft/fwpt/flow.txt") \
+    <("$B/fwpt" flow "$work/soft/fwpt" --profile 2>/dev/null | sed -n '1,/^instructions per function entry/p'); then ok; else bad "soft: flow.txt module profile differs from host fwpt flow --profile"; fi
 # libipt (the oracle) decodes the same saved files to the same number of instructions
 px=$B/tests/soft_ptxed
 [ -x "$px" ] || { px=$work/soft_ptxed; gcc -std=c11 -D_DEFAULT_SOURCE -O2 -I"$here" -o "$px" "$here/tests/qemu/soft/soft_ptxed.c" -lipt; }

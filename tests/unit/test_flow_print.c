@@ -153,7 +153,7 @@ int main(void)
                      "             9  DxeCore\n"
                      "             2  Bds\n"
                      "             1  (no module)\n"
-                     "instructions per function entry (self; top 10 of 3)\n"
+                     "instructions per function entry (self; top 3 of 3)\n"
                      "           insns      calls  entry\n"
                      "               5          2  0x1040  DxeCore+0x40\n"
                      "               1          1  0x2000  Bds+0x0\n"
