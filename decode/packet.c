@@ -173,6 +173,9 @@ static const uint64_t ip_keep_mask[8] = {
  * MTC and FUP/TIP/TIP.PGE/TIP.PGD; the inline code has no data-dependent branch. type 0: slow path. */
 #define FE(paymask, keep, ipsel, w16, type, size, ipc, mtc, tnt) \
     {paymask, keep, ipsel, w16, type, size, ipc, mtc, tnt, (ipc) == FWPT_IPC_SEXT_48 ? 0xff : 0}
+/* CYC with Exp: the two-byte form (byte 1 Exp clear): Cycle Counter[11:5] = byte 1 bits 7:1, moved up by 4
+ * (sext 0x04 is the shift; harmless in the sign extension: the payload is 0). Only fwpt_pkt_fast_len uses it. */
+#define FC(hdr) {0, ~0ull, 0, hdr, FWPT_PKT_CYC, 2, 0, 0xfe, 0, 0x04}
 const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x000, FWPT_PKT_PAD, 1, 0, 0x00, 0x00), /* 00 */
     FE(0, ~0ull, 0, 0x100, FWPT_PKT_TIP_PGD, 1, 0, 0x00, 0x00), /* 01 */
@@ -181,7 +184,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x001, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x00), /* 04 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 05 */
     FE(0, ~0ull, 0, 0x001, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x01), /* 06 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 07 */
+    FC(0x000), /* 07 */
     FE(0, ~0ull, 0, 0x002, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x00), /* 08 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 09 */
     FE(0, ~0ull, 0, 0x002, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x02), /* 0a */
@@ -189,7 +192,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x002, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x01), /* 0c */
     FE(0, ~0ull, 0, 0x100, FWPT_PKT_TIP, 1, 0, 0x00, 0x00), /* 0d */
     FE(0, ~0ull, 0, 0x002, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x03), /* 0e */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 0f */
+    FC(0x001), /* 0f */
     FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x00), /* 10 */
     FE(0, ~0ull, 0, 0x100, FWPT_PKT_TIP_PGE, 1, 0, 0x00, 0x00), /* 11 */
     FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x04), /* 12 */
@@ -197,7 +200,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x02), /* 14 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 15 */
     FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x06), /* 16 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 17 */
+    FC(0x002), /* 17 */
     FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x01), /* 18 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 19 */
     FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x05), /* 1a */
@@ -205,7 +208,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x03), /* 1c */
     FE(0, ~0ull, 0, 0x100, FWPT_PKT_FUP, 1, 0, 0x00, 0x00), /* 1d */
     FE(0, ~0ull, 0, 0x003, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x07), /* 1e */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 1f */
+    FC(0x003), /* 1f */
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x00), /* 20 */
     FE(0xffff, 0xffffffffffff0000, ~0ull, 0x001, FWPT_PKT_TIP_PGD, 3, 1, 0x00, 0x00), /* 21 */
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x08), /* 22 */
@@ -213,7 +216,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x04), /* 24 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 25 */
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0c), /* 26 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 27 */
+    FC(0x004), /* 27 */
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x02), /* 28 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 29 */
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0a), /* 2a */
@@ -221,7 +224,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x06), /* 2c */
     FE(0xffff, 0xffffffffffff0000, ~0ull, 0x001, FWPT_PKT_TIP, 3, 1, 0x00, 0x00), /* 2d */
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0e), /* 2e */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 2f */
+    FC(0x005), /* 2f */
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x01), /* 30 */
     FE(0xffff, 0xffffffffffff0000, ~0ull, 0x001, FWPT_PKT_TIP_PGE, 3, 1, 0x00, 0x00), /* 31 */
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x09), /* 32 */
@@ -229,7 +232,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x05), /* 34 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 35 */
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0d), /* 36 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 37 */
+    FC(0x006), /* 37 */
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x03), /* 38 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 39 */
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0b), /* 3a */
@@ -237,7 +240,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x07), /* 3c */
     FE(0xffff, 0xffffffffffff0000, ~0ull, 0x001, FWPT_PKT_FUP, 3, 1, 0x00, 0x00), /* 3d */
     FE(0, ~0ull, 0, 0x004, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0f), /* 3e */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 3f */
+    FC(0x007), /* 3f */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x00), /* 40 */
     FE(0xffffffff, 0xffffffff00000000, ~0ull, 0x002, FWPT_PKT_TIP_PGD, 5, 2, 0x00, 0x00), /* 41 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x10), /* 42 */
@@ -245,7 +248,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x08), /* 44 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 45 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x18), /* 46 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 47 */
+    FC(0x008), /* 47 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x04), /* 48 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 49 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x14), /* 4a */
@@ -253,7 +256,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0c), /* 4c */
     FE(0xffffffff, 0xffffffff00000000, ~0ull, 0x002, FWPT_PKT_TIP, 5, 2, 0x00, 0x00), /* 4d */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1c), /* 4e */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 4f */
+    FC(0x009), /* 4f */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x02), /* 50 */
     FE(0xffffffff, 0xffffffff00000000, ~0ull, 0x002, FWPT_PKT_TIP_PGE, 5, 2, 0x00, 0x00), /* 51 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x12), /* 52 */
@@ -261,7 +264,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0a), /* 54 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 55 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1a), /* 56 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 57 */
+    FC(0x00a), /* 57 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x06), /* 58 */
     FE(0, ~0ull, 0, 0x000, FWPT_PKT_MTC, 2, 0, 0xff, 0x00), /* 59 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x16), /* 5a */
@@ -269,7 +272,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0e), /* 5c */
     FE(0xffffffff, 0xffffffff00000000, ~0ull, 0x002, FWPT_PKT_FUP, 5, 2, 0x00, 0x00), /* 5d */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1e), /* 5e */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 5f */
+    FC(0x00b), /* 5f */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x01), /* 60 */
     FE(0xffffffffffff, 0, ~0ull, 0x003, FWPT_PKT_TIP_PGD, 7, 3, 0x00, 0x00), /* 61 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x11), /* 62 */
@@ -277,7 +280,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x09), /* 64 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 65 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x19), /* 66 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 67 */
+    FC(0x00c), /* 67 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x05), /* 68 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 69 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x15), /* 6a */
@@ -285,7 +288,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0d), /* 6c */
     FE(0xffffffffffff, 0, ~0ull, 0x003, FWPT_PKT_TIP, 7, 3, 0x00, 0x00), /* 6d */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1d), /* 6e */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 6f */
+    FC(0x00d), /* 6f */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x03), /* 70 */
     FE(0xffffffffffff, 0, ~0ull, 0x003, FWPT_PKT_TIP_PGE, 7, 3, 0x00, 0x00), /* 71 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x13), /* 72 */
@@ -293,7 +296,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0b), /* 74 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 75 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1b), /* 76 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 77 */
+    FC(0x00e), /* 77 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x07), /* 78 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 79 */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x17), /* 7a */
@@ -301,7 +304,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0f), /* 7c */
     FE(0xffffffffffff, 0, ~0ull, 0x003, FWPT_PKT_FUP, 7, 3, 0x00, 0x00), /* 7d */
     FE(0, ~0ull, 0, 0x005, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1f), /* 7e */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 7f */
+    FC(0x00f), /* 7f */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x00), /* 80 */
     FE(0xffffffffffff, 0xffff000000000000, ~0ull, 0x004, FWPT_PKT_TIP_PGD, 7, 4, 0x00, 0x00), /* 81 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x20), /* 82 */
@@ -309,7 +312,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x10), /* 84 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 85 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x30), /* 86 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 87 */
+    FC(0x010), /* 87 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x08), /* 88 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 89 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x28), /* 8a */
@@ -317,7 +320,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x18), /* 8c */
     FE(0xffffffffffff, 0xffff000000000000, ~0ull, 0x004, FWPT_PKT_TIP, 7, 4, 0x00, 0x00), /* 8d */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x38), /* 8e */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 8f */
+    FC(0x011), /* 8f */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x04), /* 90 */
     FE(0xffffffffffff, 0xffff000000000000, ~0ull, 0x004, FWPT_PKT_TIP_PGE, 7, 4, 0x00, 0x00), /* 91 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x24), /* 92 */
@@ -325,7 +328,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x14), /* 94 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 95 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x34), /* 96 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 97 */
+    FC(0x012), /* 97 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0c), /* 98 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 99 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x2c), /* 9a */
@@ -333,7 +336,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1c), /* 9c */
     FE(0xffffffffffff, 0xffff000000000000, ~0ull, 0x004, FWPT_PKT_FUP, 7, 4, 0x00, 0x00), /* 9d */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x3c), /* 9e */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* 9f */
+    FC(0x013), /* 9f */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x02), /* a0 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* a1 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x22), /* a2 */
@@ -341,7 +344,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x12), /* a4 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* a5 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x32), /* a6 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* a7 */
+    FC(0x014), /* a7 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0a), /* a8 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* a9 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x2a), /* aa */
@@ -349,7 +352,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1a), /* ac */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* ad */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x3a), /* ae */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* af */
+    FC(0x015), /* af */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x06), /* b0 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* b1 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x26), /* b2 */
@@ -357,7 +360,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x16), /* b4 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* b5 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x36), /* b6 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* b7 */
+    FC(0x016), /* b7 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0e), /* b8 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* b9 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x2e), /* ba */
@@ -365,7 +368,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1e), /* bc */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* bd */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x3e), /* be */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* bf */
+    FC(0x017), /* bf */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x01), /* c0 */
     FE(~0ull, 0, ~0ull, 0x006, FWPT_PKT_TIP_PGD, 9, 6, 0x00, 0x00), /* c1 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x21), /* c2 */
@@ -373,7 +376,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x11), /* c4 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* c5 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x31), /* c6 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* c7 */
+    FC(0x018), /* c7 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x09), /* c8 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* c9 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x29), /* ca */
@@ -381,7 +384,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x19), /* cc */
     FE(~0ull, 0, ~0ull, 0x006, FWPT_PKT_TIP, 9, 6, 0x00, 0x00), /* cd */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x39), /* ce */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* cf */
+    FC(0x019), /* cf */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x05), /* d0 */
     FE(~0ull, 0, ~0ull, 0x006, FWPT_PKT_TIP_PGE, 9, 6, 0x00, 0x00), /* d1 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x25), /* d2 */
@@ -389,7 +392,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x15), /* d4 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* d5 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x35), /* d6 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* d7 */
+    FC(0x01a), /* d7 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0d), /* d8 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* d9 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x2d), /* da */
@@ -397,7 +400,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1d), /* dc */
     FE(~0ull, 0, ~0ull, 0x006, FWPT_PKT_FUP, 9, 6, 0x00, 0x00), /* dd */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x3d), /* de */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* df */
+    FC(0x01b), /* df */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x03), /* e0 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* e1 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x23), /* e2 */
@@ -405,7 +408,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x13), /* e4 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* e5 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x33), /* e6 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* e7 */
+    FC(0x01c), /* e7 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0b), /* e8 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* e9 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x2b), /* ea */
@@ -413,7 +416,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1b), /* ec */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* ed */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x3b), /* ee */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* ef */
+    FC(0x01d), /* ef */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x07), /* f0 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* f1 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x27), /* f2 */
@@ -421,7 +424,7 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x17), /* f4 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* f5 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x37), /* f6 */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* f7 */
+    FC(0x01e), /* f7 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x0f), /* f8 */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* f9 */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x2f), /* fa */
@@ -429,9 +432,10 @@ const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x1f), /* fc */
     FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* fd */
     FE(0, ~0ull, 0, 0x006, FWPT_PKT_TNT_8, 1, 0, 0x00, 0x3f), /* fe */
-    FE(0, 0, 0, 0, 0, 0, 0, 0, 0), /* ff */
+    FC(0x01f), /* ff */
 };
 #undef FE
+#undef FC
 _Static_assert(offsetof(struct fwpt_packet, ip.ipc) == 16, "layout: the fast path stores 8 bytes at 16");
 _Static_assert(offsetof(struct fwpt_packet, ip.suppressed) == 17, "layout");
 _Static_assert(offsetof(struct fwpt_packet, tnt.count) == 16, "layout");
@@ -920,6 +924,19 @@ const uint8_t fwpt_pkt_fast_size[256] = {
     1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, /* a0 */
     1, 9, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 9, 1, 0, 1, 9, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 9, 1, 0, /* c0 */
     1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, /* e0 */
+};
+
+/* fwpt_pkt_fast_size plus the two-byte CYC with Exp (size 2, valid only when byte 1 has Exp clear): the
+ * inline fast path's own size column; fwpt_pkt_fast_size keeps its meaning for callers of fwpt_pkt_fast_entry. */
+const uint8_t fwpt_pkt_fast_len[256] = {
+    1, 1, 0, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 1, 1, 2, /* 00 */
+    1, 3, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 3, 1, 2, 1, 3, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 3, 1, 2, /* 20 */
+    1, 5, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 5, 1, 2, 1, 5, 1, 1, 1, 0, 1, 2, 1, 2, 1, 1, 1, 5, 1, 2, /* 40 */
+    1, 7, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 7, 1, 2, 1, 7, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 7, 1, 2, /* 60 */
+    1, 7, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 7, 1, 2, 1, 7, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 7, 1, 2, /* 80 */
+    1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, /* a0 */
+    1, 9, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 9, 1, 2, 1, 9, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 9, 1, 2, /* c0 */
+    1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, /* e0 */
 };
 
 size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkts, size_t n,

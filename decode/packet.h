@@ -251,10 +251,11 @@ struct fwpt_pkt_fast {
     uint8_t ipc;        /* IPBytes (0 for non-IP packets) */
     uint8_t mtc_mask;   /* 0xff for MTC: byte 16 = byte 1 of the packet */
     uint8_t tnt_bits;
-    uint8_t sext;       /* 0xff for IPBytes 011b: IP bits 63:48 copy payload bit 47 (else 0) */
+    uint8_t sext;       /* 0xff for IPBytes 011b: IP bits 63:48 copy payload bit 47; bit 2: shift mtc_mask bits by 4 */
 };
 extern const struct fwpt_pkt_fast fwpt_pkt_fast_table[256];
 extern const uint8_t fwpt_pkt_fast_size[256]; /* the size column alone: the offset chain's one lookup */
+extern const uint8_t fwpt_pkt_fast_len[256];  /* the same plus 2 for CYC with Exp (two bytes when byte 1 Exp is 0) */
 /* Every packet; fwpt_pkt_next calls it for whatever its fast path does not handle. */
 enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
 
@@ -268,7 +269,8 @@ static inline uint64_t fwpt_pkt_fast_entry(const uint8_t *p, size_t o, uint64_t 
     uint64_t raw = *(const fwpt_u64u *)(p + 1);
     /* every table field is read before the first store into *pkt (byte stores may alias anything) */
     uint64_t payload = raw & f->pay_mask;
-    uint64_t ip_sel = f->ip_sel, w16 = (uint64_t)f->w16 | (raw & f->mtc_mask);
+    /* MTC: CTC = byte 1; two-byte CYC: Cycle Counter[11:5] = byte 1 bits 7:1 (mask 0xfe, shifted up by 4) */
+    uint64_t ip_sel = f->ip_sel, w16 = (uint64_t)f->w16 | (raw & f->mtc_mask) << (f->sext & 4);
     uint64_t tnt_bits = f->tnt_bits;
     uint16_t type_size; /* type and size: adjacent in both structs, one 16-bit copy */
     __builtin_memcpy(&type_size, &f->type, 2);
@@ -291,8 +293,10 @@ static inline unsigned fwpt_pkt_fast_at(const uint8_t *p, size_t o, uint64_t *la
 {
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
     uint64_t raw = *(const fwpt_u64u *)(p + 1);
-    unsigned size = fwpt_pkt_fast_size[p[0]];
-    if (__builtin_expect(size == 0, 0)) {
+    unsigned size = fwpt_pkt_fast_len[p[0]];
+    /* CYC with Exp whose byte 1 has Exp set too: longer than the table's two bytes */
+    unsigned cyc_more = ((p[0] & 0x07) == 0x07) & (unsigned)raw;
+    if (__builtin_expect(size == 0 || cyc_more, 0)) {
         if ((p[0] & 0x07) == 0x07) {
             /* CYC with Exp: up to 8 more bytes while their bit 0 (Exp) is set, 7 counter bits each above the
              * header's 5 (SDM "CYC Packet Definition"); no stop within 8 bytes: the slow path reports it */
