@@ -297,6 +297,26 @@ static inline unsigned fwpt_pkt_fast_at(const uint8_t *p, size_t o, uint64_t *la
     /* CYC with Exp whose byte 1 has Exp set too: longer than the table's two bytes */
     unsigned cyc_more = ((p[0] & 0x07) == 0x07) & (unsigned)raw;
     if (__builtin_expect(size == 0 || cyc_more, 0)) {
+        uint16_t hdr; /* bytes 0-1, little-endian: extended opcodes as 0xXX02 */
+        __builtin_memcpy(&hdr, p, 2);
+        if (hdr == 0xa302) {
+            /* long TNT (02 A3, 6-byte payload with a stop bit): common in traces of real code */
+            uint64_t tnt = (raw >> 8) & 0xffffffffffffull;
+            if (tnt <= 1)
+                return 0;
+            unsigned count = 63u - (unsigned)__builtin_clzll(tnt);
+            /* execution order: the bit below the stop bit (B1, the oldest) becomes bit 0 */
+            uint64_t v = tnt;
+            v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+            v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+            v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
+            pkt->offset = o;
+            pkt->type = FWPT_PKT_TNT_64;
+            pkt->size = 8;
+            pkt->tnt.count = (uint8_t)count;
+            pkt->tnt.bits = __builtin_bswap64(v) >> (64 - count);
+            return 8;
+        }
         if ((p[0] & 0x07) == 0x07) {
             /* CYC with Exp: up to 8 more bytes while their bit 0 (Exp) is set, 7 counter bits each above the
              * header's 5 (SDM "CYC Packet Definition"); no stop within 8 bytes: the slow path reports it */
@@ -316,22 +336,28 @@ static inline unsigned fwpt_pkt_fast_at(const uint8_t *p, size_t o, uint64_t *la
             pkt->cyc.value = (uint64_t)(p[0] >> 3) | v << 5;
             return size;
         }
-        /* long TNT (02 A3, 6-byte payload with a stop bit): common in traces of real code */
-        uint64_t tnt = (raw >> 8) & 0xffffffffffffull;
-        if (p[0] != 0x02 || p[1] != 0xa3 || tnt <= 1)
-            return 0;
-        unsigned count = 63u - (unsigned)__builtin_clzll(tnt);
-        /* execution order: the bit below the stop bit (B1, the oldest) becomes bit 0 */
-        uint64_t v = tnt;
-        v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
-        v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
-        v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
-        pkt->offset = o;
-        pkt->type = FWPT_PKT_TNT_64;
-        pkt->size = 8;
-        pkt->tnt.count = (uint8_t)count;
-        pkt->tnt.bits = __builtin_bswap64(v) >> (64 - count);
-        return 8;
+        if ((uint8_t)hdr == 0x99 && (hdr & 0xe000) == 0) {
+            /* MODE.Exec (leaf 000b): CS.L bit 0, CS.D bit 1, IF bit 2; CS.L=1 -> 64-bit (with CS.D=1
+             * reserved), else CS.D selects 32/16 */
+            unsigned m = p[1];
+            const uint32_t modes = FWPT_MODE_16 | FWPT_MODE_64 << 8 | FWPT_MODE_32 << 16 | FWPT_MODE_UNKNOWN << 24;
+            pkt->offset = o;
+            pkt->type = FWPT_PKT_MODE_EXEC;
+            pkt->size = 2;
+            pkt->mode_exec.csl = m & 1;
+            pkt->mode_exec.csd = (m >> 1) & 1;
+            pkt->mode_exec.iflag = (m >> 2) & 1;
+            pkt->mode_exec.mode = (uint8_t)(modes >> (8 * (m & 3)));
+            return 2;
+        }
+        if (hdr == 0x2302 || hdr == 0xf302) {
+            /* PSBEND, OVF: two bytes, no payload */
+            pkt->offset = o;
+            pkt->type = hdr == 0x2302 ? FWPT_PKT_PSBEND : FWPT_PKT_OVF;
+            pkt->size = 2;
+            return 2;
+        }
+        return 0;
     }
     *last_ip = fwpt_pkt_fast_entry(p, o, *last_ip, pkt);
     return size;
