@@ -952,34 +952,37 @@ size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt
             /* the state in locals; the slow path decodes in place what the fast path does not, until a BBP
              * starts a block (BIPs need the block state: one packet at a time below) */
             struct fwpt_packet *q = pkts + i, *qe = pkts + n;
+            /* a pointer, not an offset: the header load needs no buf + off add on the offset chain */
+            const uint8_t *p = buf + off, *plim = buf + lim;
             bool block = false;
-            while (q < qe && off <= lim && !block) {
+            while (q < qe && p <= plim && !block) {
                 /* a packet is at most 16 bytes (PSB): the next k start at or below lim, no check inside */
-                size_t k = (lim - off) / 16 + 1;
+                size_t k = (size_t)(plim - p) / 16 + 1;
                 struct fwpt_packet *qk = (size_t)(qe - q) < k ? qe : q + k;
                 do {
-                    unsigned size = fwpt_pkt_fast_at(buf + off, off, &last_ip, q);
+                    unsigned size = fwpt_pkt_fast_at(p, (size_t)(p - buf), &last_ip, q);
                     if (__builtin_expect(size == 0, 0)) {
-                        dec->offset = off;
+                        dec->offset = (size_t)(p - buf);
                         dec->last_ip = last_ip;
                         enum fwpt_status s = fwpt_pkt_next_slow(dec, q);
                         if (s != FWPT_OK) {
                             *status = s; /* the decoder stays at the failing packet */
                             return (size_t)(q - pkts);
                         }
-                        size = (unsigned)(dec->offset - off);
+                        size = (unsigned)(dec->offset - (size_t)(p - buf));
                         last_ip = dec->last_ip;
                         if (dec->block_item_bytes) {
                             block = true;
-                            off += size;
+                            p += size;
                             q++;
                             break;
                         }
                     }
-                    off += size;
+                    p += size;
                     q++;
                 } while (q < qk);
             }
+            off = (size_t)(p - buf);
             i = (size_t)(q - pkts);
             if (i == n)
                 break;
