@@ -699,11 +699,47 @@ static inline bool fast_resolve(struct fwpt_flow *f)
     return true;
 }
 
+/* fast_resolve for next_run's hot case, also across TNT packets as fill_fast does: takes the TNT
+ * lookahead left in peek, and after a packet's last bit fetches the next one, looking ahead
+ * (which may queue events or stop the walk: the caller checks) unless it is a TNT or TIP. */
+static inline bool run_resolve(struct fwpt_flow *f)
+{
+    const uint8_t c = f->last_class;
+    if (c != FWPT_IC_JCC && c != FWPT_IC_RET)
+        return fast_resolve(f);
+    if (!f->tnt_count && f->have_peek && (f->peek.type == FWPT_PKT_TNT_8 || f->peek.type == FWPT_PKT_TNT_64) &&
+        f->peek.tnt.count) {
+        /* take_tnt: the TNT packet lookahead left in peek */
+        f->tnt_bits = f->peek.tnt.bits;
+        f->tnt_count = f->peek.tnt.count;
+        f->have_peek = 0;
+    }
+    if (!f->tnt_count)
+        return false;
+    if (c == FWPT_IC_JCC) {
+        uint64_t m = -(f->tnt_bits & 1); /* branch-free, as in fast_resolve */
+        f->ip = f->next_ip ^ ((f->next_ip ^ f->last_target) & m);
+    } else if (!(f->tnt_bits & 1) || !pop_ret(f, &f->ip)) {
+        return false; /* resolve() reports it */
+    }
+    f->tnt_bits >>= 1;
+    f->since_packet = 0;
+    f->resolve_pending = 0;
+    if (--f->tnt_count)
+        return true;
+    /* the packet is used up: look ahead as resolve() does */
+    if (fetch(f) == FWPT_OK &&
+        (f->peek.type == FWPT_PKT_TNT_8 || f->peek.type == FWPT_PKT_TNT_64 || f->peek.type == FWPT_PKT_TIP))
+        return true; /* lookahead would stop at once */
+    lookahead(f);
+    return true;
+}
+
 enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
                                     struct fwpt_flow_event *ev)
 {
     if (f->resolve_pending && !f->evq_n && !f->fup_pending && f->cache && f->state == ST_WALK &&
-        fast_resolve(f)) {
+        run_resolve(f) && !f->evq_n && !f->fup_pending && f->state == ST_WALK) {
         /* the hot case first: a cached block after a transfer resolved without packets */
         const struct fwpt_flow_block *b = &f->cache[FLOW_SLOT(f->ip) & f->cache_mask];
         const uint32_t n = b->ninsn;
