@@ -913,6 +913,22 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
     }
 }
 
+/* SDM packet layouts: CBR ratio = byte 2; VMCS base = bytes 2..6 << 12; PIP CR3 = (payload & ~NR) << 4 with NR
+ * at bytes 24 (pip.nr); EXSTOP ip = byte 1 bit 7 (a constant per entry) */
+const struct fwpt_pkt_ext_fast fwpt_pkt_ext_fast_table[256] = {
+    [EXT_PSBEND] = {0, 0, FWPT_PKT_PSBEND, PSBEND_SIZE, 0, 0},
+    [EXT_OVF] = {0, 0, FWPT_PKT_OVF, OVF_SIZE, 0, 0},
+    [EXT_STOP] = {0, 0, FWPT_PKT_STOP, STOP_SIZE, 0, 0},
+    [EXT_CBR] = {0xff, 0, FWPT_PKT_CBR, CBR_SIZE, 0, 0},
+    [EXT_VMCS] = {0xffffffffffull, 0, FWPT_PKT_VMCS, VMCS_SIZE, VMCS_SHIFT, 0},
+    [EXT_PIP] = {0xffffffffffffull & ~(uint64_t)PIP_NR, PIP_NR, FWPT_PKT_PIP, PIP_SIZE, PIP_CR3_SHIFT, 0},
+    [EXT_EXSTOP] = {0, 0, FWPT_PKT_EXSTOP, EXSTOP_SIZE, 0, 0},
+    [EXT_EXSTOP | EXT_IP] = {0, 0, FWPT_PKT_EXSTOP, EXSTOP_SIZE, 0, 1},
+};
+_Static_assert(offsetof(struct fwpt_packet, cbr.ratio) == 16 && offsetof(struct fwpt_packet, vmcs.base) == 16 &&
+               offsetof(struct fwpt_packet, pip.cr3) == 16 && offsetof(struct fwpt_packet, pip.nr) == 24 &&
+               offsetof(struct fwpt_packet, exstop.ip) == 16, "layout: the extended fast fill stores at 16 and 24");
+
 /* Generated from fwpt_pkt_fast_table: the size column alone, indexed by the byte itself (no scaling), so the
  * offset chain of a decode loop (load header byte, load size, add) is as short as it can be. */
 const uint8_t fwpt_pkt_fast_size[256] = {

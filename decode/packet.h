@@ -256,6 +256,14 @@ struct fwpt_pkt_fast {
 extern const struct fwpt_pkt_fast fwpt_pkt_fast_table[256];
 extern const uint8_t fwpt_pkt_fast_size[256]; /* the size column alone: the offset chain's one lookup */
 extern const uint8_t fwpt_pkt_fast_len[256];  /* the same plus 2 for CYC with Exp (two bytes when byte 1 Exp is 0) */
+/* Extended opcodes (02 xx) of a fixed size with their fields in bytes 2..8 (PSBEND, OVF, STOP, CBR, VMCS, PIP,
+ * EXSTOP), by byte 1: bytes 16..23 of the packet = ((bytes 2..8 & m16) << sh16) | c16, bytes 24..31 =
+ * bytes 2..8 & m24. size 0: not one of them. */
+struct fwpt_pkt_ext_fast {
+    uint64_t m16, m24;
+    uint8_t type, size, sh16, c16;
+};
+extern const struct fwpt_pkt_ext_fast fwpt_pkt_ext_fast_table[256];
 /* Every packet; fwpt_pkt_next calls it for whatever its fast path does not handle. */
 enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
 
@@ -350,12 +358,20 @@ static inline unsigned fwpt_pkt_fast_at(const uint8_t *p, size_t o, uint64_t *la
             pkt->mode_exec.mode = (uint8_t)(modes >> (8 * (m & 3)));
             return 2;
         }
-        if (hdr == 0x2302 || hdr == 0xf302) {
-            /* PSBEND, OVF: two bytes, no payload */
+        if (p[0] == 0x02) {
+            /* fixed-size extended packets: one table-driven fill, no branch on the type */
+            const struct fwpt_pkt_ext_fast *e = &fwpt_pkt_ext_fast_table[p[1]];
+            uint64_t pl = raw >> 8; /* bytes 2..8 */
+            unsigned n = e->size;
+            if (!n)
+                return 0;
+            uint64_t w = ((pl & e->m16) << e->sh16) | e->c16, w24 = pl & e->m24;
             pkt->offset = o;
-            pkt->type = hdr == 0x2302 ? FWPT_PKT_PSBEND : FWPT_PKT_OVF;
-            pkt->size = 2;
-            return 2;
+            pkt->type = e->type;
+            pkt->size = (uint8_t)n;
+            pkt->cyc.value = w;
+            pkt->ip.ip = w24;
+            return n;
         }
         return 0;
     }
