@@ -56,6 +56,8 @@ static int parse_fms(const char *s, uint32_t *eax)
     return 0;
 }
 
+static const char *const value_options[] = {"--profile", "--leaf7-ebx", "--leaf14-0", "--leaf14-1", "--maxphyaddr", "--vendor", "--max-leaf", "--leaf1-eax", "--family-model-stepping", "--leaf1a-eax", NULL};
+
 int fwpt_cmd_caps(int argc, char **argv)
 {
     struct fwpt_cpuid_snapshot snap;
@@ -91,6 +93,8 @@ int fwpt_cmd_caps(int argc, char **argv)
         }
         if (strncmp(o, "--", 2) != 0)
             return bad(o, "unexpected argument (see fwpt caps --help)", NULL);
+        if (!fwpt_arg_in(o, value_options))
+            return bad(o, "unknown option (see fwpt caps --help)", NULL);
         if (!v)
             return bad(o, "needs a value", NULL);
         i++;

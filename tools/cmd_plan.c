@@ -40,6 +40,8 @@ static void stdout_write(void *ctx, const char *s, size_t n)
     fwrite(s, 1, n, stdout);
 }
 
+static const char *const value_options[] = {"--size", "--region", "--mode", "--entries-per-table", "--phys", "--max-entries", "--profile", "--leaf7-ebx", "--leaf14-0", "--leaf14-1", "--maxphyaddr", "--vendor", "--max-leaf", NULL};
+
 int fwpt_cmd_plan(int argc, char **argv)
 {
     struct fwpt_cpuid_snapshot snap;
@@ -68,6 +70,8 @@ int fwpt_cmd_plan(int argc, char **argv)
         if (strncmp(o, "--", 2))
             return bad(o, "unexpected argument (see fwpt plan --help)", NULL);
         const char *v = i + 1 < argc ? argv[++i] : NULL;
+        if (!fwpt_arg_in(o, value_options))
+            return bad(o, "unknown option (see fwpt plan --help)", NULL);
         if (!v)
             return bad(o, "needs a value", NULL);
         uint64_t n;

@@ -22,5 +22,7 @@ struct fwpt_sink fwpt_file_sink(FILE *f);
 int fwpt_arg_hex32(const char *s, uint32_t *out);
 bool fwpt_arg_is_marker(const char *s); /* n/a, absent, not_in_dump_format: a register not read */
 int fwpt_arg_regs(const char *s, struct fwpt_cpuid_regs *r);
+/* opt is one of the NULL-terminated names: so "needs a value" is said only of real options. */
+bool fwpt_arg_in(const char *opt, const char *const *names);
 
 #endif

@@ -44,3 +44,11 @@ int fwpt_arg_regs(const char *s, struct fwpt_cpuid_regs *r)
         return -1;
     return 0;
 }
+
+bool fwpt_arg_in(const char *opt, const char *const *names)
+{
+    for (; *names; names++)
+        if (!strcmp(opt, *names))
+            return true;
+    return false;
+}
