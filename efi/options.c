@@ -115,12 +115,24 @@ static bool has_prefix(const char *s, const char *p) { return fwpt_strncmp(s, p,
 
 static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
 
+/* Case-insensitive equality with a lower-case word. */
+static bool eq_lower(const char *s, const char *lc)
+{
+    for (; *s && *lc; s++, lc++)
+        if (lower(*s) != *lc)
+            return false;
+    return !*s && !*lc;
+}
+
 bool fwpt_options_is_image_name(const char *s)
 {
     size_t n = fwpt_strlen(s);
     for (size_t i = 0; i < n; i++)
         if (s[i] == '\\')
             return true;
+    /* The shell runs "fwpt" (or "bootx64") for fwpt.efi: neither is an option word. */
+    if (eq_lower(s, "fwpt") || eq_lower(s, "bootx64"))
+        return true;
     return n >= 4 && s[n - 4] == '.' && lower(s[n - 3]) == 'e' && lower(s[n - 2]) == 'f' &&
            lower(s[n - 1]) == 'i';
 }

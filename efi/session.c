@@ -419,7 +419,11 @@ static void sideband(struct session *s, const struct fwpt_sink *o)
     fwpt_puts(o, "{\n");
     put_kv_str(o, "fwpt", FWPT_VERSION_SIDEBAND, true);
     put_kv_str(o, "backend", s->opt->backend == FWPT_BACKEND_SOFT ? "soft" : "hw", true);
-    put_kv_str(o, "profile", s->opt->profile, true);
+    /* the profile actually emulated (the default one when none was named) */
+    put_kv_str(o, "profile",
+               s->opt->backend == FWPT_BACKEND_SOFT && s->soft && s->soft->profile ? s->soft->profile->name
+                                                                                 : s->opt->profile,
+               true);
     fwpt_puts(o, "\n\"cpu\":{");
     put_kv_str(o, "vendor", c->raw.vendor, true);
     put_kv_dec(o, "family", c->family, true);
@@ -599,18 +603,18 @@ static EFI_STATUS write_outputs(struct session *s, struct fwpt_membuf *packets, 
 /* verify on real PT: call the target again, single-stepped (ground truth only), and compare with
  * the flow decoded from the hardware trace. Meaningful when the call is deterministic and not
  * filtered; interrupt handlers that ran during the traced call appear only in the decoded flow. */
-static void verify_hw(struct session *s)
+static bool verify_hw(struct session *s)
 {
     const struct fwpt_sink *o = &s->o;
     if (s->cfg.n_ranges) {
         say(s, "verify: skipped: an IP filter was set (the single-stepped flow is unfiltered)", NULL);
-        return;
+        return true;
     }
     s->soft = AllocateZeroPool(sizeof *s->soft);
     s->gt = AllocatePool(SOFT_GT_MAX * sizeof *s->gt);
     if (!s->soft || !s->gt || EFI_ERROR(fwpt_soft_init(s->soft, NULL, &s->mem, s->gt, SOFT_GT_MAX))) {
         say(s, "verify: the single-stepper cannot start", NULL);
-        return;
+        return false;
     }
     struct fwpt_target_run again = {
         .target = s->target.target, .path = s->target.path, .image = s->target.image,
@@ -619,7 +623,7 @@ static void verify_hw(struct session *s)
     if (EFI_ERROR(fwpt_target_prepare(&again))) {
         say(s, "verify: cannot prepare the target a second time", NULL);
         fwpt_target_cleanup(&again);
-        return;
+        return false;
     }
     EFI_STATUS st = fwpt_soft_record(s->soft, fwpt_target_call, &again);
     fwpt_target_cleanup(&again);
@@ -627,9 +631,9 @@ static void verify_hw(struct session *s)
         fwpt_puts(o, "verify: single-stepping failed: ");
         fwpt_put_efi_status(o, st);
         fwpt_puts(o, "\n");
-        return;
+        return false;
     }
-    fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->rb.wrapped, s->rb.stopped, o);
+    return fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->rb.wrapped, s->rb.stopped, o) == 0;
 }
 
 /* ---- the run ---- */
@@ -930,12 +934,17 @@ static EFI_STATUS run(struct session *s)
     struct fwpt_membuf flowtxt = {0};
     decode_flow(s, &flowtxt);
     print_top_modules(s);
+    bool verified = true;
+    if (opt->verify && !s->decoded) {
+        say(s, "verify: not enough pool memory for the decoded flow", NULL);
+        verified = false;
+    }
     if (s->soft) {
         fwpt_soft_report(s->soft, o);
         if (opt->verify && s->decoded)
-            fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->rb.wrapped, s->rb.stopped, o);
+            verified = fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->rb.wrapped, s->rb.stopped, o) == 0;
     } else if (opt->verify && s->decoded) {
-        verify_hw(s);
+        verified = verify_hw(s);
     }
 
     /* 11. Files, and how to decode them elsewhere. */
@@ -945,7 +954,13 @@ static EFI_STATUS run(struct session *s)
     ptxed_line(s);
     if (EFI_ERROR(wst))
         say(s, "file: some files could not be written (see above); the console carries the summary", NULL);
-    return (s->rb.error || stop != FWPT_OK) ? EFI_DEVICE_ERROR : EFI_SUCCESS;
+    if (s->rb.error || stop != FWPT_OK)
+        return EFI_DEVICE_ERROR;
+    if (!verified) {
+        say(s, "verify: FAILED: the decoded flow is not the single-stepped one (see above)", NULL);
+        return EFI_ABORTED;
+    }
+    return EFI_SUCCESS;
 }
 
 EFI_STATUS fwpt_session_run(const struct fwpt_session_env *env)

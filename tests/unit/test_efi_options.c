@@ -58,6 +58,14 @@ int main(void)
     CHECK(fwpt_options_is_image_name("fwpt.efi"));
     CHECK(!fwpt_options_is_image_name("tsc"));
     CHECK(!fwpt_options_is_image_name("efi"));
+    /* typed in the UEFI shell without ".efi": the command word is the image, not an option */
+    CHECK(fwpt_options_is_image_name("fwpt"));
+    CHECK(fwpt_options_is_image_name("FWPT"));
+    CHECK(fwpt_options_is_image_name("BootX64"));
+    CHECK(!fwpt_options_is_image_name("fwpt2"));
+    CHECK_EQ(parse("fwpt trace memory-map shutdown", true, &o, err), 0);
+    CHECK_EQ(o.target, FWPT_TARGET_MEMORY_MAP);
+    CHECK(o.shutdown);
 
     /* config file shape: comments and several lines */
     CHECK_EQ(parse("# fwpt.cfg\r\ntrace memory-map # the map\n\n  stop shutdown\n#ring\n", false, &o, err), 0);
