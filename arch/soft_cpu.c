@@ -151,6 +151,10 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
         total += traced(s, s->gt[i]);
     size_t skip = 0, want = total;
     const char *how = "the whole call";
+    if (n == 0 && total != 0) { /* an empty suffix or prefix matches anything: not a verification */
+        fwpt_printf(o, "verify: FAILED: nothing decoded, but %lu instructions were traced\n", (unsigned long)total);
+        return 1;
+    }
     if (wrapped && n <= total) {
         skip = total - n; /* the ring kept the newest part */
         want = n;
