@@ -385,7 +385,7 @@ static inline bool fwpt_pkt_fast_one(const uint8_t *buf, size_t len, size_t *off
 {
     size_t o = *off;
     /* 9 readable bytes: the header and one unaligned 8-byte load stay inside the trace */
-    if (__builtin_expect(o >= len || len - o < 9, 0))
+    if (__builtin_expect(o + 9 > len, 0)) /* also every o > len (o + 9 cannot wrap: o <= len in practice) */
         return false;
     unsigned size = fwpt_pkt_fast_at(buf + o, o, last_ip, pkt);
     *off = o + size;
