@@ -110,6 +110,24 @@ enum fwpt_status fwpt_trace_check(const struct fwpt_trace_config *cfg, const str
     return FWPT_OK;
 }
 
+static unsigned lowest_bit(uint32_t bitmap, unsigned from)
+{
+    for (unsigned i = from; i < 32; i++)
+        if (bitmap & (1u << i))
+            return i;
+    return 0;
+}
+
+void fwpt_trace_timing_lowest(struct fwpt_trace_config *cfg, const struct fwpt_caps *caps)
+{
+    cfg->tsc_en = true;
+    cfg->mtc_en = caps->mtc;
+    cfg->mtc_freq = lowest_bit(caps->mtc_periods, 0);
+    cfg->cyc_en = caps->psb_cyc;
+    cfg->cyc_thresh = lowest_bit(caps->cycle_thresholds, 1);
+    cfg->psb_freq = caps->psb_cyc ? lowest_bit(caps->psb_periods, 0) : 0;
+}
+
 uint64_t fwpt_trace_ctl(const struct fwpt_trace_config *cfg, const struct fwpt_caps *caps)
 {
     uint64_t ctl = 0;

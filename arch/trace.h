@@ -66,6 +66,9 @@ enum fwpt_status fwpt_trace_check(const struct fwpt_trace_config *cfg, const str
 bool fwpt_trace_branch_en_always_on(const struct fwpt_caps *caps);
 /* The IA32_RTIT_CTL value the configuration programs, without TraceEn (pure; cfg must pass check). */
 uint64_t fwpt_trace_ctl(const struct fwpt_trace_config *cfg, const struct fwpt_caps *caps);
+/* Timing packets on: TSCEn, and MTCEn / CYCEn with PSBFreq where the caps offer them, each at the
+ * lowest encoding its bitmap allows (CycThresh from 1: 0 means a CYC on every cycle). Pure. */
+void fwpt_trace_timing_lowest(struct fwpt_trace_config *cfg, const struct fwpt_caps *caps);
 
 /* What start saved and did; stop needs it. */
 struct fwpt_trace_saved {

@@ -134,14 +134,6 @@ static size_t live_read(void *ctx, uint64_t ip, const uint8_t **bytes)
     return CODE_READ;
 }
 
-static unsigned lowest_bit(uint32_t bitmap, unsigned from)
-{
-    for (unsigned i = from; i < 32; i++)
-        if (bitmap & (1u << i))
-            return i;
-    return 0;
-}
-
 /* The loaded image whose code holds addr (the DXE core for boot services). */
 static int image_range(uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
@@ -252,12 +244,7 @@ static int run_case(const struct st_case *c, struct fwpt_volume *vol, const stru
     struct fwpt_trace_config tc = {.branch_en = true, .os = true, .topa = (regs.ctl_bits & RTIT_CTL_TOPA) != 0,
                                    .output_base = regs.output_base, .output_mask_ptrs = regs.output_mask_ptrs};
     if (c->timing) {
-        tc.tsc_en = true;
-        tc.mtc_en = caps->mtc;
-        tc.mtc_freq = lowest_bit(caps->mtc_periods, 0);
-        tc.cyc_en = caps->psb_cyc;
-        tc.cyc_thresh = lowest_bit(caps->cycle_thresholds, 1);
-        tc.psb_freq = caps->psb_cyc ? lowest_bit(caps->psb_periods, 0) : 0;
+        fwpt_trace_timing_lowest(&tc, caps);
     }
     if (c->range == RANGE_FILTER_CORE) {
         uint64_t lo, hi;

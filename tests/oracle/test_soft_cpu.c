@@ -96,14 +96,6 @@ struct tcase {
     int range, timing;
 };
 
-static unsigned lowest_bit(uint32_t bitmap, unsigned from)
-{
-    for (unsigned i = from; i < 32; i++)
-        if (bitmap & (1u << i))
-            return i;
-    return 0;
-}
-
 static uint64_t gt[GT_CAP], got_ipt[GT_CAP], got_flow[GT_CAP];
 static struct fwpt_soft soft;
 
@@ -143,12 +135,7 @@ static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long
     struct fwpt_trace_config cfg = {.branch_en = true, .os = true, .topa = (regs.ctl_bits & RTIT_CTL_TOPA) != 0,
                                     .output_base = regs.output_base, .output_mask_ptrs = regs.output_mask_ptrs};
     if (tc->timing) {
-        cfg.tsc_en = true;
-        cfg.mtc_en = caps->mtc;
-        cfg.mtc_freq = lowest_bit(caps->mtc_periods, 0);
-        cfg.cyc_en = caps->psb_cyc;
-        cfg.cyc_thresh = lowest_bit(caps->cycle_thresholds, 1);
-        cfg.psb_freq = caps->psb_cyc ? lowest_bit(caps->psb_periods, 0) : 0;
+        fwpt_trace_timing_lowest(&cfg, caps);
     }
     if (tc->range == R_FILTER) {
         /* the function holding the middle instruction: executed, so the filter passes something */
