@@ -699,6 +699,37 @@ static inline bool fast_resolve(struct fwpt_flow *f)
     return true;
 }
 
+/* The walk reached the end of block b (next_ip = its fall-through): record its last instruction
+ * for resolve(). One copy for every path; inlined, so it costs the hot loops nothing. */
+static inline void end_block(struct fwpt_flow *f, const struct fwpt_flow_block *b, uint64_t next_ip)
+{
+    f->next_ip = next_ip;
+    f->last_ip = next_ip - b->sizes[b->ninsn - 1];
+    f->last_class = b->iclass;
+    f->last_target = b->target;
+    f->last_flags = b->flags;
+    f->resolve_pending = 1;
+}
+
+/* How many of b's instructions run before a pending FUP's stop_ip binds inside b: all of them
+ * (*full = true) unless stop_ip is the address of one of them. */
+static inline uint32_t fup_cut(const struct fwpt_flow *f, const struct fwpt_flow_block *b, bool *full)
+{
+    uint32_t n = b->ninsn;
+    *full = true;
+    if (f->fup_pending && f->stop_ip - f->ip < b->nbytes) {
+        uint64_t a = f->ip;
+        uint32_t k = 0;
+        while (k < n && a != f->stop_ip)
+            a += b->sizes[k++];
+        if (k < n) {
+            *full = false;
+            return k;
+        }
+    }
+    return n;
+}
+
 /* fast_resolve for next_run's hot case, also across TNT packets as fill_fast does: takes the TNT
  * lookahead left in peek, and after a packet's last bit fetches the next one, looking ahead
  * (which may queue events or stop the walk: the caller checks) unless it is a TNT or TIP. */
@@ -752,12 +783,7 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
             run->n = n;
             run->mode = f->mode;
             f->run_full = 1;
-            f->next_ip = f->ip + b->nbytes;
-            f->last_ip = f->next_ip - b->sizes[n - 1];
-            f->last_class = b->iclass;
-            f->last_target = b->target;
-            f->last_flags = b->flags;
-            f->resolve_pending = 1;
+            end_block(f, b, f->ip + b->nbytes);
             ev->kind = FWPT_FLOW_INSN;
             return FWPT_OK;
         }
@@ -805,19 +831,10 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
         const struct fwpt_flow_block *b = get_block(f, f->ip, &st);
         if (!b)
             continue;
-        uint32_t n = b->ninsn;
-        f->run_full = 1;
-        if (f->fup_pending && f->stop_ip - f->ip < b->nbytes) {
-            /* the asynchronous event binds inside this run: stop before that instruction */
-            uint64_t a = f->ip;
-            uint32_t k = 0;
-            while (k < n && a != f->stop_ip)
-                a += b->sizes[k++];
-            if (k < n) {
-                n = k;
-                f->run_full = 0;
-            }
-        }
+        /* the asynchronous event may bind inside this run: stop before that instruction */
+        bool full;
+        uint32_t n = fup_cut(f, b, &full);
+        f->run_full = full;
         f->since_packet += n;
         if (f->since_packet > f->runaway_limit) {
             flow_error(f, FWPT_E_RUNAWAY, f->ip, cur_offset(f));
@@ -828,17 +845,12 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
         run->n = n;
         run->mode = f->mode;
         if (f->run_full) {
-            f->next_ip = f->ip + b->nbytes;
+            end_block(f, b, f->ip + b->nbytes);
             if (f->cache) {
                 /* the next block is one of these: load its entry while the caller reads this run */
                 __builtin_prefetch(&f->cache[FLOW_SLOT(b->target) & f->cache_mask]);
                 __builtin_prefetch(&f->cache[FLOW_SLOT(f->next_ip) & f->cache_mask]);
             }
-            f->last_ip = f->next_ip - b->sizes[n - 1];
-            f->last_class = b->iclass;
-            f->last_target = b->target;
-            f->last_flags = b->flags;
-            f->resolve_pending = 1;
         } else {
             f->ip = f->stop_ip;
         }
@@ -954,12 +966,7 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
             f->have_peek = 0;
             goto packet_done;
         } else {
-            f->next_ip = nx;
-            f->last_ip = nx - b->sizes[n - 1];
-            f->last_class = cls;
-            f->last_target = target;
-            f->last_flags = flags;
-            f->resolve_pending = 1;
+            end_block(f, b, nx);
             break;
         }
         /* a TNT bit was used */
@@ -1028,18 +1035,8 @@ static void fill(struct fwpt_flow *f)
             __builtin_prefetch(&f->cache[FLOW_SLOT(b->target) & f->cache_mask]);
             __builtin_prefetch(&f->cache[FLOW_SLOT(nx) & f->cache_mask]);
         }
-        uint32_t n = b->ninsn;
-        bool full = true;
-        if (f->fup_pending && f->stop_ip - f->ip < b->nbytes) {
-            uint64_t a = f->ip;
-            uint32_t k = 0;
-            while (k < n && a != f->stop_ip)
-                a += b->sizes[k++];
-            if (k < n) {
-                n = k;
-                full = false;
-            }
-        }
+        bool full;
+        uint32_t n = fup_cut(f, b, &full);
         f->since_packet += n;
         if (f->since_packet > f->runaway_limit) {
             flow_error(f, FWPT_E_RUNAWAY, f->ip, cur_offset(f));
@@ -1055,12 +1052,7 @@ static void fill(struct fwpt_flow *f)
         f->n_insns += n;
         if (full) {
             o[on - 1].iclass = b->iclass;
-            f->next_ip = ip;
-            f->last_ip = ip - b->sizes[n - 1];
-            f->last_class = b->iclass;
-            f->last_target = b->target;
-            f->last_flags = b->flags;
-            f->resolve_pending = 1;
+            end_block(f, b, ip);
         } else {
             f->ip = f->stop_ip;
         }
