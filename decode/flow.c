@@ -135,10 +135,8 @@ static inline __attribute__((always_inline)) enum fwpt_status fetch(struct fwpt_
         f->have_peek = 1;
         return FWPT_OK;
     }
-    if (s == FWPT_E_EOS) {
-        f->eos = 1;
+    if (s == FWPT_E_EOS)
         return s;
-    }
     packet_error(f, s);
     return s;
 }

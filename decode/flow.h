@@ -129,7 +129,7 @@ struct fwpt_flow {
     uint8_t tnt_count;
     uint8_t mode, pending_mode;
     uint8_t state;             /* private */
-    uint8_t have_peek, fup_pending, eos, resolve_pending;
+    uint8_t have_peek, fup_pending, resolve_pending;
     struct fwpt_flow_event evq[FWPT_FLOW_EVQ];
     uint32_t evq_head, evq_n;
     /* fwpt_flow_next: instructions decoded ahead, served inline */
