@@ -239,7 +239,6 @@ struct flow_summary {
     struct fwpt_profile_func *funcs;
     struct fwpt_profile_node *nodes;
     uint32_t *hash;
-    bool ok;
 };
 
 static void flow_summary_free(struct flow_summary *fs)
@@ -274,7 +273,6 @@ static bool flow_summary_init(struct session *s, struct flow_summary *fs)
     fs->mods.n = n;
     fwpt_profile_init(&fs->prof, &fs->mods, fs->mod_insns, fs->funcs, PROFILE_FUNCS, fs->nodes, PROFILE_NODES,
                       fs->hash, PROFILE_HASH);
-    fs->ok = true;
     return true;
 }
 
@@ -288,14 +286,15 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
     struct fwpt_membuf listing = {0};
     struct fwpt_sink lsink = fwpt_membuf_sink(&listing), tsink = fwpt_membuf_sink(txt);
     struct flow_summary fs;
-    if (!flow_summary_init(s, &fs))
+    bool summary = flow_summary_init(s, &fs);
+    if (!summary)
         say(s, "flow: not enough pool memory for the profile and call tree; flow.txt lists instructions only", NULL);
-    struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, fs.ok ? &fs.mods : NULL, NULL, NULL};
+    struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &fs.mods : NULL, NULL, NULL};
     fwpt_flow_init(&f, s->trace, (size_t)s->trace_len, read_code, s, cache, FLOW_CACHE);
     struct fwpt_image *last = NULL;
     while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
         fwpt_flow_print_event(&pr, &ev);
-        if (fs.ok)
+        if (summary)
             fwpt_profile_add(&fs.prof, &ev);
         if (ev.kind == FWPT_FLOW_INSN) {
             s->insns++;
@@ -319,7 +318,7 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
             }
         }
     }
-    if (fs.ok) {
+    if (summary) {
         fwpt_profile_print(&fs.prof, &tsink, CONSOLE_TOP_FUNCS * 5);
         fwpt_puts(&tsink, "\n");
         fwpt_calltree_print(&fs.prof, &tsink, 64);
