@@ -11,7 +11,7 @@
 #  3. On the host, for each case saved in \fwpt-soft\CASE\: libipt (pt_insn_*) decodes trace.pt over
 #     the saved code pages to exactly the ground truth, and the witness equals the ground truth but
 #     for interrupt handlers (inserted runs ending in IRETQ), REP iterations and the trampoline.
-#  4. If the session has backend=soft wired (efi/session.c), the real fwpt.efi runs `trace TARGET
+#  4. The real fwpt.efi (efi/session.c) runs `trace TARGET
 #     backend=soft profile=P verify` for three profiles and targets; each must print "verified", and
 #     on the host `fwpt flow` and libipt must decode the saved \fwpt\ files to the same sequence;
 #     for the whole, unfiltered call the witness plugin must agree with that decoded flow too.
@@ -22,7 +22,7 @@ export PATH="$PATH:/usr/sbin:/sbin" MTOOLS_SKIP_CHECK=1
 OVMF=${OVMF:-/usr/share/ovmf/OVMF.fd}
 cases="bdw-internal bdw-locate skl-ring-memmap skl-filter-locate tremont-timing-alloc adl-tracestop-internal"
 
-need "$B/soft-selftest.efi" "$B/tests/soft_ptxed" "$B/tests/insn_trace.so"
+need "$B/soft-selftest.efi" "$B/tests/soft_ptxed" "$B/tests/insn_trace.so" "$B/fwpt.efi" "$B/fwpt"
 tmp=$work
 "$here/tools/mkimage.sh" fat "$tmp/st.img" "$B/soft-selftest.efi" >/dev/null 2>&1 || { bad "mkimage"; finish; }
 start=$(date +%s.%N)
@@ -91,9 +91,7 @@ session_run() { # N WITNESS(0|1) OPTIONS...
         fi
     fi
 }
-if grep -q 'fwpt_soft_call' "$here/efi/session.c" 2>/dev/null && [ -f "$B/fwpt.efi" ] && [ -x "$B/fwpt" ]; then
-    session_run 1 1 trace locate-handle backend=soft profile=broadwell verify shutdown
-    session_run 2 0 trace memory-map backend=soft profile=skylake ring size=16K region=4K tsc mtc=0 verify shutdown
-    session_run 3 0 trace allocate-pages backend=soft profile=tremont filter=target verify shutdown
-fi
+session_run 1 1 trace locate-handle backend=soft profile=broadwell verify shutdown
+session_run 2 0 trace memory-map backend=soft profile=skylake ring size=16K region=4K tsc mtc=0 verify shutdown
+session_run 3 0 trace allocate-pages backend=soft profile=tremont filter=target verify shutdown
 finish
