@@ -609,13 +609,6 @@ static void test_checks(void)
 /* ---- random configurations: the check against the fake's #GP rules ---- */
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static void test_random_against_gp_rules(void)
 {
@@ -633,7 +626,7 @@ static void test_random_against_gp_rules(void)
             preset(&s);
             cpu = fwpt_script_cpu(&s);
             memset(&cfg, 0, sizeof cfg);
-            uint64_t x = next();
+            uint64_t x = topa_rand(&rng);
             cfg.branch_en = x & 1, cfg.os = x & 2, cfg.user = x & 4, cfg.tsc_en = x & 8;
             cfg.mtc_en = (x >> 4) & 1, cfg.cyc_en = (x >> 5) & 1, cfg.ptw_en = (x >> 6) & 1;
             cfg.fup_on_ptw = !((x >> 7) & 7), cfg.dis_retc = (x >> 10) & 1, cfg.pwr_evt_en = !((x >> 11) & 3);
@@ -643,7 +636,7 @@ static void test_random_against_gp_rules(void)
             cfg.psb_freq = ((x >> 30) & 3) ? 0 : (x >> 32) & 15;
             cfg.n_ranges = (x >> 36) % 5;
             cfg.cr3_match = ((x >> 40) & 1) ? 0x5000 : 0x5008;
-            uint64_t y = next();
+            uint64_t y = topa_rand(&rng);
             for (unsigned n = 0; n < cfg.n_ranges; n++) {
                 cfg.range[n].cfg = (y >> (4 * n)) & 3 ? ((y >> (4 * n)) & 1) + 1 : 0;
                 cfg.range[n].a = 0x1000 * n;
