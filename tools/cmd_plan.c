@@ -34,12 +34,6 @@ static int bad(const char *opt, const char *why, const char *val)
     return 2;
 }
 
-static void stdout_write(void *ctx, const char *s, size_t n)
-{
-    (void)ctx;
-    fwrite(s, 1, n, stdout);
-}
-
 static const char *const value_options[] = {"--size", "--region", "--mode", "--entries-per-table", "--phys", "--max-entries", "--profile", "--leaf7-ebx", "--leaf14-0", "--leaf14-1", "--maxphyaddr", "--vendor", "--max-leaf", NULL};
 
 int fwpt_cmd_plan(int argc, char **argv)
@@ -155,7 +149,7 @@ int fwpt_cmd_plan(int argc, char **argv)
     }
     fwpt_caps_parse(&snap, &caps);
 
-    struct fwpt_sink out = {stdout_write, NULL};
+    struct fwpt_sink out = fwpt_file_sink(stdout);
     struct fwpt_plan plan;
     struct fwpt_plan_error err;
     if (fwpt_plan_make(&caps, &opt, &plan, &err) != FWPT_OK) {
