@@ -218,7 +218,6 @@ static void overflow(struct fwpt_flow *f)
     retstack_clear(f); /* seed 002: no RET compressed across an overflow */
     struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_OVERFLOW);
     e->offset = off;
-    uint8_t prev = f->state;
     f->state = ST_DISABLED; /* PSB+ in between must not synchronize by itself */
     for (;;) {
         if (fetch(f) != FWPT_OK)
@@ -239,10 +238,8 @@ static void overflow(struct fwpt_flow *f)
             enter_walk(f, e->ip);
             return;
         }
-        if (t == FWPT_PKT_TIP_PGE) {
-            (void)prev;
+        if (t == FWPT_PKT_TIP_PGE)
             return; /* the TIP.PGE is handled by the disabled state */
-        }
         if (t == FWPT_PKT_MODE_EXEC && f->peek.mode_exec.mode)
             f->pending_mode = f->peek.mode_exec.mode;
         if (t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64 || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGD ||
