@@ -581,6 +581,7 @@ decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode, struct fwpt
 enum fwpt_status fwpt_insn_decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode,
                                   struct fwpt_insn *out)
 {
+    /* two copies of decode() on purpose: with 40 bytes readable the roomy one drops every bounds check */
     if (avail >= ROOMY)
         return decode(bytes, avail, mode, out, 1);
     return decode(bytes, avail, mode, out, 0);
