@@ -22,17 +22,14 @@ run kvm --accel kvm --cpu qemu64 --kvm-probe 10 -- shutdown
 if [ -e /dev/kvm ]; then
     has kvm "run-qemu: booting the FAT disk with $B/fwpt.efi under KVM (-cpu qemu64)"
     if grep -qa '^run-qemu: KVM failed: ' "$work/kvm.out"; then
-        ok
         has kvm "falling back to TCG (software emulation) although --accel kvm was asked for"
         has kvm "run-qemu: booting the FAT disk with $B/fwpt.efi under TCG (-cpu qemu64)"
     else
         # KVM really works here: then the app ran under it
         has kvm "run-qemu: accelerator: kvm"
-        ok
     fi
 else
     has kvm "run-qemu: KVM is not usable: /dev/kvm does not exist; falling back to TCG"
-    ok; ok
 fi
 has kvm "verdict                 Intel PT not usable"
 has kvm "fwpt: exit status EFI_UNSUPPORTED (0x8000000000000003)"
