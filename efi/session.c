@@ -264,7 +264,7 @@ static bool flow_summary_init(struct session *s, struct flow_summary *fs)
         flow_summary_free(fs);
         return false;
     }
-    for (unsigned i = 0; i < n; i++) { /* symbols are sorted by base, as fwpt_module_find needs */
+    for (unsigned i = 0; i < n; i++) { /* module i is image i: mod_insns[i] counts syms.img[i] */
         fs->mv[i].name = s->syms.img[i].name;
         fs->mv[i].base = s->syms.img[i].base;
         fs->mv[i].size = s->syms.img[i].size;
