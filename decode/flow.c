@@ -58,6 +58,15 @@ static struct fwpt_flow_event *evq_push(struct fwpt_flow *f, unsigned kind)
     return e;
 }
 
+/* The oldest queued event (the caller checked evq_n). */
+static inline enum fwpt_status evq_pop(struct fwpt_flow *f, struct fwpt_flow_event *ev)
+{
+    *ev = f->evq[f->evq_head];
+    f->evq_head = (f->evq_head + 1) % FWPT_FLOW_EVQ;
+    f->evq_n--;
+    return FWPT_OK;
+}
+
 static void retstack_clear(struct fwpt_flow *f) { f->retstack_n = 0; }
 
 static void push_ret(struct fwpt_flow *f, uint64_t ip)
@@ -786,12 +795,8 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
     }
     run->n = 0;
     for (;;) {
-        if (f->evq_n) {
-            *ev = f->evq[f->evq_head];
-            f->evq_head = (f->evq_head + 1) % FWPT_FLOW_EVQ;
-            f->evq_n--;
-            return FWPT_OK;
-        }
+        if (f->evq_n)
+            return evq_pop(f, ev);
         if (f->state != ST_WALK) {
             if (f->state == ST_END)
                 return FWPT_E_EOS;
@@ -873,6 +878,19 @@ static inline void put_head(struct fwpt_flow_obuf_insn *d, uint8_t size, uint32_
  * a direct branch, a compressed RET), with the walk state in registers (f->obuf aliases f).
  * Stops before anything else: a cache miss, the runaway limit, a full buffer (f->ip is then the
  * next block, nothing pending), or a transfer resolve() must handle (resolve_pending set). */
+/* The n instructions of a run at ip with these sizes, into d (all iclass OTHER); returns the
+ * address after them. fill_fast writes its own unrolled copy of this. */
+static inline uint64_t put_run(struct fwpt_flow_obuf_insn *d, uint64_t ip, const uint8_t *sizes, uint32_t n,
+                               uint8_t mode)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        d[k].ip = ip;
+        put_head(&d[k], sizes[k], head_word(0, mode));
+        ip += sizes[k];
+    }
+    return ip;
+}
+
 static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
 {
     const uint32_t on0 = on;
@@ -1037,12 +1055,7 @@ static void fill(struct fwpt_flow *f)
             flow_error(f, FWPT_E_RUNAWAY, f->ip, cur_offset(f));
             continue;
         }
-        uint64_t ip = f->ip;
-        for (uint32_t k = 0; k < n; k++) {
-            o[on + k].ip = ip;
-            put_head(&o[on + k], b->sizes[k], head_word(0, f->mode));
-            ip += b->sizes[k];
-        }
+        uint64_t ip = put_run(&o[on], f->ip, b->sizes, n, f->mode);
         on += n;
         f->n_insns += n;
         if (full) {
@@ -1059,18 +1072,10 @@ static void fill(struct fwpt_flow *f)
 enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event *ev)
 {
     for (;;) {
-        if (f->oidx < f->on) {
-            const struct fwpt_flow_obuf_insn *i = &f->obuf[f->oidx++];
-            __builtin_memcpy(&ev->kind, &i->kind, 4); /* kind, size, iclass, mode */
-            ev->ip = i->ip;
-            return FWPT_OK;
-        }
-        if (f->evq_n) {
-            *ev = f->evq[f->evq_head];
-            f->evq_head = (f->evq_head + 1) % FWPT_FLOW_EVQ;
-            f->evq_n--;
-            return FWPT_OK;
-        }
+        if (f->oidx < f->on)
+            return fwpt_flow_next(f, ev); /* serves the buffer inline (its own check is the same) */
+        if (f->evq_n)
+            return evq_pop(f, ev);
         if (f->state == ST_WALK) {
             fill(f);
             continue;
@@ -1080,12 +1085,7 @@ enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event
         if (s != FWPT_OK || !run.n)
             return s;
         /* next_run gave a run (it entered the walk): serve it through the buffer */
-        uint64_t ip = run.ip;
-        for (uint32_t k = 0; k < run.n; k++) {
-            f->obuf[k].ip = ip;
-            put_head(&f->obuf[k], run.sizes[k], head_word(0, run.mode));
-            ip += run.sizes[k];
-        }
+        put_run(f->obuf, run.ip, run.sizes, run.n, run.mode);
         if (f->run_full)
             f->obuf[run.n - 1].iclass = f->last_class;
         f->oidx = 0;
