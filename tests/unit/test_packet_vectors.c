@@ -386,6 +386,7 @@ int main(void)
         static const char *const names[] = {"none", "pad", "psb", "psbend", "tnt.8", "tnt.64", "tip", "tip.pge",
             "tip.pgd", "fup", "pip", "mode.exec", "mode.tsx", "stop", "cbr", "tsc", "mtc", "tma", "cyc", "vmcs",
             "ovf", "mnt", "ptw", "exstop", "mwait", "pwre", "pwrx", "bbp", "bip", "bep", "cfe", "evd"};
+        _Static_assert(sizeof names / sizeof names[0] == FWPT_PKT_COUNT, "one expected name per packet type");
         for (int t = 0; t < FWPT_PKT_COUNT; t++)
             CHECK_STR(fwpt_pkt_type_name((enum fwpt_pkt_type)t), names[t]);
         CHECK_STR(fwpt_pkt_type_name(FWPT_PKT_COUNT), "?");
