@@ -80,10 +80,15 @@ $(B)/efi/%.o: %.c | $(B)/.deps-build
 $(B)/efi/%.o: %.S | $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(EFI_CFLAGS) -c $< -o $@
+# Links the gnu-efi objects $^ into the shared object $@, refusing any undefined symbol (also used
+# by fragments, e.g. tests/soft.mk); $(B)/NAME.efi is the PE image of $(B)/NAME.so.
+define EFI_LINK
+ld $(EFI_LDFLAGS) $(EFI_CRT0) $^ -o $@ -lefi -lgnuefi $(shell $(CC) -print-libgcc-file-name)
+@if nm -u $@ | grep -q .; then echo "$(@F): undefined symbols:"; nm -u $@; rm -f $@; exit 1; fi
+endef
 $(B)/fwpt.so: $(EFI_OBJS)
-	ld $(EFI_LDFLAGS) $(EFI_CRT0) $^ -o $@ -lefi -lgnuefi $(shell $(CC) -print-libgcc-file-name)
-	@if nm -u $@ | grep -q .; then echo "fwpt.so: undefined symbols:"; nm -u $@; rm -f $@; exit 1; fi
-$(B)/fwpt.efi: $(B)/fwpt.so
+	$(EFI_LINK)
+$(B)/%.efi: $(B)/%.so
 	objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j '.rel.*' \
 		-j '.rela.*' -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
 

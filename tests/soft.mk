@@ -3,11 +3,7 @@
 # plugin that witnesses what the guest executed. All built into the build dir for the QEMU test.
 SOFT_SELFTEST_OBJS := $(filter-out $(B)/efi/efi/main.o,$(EFI_OBJS)) $(B)/efi/tests/qemu/soft/selftest_main.o
 $(B)/soft-selftest.so: $(SOFT_SELFTEST_OBJS)
-	ld $(EFI_LDFLAGS) $(EFI_CRT0) $^ -o $@ -lefi -lgnuefi $(shell $(CC) -print-libgcc-file-name)
-	@if nm -u $@ | grep -q .; then echo "soft-selftest.so: undefined symbols:"; nm -u $@; rm -f $@; exit 1; fi
-$(B)/soft-selftest.efi: $(B)/soft-selftest.so
-	objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j '.rel.*' \
-		-j '.rela.*' -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+	$(EFI_LINK)
 $(B)/tests/soft_ptxed: tests/qemu/soft/soft_ptxed.c | $(B)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $< -lipt
