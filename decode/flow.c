@@ -46,6 +46,9 @@ void fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_
 
 void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n) { f->runaway_limit = n ? n : 1; }
 
+/* TNT in either form (SDM: short TNT carries 1-6 bits, long TNT 1-47). */
+static inline bool is_tnt(uint8_t t) { return t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64; }
+
 static struct fwpt_flow_event *evq_push(struct fwpt_flow *f, unsigned kind)
 {
     struct fwpt_flow_event *e;
@@ -192,7 +195,7 @@ static void psb_plus(struct fwpt_flow *f)
             fup_ip = f->peek.ip.ip;
         } else if (t == FWPT_PKT_MODE_EXEC && f->peek.mode_exec.mode) {
             f->pending_mode = f->peek.mode_exec.mode;
-        } else if (t == FWPT_PKT_PSB || t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64 ||
+        } else if (t == FWPT_PKT_PSB || is_tnt(t) ||
                    t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGE || t == FWPT_PKT_TIP_PGD ||
                    t == FWPT_PKT_OVF) {
             break; /* PSB+ without PSBEND: leave the packet for the caller */
@@ -251,7 +254,7 @@ static void overflow(struct fwpt_flow *f)
             return; /* the TIP.PGE is handled by the disabled state */
         if (t == FWPT_PKT_MODE_EXEC && f->peek.mode_exec.mode)
             f->pending_mode = f->peek.mode_exec.mode;
-        if (t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64 || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGD ||
+        if (is_tnt(t) || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGD ||
             t == FWPT_PKT_OVF)
             return; /* no resume IP: wait for one */
         consume(f);
@@ -462,7 +465,7 @@ static int take_tnt(struct fwpt_flow *f, enum fwpt_status miss)
         if (s != FWPT_OK)
             return -1;
         uint8_t t = f->peek.type;
-        if (t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64) {
+        if (is_tnt(t)) {
             f->tnt_bits = f->peek.tnt.bits;
             f->tnt_count = f->peek.tnt.count;
             consume(f);
@@ -554,7 +557,7 @@ static void resolve(struct fwpt_flow *f)
             }
             if (s != FWPT_OK)
                 return;
-            compressed = f->peek.type == FWPT_PKT_TNT_8 || f->peek.type == FWPT_PKT_TNT_64;
+            compressed = is_tnt(f->peek.type);
         }
         if (compressed) {
             int bit = take_tnt(f, FWPT_E_NO_TNT);
@@ -742,8 +745,7 @@ static inline bool run_resolve(struct fwpt_flow *f)
     const uint8_t c = f->last_class;
     if (c != FWPT_IC_JCC && c != FWPT_IC_RET)
         return fast_resolve(f);
-    if (!f->tnt_count && f->have_peek && (f->peek.type == FWPT_PKT_TNT_8 || f->peek.type == FWPT_PKT_TNT_64) &&
-        f->peek.tnt.count) {
+    if (!f->tnt_count && f->have_peek && is_tnt(f->peek.type) && f->peek.tnt.count) {
         /* take_tnt: the TNT packet lookahead left in peek */
         f->tnt_bits = f->peek.tnt.bits;
         f->tnt_count = f->peek.tnt.count;
@@ -764,7 +766,7 @@ static inline bool run_resolve(struct fwpt_flow *f)
         return true;
     /* the packet is used up: look ahead as resolve() does */
     if (fetch(f) == FWPT_OK &&
-        (f->peek.type == FWPT_PKT_TNT_8 || f->peek.type == FWPT_PKT_TNT_64 || f->peek.type == FWPT_PKT_TIP))
+        (is_tnt(f->peek.type) || f->peek.type == FWPT_PKT_TIP))
         return true; /* lookahead would stop at once */
     lookahead(f);
     return true;
@@ -938,7 +940,7 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
         on += n;
         since += n;
         if ((cls == FWPT_IC_JCC || cls == FWPT_IC_RET) && !cnt && f->have_peek &&
-            (f->peek.type == FWPT_PKT_TNT_8 || f->peek.type == FWPT_PKT_TNT_64) && f->peek.tnt.count) {
+            is_tnt(f->peek.type) && f->peek.tnt.count) {
             /* take_tnt: the TNT packet lookahead left in peek */
             bits = f->peek.tnt.bits;
             cnt = f->peek.tnt.count;
@@ -993,7 +995,7 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
         f->ip = ip;
         if (fetch(f) == FWPT_OK) {
             uint8_t t = f->peek.type;
-            if (t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64 || t == FWPT_PKT_TIP) {
+            if (is_tnt(t) || t == FWPT_PKT_TIP) {
                 /* lookahead would stop at once: a packet the walk consumes next */
                 pgd_peek = false;
                 continue;
