@@ -18,8 +18,13 @@ enum flow_state {
 
 void fwpt_flow_cache_reset(struct fwpt_flow *f)
 {
-    for (size_t i = 0; f->cache && i <= f->cache_mask; i++)
+    /* Empty: mode UNKNOWN, which f->mode never is, so no IP hits it -- not even ~0, which a TIP
+     * can carry (matching on ip alone served a stale block there). */
+    for (size_t i = 0; f->cache && i <= f->cache_mask; i++) {
         f->cache[i].ip = FWPT_FLOW_NO_IP;
+        f->cache[i].mode = FWPT_MODE_UNKNOWN;
+        f->cache[i].ninsn = 0;
+    }
     f->scratch.ip = FWPT_FLOW_NO_IP;
 }
 
@@ -420,6 +425,7 @@ static enum fwpt_status build_block(struct fwpt_flow *f, uint64_t ip, struct fwp
     if (!n) {
         *fail_ip = cur;
         b->ip = FWPT_FLOW_NO_IP;
+        b->mode = FWPT_MODE_UNKNOWN; /* empty, as in fwpt_flow_cache_reset */
         return err;
     }
     b->ninsn = (uint8_t)n;

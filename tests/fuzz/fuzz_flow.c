@@ -39,6 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort(); /* error offsets lie inside the trace */
         if (ev.kind == FWPT_FLOW_INSN && (ev.size == 0 || ev.size > 15))
             abort();
+        if (ev.kind == FWPT_FLOW_INSN && (ev.ip - im.base >= im.size || ev.size > im.size - (ev.ip - im.base)))
+            abort(); /* an instruction comes from the code image: the decoder read its bytes there */
         if (ev.kind >= FWPT_FLOW_KIND_COUNT)
             abort();
         /* every packet allows at most the runaway limit of instructions plus a few events: more

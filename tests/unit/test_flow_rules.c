@@ -173,6 +173,25 @@ int main(void)
     CHECK_EQ(r.insns, 0x10 + 1 + 4);
     CHECK_EQ(r.disabled_ip, base + 0x104);
 
+    /* A TIP to ~0 (also the cache's empty ip) with the cache warm from the runs above: no code there
+     * is E_NOMAP, never a stale block served as instructions at ~0 (found by fuzzing). */
+    for (int warm = 0; warm < 2; warm++) {
+        memset(code, 0x90, sizeof code);
+        code[0x10] = 0xff, code[0x11] = 0xe0; /* jmp *%rax */
+        start(base);
+        pk_ip(ppt_tip, ~0ull, pt_ipc_full);
+        uint64_t tip3 = off();
+        pk_ip(ppt_tip, base + 0x100, pt_ipc_full);
+        pk_ip(ppt_fup, base + 0x104, pt_ipc_update_16);
+        pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+        r = run(0);
+        CHECK_EQ(r.errors, 1);
+        CHECK_EQ(r.first_error, FWPT_E_NOMAP);
+        CHECK_EQ(r.err_ip, ~0ull);
+        CHECK_EQ(r.err_off, tip3);
+        CHECK_EQ(r.insns, 0x10 + 1 + 4);
+    }
+
     /* runaway: jmp . with no packet ever needed */
     memset(code, 0x90, sizeof code);
     code[0] = 0xeb, code[1] = 0xfe;
