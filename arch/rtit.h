@@ -123,6 +123,8 @@
 #define SMRR_PHYSBASE_TYPE         FWPT_FIELD(7, 0)
 #define SMRR_PHYSMASK_MASK         FWPT_FIELD(31, 12)
 #define SMRR_PHYSMASK_VALID        FWPT_BIT(11)
+#define MTRRCAP_VCNT               FWPT_FIELD(7, 0)       /* IA32_MTRRCAP: variable MTRR count */
+#define MTRRCAP_SMRR               FWPT_BIT(11)           /* IA32_MTRRCAP: SMRR interface supported */
 #define MTRR_DEF_TYPE_TYPE         FWPT_FIELD(7, 0)
 #define MTRR_DEF_TYPE_E            FWPT_BIT(11)
 #define MTRR_PHYSBASE_TYPE         FWPT_FIELD(7, 0)

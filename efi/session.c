@@ -21,8 +21,6 @@
 #define FWPT_VERSION_SIDEBAND "0.2"
 /* MSR_PLATFORM_INFO[15:8]: maximum non-turbo ratio (SDM Vol. 4, model-specific MSRs). */
 #define PLATFORM_INFO_MAX_NONTURBO_RATIO FWPT_FIELD(15, 8)
-/* IA32_MTRRCAP[11]: SMRR interface supported (SDM Vol. 3A "SMRR"). */
-#define MTRRCAP_SMRR FWPT_BIT(11)
 #define CONSOLE_PACKETS 24         /* packet lines echoed on the console (all go to packets.txt) */
 #define FLOW_CACHE 4096
 #define SOFT_GT_MAX (1u << 22)     /* ground-truth IPs the software backend records (32 MiB) */
@@ -781,6 +779,19 @@ static EFI_STATUS run(struct session *s)
         fwpt_rdmsr(s->env->cpu, MSR_IA32_SMRR_PHYSBASE, &restricted.smrr_physbase) == FWPT_OK &&
         fwpt_rdmsr(s->env->cpu, MSR_IA32_SMRR_PHYSMASK, &restricted.smrr_physmask) == FWPT_OK)
         restricted.have_smrr = true;
+    /* Variable MTRRs: output regions the MTRRs make UC get a warning (SDM "Trace Output": avoid UC
+     * for the output). Fixed-range MTRRs (below 1 MiB) are not read. */
+    unsigned vcnt = (unsigned)FWPT_GET(MTRRCAP_VCNT, mtrrcap);
+    if (vcnt > FWPT_MAX_VAR_MTRR)
+        vcnt = FWPT_MAX_VAR_MTRR;
+    if (mtrrcap && fwpt_rdmsr(s->env->cpu, MSR_IA32_MTRR_DEF_TYPE, &restricted.mtrr_def_type) == FWPT_OK) {
+        restricted.have_mtrr = true;
+        for (unsigned i = 0; i < vcnt && restricted.have_mtrr; i++)
+            restricted.have_mtrr =
+                fwpt_rdmsr(s->env->cpu, MSR_IA32_MTRR_PHYSBASE(i), &restricted.mtrr_physbase[i]) == FWPT_OK &&
+                fwpt_rdmsr(s->env->cpu, MSR_IA32_MTRR_PHYSMASK(i), &restricted.mtrr_physmask[i]) == FWPT_OK;
+        restricted.n_var = vcnt;
+    }
     struct fwpt_violation viol[8];
     struct fwpt_validate_in vin = {
         .caps = s->caps, .mem = &s->mem, .ctl = s->regs.ctl_bits, .output_base = s->regs.output_base,
@@ -793,6 +804,10 @@ static EFI_STATUS run(struct session *s)
         fwpt_puts(o, fwpt_topa_rule_text(viol[i].rule));
         fwpt_puts(o, "\n");
     }
+    /* what the restricted-memory rules could be checked against */
+    fwpt_printf(o, "topa: restricted memory checked: APIC page %s, SMRR %s, MTRRs %s (%u variable)\n",
+                restricted.have_apic ? "yes" : "unknown", restricted.have_smrr ? "yes" : "not reported",
+                restricted.have_mtrr ? "yes" : "not readable", restricted.have_mtrr ? restricted.n_var : 0u);
     if (st != FWPT_OK) {
         say(s, "topa: the tables break an SDM rule; tracing not started: ", fwpt_status_msg(st));
         return EFI_DEVICE_ERROR;
