@@ -899,6 +899,23 @@ static inline uint64_t put_run(struct fwpt_flow_obuf_insn *d, uint64_t ip, const
     return ip;
 }
 
+/* Sets kind (INSN) and mode in every obuf entry, so fill_fast stores only ip, size and iclass. */
+static void obuf_prepare(struct fwpt_flow *f, uint8_t mode)
+{
+    for (uint32_t k = 0; k < FWPT_FLOW_OBUF; k++) {
+        f->obuf[k].kind = FWPT_FLOW_INSN;
+        f->obuf[k].mode = mode;
+    }
+    f->obuf_mode = mode;
+}
+
+/* size and iclass OTHER as one 16-bit store (kind and mode are already there: obuf_prepare) */
+static inline void put_size(struct fwpt_flow_obuf_insn *d, uint8_t size)
+{
+    const uint16_t w = (uint16_t)(size | FWPT_IC_OTHER << 8);
+    __builtin_memcpy(&d->size, &w, 2);
+}
+
 static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
 {
     const uint32_t on0 = on;
@@ -906,12 +923,13 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
     const struct fwpt_flow_block *cache = f->cache;
     const size_t mask = f->cache_mask;
     const uint8_t mode = f->mode;
-    const uint32_t mw = head_word(0, mode);
     const uint64_t limit = f->runaway_limit;
     bool pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     /* few values in registers (the rest stays in *f): the walk's chain must not spill */
     uint64_t ip = f->ip, bits = f->tnt_bits, since = f->since_packet;
     uint32_t cnt = f->tnt_count;
+    if (f->obuf_mode != mode)
+        obuf_prepare(f, mode);
     while (on + FWPT_FLOW_BLOCK_INSNS <= FWPT_FLOW_OBUF) {
         const struct fwpt_flow_block *b = &cache[FLOW_SLOT(ip) & mask];
         const uint64_t target = b->target, nx = ip + b->nbytes;
@@ -926,19 +944,19 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
          * end there, and a fixed count costs no mispredicted loop exit (eight: ~15% slower) */
         struct fwpt_flow_obuf_insn *d = &o[on];
         d[0].ip = ip;
-        put_head(&d[0], s0, mw);
+        put_size(&d[0], s0);
         d[1].ip = ip + s0;
-        put_head(&d[1], s1, mw);
+        put_size(&d[1], s1);
         d[2].ip = ip + s0 + s1;
-        put_head(&d[2], s2, mw);
+        put_size(&d[2], s2);
         d[3].ip = ip + s0 + s1 + s2;
-        put_head(&d[3], s3, mw);
+        put_size(&d[3], s3);
         if (n > 4) {
             uint64_t a = d[3].ip + s3;
             for (uint32_t k = 4; k < n; k++) {
                 uint8_t sk = b->sizes[k];
                 d[k].ip = a;
-                put_head(&d[k], sk, mw);
+                put_size(&d[k], sk);
                 a += sk;
             }
         }
@@ -1064,6 +1082,8 @@ static void fill(struct fwpt_flow *f)
             continue;
         }
         uint64_t ip = put_run(&o[on], f->ip, b->sizes, n, f->mode);
+        if (f->mode != f->obuf_mode)
+            f->obuf_mode = FWPT_MODE_UNKNOWN; /* obuf_prepare again before fill_fast */
         on += n;
         f->n_insns += n;
         if (full) {
@@ -1094,6 +1114,8 @@ enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event
             return s;
         /* next_run gave a run (it entered the walk): serve it through the buffer */
         put_run(f->obuf, run.ip, run.sizes, run.n, run.mode);
+        if (run.mode != f->obuf_mode)
+            f->obuf_mode = FWPT_MODE_UNKNOWN;
         if (f->run_full)
             f->obuf[run.n - 1].iclass = f->last_class;
         f->oidx = 0;

@@ -134,6 +134,7 @@ struct fwpt_flow {
     uint32_t evq_head, evq_n;
     /* fwpt_flow_next: instructions decoded ahead, served inline */
     uint32_t oidx, on;
+    uint8_t obuf_mode;         /* every obuf entry has kind INSN and this mode (UNKNOWN: not so) */
     struct fwpt_flow_obuf_insn obuf[FWPT_FLOW_OBUF];
     /* statistics */
     uint64_t n_insns, n_errors, cache_hits, cache_misses;
