@@ -918,8 +918,9 @@ static inline void put_size(struct fwpt_flow_obuf_insn *d, uint8_t size)
 
 static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
 {
-    const uint32_t on0 = on;
-    struct fwpt_flow_obuf_insn *o = f->obuf;
+    struct fwpt_flow_obuf_insn *const o0 = &f->obuf[on];
+    /* the next free entry as a pointer (an index costs a shift and an add per block) */
+    struct fwpt_flow_obuf_insn *d = o0, *const dend = &f->obuf[FWPT_FLOW_OBUF - FWPT_FLOW_BLOCK_INSNS];
     const struct fwpt_flow_block *cache = f->cache;
     const size_t mask = f->cache_mask;
     const uint8_t mode = f->mode;
@@ -930,7 +931,7 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
     uint32_t cnt = f->tnt_count;
     if (f->obuf_mode != mode)
         obuf_prepare(f, mode);
-    while (on + FWPT_FLOW_BLOCK_INSNS <= FWPT_FLOW_OBUF) {
+    while (d <= dend) {
         const struct fwpt_flow_block *b = &cache[FLOW_SLOT(ip) & mask];
         const uint64_t target = b->target, nx = ip + b->nbytes;
         const uint32_t n = b->ninsn;
@@ -942,7 +943,6 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
         /* (no prefetch of the successors' entries here: measured no gain, the load follows at once)
          * four slots written unconditionally (the buffer has room for a whole block): most blocks
          * end there, and a fixed count costs no mispredicted loop exit (eight: ~15% slower) */
-        struct fwpt_flow_obuf_insn *d = &o[on];
         d[0].ip = ip;
         put_size(&d[0], s0);
         d[1].ip = ip + s0;
@@ -960,12 +960,12 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
                 a += sk;
             }
         }
-        d[n - 1].iclass = cls;
-        on += n;
+        d += n;
+        d[-1].iclass = cls;
         since += n;
-        if ((cls == FWPT_IC_JCC || cls == FWPT_IC_RET) && !cnt && f->have_peek &&
+        if (!cnt && (cls == FWPT_IC_JCC || cls == FWPT_IC_RET) && f->have_peek &&
             is_tnt(f->peek.type) && f->peek.tnt.count) {
-            /* take_tnt: the TNT packet lookahead left in peek */
+            /* take_tnt: the TNT packet lookahead left in peek (bits in hand, the usual case, tested first) */
             bits = f->peek.tnt.bits;
             cnt = f->peek.tnt.count;
             f->have_peek = 0;
@@ -1030,8 +1030,8 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
         f->since_packet = 0;
         lookahead(f);
         if (f->state != ST_WALK || f->fup_pending || f->evq_n) {
-            f->n_insns += on - on0;
-            return on;
+            f->n_insns += (uint64_t)(d - o0);
+            return (uint32_t)(d - f->obuf);
         }
         pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     }
@@ -1039,8 +1039,8 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
     f->tnt_bits = bits;
     f->tnt_count = (uint8_t)cnt;
     f->since_packet = since;
-    f->n_insns += on - on0;
-    return on;
+    f->n_insns += (uint64_t)(d - o0);
+    return (uint32_t)(d - f->obuf);
 }
 
 /* Decodes instructions ahead into f->obuf until an event is queued, the walk stops or the
