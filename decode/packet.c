@@ -913,21 +913,94 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
     }
 }
 
-/* SDM packet layouts: CBR ratio = byte 2; VMCS base = bytes 2..6 << 12; PIP CR3 = (payload & ~NR) << 4 with NR
- * at bytes 24 (pip.nr); EXSTOP ip = byte 1 bit 7 (a constant per entry) */
-const struct fwpt_pkt_ext_fast fwpt_pkt_ext_fast_table[256] = {
-    [EXT_PSBEND] = {0, 0, FWPT_PKT_PSBEND, PSBEND_SIZE, 0, 0},
-    [EXT_OVF] = {0, 0, FWPT_PKT_OVF, OVF_SIZE, 0, 0},
-    [EXT_STOP] = {0, 0, FWPT_PKT_STOP, STOP_SIZE, 0, 0},
-    [EXT_CBR] = {0xff, 0, FWPT_PKT_CBR, CBR_SIZE, 0, 0},
-    [EXT_VMCS] = {0xffffffffffull, 0, FWPT_PKT_VMCS, VMCS_SIZE, VMCS_SHIFT, 0},
-    [EXT_PIP] = {0xffffffffffffull & ~(uint64_t)PIP_NR, PIP_NR, FWPT_PKT_PIP, PIP_SIZE, PIP_CR3_SHIFT, 0},
-    [EXT_EXSTOP] = {0, 0, FWPT_PKT_EXSTOP, EXSTOP_SIZE, 0, 0},
-    [EXT_EXSTOP | EXT_IP] = {0, 0, FWPT_PKT_EXSTOP, EXSTOP_SIZE, 0, 1},
-};
+/* The fast path's table for 02 xx and 99 xx (struct fwpt_pkt_ext_fast in packet.h), built from the same packet
+ * rules as the slow path below; tests/unit/test_packet_fast checks every entry against fwpt_pkt_next_slow. */
+#define R4(F, n) F(n), F((n) + 1), F((n) + 2), F((n) + 3)
+#define R16(F, n) R4(F, n), R4(F, (n) + 4), R4(F, (n) + 8), R4(F, (n) + 12)
+#define R64(F, n) R16(F, n), R16(F, (n) + 16), R16(F, (n) + 32), R16(F, (n) + 48)
+#define R256(F) R64(F, 0), R64(F, 64), R64(F, 128), R64(F, 192)
+
+/* n bytes of ones (n <= 8; two shifts keep n == 8 defined) */
+#define BYTES_MASK(n) (((1ull << (4 * (n))) << (4 * (n))) - 1)
+
+/* after 02h (SDM packet tables; PTW: bits 4:0 = 12h, PayloadBytes 6:5 = 00b or 01b, IP bit 7) */
+#define X_PTWOK(x) (((x) & OPM_EXT_PTW) == EXT_PTW && (((x) >> PTW_PLC_SHIFT) & PTW_PLC_MASK) <= 1)
+#define X_PTWN(x) (((x) >> PTW_PLC_SHIFT) & 1 ? 8 : 4)
+#define X_IPBIT(x) (((x) & EXT_IP) != 0)
+#define X_EXSTOP(x) (((x) & ~EXT_IP) == EXT_EXSTOP)
+#define X_BEP(x) (((x) & ~EXT_IP) == EXT_BEP)
+#define SIZE2(x) ((x) == EXT_PSB ? PSB_SIZE : (x) == EXT_PSBEND ? PSBEND_SIZE : (x) == EXT_OVF ? OVF_SIZE     \
+                  : (x) == EXT_STOP ? STOP_SIZE : (x) == EXT_TNT_64 ? TNT_64_SIZE : (x) == EXT_CBR ? CBR_SIZE \
+                  : (x) == EXT_PIP ? PIP_SIZE : (x) == EXT_VMCS ? VMCS_SIZE : (x) == EXT_TMA ? TMA_SIZE       \
+                  : (x) == EXT_EXT2 ? MNT_SIZE : X_EXSTOP(x) ? EXSTOP_SIZE : (x) == EXT_MWAIT ? MWAIT_SIZE    \
+                  : (x) == EXT_PWRE ? PWRE_SIZE : (x) == EXT_PWRX ? PWRX_SIZE : X_BEP(x) ? BEP_SIZE            \
+                  : (x) == EXT_CFE ? CFE_SIZE : X_PTWOK(x) ? PTW_HDR_SIZE + X_PTWN(x) : 0)
+/* x = bytes 2..9 (xoff 2) unless said: CBR ratio = byte 2; PIP CR3 = (payload & ~NR) << 4, NR at byte 24;
+ * VMCS base = bytes 2..6 << 12; TMA CTC = bytes 2..3, FastCounter = bytes 5..6 [8:0] at 18; MNT = bytes 3..10;
+ * MWAIT = bytes 2..9; PWRE byte 3 [7:4] -> 16, [3:0] -> 17, byte 2 bit 7 -> 18 (the multiply places two
+ * copies, post keeps the wanted bits); PWRX byte 2 [7:4] -> 16, [3:0] -> 17, byte 3 [3:0] -> 18; CFE (x =
+ * bytes 1..8) byte 2 [4:0] -> 16, byte 3 -> 17, byte 2 bit 7 -> 18; PTW payload, then bytes/plc/ip at 24 */
+#define F2(x)                                                                                          \
+    {                                                                                                  \
+        .m_a = (x) == EXT_CBR ? 0xff : (x) == EXT_PIP ? BYTES_MASK(6) & ~(uint64_t)PIP_NR               \
+             : (x) == EXT_VMCS ? BYTES_MASK(5) : (x) == EXT_TMA ? 0xffff : (x) == EXT_EXT2 ? ~0ull       \
+             : (x) == EXT_MWAIT ? ~0ull : (x) == EXT_PWRE ? 0xf80 : (x) == EXT_PWRX ? 0xf0f             \
+             : (x) == EXT_CFE ? 0x8000 : X_PTWOK(x) ? BYTES_MASK(X_PTWN(x)) : 0,                         \
+        .m_b = (x) == EXT_TMA ? (uint32_t)TMA_FC_MASK << 16 : (x) == EXT_PWRE || (x) == EXT_PWRX ? NIBBLE \
+             : (x) == EXT_CFE ? 0xff00u | CFE_TYPE : 0,                                                \
+        .c16 = X_EXSTOP(x) || X_BEP(x) ? X_IPBIT(x) : 0,                                               \
+        .c24 = X_PTWOK(x) ? X_PTWN(x) | ((x) >> PTW_PLC_SHIFT & 1) << 8 | X_IPBIT(x) << 16 : 0,         \
+        .post = (x) == EXT_PWRE ? 0x10f0f : -1,                                                        \
+        .mul_a = (x) == EXT_PIP ? 1 << PIP_CR3_SHIFT : (x) == EXT_VMCS ? 1 << VMCS_SHIFT                \
+               : (x) == EXT_PWRE ? 1 + (1 << 9) : (x) == EXT_PWRX ? 1 << 8 : (x) == EXT_CFE ? 2 : 1,    \
+        .type = (x) == EXT_PSB ? FWPT_PKT_PSB : (x) == EXT_PSBEND ? FWPT_PKT_PSBEND                    \
+              : (x) == EXT_OVF ? FWPT_PKT_OVF : (x) == EXT_STOP ? FWPT_PKT_STOP                         \
+              : (x) == EXT_TNT_64 ? FWPT_PKT_TNT_64 : (x) == EXT_CBR ? FWPT_PKT_CBR                     \
+              : (x) == EXT_PIP ? FWPT_PKT_PIP : (x) == EXT_VMCS ? FWPT_PKT_VMCS                         \
+              : (x) == EXT_TMA ? FWPT_PKT_TMA : (x) == EXT_EXT2 ? FWPT_PKT_MNT                          \
+              : X_EXSTOP(x) ? FWPT_PKT_EXSTOP : (x) == EXT_MWAIT ? FWPT_PKT_MWAIT                       \
+              : (x) == EXT_PWRE ? FWPT_PKT_PWRE : (x) == EXT_PWRX ? FWPT_PKT_PWRX                       \
+              : X_BEP(x) ? FWPT_PKT_BEP : (x) == EXT_CFE ? FWPT_PKT_CFE : X_PTWOK(x) ? FWPT_PKT_PTW : 0, \
+        .size = SIZE2(x),                                                                              \
+        .xoff = (x) == EXT_EXT2 ? 3 : (x) == EXT_CFE ? 1 : 2,                                          \
+        .sh_b = (x) == EXT_TMA ? 8 : (x) == EXT_PWRE ? 12 : (x) == EXT_PWRX ? PWRX_LAST_SHIFT          \
+              : (x) == EXT_CFE ? 8 : 0,                                                                \
+        .m24 = (x) == EXT_PIP ? PIP_NR : 0,                                                            \
+        .spec = (x) == EXT_TNT_64 || (x) == EXT_PSB || (x) == EXT_EXT2,                                 \
+    }
+
+/* after 99h: MODE byte 1 bits 7:5 leaf; Exec: CS.L bit 0, CS.D bit 1, IF bit 2 (CS.L=1 -> 64-bit, CS.D=1
+ * too reserved, else CS.D selects 32/16); TSX: InTX bit 0, TXAbort bit 1 */
+#define M_EXEC(m) (((m) & MODE_LEAF) == MODE_LEAF_EXEC)
+#define M_TSX(m) (((m) & MODE_LEAF) == MODE_LEAF_TSX)
+#define M_MODE(m) ((m) & MODE_EXEC_CSL ? ((m) & MODE_EXEC_CSD ? FWPT_MODE_UNKNOWN : FWPT_MODE_64) \
+                   : (m) & MODE_EXEC_CSD ? FWPT_MODE_32 : FWPT_MODE_16)
+#define F3(m)                                                                                          \
+    {                                                                                                  \
+        .c16 = M_EXEC(m) ? ((m) & MODE_EXEC_CSL) | ((m) & MODE_EXEC_CSD) >> 1 << 8                      \
+                               | ((m) & MODE_EXEC_IF) >> 2 << 16 | (uint32_t)M_MODE(m) << 24            \
+             : M_TSX(m) ? ((m) & MODE_TSX_INTX) | ((m) & MODE_TSX_ABRT) >> 1 << 8 : 0,                 \
+        .post = -1,                                                                                    \
+        .mul_a = 1,                                                                                    \
+        .type = M_EXEC(m) ? FWPT_PKT_MODE_EXEC : M_TSX(m) ? FWPT_PKT_MODE_TSX : 0,                     \
+        .size = M_EXEC(m) || M_TSX(m) ? MODE_SIZE : 0,                                                 \
+        .xoff = 1,                                                                                     \
+    }
+
+/* TSC: bytes 1..7 */
+#define F_TSC {.m_a = BYTES_MASK(TSC_SIZE - 1), .post = -1, .mul_a = 1, .type = FWPT_PKT_TSC, .size = TSC_SIZE, .xoff = 1}
+const struct fwpt_pkt_ext_fast fwpt_pkt_ext_fast_table[513] = {R256(F2), R256(F3), F_TSC};
 _Static_assert(offsetof(struct fwpt_packet, cbr.ratio) == 16 && offsetof(struct fwpt_packet, vmcs.base) == 16 &&
-               offsetof(struct fwpt_packet, pip.cr3) == 16 && offsetof(struct fwpt_packet, pip.nr) == 24 &&
-               offsetof(struct fwpt_packet, exstop.ip) == 16, "layout: the extended fast fill stores at 16 and 24");
+               offsetof(struct fwpt_packet, pip.cr3) == 16 && offsetof(struct fwpt_packet, tma.fc) == 18 &&
+               offsetof(struct fwpt_packet, exstop.ip) == 16 && offsetof(struct fwpt_packet, mwait.ext) == 20 &&
+               offsetof(struct fwpt_packet, pwre.hw) == 18 && offsetof(struct fwpt_packet, pwrx.wake_reason) == 18 &&
+               offsetof(struct fwpt_packet, cfe.ip) == 18 && offsetof(struct fwpt_packet, bep.ip) == 16 &&
+               offsetof(struct fwpt_packet, mode_exec.mode) == 19 && offsetof(struct fwpt_packet, mode_tsx.abrt) == 17 &&
+               offsetof(struct fwpt_packet, ptw.payload) == 16 && offsetof(struct fwpt_packet, pip.nr) == 24 &&
+               offsetof(struct fwpt_packet, ptw.bytes) == 24 && offsetof(struct fwpt_packet, ptw.plc) == 25 &&
+               offsetof(struct fwpt_packet, ptw.ip) == 26,
+               "layout: the extended fast fill stores bytes 16..23 and 24..31 as words");
+_Static_assert(offsetof(struct fwpt_pkt_ext_fast, size) == offsetof(struct fwpt_pkt_ext_fast, type) + 1, "layout");
 
 /* Generated from fwpt_pkt_fast_table: the size column alone, indexed by the byte itself (no scaling), so the
  * offset chain of a decode loop (load header byte, load size, add) is as short as it can be. */
@@ -961,10 +1034,10 @@ size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt
     const uint8_t *buf = dec->buf;
     size_t len = dec->len, off = dec->offset, i = 0;
     uint64_t last_ip = dec->last_ip;
-    /* packets starting at or below 'lim' have 9 readable bytes: the fast path needs no bounds check */
-    size_t lim = len >= 9 ? len - 9 : 0;
+    /* packets starting at or below 'lim' have 16 readable bytes: the fast path needs no bounds check */
+    size_t lim = len >= 16 ? len - 16 : 0;
     while (i < n) {
-        if (__builtin_expect(!dec->block_item_bytes && len >= 9, 1)) {
+        if (__builtin_expect(!dec->block_item_bytes && len >= 16, 1)) {
             /* the state in locals; the slow path decodes in place what the fast path does not, until a BBP
              * starts a block (BIPs need the block state: one packet at a time below) */
             struct fwpt_packet *q = pkts + i, *qe = pkts + n;
@@ -976,7 +1049,7 @@ size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt
                 size_t k = (size_t)(plim - p) / 16 + 1;
                 struct fwpt_packet *qk = (size_t)(qe - q) < k ? qe : q + k;
                 do {
-                    unsigned size = fwpt_pkt_fast_at(p, (size_t)(p - buf), &last_ip, q);
+                    unsigned size = fwpt_pkt_fast_at16(p, (size_t)(p - buf), &last_ip, q);
                     if (__builtin_expect(size == 0, 0)) {
                         dec->offset = (size_t)(p - buf);
                         dec->last_ip = last_ip;

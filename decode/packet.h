@@ -256,14 +256,19 @@ struct fwpt_pkt_fast {
 extern const struct fwpt_pkt_fast fwpt_pkt_fast_table[256];
 extern const uint8_t fwpt_pkt_fast_size[256]; /* the size column alone: the offset chain's one lookup */
 extern const uint8_t fwpt_pkt_fast_len[256];  /* the same plus 2 for CYC with Exp (two bytes when byte 1 Exp is 0) */
-/* Extended opcodes (02 xx) of a fixed size with their fields in bytes 2..8 (PSBEND, OVF, STOP, CBR, VMCS, PIP,
- * EXSTOP), by byte 1: bytes 16..23 of the packet = ((bytes 2..8 & m16) << sh16) | c16, bytes 24..31 =
- * bytes 2..8 & m24. size 0: not one of them. */
+/* The packets after 02h (extended opcodes) and 99h (MODE, whose leaf and fields are all in byte 1), by byte 1,
+ * and TSC: one fill for every type. With x = the 8 bytes at p + xoff: bytes 16..23 of the packet =
+ * ((((x & m_a) * mul_a) | ((x >> sh_b) & m_b)) & post) | c16, bytes 24..31 = (x & m24) | c24.
+ * size 0: the slow path decodes it; spec: decoded apart (long TNT, PSB, MNT). */
 struct fwpt_pkt_ext_fast {
-    uint64_t m16, m24;
-    uint8_t type, size, sh16, c16;
+    uint64_t m_a, mul_a, c16, c24;
+    uint32_t m_b;
+    int32_t post; /* sign-extended: -1 keeps all */
+    uint8_t type, size, xoff, sh_b;
+    int8_t m24;   /* sign-extended */
+    uint8_t spec;
 };
-extern const struct fwpt_pkt_ext_fast fwpt_pkt_ext_fast_table[256];
+extern const struct fwpt_pkt_ext_fast fwpt_pkt_ext_fast_table[513]; /* 02 xx at xx, 99 xx at 256 + xx, TSC at 512 */
 /* Every packet; fwpt_pkt_next calls it for whatever its fast path does not handle. */
 enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
 
@@ -295,24 +300,29 @@ static inline uint64_t fwpt_pkt_fast_entry(const uint8_t *p, size_t o, uint64_t 
     return ip;
 }
 
-/* The fast path's body for the packet at p (trace offset o), with at least 9 bytes readable from p: its size
- * after filling *pkt and updating *last_ip, or 0 when the slow path must decode it (nothing written then). */
-static inline unsigned fwpt_pkt_fast_at(const uint8_t *p, size_t o, uint64_t *last_ip, struct fwpt_packet *pkt)
+/* The extended opcodes, MODE and TSC (p[0] 02h, 99h, 19h), table-driven: no branch on the type but for long TNT, PSB and
+ * MNT. Size, or 0 when the slow path must decode it. */
+static inline unsigned fwpt_pkt_fast_ext(const uint8_t *p, size_t o, uint64_t *last_ip, struct fwpt_packet *pkt)
 {
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
-    uint64_t raw = *(const fwpt_u64u *)(p + 1);
-    unsigned size = fwpt_pkt_fast_len[p[0]];
-    /* CYC with Exp whose byte 1 has Exp set too: longer than the table's two bytes */
-    unsigned cyc_more = ((p[0] & 0x07) == 0x07) & (unsigned)raw;
-    if (__builtin_expect(size == 0 || cyc_more, 0)) {
-        uint16_t hdr; /* bytes 0-1, little-endian: extended opcodes as 0xXX02 */
-        __builtin_memcpy(&hdr, p, 2);
-        if (hdr == 0xa302) {
-            /* long TNT (02 A3, 6-byte payload with a stop bit): common in traces of real code */
-            uint64_t tnt = (raw >> 8) & 0xffffffffffffull;
+    unsigned b0 = p[0], b1 = p[1], idx;
+    if (b0 == 0x02)
+        idx = b1;
+    else if (b0 == 0x99)
+        idx = 256 + b1;
+    else if (b0 == 0x19)
+        idx = 512; /* TSC */
+    else
+        return 0;
+    const struct fwpt_pkt_ext_fast *e = &fwpt_pkt_ext_fast_table[idx];
+    uint64_t x = *(const fwpt_u64u *)(p + e->xoff);
+    if (__builtin_expect(e->spec, 0)) {
+        if (b1 == 0xa3) {
+            /* long TNT (02 A3, 6-byte payload with a stop bit) */
+            uint64_t tnt = *(const fwpt_u64u *)(p + 2) & 0xffffffffffffull;
             if (tnt <= 1)
                 return 0;
-            unsigned count = 63u - (unsigned)__builtin_clzll(tnt);
+            unsigned lz = (unsigned)__builtin_clzll(tnt);
             /* execution order: the bit below the stop bit (B1, the oldest) becomes bit 0 */
             uint64_t v = tnt;
             v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
@@ -321,59 +331,73 @@ static inline unsigned fwpt_pkt_fast_at(const uint8_t *p, size_t o, uint64_t *la
             pkt->offset = o;
             pkt->type = FWPT_PKT_TNT_64;
             pkt->size = 8;
-            pkt->tnt.count = (uint8_t)count;
-            pkt->tnt.bits = __builtin_bswap64(v) >> (64 - count);
+            pkt->tnt.count = (uint8_t)(63 - lz);
+            pkt->tnt.bits = __builtin_bswap64(v) >> lz >> 1;
             return 8;
         }
-        if ((p[0] & 0x07) == 0x07) {
-            /* CYC with Exp: up to 8 more bytes while their bit 0 (Exp) is set, 7 counter bits each above the
-             * header's 5 (SDM "CYC Packet Definition"); no stop within 8 bytes: the slow path reports it */
-            uint64_t stop = ~raw & 0x0101010101010101ull;
-            if (!stop)
+        if (b1 == 0x82) {
+            /* PSB: 02 82 eight times; Last IP is reset to zero (SDM) */
+            if (*(const fwpt_u64u *)p != 0x8202820282028202ull || *(const fwpt_u64u *)(p + 8) != 0x8202820282028202ull)
                 return 0;
-            uint64_t low = stop & (0 - stop);
-            uint64_t mask = ((low << 7) - 1) | low << 7; /* the bytes up to and including the last one */
-            uint64_t v = (raw >> 1) & 0x7f7f7f7f7f7f7f7full & mask;
-            v = (v & 0x007f007f007f007full) | ((v >> 1) & 0x3f803f803f803f80ull);
-            v = (v & 0x00003fff00003fffull) | ((v >> 2) & 0x0fffc0000fffc000ull);
-            v = (v & 0x000000000fffffffull) | ((v >> 4) & 0x00fffffff0000000ull);
-            size = 2 + (unsigned)__builtin_ctzll(stop) / 8;
+            *last_ip = 0;
             pkt->offset = o;
-            pkt->type = FWPT_PKT_CYC;
-            pkt->size = (uint8_t)size;
-            pkt->cyc.value = (uint64_t)(p[0] >> 3) | v << 5;
-            return size;
+            pkt->type = FWPT_PKT_PSB;
+            pkt->size = 16;
+            return 16;
         }
-        if ((uint8_t)hdr == 0x99 && (hdr & 0xe000) == 0) {
-            /* MODE.Exec (leaf 000b): CS.L bit 0, CS.D bit 1, IF bit 2; CS.L=1 -> 64-bit (with CS.D=1
-             * reserved), else CS.D selects 32/16 */
-            unsigned m = p[1];
-            const uint32_t modes = FWPT_MODE_16 | FWPT_MODE_64 << 8 | FWPT_MODE_32 << 16 | FWPT_MODE_UNKNOWN << 24;
-            pkt->offset = o;
-            pkt->type = FWPT_PKT_MODE_EXEC;
-            pkt->size = 2;
-            pkt->mode_exec.csl = m & 1;
-            pkt->mode_exec.csd = (m >> 1) & 1;
-            pkt->mode_exec.iflag = (m >> 2) & 1;
-            pkt->mode_exec.mode = (uint8_t)(modes >> (8 * (m & 3)));
-            return 2;
-        }
-        if (p[0] == 0x02) {
-            /* fixed-size extended packets: one table-driven fill, no branch on the type */
-            const struct fwpt_pkt_ext_fast *e = &fwpt_pkt_ext_fast_table[p[1]];
-            uint64_t pl = raw >> 8; /* bytes 2..8 */
-            unsigned n = e->size;
-            if (!n)
-                return 0;
-            uint64_t w = ((pl & e->m16) << e->sh16) | e->c16, w24 = pl & e->m24;
-            pkt->offset = o;
-            pkt->type = e->type;
-            pkt->size = (uint8_t)n;
-            pkt->cyc.value = w;
-            pkt->ip.ip = w24;
-            return n;
-        }
+        /* MNT: 02 C3 88 and an 8-byte payload */
+        if (p[2] != 0x88)
+            return 0;
+        pkt->offset = o;
+        pkt->type = FWPT_PKT_MNT;
+        pkt->size = 11;
+        pkt->mnt.payload = *(const fwpt_u64u *)(p + 3);
+        return 11;
+    }
+    /* every table field is read before the first store into *pkt (byte stores may alias anything) */
+    uint64_t w16 = ((((x & e->m_a) * e->mul_a) | ((x >> e->sh_b) & e->m_b)) & (uint64_t)(int64_t)e->post) | e->c16;
+    uint64_t w24 = (x & (uint64_t)(int64_t)e->m24) | e->c24;
+    uint16_t type_size; /* type and size: adjacent in both structs, one 16-bit copy */
+    __builtin_memcpy(&type_size, &e->type, 2);
+    unsigned n = e->size;
+    if (!n)
         return 0;
+    pkt->offset = o;
+    __builtin_memcpy(&pkt->type, &type_size, 2);
+    pkt->cyc.value = w16; /* bytes 16..23 */
+    pkt->ip.ip = w24;     /* bytes 24..31 */
+    return n;
+}
+
+/* The fast path's body for the packet at p (trace offset o), with at least 16 bytes readable from p: its size
+ * after filling *pkt and updating *last_ip, or 0 when the slow path must decode it (nothing written then). */
+static inline unsigned fwpt_pkt_fast_at16(const uint8_t *p, size_t o, uint64_t *last_ip, struct fwpt_packet *pkt)
+{
+    typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
+    uint64_t raw = *(const fwpt_u64u *)(p + 1);
+    unsigned size = fwpt_pkt_fast_len[p[0]];
+    /* CYC with Exp whose byte 1 has Exp set too: longer than the table's two bytes */
+    unsigned cyc_more = ((p[0] & 0x07) == 0x07) & (unsigned)raw;
+    if (__builtin_expect(size == 0 || cyc_more, 0)) {
+        if (!cyc_more)
+            return fwpt_pkt_fast_ext(p, o, last_ip, pkt);
+        /* CYC with Exp: up to 8 more bytes while their bit 0 (Exp) is set, 7 counter bits each above the
+         * header's 5 (SDM "CYC Packet Definition"); no stop within 8 bytes: the slow path reports it */
+        uint64_t stop = ~raw & 0x0101010101010101ull;
+        if (!stop)
+            return 0;
+        uint64_t low = stop & (0 - stop);
+        uint64_t mask = ((low << 7) - 1) | low << 7; /* the bytes up to and including the last one */
+        uint64_t v = (raw >> 1) & 0x7f7f7f7f7f7f7f7full & mask;
+        v = (v & 0x007f007f007f007full) | ((v >> 1) & 0x3f803f803f803f80ull);
+        v = (v & 0x00003fff00003fffull) | ((v >> 2) & 0x0fffc0000fffc000ull);
+        v = (v & 0x000000000fffffffull) | ((v >> 4) & 0x00fffffff0000000ull);
+        size = 2 + (unsigned)__builtin_ctzll(stop) / 8;
+        pkt->offset = o;
+        pkt->type = FWPT_PKT_CYC;
+        pkt->size = (uint8_t)size;
+        pkt->cyc.value = (uint64_t)(p[0] >> 3) | v << 5;
+        return size;
     }
     *last_ip = fwpt_pkt_fast_entry(p, o, *last_ip, pkt);
     return size;
@@ -384,17 +408,17 @@ static inline bool fwpt_pkt_fast_one(const uint8_t *buf, size_t len, size_t *off
                                      struct fwpt_packet *pkt)
 {
     size_t o = *off;
-    /* 9 readable bytes: the header and one unaligned 8-byte load stay inside the trace */
-    if (__builtin_expect(o + 9 > len, 0)) /* also every o > len (o + 9 cannot wrap: o <= len in practice) */
+    /* 16 readable bytes: the longest packet (PSB) and every load stay inside the trace */
+    if (__builtin_expect(o + 16 > len, 0)) /* also every o > len (o + 16 cannot wrap: o <= len in practice) */
         return false;
-    unsigned size = fwpt_pkt_fast_at(buf + o, o, last_ip, pkt);
+    unsigned size = fwpt_pkt_fast_at16(buf + o, o, last_ip, pkt);
     *off = o + size;
     return size != 0;
 }
 
 static inline enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
 {
-    /* TNT/TIP* end a block; BIPs need the block state: the fast path runs outside blocks only */
+    /* BIPs need the block state: the fast path runs outside blocks only (BBP itself is slow) */
     if (__builtin_expect(!dec->block_item_bytes, 1) &&
         fwpt_pkt_fast_one(dec->buf, dec->len, &dec->offset, &dec->last_ip, pkt))
         return FWPT_OK;

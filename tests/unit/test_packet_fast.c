@@ -1,0 +1,282 @@
+/* The inline fast path (fwpt_pkt_fast_one / fwpt_pkt_next) against the slow path (fwpt_pkt_next_slow), which
+ * test_packet_vectors and test_packet_libipt check against the SDM and libipt: every header byte (and every
+ * byte 1 after 02h and 99h) with random and structured payloads, at every buffer length near the packet's end,
+ * with random Last IP; then random streams through fwpt_pkt_next, the slow path and fwpt_pkt_next_batch. */
+#include "decode/packet.h"
+#include "tests/check.h"
+
+static uint64_t rs = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return rs;
+}
+
+/* Every field the packet's type defines. */
+static int same_fields(const struct fwpt_packet *a, const struct fwpt_packet *b)
+{
+    if (a->type != b->type || a->size != b->size || a->offset != b->offset)
+        return 0;
+    switch (a->type) {
+    case FWPT_PKT_TIP: case FWPT_PKT_TIP_PGE: case FWPT_PKT_TIP_PGD: case FWPT_PKT_FUP:
+        return a->ip.ipc == b->ip.ipc && a->ip.suppressed == b->ip.suppressed && a->ip.ip == b->ip.ip &&
+               a->ip.payload == b->ip.payload;
+    case FWPT_PKT_TNT_8: case FWPT_PKT_TNT_64: return a->tnt.bits == b->tnt.bits && a->tnt.count == b->tnt.count;
+    case FWPT_PKT_PIP: return a->pip.cr3 == b->pip.cr3 && a->pip.nr == b->pip.nr;
+    case FWPT_PKT_MODE_EXEC:
+        return a->mode_exec.csl == b->mode_exec.csl && a->mode_exec.csd == b->mode_exec.csd &&
+               a->mode_exec.iflag == b->mode_exec.iflag && a->mode_exec.mode == b->mode_exec.mode;
+    case FWPT_PKT_MODE_TSX: return a->mode_tsx.intx == b->mode_tsx.intx && a->mode_tsx.abrt == b->mode_tsx.abrt;
+    case FWPT_PKT_TSC: return a->tsc.tsc == b->tsc.tsc;
+    case FWPT_PKT_CBR: return a->cbr.ratio == b->cbr.ratio;
+    case FWPT_PKT_MTC: return a->mtc.ctc == b->mtc.ctc;
+    case FWPT_PKT_TMA: return a->tma.ctc == b->tma.ctc && a->tma.fc == b->tma.fc;
+    case FWPT_PKT_CYC: return a->cyc.value == b->cyc.value;
+    case FWPT_PKT_VMCS: return a->vmcs.base == b->vmcs.base;
+    case FWPT_PKT_MNT: return a->mnt.payload == b->mnt.payload;
+    case FWPT_PKT_PTW:
+        return a->ptw.payload == b->ptw.payload && a->ptw.bytes == b->ptw.bytes && a->ptw.plc == b->ptw.plc &&
+               a->ptw.ip == b->ptw.ip;
+    case FWPT_PKT_EXSTOP: return a->exstop.ip == b->exstop.ip;
+    case FWPT_PKT_MWAIT: return a->mwait.hints == b->mwait.hints && a->mwait.ext == b->mwait.ext;
+    case FWPT_PKT_PWRE:
+        return a->pwre.state == b->pwre.state && a->pwre.sub_state == b->pwre.sub_state && a->pwre.hw == b->pwre.hw;
+    case FWPT_PKT_PWRX:
+        return a->pwrx.last == b->pwrx.last && a->pwrx.deepest == b->pwrx.deepest &&
+               a->pwrx.wake_reason == b->pwrx.wake_reason;
+    case FWPT_PKT_BBP:
+        return a->bbp.type == b->bbp.type && a->bbp.sz == b->bbp.sz && a->bbp.item_bytes == b->bbp.item_bytes;
+    case FWPT_PKT_BIP: return a->bip.id == b->bip.id && a->bip.bytes == b->bip.bytes && a->bip.value == b->bip.value;
+    case FWPT_PKT_BEP: return a->bep.ip == b->bep.ip;
+    case FWPT_PKT_CFE: return a->cfe.type == b->cfe.type && a->cfe.vector == b->cfe.vector && a->cfe.ip == b->cfe.ip;
+    case FWPT_PKT_EVD: return a->evd.type == b->evd.type && a->evd.payload == b->evd.payload;
+    default: return 1;
+    }
+}
+
+static unsigned long fast_by_type[FWPT_PKT_COUNT], slow_ok_by_type[FWPT_PKT_COUNT], compared, fast_errors;
+static int dumped;
+
+static void dump(const char *what, const uint8_t *b, size_t len, size_t off)
+{
+    if (dumped++ >= 10)
+        return;
+    fprintf(stderr, "%s: len %zu off %zu bytes:", what, len, off);
+    for (size_t i = off; i < len && i < off + 16; i++)
+        fprintf(stderr, " %02x", b[i]);
+    fprintf(stderr, "\n");
+}
+
+/* One packet at b[off..len): fwpt_pkt_next, fwpt_pkt_fast_one and the slow path, from Last IP 'lip'. */
+static void one(const uint8_t *b, size_t len, size_t off, uint64_t lip)
+{
+    struct fwpt_pkt_decoder d1, d2;
+    struct fwpt_packet a, s, f;
+    fwpt_pkt_init(&d1, b, len);
+    fwpt_pkt_init(&d2, b, len);
+    fwpt_pkt_sync_set(&d1, off);
+    fwpt_pkt_sync_set(&d2, off);
+    d1.last_ip = d2.last_ip = lip; /* as an earlier IP packet would have left it */
+    memset(&a, 0x5a, sizeof a);
+    memset(&s, 0xa5, sizeof s);
+    memset(&f, 0x3c, sizeof f);
+    enum fwpt_status s1 = fwpt_pkt_next(&d1, &a), s2 = fwpt_pkt_next_slow(&d2, &s);
+    int ok = s1 == s2 && d1.offset == d2.offset && d1.last_ip == d2.last_ip && a.offset == s.offset &&
+             (s1 == FWPT_OK ? same_fields(&a, &s) : a.type == FWPT_PKT_NONE && a.size == 0 && s.size == 0);
+    CHECK(ok);
+    if (!ok)
+        dump("fwpt_pkt_next and the slow path differ", b, len, off);
+    /* the fast path alone: either it declines (offset and Last IP unchanged) or it agrees with the slow path */
+    size_t o = off;
+    uint64_t l = lip;
+    bool fast = fwpt_pkt_fast_one(b, len, &o, &l, &f);
+    if (fast) {
+        int fok = s2 == FWPT_OK && same_fields(&f, &s) && o == d2.offset && l == d2.last_ip;
+        CHECK(fok);
+        if (!fok) {
+            fast_errors++;
+            dump("the fast path differs from the slow path", b, len, off);
+        }
+        if (f.type < FWPT_PKT_COUNT)
+            fast_by_type[f.type]++;
+    } else {
+        CHECK(o == off && l == lip);
+    }
+    if (s2 == FWPT_OK && s.type < FWPT_PKT_COUNT)
+        slow_ok_by_type[s.type]++;
+    compared++;
+}
+
+/* The packet image p[0..24) at offset 'at' of a buffer cut at every length from 'at' to 'at' + 24. */
+static void all_cuts(const uint8_t *p, size_t at)
+{
+    uint8_t buf[64];
+    for (size_t i = 0; i < at; i++)
+        buf[i] = 0; /* PAD */
+    memcpy(buf + at, p, 24);
+    uint64_t lip = rnd();
+    for (size_t n = 0; n <= 24; n++)
+        one(buf, at + n, at, lip);
+}
+
+static void random_image(uint8_t *p, unsigned hdr_len)
+{
+    for (unsigned i = hdr_len; i < 24; i++)
+        p[i] = (uint8_t)rnd();
+}
+
+static void header(unsigned b0, int b1)
+{
+    uint8_t p[24];
+    unsigned hl = b1 < 0 ? 1 : 2;
+    p[0] = (uint8_t)b0;
+    if (b1 >= 0)
+        p[1] = (uint8_t)b1;
+    for (int k = 0; k < 24; k++) {
+        random_image(p, hl);
+        /* sparse payloads too: short TNT/CYC stops, small values, zero IP bytes */
+        if (k % 3 == 1)
+            for (unsigned i = hl; i < 24; i++)
+                p[i] &= (uint8_t)rnd();
+        all_cuts(p, (size_t)(k % 4));
+    }
+    if (b0 == 0x02 && b1 == 0x82) {
+        /* PSB: the whole pattern, and each byte of it broken */
+        for (unsigned i = 0; i < 16; i++)
+            p[i] = i & 1 ? 0x82 : 0x02;
+        all_cuts(p, 0);
+        for (unsigned i = 2; i < 16; i++) {
+            p[i] ^= 0x10;
+            all_cuts(p, 1);
+            p[i] ^= 0x10;
+        }
+    }
+    if (b0 == 0x02 && b1 == 0xc3) {
+        p[2] = 0x88; /* MNT */
+        all_cuts(p, 0);
+        all_cuts(p, 3);
+    }
+    if (b0 == 0x02 && b1 == 0xa3) {
+        /* long TNT: no stop bit, a stop bit alone, and the stop bit at every position */
+        for (unsigned stop = 0; stop <= 48; stop++) {
+            uint64_t v = stop ? (rnd() & ((1ull << (stop - 1)) - 1)) | 1ull << (stop - 1) : 0;
+            for (unsigned i = 0; i < 6; i++)
+                p[2 + i] = (uint8_t)(v >> (8 * i));
+            all_cuts(p, stop % 4);
+        }
+    }
+    if ((b0 & 3) == 3 && b1 < 0) {
+        /* CYC: Exp chains of every length, up to one past the longest (reserved) */
+        for (unsigned n = 0; n <= 10; n++) {
+            random_image(p, 1);
+            for (unsigned i = 1; i < 24; i++)
+                p[i] = (uint8_t)(i < 1 + n ? p[i] | 1 : p[i] & ~1u);
+            all_cuts(p, n % 4);
+        }
+    }
+}
+
+/* Random streams of packets that decode: next, slow and batch (random batch sizes) agree packet by packet. */
+static struct fwpt_packet ref[4096], got[4096];
+static void streams(void)
+{
+    static uint8_t buf[16384];
+    unsigned long pkts = 0;
+    for (int round = 0; round < 200; round++) {
+        size_t len = 0;
+        while (len + 40 < sizeof buf) {
+            uint8_t p[24];
+            p[0] = (uint8_t)rnd();
+            if (rnd() % 3 == 0) {
+                p[0] = (uint8_t)(rnd() & 1 ? 0x02 : 0x99);
+            }
+            random_image(p, 1);
+            if (rnd() % 64 == 0)
+                for (unsigned i = 0; i < 16; i++)
+                    p[i] = i & 1 ? 0x82 : 0x02;
+            struct fwpt_pkt_decoder d;
+            struct fwpt_packet s;
+            fwpt_pkt_init(&d, p, sizeof p);
+            fwpt_pkt_sync_set(&d, 0);
+            if (fwpt_pkt_next_slow(&d, &s) != FWPT_OK || s.type == FWPT_PKT_BBP)
+                continue; /* valid packets only, outside blocks */
+            memcpy(buf + len, p, s.size);
+            len += s.size;
+        }
+        struct fwpt_pkt_decoder d1, d2, d3;
+        fwpt_pkt_init(&d1, buf, len);
+        fwpt_pkt_init(&d2, buf, len);
+        fwpt_pkt_init(&d3, buf, len);
+        fwpt_pkt_sync_set(&d1, 0);
+        fwpt_pkt_sync_set(&d2, 0);
+        fwpt_pkt_sync_set(&d3, 0);
+        size_t n = 0;
+        int ok = 1;
+        for (;;) {
+            struct fwpt_packet a;
+            enum fwpt_status s1 = fwpt_pkt_next(&d1, &a), s2 = fwpt_pkt_next_slow(&d2, &ref[n]);
+            if (s1 != s2 || !(s1 != FWPT_OK || same_fields(&a, &ref[n])) || d1.last_ip != d2.last_ip) {
+                ok = 0;
+                break;
+            }
+            if (s1 != FWPT_OK) {
+                ok = s1 == FWPT_E_EOS && d1.offset == len;
+                break;
+            }
+            if (++n == sizeof ref / sizeof ref[0])
+                break;
+        }
+        CHECK(ok);
+        size_t i = 0;
+        enum fwpt_status st = FWPT_OK;
+        while (ok && i < n && st == FWPT_OK) {
+            size_t want = 1 + rnd() % 300;
+            if (want > n - i)
+                want = n - i;
+            size_t k = fwpt_pkt_next_batch(&d3, got, want, &st);
+            for (size_t j = 0; j < k; j++)
+                ok &= same_fields(&got[j], &ref[i + j]);
+            i += k;
+            ok &= k == want ? st == FWPT_OK : 0;
+        }
+        CHECK(ok && i == n && d3.last_ip == d2.last_ip);
+        pkts += n;
+    }
+    CHECK(pkts > 200000); /* the streams were decoded, not cut short */
+}
+
+int main(void)
+{
+    for (unsigned b0 = 0; b0 < 256; b0++) {
+        if (b0 == 0x02 || b0 == 0x99)
+            for (unsigned b1 = 0; b1 < 256; b1++)
+                header(b0, (int)b1);
+        else
+            header(b0, -1);
+    }
+    CHECK_EQ(fast_errors, 0);
+    /* every type the fast path claims was decoded by it, and agreed; BBP/BIP/EVD stay with the slow path */
+    static const uint8_t fast_types[] = {
+        FWPT_PKT_PAD, FWPT_PKT_PSB, FWPT_PKT_PSBEND, FWPT_PKT_TNT_8, FWPT_PKT_TNT_64, FWPT_PKT_TIP,
+        FWPT_PKT_TIP_PGE, FWPT_PKT_TIP_PGD, FWPT_PKT_FUP, FWPT_PKT_PIP, FWPT_PKT_MODE_EXEC, FWPT_PKT_MODE_TSX,
+        FWPT_PKT_STOP, FWPT_PKT_CBR, FWPT_PKT_TSC, FWPT_PKT_MTC, FWPT_PKT_TMA, FWPT_PKT_CYC, FWPT_PKT_VMCS,
+        FWPT_PKT_OVF, FWPT_PKT_MNT, FWPT_PKT_PTW, FWPT_PKT_EXSTOP, FWPT_PKT_MWAIT, FWPT_PKT_PWRE, FWPT_PKT_PWRX,
+        FWPT_PKT_BEP, FWPT_PKT_CFE,
+    };
+    for (size_t i = 0; i < sizeof fast_types; i++) {
+        CHECK(fast_by_type[fast_types[i]] > 0);
+        if (!fast_by_type[fast_types[i]])
+            fprintf(stderr, "the fast path never decoded %s\n", fwpt_pkt_type_name(fast_types[i]));
+    }
+    CHECK_EQ(fast_by_type[FWPT_PKT_BBP] + fast_by_type[FWPT_PKT_BIP] + fast_by_type[FWPT_PKT_EVD], 0);
+    CHECK(slow_ok_by_type[FWPT_PKT_BBP] > 0 && slow_ok_by_type[FWPT_PKT_EVD] > 0);
+    streams();
+    printf("single packets compared: %lu; decoded by the fast path:", compared);
+    for (unsigned t = 1; t < FWPT_PKT_COUNT; t++)
+        if (fast_by_type[t])
+            printf(" %s %lu", fwpt_pkt_type_name(t), fast_by_type[t]);
+    printf("\n");
+    return check_summary("test_packet_fast");
+}
