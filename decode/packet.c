@@ -966,7 +966,11 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
         .sh_b = (x) == EXT_TMA ? 8 : (x) == EXT_PWRE ? 12 : (x) == EXT_PWRX ? PWRX_LAST_SHIFT          \
               : (x) == EXT_CFE ? 8 : 0,                                                                \
         .m24 = (x) == EXT_PIP ? PIP_NR : 0,                                                            \
-        .spec = (x) == EXT_TNT_64 || (x) == EXT_PSB || (x) == EXT_EXT2,                                 \
+        .chk_val = (x) == EXT_PSB ? PSB_PATTERN : (x) == EXT_EXT2 ? (uint64_t)EXT2_MNT << 16 : 0,      \
+        .chk_mask = (x) == EXT_PSB ? -1 : (x) == EXT_EXT2 ? 0xff0000 : 0,                              \
+        .keep = (x) == EXT_PSB ? 0 : -1, /* SDM: Last IP is reset to zero at PSB */                    \
+        .psb = (x) == EXT_PSB ? -1 : 0,                                                                \
+        .spec = (x) == EXT_TNT_64,                                                                     \
     }
 
 /* after 99h: MODE byte 1 bits 7:5 leaf; Exec: CS.L bit 0, CS.D bit 1, IF bit 2 (CS.L=1 -> 64-bit, CS.D=1
@@ -985,11 +989,18 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
         .type = M_EXEC(m) ? FWPT_PKT_MODE_EXEC : M_TSX(m) ? FWPT_PKT_MODE_TSX : 0,                     \
         .size = M_EXEC(m) || M_TSX(m) ? MODE_SIZE : 0,                                                 \
         .xoff = 1,                                                                                     \
+        .keep = -1,                                                                                    \
     }
 
 /* TSC: bytes 1..7 */
-#define F_TSC {.m_a = BYTES_MASK(TSC_SIZE - 1), .post = -1, .mul_a = 1, .type = FWPT_PKT_TSC, .size = TSC_SIZE, .xoff = 1}
-const struct fwpt_pkt_ext_fast fwpt_pkt_ext_fast_table[513] = {R256(F2), R256(F3), F_TSC};
+#define F_TSC {.m_a = BYTES_MASK(TSC_SIZE - 1), .post = -1, .mul_a = 1, .type = FWPT_PKT_TSC, .size = TSC_SIZE, \
+               .xoff = 1, .keep = -1}
+const struct fwpt_pkt_ext_fast fwpt_pkt_ext_fast_table[514] = {R256(F2), R256(F3), F_TSC, {.xoff = 1}};
+#define ESZ sizeof(struct fwpt_pkt_ext_fast)
+#define PG(b) {(b) == OPC_EXT ? 0 : (b) == OPC_MODE ? 256 * ESZ : (b) == OPC_TSC ? 512 * ESZ : 513 * ESZ, \
+               (b) == OPC_EXT || (b) == OPC_MODE ? 0xffff : 0}
+const struct fwpt_pkt_ext_page fwpt_pkt_ext_page[256] = {R256(PG)};
+_Static_assert(255 * sizeof(struct fwpt_pkt_ext_fast) <= 0xffff, "the page mask keeps byte 1 * entry size");
 _Static_assert(offsetof(struct fwpt_packet, cbr.ratio) == 16 && offsetof(struct fwpt_packet, vmcs.base) == 16 &&
                offsetof(struct fwpt_packet, pip.cr3) == 16 && offsetof(struct fwpt_packet, tma.fc) == 18 &&
                offsetof(struct fwpt_packet, exstop.ip) == 16 && offsetof(struct fwpt_packet, mwait.ext) == 20 &&

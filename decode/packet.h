@@ -259,16 +259,27 @@ extern const uint8_t fwpt_pkt_fast_len[256];  /* the same plus 2 for CYC with Ex
 /* The packets after 02h (extended opcodes) and 99h (MODE, whose leaf and fields are all in byte 1), by byte 1,
  * and TSC: one fill for every type. With x = the 8 bytes at p + xoff: bytes 16..23 of the packet =
  * ((((x & m_a) * mul_a) | ((x >> sh_b) & m_b)) & post) | c16, bytes 24..31 = (x & m24) | c24.
- * size 0: the slow path decodes it; spec: decoded apart (long TNT, PSB, MNT). */
+ * size 0: the slow path decodes it, and so it does when (bytes 0..7 ^ chk_val) & chk_mask != 0 or, for PSB,
+ * bytes 8..15 are not the pattern; spec: long TNT, decoded apart. */
 struct fwpt_pkt_ext_fast {
-    uint64_t m_a, mul_a, c16, c24;
+    uint64_t m_a, mul_a, c16, c24, chk_val;
     uint32_t m_b;
-    int32_t post; /* sign-extended: -1 keeps all */
+    int32_t post;     /* sign-extended: -1 keeps all */
+    int32_t chk_mask; /* sign-extended */
     uint8_t type, size, xoff, sh_b;
-    int8_t m24;   /* sign-extended */
+    int8_t m24;       /* sign-extended */
+    int8_t keep;      /* Last IP &= keep (sign-extended): 0 for PSB (SDM: Last IP is reset at PSB) */
+    int8_t psb;       /* -1: bytes 8..15 must be the PSB pattern too */
     uint8_t spec;
 };
-extern const struct fwpt_pkt_ext_fast fwpt_pkt_ext_fast_table[513]; /* 02 xx at xx, 99 xx at 256 + xx, TSC at 512 */
+extern const struct fwpt_pkt_ext_fast fwpt_pkt_ext_fast_table[514]; /* 02 xx at xx, 99 xx at 256 + xx, TSC at
+                                                                      * 512, all else at 513 (size 0) */
+/* By byte 0: the byte offset of its page (02h, 99h) or entry in fwpt_pkt_ext_fast_table, and the mask of
+ * byte 1 * sizeof entry (0 for single entries). */
+struct fwpt_pkt_ext_page {
+    uint32_t off, mask;
+};
+extern const struct fwpt_pkt_ext_page fwpt_pkt_ext_page[256];
 /* Every packet; fwpt_pkt_next calls it for whatever its fast path does not handle. */
 enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
 
@@ -300,68 +311,47 @@ static inline uint64_t fwpt_pkt_fast_entry(const uint8_t *p, size_t o, uint64_t 
     return ip;
 }
 
-/* The extended opcodes, MODE and TSC (p[0] 02h, 99h, 19h), table-driven: no branch on the type but for long TNT, PSB and
- * MNT. Size, or 0 when the slow path must decode it. */
+/* The extended opcodes, MODE and TSC (p[0] 02h, 99h, 19h), table-driven: no branch on the type but for long
+ * TNT. Size, or 0 when the slow path must decode it. */
 static inline unsigned fwpt_pkt_fast_ext(const uint8_t *p, size_t o, uint64_t *last_ip, struct fwpt_packet *pkt)
 {
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
-    unsigned b0 = p[0], b1 = p[1], idx;
-    if (b0 == 0x02)
-        idx = b1;
-    else if (b0 == 0x99)
-        idx = 256 + b1;
-    else if (b0 == 0x19)
-        idx = 512; /* TSC */
-    else
-        return 0;
-    const struct fwpt_pkt_ext_fast *e = &fwpt_pkt_ext_fast_table[idx];
-    uint64_t x = *(const fwpt_u64u *)(p + e->xoff);
+    unsigned b0 = p[0], b1 = p[1];
+    const struct fwpt_pkt_ext_page *pg = &fwpt_pkt_ext_page[b0];
+    const struct fwpt_pkt_ext_fast *e = (const struct fwpt_pkt_ext_fast *)((const char *)fwpt_pkt_ext_fast_table +
+                                                                           pg->off + ((b1 * sizeof *e) & pg->mask));
     if (__builtin_expect(e->spec, 0)) {
-        if (b1 == 0xa3) {
-            /* long TNT (02 A3, 6-byte payload with a stop bit) */
-            uint64_t tnt = *(const fwpt_u64u *)(p + 2) & 0xffffffffffffull;
-            if (tnt <= 1)
-                return 0;
-            unsigned lz = (unsigned)__builtin_clzll(tnt);
-            /* execution order: the bit below the stop bit (B1, the oldest) becomes bit 0 */
-            uint64_t v = tnt;
-            v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
-            v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
-            v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
-            pkt->offset = o;
-            pkt->type = FWPT_PKT_TNT_64;
-            pkt->size = 8;
-            pkt->tnt.count = (uint8_t)(63 - lz);
-            pkt->tnt.bits = __builtin_bswap64(v) >> lz >> 1;
-            return 8;
-        }
-        if (b1 == 0x82) {
-            /* PSB: 02 82 eight times; Last IP is reset to zero (SDM) */
-            if (*(const fwpt_u64u *)p != 0x8202820282028202ull || *(const fwpt_u64u *)(p + 8) != 0x8202820282028202ull)
-                return 0;
-            *last_ip = 0;
-            pkt->offset = o;
-            pkt->type = FWPT_PKT_PSB;
-            pkt->size = 16;
-            return 16;
-        }
-        /* MNT: 02 C3 88 and an 8-byte payload */
-        if (p[2] != 0x88)
+        /* long TNT (02 A3, 6-byte payload with a stop bit) */
+        uint64_t tnt = *(const fwpt_u64u *)(p + 2) & 0xffffffffffffull;
+        if (tnt <= 1)
             return 0;
+        unsigned lz = (unsigned)__builtin_clzll(tnt);
+        /* execution order: the bit below the stop bit (B1, the oldest) becomes bit 0 */
+        uint64_t v = tnt;
+        v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+        v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+        v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
         pkt->offset = o;
-        pkt->type = FWPT_PKT_MNT;
-        pkt->size = 11;
-        pkt->mnt.payload = *(const fwpt_u64u *)(p + 3);
-        return 11;
+        pkt->type = FWPT_PKT_TNT_64;
+        pkt->size = 8;
+        pkt->tnt.count = (uint8_t)(63 - lz);
+        pkt->tnt.bits = __builtin_bswap64(v) >> lz >> 1;
+        return 8;
     }
+    uint64_t x = *(const fwpt_u64u *)(p + e->xoff);
+    uint64_t lo = *(const fwpt_u64u *)p, hi = *(const fwpt_u64u *)(p + 8);
     /* every table field is read before the first store into *pkt (byte stores may alias anything) */
+    uint64_t bad = ((lo ^ e->chk_val) & (uint64_t)(int64_t)e->chk_mask) |
+                   ((hi ^ 0x8202820282028202ull) & (uint64_t)(int64_t)e->psb); /* MNT's 88h, PSB's pattern */
     uint64_t w16 = ((((x & e->m_a) * e->mul_a) | ((x >> e->sh_b) & e->m_b)) & (uint64_t)(int64_t)e->post) | e->c16;
     uint64_t w24 = (x & (uint64_t)(int64_t)e->m24) | e->c24;
+    uint64_t keep = (uint64_t)(int64_t)e->keep;
     uint16_t type_size; /* type and size: adjacent in both structs, one 16-bit copy */
     __builtin_memcpy(&type_size, &e->type, 2);
     unsigned n = e->size;
-    if (!n)
+    if (!n || bad)
         return 0;
+    *last_ip &= keep;
     pkt->offset = o;
     __builtin_memcpy(&pkt->type, &type_size, 2);
     pkt->cyc.value = w16; /* bytes 16..23 */
