@@ -22,7 +22,8 @@
 /* MSR_PLATFORM_INFO[15:8]: maximum non-turbo ratio (SDM Vol. 4, model-specific MSRs). */
 #define PLATFORM_INFO_MAX_NONTURBO_RATIO FWPT_FIELD(15, 8)
 #define CONSOLE_PACKETS 24         /* packet lines echoed on the console (all go to packets.txt) */
-#define FLOW_CACHE 4096
+#define FLOW_CACHE 65536          /* flow decoder block cache entries (2 MiB, from pool) */
+#define FLOW_CACHE_STATIC 4096    /* the fallback when the pool has no 2 MiB */
 #define SOFT_GT_MAX (1u << 22)     /* ground-truth IPs the software backend records (32 MiB) */
 
 struct alloc_rec {
@@ -278,8 +279,11 @@ static bool flow_summary_init(struct session *s, struct flow_summary *fs)
  * event in order (the same printers as `fwpt flow --profile`, `--calls` and plain `fwpt flow`). */
 static void decode_flow(struct session *s, struct fwpt_membuf *txt)
 {
-    static struct fwpt_flow_block cache[FLOW_CACHE];
+    static struct fwpt_flow_block static_cache[FLOW_CACHE_STATIC];
     static struct fwpt_flow f;
+    /* the cache is indexed by IP bits: a large one keeps hot code of different images apart */
+    struct fwpt_flow_block *cache = AllocatePool(FLOW_CACHE * sizeof *cache);
+    size_t ncache = cache ? FLOW_CACHE : FLOW_CACHE_STATIC;
     struct fwpt_flow_event ev;
     struct fwpt_membuf listing = {0};
     struct fwpt_sink lsink = fwpt_membuf_sink(&listing), tsink = fwpt_membuf_sink(txt);
@@ -288,7 +292,7 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
     if (!summary)
         say(s, "flow: not enough pool memory for the profile and call tree; flow.txt lists instructions only", NULL);
     struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &fs.mods : NULL, NULL, NULL};
-    fwpt_flow_init(&f, s->trace, (size_t)s->trace_len, read_code, s, cache, FLOW_CACHE);
+    fwpt_flow_init(&f, s->trace, (size_t)s->trace_len, read_code, s, cache ? cache : static_cache, ncache);
     struct fwpt_image *last = NULL;
     while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
         fwpt_flow_print_event(&pr, &ev);
@@ -332,6 +336,8 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
                     listing.lost + txt->lost);
     fwpt_membuf_free(&listing);
     flow_summary_free(&fs);
+    if (cache)
+        FreePool(cache);
 }
 
 static void print_top_modules(struct session *s)

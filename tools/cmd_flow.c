@@ -424,7 +424,7 @@ int fwpt_cmd_flow(int argc, char **argv)
         dz->im = &im;
     }
 
-    static struct fwpt_flow_block cache[1 << 14];
+    static struct fwpt_flow_block cache[1 << 16]; /* indexed by IP bits: 64 KiB of code map without a collision */
     struct fwpt_flow *f = malloc(sizeof *f);
     fwpt_flow_init(f, trace, trace_size, read_code, &im, cache, sizeof cache / sizeof cache[0]);
     struct fwpt_sink out = fwpt_file_sink(stdout);
