@@ -172,9 +172,9 @@ static const uint64_t ip_keep_mask[8] = {
 /* Fast path (fwpt_pkt_next in packet.h): one 8-byte entry per first byte for PAD, short TNT, one-byte CYC,
  * MTC and FUP/TIP/TIP.PGE/TIP.PGD; the inline code has no data-dependent branch. type 0: slow path. */
 #define FE(paymask, keep, ipsel, w16, type, size, ipc, mtc, tnt) \
-    {paymask, keep, ipsel, w16, type, size, ipc, mtc, tnt, (ipc) == FWPT_IPC_SEXT_48 ? 0xff : 0}
-/* CYC with Exp: the two-byte form (byte 1 Exp clear): Cycle Counter[11:5] = byte 1 bits 7:1, moved up by 4
- * (sext 0x04 is the shift; harmless in the sign extension: the payload is 0). Only fwpt_pkt_fast_len uses it. */
+    {paymask, keep, ipsel, w16, type, size, (ipc) == FWPT_IPC_SEXT_48 ? 16 : 0, mtc, tnt, 0}
+/* CYC with Exp: the two-byte form (byte 1 Exp clear): Cycle Counter[11:5] = byte 1 bits 7:1, moved up by 4.
+ * Only fwpt_pkt_fast_len gives it a size. */
 #define FC(hdr) {0, ~0ull, 0, hdr, FWPT_PKT_CYC, 2, 0, 0xfe, 0, 0x04}
 const struct fwpt_pkt_fast fwpt_pkt_fast_table[256] = {
     FE(0, ~0ull, 0, 0x000, FWPT_PKT_PAD, 1, 0, 0x00, 0x00), /* 00 */
@@ -1038,6 +1038,9 @@ const uint8_t fwpt_pkt_fast_len[256] = {
     1, 9, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 9, 1, 2, 1, 9, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 9, 1, 2, /* c0 */
     1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, /* e0 */
 };
+
+#define CYCX1(b) (((b) & 7) == 7)
+const uint8_t fwpt_pkt_fast_cycx[256] = {R256(CYCX1)};
 
 size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkts, size_t n,
                            enum fwpt_status *status)

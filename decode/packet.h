@@ -248,14 +248,15 @@ struct fwpt_pkt_fast {
     uint64_t ip_sel;    /* all ones when ip.ip is the reconstructed IP */
     uint16_t w16;       /* bytes 16-17 of the packet: ip.ipc + ip.suppressed, tnt.count, one-byte cyc.value */
     uint8_t type, size;
-    uint8_t ipc;        /* IPBytes (0 for non-IP packets) */
+    uint8_t sx;         /* 16 for IPBytes 011b: IP bits 63:48 copy payload bit 47 (shift up and back) */
     uint8_t mtc_mask;   /* 0xff for MTC: byte 16 = byte 1 of the packet */
     uint8_t tnt_bits;
-    uint8_t sext;       /* 0xff for IPBytes 011b: IP bits 63:48 copy payload bit 47; bit 2: shift mtc_mask bits by 4 */
+    uint8_t mtc_shift;  /* 4 for two-byte CYC: the mtc_mask bits move up by 4 */
 };
 extern const struct fwpt_pkt_fast fwpt_pkt_fast_table[256];
 extern const uint8_t fwpt_pkt_fast_size[256]; /* the size column alone: the offset chain's one lookup */
 extern const uint8_t fwpt_pkt_fast_len[256];  /* the same plus 2 for CYC with Exp (two bytes when byte 1 Exp is 0) */
+extern const uint8_t fwpt_pkt_fast_cycx[256]; /* 1 for CYC with Exp (bits 2:0 = 111b): longer when byte 1 has Exp */
 /* The packets after 02h (extended opcodes) and 99h (MODE, whose leaf and fields are all in byte 1), by byte 1,
  * and TSC: one fill for every type. With x = the 8 bytes at p + xoff: bytes 16..23 of the packet =
  * ((((x & m_a) * mul_a) | ((x >> sh_b) & m_b)) & post) | c16, bytes 24..31 = (x & m24) | c24.
@@ -294,14 +295,13 @@ static inline uint64_t fwpt_pkt_fast_entry(const uint8_t *p, size_t o, uint64_t 
     /* every table field is read before the first store into *pkt (byte stores may alias anything) */
     uint64_t payload = raw & f->pay_mask;
     /* MTC: CTC = byte 1; two-byte CYC: Cycle Counter[11:5] = byte 1 bits 7:1 (mask 0xfe, shifted up by 4) */
-    uint64_t ip_sel = f->ip_sel, w16 = (uint64_t)f->w16 | (raw & f->mtc_mask) << (f->sext & 4);
+    uint64_t ip_sel = f->ip_sel, w16 = (uint64_t)f->w16 | (raw & f->mtc_mask) << f->mtc_shift;
     uint64_t tnt_bits = f->tnt_bits;
     uint16_t type_size; /* type and size: adjacent in both structs, one 16-bit copy */
     __builtin_memcpy(&type_size, &f->type, 2);
     /* SDM Table "FUP/TIP IP Reconstruction"; non-IP packets keep Last IP (mask all ones, no payload) */
-    uint64_t bit47 = (uint64_t)((int64_t)(payload << 16) >> 63); /* all ones when payload bit 47 is set */
-    uint64_t sext_hi = (uint64_t)(int64_t)(int8_t)f->sext << 48;  /* bits 63:48 for 011b, else 0 */
-    uint64_t ip = (last_ip & f->keep_mask) | payload | (bit47 & sext_hi); /* branch-free */
+    unsigned sx = f->sx;
+    uint64_t ip = (uint64_t)((int64_t)(((last_ip & f->keep_mask) | payload) << sx) >> sx); /* branch-free */
     pkt->offset = o;
     __builtin_memcpy(&pkt->type, &type_size, 2);
     /* bytes 16..23: ipc + suppressed, TNT count, one-byte CYC value, or MTC CTC */
@@ -367,7 +367,7 @@ static inline unsigned fwpt_pkt_fast_at16(const uint8_t *p, size_t o, uint64_t *
     uint64_t raw = *(const fwpt_u64u *)(p + 1);
     unsigned size = fwpt_pkt_fast_len[p[0]];
     /* CYC with Exp whose byte 1 has Exp set too: longer than the table's two bytes */
-    unsigned cyc_more = ((p[0] & 0x07) == 0x07) & (unsigned)raw;
+    unsigned cyc_more = fwpt_pkt_fast_cycx[p[0]] & (unsigned)raw;
     if (__builtin_expect(size == 0 || cyc_more, 0)) {
         if (!cyc_more)
             return fwpt_pkt_fast_ext(p, o, last_ip, pkt);
