@@ -365,6 +365,10 @@ static inline unsigned fwpt_pkt_fast_at16(const uint8_t *p, size_t o, uint64_t *
 {
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
     uint64_t raw = *(const fwpt_u64u *)(p + 1);
+    /* extended opcodes: tested on the header byte itself, so a mispredicted branch resolves a table load
+     * earlier than through the size column */
+    if (__builtin_expect(p[0] == 0x02, 0))
+        return fwpt_pkt_fast_ext(p, o, last_ip, pkt);
     unsigned size = fwpt_pkt_fast_len[p[0]];
     /* CYC with Exp whose byte 1 has Exp set too: longer than the table's two bytes */
     unsigned cyc_more = fwpt_pkt_fast_cycx[p[0]] & (unsigned)raw;
