@@ -961,7 +961,7 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
               : X_EXSTOP(x) ? FWPT_PKT_EXSTOP : (x) == EXT_MWAIT ? FWPT_PKT_MWAIT                       \
               : (x) == EXT_PWRE ? FWPT_PKT_PWRE : (x) == EXT_PWRX ? FWPT_PKT_PWRX                       \
               : X_BEP(x) ? FWPT_PKT_BEP : (x) == EXT_CFE ? FWPT_PKT_CFE : X_PTWOK(x) ? FWPT_PKT_PTW : 0, \
-        .size = SIZE2(x),                                                                              \
+        .size = (x) == EXT_TNT_64 ? 0 : SIZE2(x), /* long TNT: fwpt_pkt_fast_tnt64 */                   \
         .xoff = (x) == EXT_EXT2 ? 3 : (x) == EXT_CFE ? 1 : 2,                                          \
         .sh_b = (x) == EXT_TMA ? 8 : (x) == EXT_PWRE ? 12 : (x) == EXT_PWRX ? PWRX_LAST_SHIFT          \
               : (x) == EXT_CFE ? 8 : 0,                                                                \
@@ -970,7 +970,6 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
         .chk_mask = (x) == EXT_PSB ? -1 : (x) == EXT_EXT2 ? 0xff0000 : 0,                              \
         .keep = (x) == EXT_PSB ? 0 : -1, /* SDM: Last IP is reset to zero at PSB */                    \
         .psb = (x) == EXT_PSB ? -1 : 0,                                                                \
-        .spec = (x) == EXT_TNT_64,                                                                     \
     }
 
 /* after 99h: MODE byte 1 bits 7:5 leaf; Exec: CS.L bit 0, CS.D bit 1, IF bit 2 (CS.L=1 -> 64-bit, CS.D=1

@@ -261,7 +261,7 @@ extern const uint8_t fwpt_pkt_fast_cycx[256]; /* 1 for CYC with Exp (bits 2:0 = 
  * and TSC: one fill for every type. With x = the 8 bytes at p + xoff: bytes 16..23 of the packet =
  * ((((x & m_a) * mul_a) | ((x >> sh_b) & m_b)) & post) | c16, bytes 24..31 = (x & m24) | c24.
  * size 0: the slow path decodes it, and so it does when (bytes 0..7 ^ chk_val) & chk_mask != 0 or, for PSB,
- * bytes 8..15 are not the pattern; spec: long TNT, decoded apart. */
+ * bytes 8..15 are not the pattern (long TNT: fwpt_pkt_fast_tnt64). */
 struct fwpt_pkt_ext_fast {
     uint64_t m_a, mul_a, c16, c24, chk_val;
     uint32_t m_b;
@@ -271,7 +271,6 @@ struct fwpt_pkt_ext_fast {
     int8_t m24;       /* sign-extended */
     int8_t keep;      /* Last IP &= keep (sign-extended): 0 for PSB (SDM: Last IP is reset at PSB) */
     int8_t psb;       /* -1: bytes 8..15 must be the PSB pattern too */
-    uint8_t spec;
 };
 extern const struct fwpt_pkt_ext_fast fwpt_pkt_ext_fast_table[514]; /* 02 xx at xx, 99 xx at 256 + xx, TSC at
                                                                       * 512, all else at 513 (size 0) */
@@ -311,8 +310,29 @@ static inline uint64_t fwpt_pkt_fast_entry(const uint8_t *p, size_t o, uint64_t 
     return ip;
 }
 
-/* The extended opcodes, MODE and TSC (p[0] 02h, 99h, 19h), table-driven: no branch on the type but for long
- * TNT. Size, or 0 when the slow path must decode it. */
+/* Long TNT (02 A3, 6-byte payload with a stop bit), 16 readable bytes: 8, or 0 when the slow path must report it. */
+static inline unsigned fwpt_pkt_fast_tnt64(const uint8_t *p, size_t o, struct fwpt_packet *pkt)
+{
+    typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
+    uint64_t tnt = *(const fwpt_u64u *)(p + 2) & 0xffffffffffffull;
+    if (tnt <= 1)
+        return 0;
+    unsigned lz = (unsigned)__builtin_clzll(tnt);
+    /* execution order: the bit below the stop bit (B1, the oldest) becomes bit 0 */
+    uint64_t v = tnt;
+    v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+    v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
+    pkt->offset = o;
+    pkt->type = FWPT_PKT_TNT_64;
+    pkt->size = 8;
+    pkt->tnt.count = (uint8_t)(63 - lz);
+    pkt->tnt.bits = __builtin_bswap64(v) >> lz >> 1;
+    return 8;
+}
+
+/* The extended opcodes but long TNT, MODE and TSC (p[0] 02h, 99h, 19h), table-driven: no branch on the type.
+ * Size, or 0 when the slow path must decode it. */
 static inline unsigned fwpt_pkt_fast_ext(const uint8_t *p, size_t o, uint64_t *last_ip, struct fwpt_packet *pkt)
 {
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
@@ -320,24 +340,6 @@ static inline unsigned fwpt_pkt_fast_ext(const uint8_t *p, size_t o, uint64_t *l
     const struct fwpt_pkt_ext_page *pg = &fwpt_pkt_ext_page[b0];
     const struct fwpt_pkt_ext_fast *e = (const struct fwpt_pkt_ext_fast *)((const char *)fwpt_pkt_ext_fast_table +
                                                                            pg->off + ((b1 * sizeof *e) & pg->mask));
-    if (__builtin_expect(e->spec, 0)) {
-        /* long TNT (02 A3, 6-byte payload with a stop bit) */
-        uint64_t tnt = *(const fwpt_u64u *)(p + 2) & 0xffffffffffffull;
-        if (tnt <= 1)
-            return 0;
-        unsigned lz = (unsigned)__builtin_clzll(tnt);
-        /* execution order: the bit below the stop bit (B1, the oldest) becomes bit 0 */
-        uint64_t v = tnt;
-        v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
-        v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
-        v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
-        pkt->offset = o;
-        pkt->type = FWPT_PKT_TNT_64;
-        pkt->size = 8;
-        pkt->tnt.count = (uint8_t)(63 - lz);
-        pkt->tnt.bits = __builtin_bswap64(v) >> lz >> 1;
-        return 8;
-    }
     uint64_t x = *(const fwpt_u64u *)(p + e->xoff);
     uint64_t lo = *(const fwpt_u64u *)p, hi = *(const fwpt_u64u *)(p + 8);
     /* every table field is read before the first store into *pkt (byte stores may alias anything) */
@@ -368,7 +370,7 @@ static inline unsigned fwpt_pkt_fast_at16(const uint8_t *p, size_t o, uint64_t *
     /* extended opcodes: tested on the header byte itself, so a mispredicted branch resolves a table load
      * earlier than through the size column */
     if (__builtin_expect(p[0] == 0x02, 0))
-        return fwpt_pkt_fast_ext(p, o, last_ip, pkt);
+        return p[1] == 0xa3 ? fwpt_pkt_fast_tnt64(p, o, pkt) : fwpt_pkt_fast_ext(p, o, last_ip, pkt);
     unsigned size = fwpt_pkt_fast_len[p[0]];
     /* CYC with Exp whose byte 1 has Exp set too: longer than the table's two bytes */
     unsigned cyc_more = fwpt_pkt_fast_cycx[p[0]] & (unsigned)raw;
