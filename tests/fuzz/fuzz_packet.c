@@ -5,6 +5,7 @@
 #include <string.h>
 #include "decode/packet.h"
 #include "decode/pkt_print.h"
+#include "tests/common/pkt_equal.h"
 
 static void null_write(void *ctx, const char *s, size_t n)
 {
@@ -41,16 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         enum fwpt_status s2 = fwpt_pkt_next_slow(&slow, &spkt);
         ASSERT(s == s2 && pkt.offset == spkt.offset && pkt.type == spkt.type && pkt.size == spkt.size);
         ASSERT(dec.offset == slow.offset && dec.last_ip == slow.last_ip && dec.block_item_bytes == slow.block_item_bytes);
-        if (s == FWPT_OK && pkt.type == FWPT_PKT_CYC)
-            ASSERT(pkt.cyc.value == spkt.cyc.value);
-        if (s == FWPT_OK && pkt.type == FWPT_PKT_MTC)
-            ASSERT(pkt.mtc.ctc == spkt.mtc.ctc);
-        if (s == FWPT_OK && (pkt.type == FWPT_PKT_TIP || pkt.type == FWPT_PKT_FUP || pkt.type == FWPT_PKT_TIP_PGE ||
-                             pkt.type == FWPT_PKT_TIP_PGD))
-            ASSERT(pkt.ip.ipc == spkt.ip.ipc && pkt.ip.suppressed == spkt.ip.suppressed && pkt.ip.ip == spkt.ip.ip &&
-                   pkt.ip.payload == spkt.ip.payload);
-        if (s == FWPT_OK && pkt.type == FWPT_PKT_TNT_8)
-            ASSERT(pkt.tnt.count == spkt.tnt.count && pkt.tnt.bits == spkt.tnt.bits);
+        ASSERT(s != FWPT_OK || pkt_same_fields(&pkt, &spkt)); /* every field of every type */
         ASSERT(pkt.offset == expect);
         if (s == FWPT_E_EOS) {
             ASSERT(expect == size);
@@ -105,6 +97,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ASSERT(dec.offset < prev && dec.offset + 16 <= size);
         prev = dec.offset;
     }
+    /* fwpt_pkt_next_batch: the same packets as fwpt_pkt_next, in batches of 7, up to the same stop */
+    struct fwpt_pkt_decoder bd;
+    struct fwpt_packet bp[7];
+    fwpt_pkt_init(&bd, buf, size);
+    fwpt_pkt_init(&dec, buf, size);
+    enum fwpt_status bs = FWPT_OK;
+    while (bs == FWPT_OK) {
+        size_t k = fwpt_pkt_next_batch(&bd, bp, 7, &bs);
+        ASSERT(k <= 7 && (k == 7 || bs != FWPT_OK));
+        for (size_t i = 0; i < k; i++)
+            ASSERT(fwpt_pkt_next(&dec, &pkt) == FWPT_OK && pkt_same_fields(&pkt, &bp[i]));
+    }
+    ASSERT(fwpt_pkt_next(&dec, &pkt) == bs && dec.offset == bd.offset && dec.last_ip == bd.last_ip);
     free(buf);
     return 0;
 }

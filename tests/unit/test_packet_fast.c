@@ -3,6 +3,7 @@
  * byte 1 after 02h and 99h) with random and structured payloads, at every buffer length near the packet's end,
  * with random Last IP; then random streams through fwpt_pkt_next, the slow path and fwpt_pkt_next_batch. */
 #include "decode/packet.h"
+#include "tests/common/pkt_equal.h"
 #include "tests/check.h"
 
 static uint64_t rs = 0x9e3779b97f4a7c15ull;
@@ -14,47 +15,6 @@ static uint64_t rnd(void)
     return rs;
 }
 
-/* Every field the packet's type defines. */
-static int same_fields(const struct fwpt_packet *a, const struct fwpt_packet *b)
-{
-    if (a->type != b->type || a->size != b->size || a->offset != b->offset)
-        return 0;
-    switch (a->type) {
-    case FWPT_PKT_TIP: case FWPT_PKT_TIP_PGE: case FWPT_PKT_TIP_PGD: case FWPT_PKT_FUP:
-        return a->ip.ipc == b->ip.ipc && a->ip.suppressed == b->ip.suppressed && a->ip.ip == b->ip.ip &&
-               a->ip.payload == b->ip.payload;
-    case FWPT_PKT_TNT_8: case FWPT_PKT_TNT_64: return a->tnt.bits == b->tnt.bits && a->tnt.count == b->tnt.count;
-    case FWPT_PKT_PIP: return a->pip.cr3 == b->pip.cr3 && a->pip.nr == b->pip.nr;
-    case FWPT_PKT_MODE_EXEC:
-        return a->mode_exec.csl == b->mode_exec.csl && a->mode_exec.csd == b->mode_exec.csd &&
-               a->mode_exec.iflag == b->mode_exec.iflag && a->mode_exec.mode == b->mode_exec.mode;
-    case FWPT_PKT_MODE_TSX: return a->mode_tsx.intx == b->mode_tsx.intx && a->mode_tsx.abrt == b->mode_tsx.abrt;
-    case FWPT_PKT_TSC: return a->tsc.tsc == b->tsc.tsc;
-    case FWPT_PKT_CBR: return a->cbr.ratio == b->cbr.ratio;
-    case FWPT_PKT_MTC: return a->mtc.ctc == b->mtc.ctc;
-    case FWPT_PKT_TMA: return a->tma.ctc == b->tma.ctc && a->tma.fc == b->tma.fc;
-    case FWPT_PKT_CYC: return a->cyc.value == b->cyc.value;
-    case FWPT_PKT_VMCS: return a->vmcs.base == b->vmcs.base;
-    case FWPT_PKT_MNT: return a->mnt.payload == b->mnt.payload;
-    case FWPT_PKT_PTW:
-        return a->ptw.payload == b->ptw.payload && a->ptw.bytes == b->ptw.bytes && a->ptw.plc == b->ptw.plc &&
-               a->ptw.ip == b->ptw.ip;
-    case FWPT_PKT_EXSTOP: return a->exstop.ip == b->exstop.ip;
-    case FWPT_PKT_MWAIT: return a->mwait.hints == b->mwait.hints && a->mwait.ext == b->mwait.ext;
-    case FWPT_PKT_PWRE:
-        return a->pwre.state == b->pwre.state && a->pwre.sub_state == b->pwre.sub_state && a->pwre.hw == b->pwre.hw;
-    case FWPT_PKT_PWRX:
-        return a->pwrx.last == b->pwrx.last && a->pwrx.deepest == b->pwrx.deepest &&
-               a->pwrx.wake_reason == b->pwrx.wake_reason;
-    case FWPT_PKT_BBP:
-        return a->bbp.type == b->bbp.type && a->bbp.sz == b->bbp.sz && a->bbp.item_bytes == b->bbp.item_bytes;
-    case FWPT_PKT_BIP: return a->bip.id == b->bip.id && a->bip.bytes == b->bip.bytes && a->bip.value == b->bip.value;
-    case FWPT_PKT_BEP: return a->bep.ip == b->bep.ip;
-    case FWPT_PKT_CFE: return a->cfe.type == b->cfe.type && a->cfe.vector == b->cfe.vector && a->cfe.ip == b->cfe.ip;
-    case FWPT_PKT_EVD: return a->evd.type == b->evd.type && a->evd.payload == b->evd.payload;
-    default: return 1;
-    }
-}
 
 static unsigned long fast_by_type[FWPT_PKT_COUNT], slow_ok_by_type[FWPT_PKT_COUNT], compared, fast_errors;
 static int dumped;
@@ -84,7 +44,7 @@ static void one(const uint8_t *b, size_t len, size_t off, uint64_t lip)
     memset(&f, 0x3c, sizeof f);
     enum fwpt_status s1 = fwpt_pkt_next(&d1, &a), s2 = fwpt_pkt_next_slow(&d2, &s);
     int ok = s1 == s2 && d1.offset == d2.offset && d1.last_ip == d2.last_ip && a.offset == s.offset &&
-             (s1 == FWPT_OK ? same_fields(&a, &s) : a.type == FWPT_PKT_NONE && a.size == 0 && s.size == 0);
+             (s1 == FWPT_OK ? pkt_same_fields(&a, &s) : a.type == FWPT_PKT_NONE && a.size == 0 && s.size == 0);
     CHECK(ok);
     if (!ok)
         dump("fwpt_pkt_next and the slow path differ", b, len, off);
@@ -93,7 +53,7 @@ static void one(const uint8_t *b, size_t len, size_t off, uint64_t lip)
     uint64_t l = lip;
     bool fast = fwpt_pkt_fast_one(b, len, &o, &l, &f);
     if (fast) {
-        int fok = s2 == FWPT_OK && same_fields(&f, &s) && o == d2.offset && l == d2.last_ip;
+        int fok = s2 == FWPT_OK && pkt_same_fields(&f, &s) && o == d2.offset && l == d2.last_ip;
         CHECK(fok);
         if (!fok) {
             fast_errors++;
@@ -217,7 +177,7 @@ static void streams(void)
         for (;;) {
             struct fwpt_packet a;
             enum fwpt_status s1 = fwpt_pkt_next(&d1, &a), s2 = fwpt_pkt_next_slow(&d2, &ref[n]);
-            if (s1 != s2 || !(s1 != FWPT_OK || same_fields(&a, &ref[n])) || d1.last_ip != d2.last_ip) {
+            if (s1 != s2 || !(s1 != FWPT_OK || pkt_same_fields(&a, &ref[n])) || d1.last_ip != d2.last_ip) {
                 ok = 0;
                 break;
             }
@@ -237,7 +197,7 @@ static void streams(void)
                 want = n - i;
             size_t k = fwpt_pkt_next_batch(&d3, got, want, &st);
             for (size_t j = 0; j < k; j++)
-                ok &= same_fields(&got[j], &ref[i + j]);
+                ok &= pkt_same_fields(&got[j], &ref[i + j]);
             i += k;
             ok &= k == want ? st == FWPT_OK : 0;
         }
