@@ -138,7 +138,9 @@ static void packet_error(struct fwpt_flow *f, enum fwpt_status s)
     retstack_clear(f);
     f->have_peek = 0;
     size_t at = f->pkt.offset;
-    if (fwpt_pkt_sync_set(&f->pkt, at + 1) != FWPT_OK || fwpt_pkt_sync_forward(&f->pkt) != FWPT_OK)
+    /* the first PSB at or after at + 1 (packet.h: sync_set(N - 1), then sync_forward): one right
+     * after a one-byte corrupt packet counts */
+    if (fwpt_pkt_sync_set(&f->pkt, at) != FWPT_OK || fwpt_pkt_sync_forward(&f->pkt) != FWPT_OK)
         f->state = ST_END;
     else
         f->state = ST_UNSYNCED;

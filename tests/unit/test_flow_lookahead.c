@@ -1,0 +1,427 @@
+/* The flow decoder at packet boundaries: what follows a used-up TNT or a TIP (PADs, another TNT, a
+ * FUP, a TIP.PGD, a corrupt byte, the end of the trace) must give the same events, IPs and error
+ * offsets whichever path takes the packet: fill_fast (fwpt_flow_next / _batch with a warm cache),
+ * run_resolve (fwpt_flow_next_run) and the general path (no cache). Each case also checks its
+ * exact outcome. */
+#include <intel-pt.h>
+#include <string.h>
+
+#include "decode/flow.h"
+#include "tests/check.h"
+
+static uint8_t code[0x100];
+static const uint64_t base = 0x10000;
+
+static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    (void)ctx;
+    if (ip < base || ip - base >= sizeof code)
+        return 0;
+    *bytes = code + (ip - base);
+    return sizeof code - (ip - base);
+}
+
+/* +0 nop; +1 jz +4; +3 nop; +4 jmp +0: one TNT bit per round, 3 instructions taken, 4 not.
+ * +0x40 nop; +0x41 jmp rax: one TIP per round. */
+#define LOOP 0x00
+#define IND 0x40
+static void build_code(void)
+{
+    static const uint8_t loop[] = {0x90, 0x74, 0x01, 0x90, 0xeb, 0xfa};
+    static const uint8_t ind[] = {0x90, 0xff, 0xe0};
+    memset(code, 0xcc, sizeof code);
+    memcpy(code + LOOP, loop, sizeof loop);
+    memcpy(code + IND, ind, sizeof ind);
+}
+
+static uint8_t trace[1 << 16];
+static size_t trace_len;
+static struct pt_encoder *enc;
+
+static uint64_t here(void)
+{
+    uint64_t o = 0;
+    pt_enc_get_offset(enc, &o);
+    return o;
+}
+static void emit(struct pt_packet *p) { CHECK(pt_enc_next(enc, p) > 0); }
+static void pk_plain(enum pt_packet_type t)
+{
+    struct pt_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = t;
+    emit(&p);
+}
+static void pk_ip(enum pt_packet_type t, uint64_t ip, enum pt_ip_compression c)
+{
+    struct pt_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = t;
+    p.payload.ip.ipc = c;
+    p.payload.ip.ip = ip;
+    emit(&p);
+}
+static void pk_mode64(void)
+{
+    struct pt_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = ppt_mode;
+    p.payload.mode.leaf = pt_mol_exec;
+    p.payload.mode.bits.exec.csl = 1;
+    emit(&p);
+}
+
+/* The expected walk: instructions of the loop for each bit, in order. */
+static uint64_t want_ip[1 << 16];
+static size_t want_n;
+static void want(uint64_t off) { want_ip[want_n++] = base + off; }
+static int last_bit; /* of the last TNT packet */
+static void want_bit(int taken)
+{
+    last_bit = taken;
+    want(LOOP + 0);
+    want(LOOP + 1);
+    if (!taken)
+        want(LOOP + 3);
+    want(LOOP + 4);
+}
+
+/* A TNT packet of k bits (1..6 short, else long) from the bits of v, the oldest first; want_walk:
+ * the loop's instructions for them are expected. */
+static void pk_tnt_w(unsigned k, uint64_t v, bool want_walk)
+{
+    struct pt_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = k <= 6 ? ppt_tnt_8 : ppt_tnt_64;
+    p.payload.tnt.bit_size = (uint8_t)k;
+    for (unsigned i = 0; i < k; i++) { /* oldest bit most significant */
+        int bit = (int)(v >> i & 1);
+        p.payload.tnt.payload = p.payload.tnt.payload << 1 | (uint64_t)bit;
+        if (want_walk)
+            want_bit(bit);
+    }
+    emit(&p);
+}
+static void pk_tnt(unsigned k, uint64_t v) { pk_tnt_w(k, v, true); }
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void begin_at(uint64_t start)
+{
+    struct pt_config c;
+    pt_config_init(&c);
+    c.begin = trace;
+    c.end = trace + sizeof trace;
+    enc = pt_alloc_encoder(&c);
+    want_n = 0;
+    pk_plain(ppt_psb);
+    pk_mode64();
+    pk_ip(ppt_fup, base + start, pt_ipc_sext_48);
+    pk_plain(ppt_psbend);
+}
+static void begin(void) { begin_at(LOOP); }
+static void end(void)
+{
+    trace_len = (size_t)here();
+    pt_free_encoder(enc);
+}
+
+/* Random TNT packets, short and long, with 0..3 PADs after each; 'rounds' packets. */
+static void tnt_run(unsigned rounds)
+{
+    for (unsigned r = 0; r < rounds; r++) {
+        unsigned k = rnd() % 4 ? 1 + (unsigned)(rnd() % 6) : 7 + (unsigned)(rnd() % 41);
+        pk_tnt(k, rnd());
+        for (unsigned pads = (unsigned)(rnd() % 4 == 0 ? rnd() % 4 : 0); pads; pads--)
+            pk_plain(ppt_pad);
+    }
+}
+
+/* One decoded item, whichever way it was read. */
+struct item {
+    uint8_t kind, async;
+    uint32_t status;
+    uint64_t ip, to, offset;
+};
+static struct item got[4][1 << 16];
+static size_t got_n[4];
+
+enum way { W_NEXT, W_BATCH, W_RUN, W_NOCACHE };
+
+static void decode(enum way w)
+{
+    static struct fwpt_flow f;
+    static struct fwpt_flow_block cache[1024];
+    bool with_cache = w != W_NOCACHE;
+    fwpt_flow_init(&f, trace, trace_len, read_code, NULL, with_cache ? cache : NULL, with_cache ? 1024 : 0);
+    struct fwpt_flow_event ev;
+    struct item *g = got[w];
+    size_t n = 0, cap = sizeof got[0] / sizeof got[0][0];
+#define PUT_EV() (g[n++] = (struct item){ev.kind, ev.async, ev.status, ev.ip, ev.to, ev.offset})
+#define PUT_INSN(a) (g[n++] = (struct item){FWPT_FLOW_INSN, 0, 0, (a), 0, 0})
+    for (;;) {
+        if (w == W_NEXT || w == W_NOCACHE) {
+            if (fwpt_flow_next(&f, &ev) != FWPT_OK)
+                break;
+            if (n < cap) {
+                if (ev.kind == FWPT_FLOW_INSN)
+                    PUT_INSN(ev.ip);
+                else
+                    PUT_EV();
+            }
+        } else if (w == W_BATCH) {
+            const struct fwpt_flow_obuf_insn *v;
+            uint32_t k;
+            if (fwpt_flow_next_batch(&f, &v, &k, &ev) != FWPT_OK)
+                break;
+            for (uint32_t i = 0; i < k && n < cap; i++)
+                PUT_INSN(v[i].ip);
+            if (!k && n < cap)
+                PUT_EV();
+        } else {
+            struct fwpt_flow_run r;
+            if (fwpt_flow_next_run(&f, &r, &ev) != FWPT_OK)
+                break;
+            uint64_t ip = r.ip;
+            for (uint32_t i = 0; i < r.n && n < cap; i++) {
+                PUT_INSN(ip);
+                ip += r.sizes[i];
+            }
+            if (!r.n && n < cap)
+                PUT_EV();
+        }
+    }
+    got_n[w] = n;
+}
+
+/* Decodes every way; all must agree item by item. Returns the number of items. */
+static size_t decode_all(void)
+{
+    for (int w = W_NEXT; w <= W_NOCACHE; w++)
+        decode((enum way)w);
+    for (int w = W_BATCH; w <= W_NOCACHE; w++) {
+        CHECK_EQ(got_n[w], got_n[W_NEXT]);
+        size_t diff = 0, first = got_n[W_NEXT];
+        for (size_t i = 0; i < got_n[w] && i < got_n[W_NEXT]; i++) {
+            if (memcmp(&got[w][i], &got[W_NEXT][i], sizeof got[0][0])) {
+                if (!diff)
+                    first = i;
+                diff++;
+            }
+        }
+        CHECK_EQ(diff, 0);
+        if (diff)
+            fprintf(stderr, "  way %d differs first at item %zu\n", w, first);
+    }
+    return got_n[W_NEXT];
+}
+
+/* The instructions before the first event at or after item *i equal want_ip[*wi..]: advances both. */
+static void check_insns(size_t *i, size_t *wi, size_t upto)
+{
+    size_t bad = 0;
+    while (*i < got_n[W_NEXT] && got[W_NEXT][*i].kind == FWPT_FLOW_INSN && *wi < upto) {
+        bad += got[W_NEXT][*i].ip != want_ip[*wi];
+        ++*i;
+        ++*wi;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(*wi, upto);
+}
+
+static const struct item *expect_event(size_t *i, unsigned kind)
+{
+    CHECK(*i < got_n[W_NEXT]);
+    if (*i >= got_n[W_NEXT])
+        return &got[W_NEXT][0];
+    const struct item *e = &got[W_NEXT][(*i)++];
+    CHECK_EQ(e->kind, kind);
+    return e;
+}
+
+/* PADs between TNTs, short and long, then TIP.PGD (IP suppressed): disabled at the next jz. */
+static void case_pads(void)
+{
+    begin();
+    tnt_run(400);
+    size_t w_end = want_n;
+    uint64_t pgd = here();
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    end();
+    decode_all();
+    size_t i = 0, wi = 0;
+    expect_event(&i, FWPT_FLOW_ENABLED);
+    want(LOOP + 0); /* the walk reaches the next jz, which the TIP.PGD binds to */
+    want(LOOP + 1);
+    check_insns(&i, &wi, w_end + 2);
+    const struct item *e = expect_event(&i, FWPT_FLOW_DISABLED);
+    CHECK_EQ(e->offset, pgd);
+    CHECK_EQ(e->async, 0);
+    CHECK_EQ(i, got_n[W_NEXT]);
+}
+
+/* A TNT right before FUP + TIP.PGD: the walk stops where the FUP binds (the nop a not-taken jz
+ * falls through to); and before FUP + TIP: an interrupt there, the loop going on at its target. */
+static void case_fup(void)
+{
+    begin();
+    tnt_run(50);
+    pk_tnt(1, 0); /* not taken: the walk goes to +3 */
+    want_n -= 2;  /* the FUP binds at +3: nop and jmp do not run */
+    size_t w_int = want_n;
+    uint64_t fup = here();
+    pk_ip(ppt_fup, base + LOOP + 3, pt_ipc_update_16);
+    pk_ip(ppt_tip, base + LOOP, pt_ipc_update_16);
+    tnt_run(50);
+    pk_tnt(1, 0);
+    want_n -= 2;
+    size_t w_end = want_n;
+    pk_ip(ppt_fup, base + LOOP + 3, pt_ipc_update_32);
+    uint64_t pgd = here();
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    end();
+    decode_all();
+    size_t i = 0, wi = 0;
+    expect_event(&i, FWPT_FLOW_ENABLED);
+    check_insns(&i, &wi, w_int);
+    const struct item *e = expect_event(&i, FWPT_FLOW_INTERRUPT);
+    CHECK_EQ(e->ip, base + LOOP + 3);
+    CHECK_EQ(e->to, base + LOOP);
+    CHECK_EQ(e->offset, fup);
+    check_insns(&i, &wi, w_end);
+    e = expect_event(&i, FWPT_FLOW_DISABLED);
+    CHECK_EQ(e->async, 1);
+    CHECK_EQ(e->ip, base + LOOP + 3);
+    CHECK_EQ(e->offset, pgd);
+    CHECK_EQ(i, got_n[W_NEXT]);
+}
+
+/* The trace ends right after a TNT (no PAD, no PSB after it): every bit is used, the walk runs to
+ * the next jz and the decode ends there without an error. */
+static void case_end(void)
+{
+    for (unsigned last = 1; last <= 47; last += 23) {
+        begin();
+        tnt_run(100);
+        pk_tnt(last, rnd());
+        want(LOOP + 0);
+        want(LOOP + 1);
+        size_t w_end = want_n;
+        end();
+        decode_all();
+        size_t i = 0, wi = 0;
+        expect_event(&i, FWPT_FLOW_ENABLED);
+        check_insns(&i, &wi, w_end);
+        CHECK_EQ(i, got_n[W_NEXT]);
+    }
+}
+
+/* A corrupt byte right after a TNT (and after PADs after a TNT): the packet error names that
+ * byte's offset; decoding resumes at the next PSB. */
+static void case_corrupt(void)
+{
+    static const uint8_t bad_bytes[] = {0x05, 0x15, 0x25}; /* reserved opcodes (bits 4:0 = 00101b) */
+    for (unsigned pads = 0; pads < 3; pads++) {
+        for (size_t bb = 0; bb < sizeof bad_bytes; bb++) {
+            begin();
+            tnt_run(60);
+            pk_tnt(1 + (unsigned)bb, rnd());
+            for (unsigned k = 0; k < pads; k++)
+                pk_plain(ppt_pad);
+            /* the lookahead after the last TNT meets the byte: the walk stops at the jz's successor */
+            size_t w_err = want_n - (last_bit ? 1 : 2);
+            uint64_t err_ip = base + LOOP + (last_bit ? 4 : 3);
+            want_n = w_err; /* after the error the rounds start again at the PSB+ FUP */
+            uint64_t bad = here();
+            trace[bad] = bad_bytes[bb];
+            pt_enc_sync_set(enc, bad + 1);
+            uint64_t psb = here();
+            pk_plain(ppt_psb);
+            pk_ip(ppt_fup, base + LOOP, pt_ipc_sext_48);
+            pk_plain(ppt_psbend);
+            tnt_run(20);
+            want(LOOP + 0);
+            want(LOOP + 1);
+            size_t w_end = want_n;
+            uint64_t pgd = here();
+            pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+            end();
+            decode_all();
+            size_t i = 0, wi = 0;
+            expect_event(&i, FWPT_FLOW_ENABLED);
+            check_insns(&i, &wi, w_err);
+            const struct item *e = expect_event(&i, FWPT_FLOW_ERROR);
+            CHECK_EQ(e->status, FWPT_E_BAD_OPCODE);
+            CHECK_EQ(e->offset, bad);
+            CHECK_EQ(e->ip, err_ip);
+            e = expect_event(&i, FWPT_FLOW_ENABLED);
+            CHECK_EQ(e->offset, psb);
+            check_insns(&i, &wi, w_end);
+            e = expect_event(&i, FWPT_FLOW_DISABLED);
+            CHECK_EQ(e->offset, pgd);
+            CHECK_EQ(i, got_n[W_NEXT]);
+        }
+    }
+}
+
+/* TIPs of every IP compression (PADs between some) drive 'jmp rax' back to itself; then a TNT where
+ * the TIP must be: the error names the TNT's offset, and the next TIP resumes. */
+static void case_tip(void)
+{
+    static const enum pt_ip_compression ipc[] = {pt_ipc_update_16, pt_ipc_update_32, pt_ipc_sext_48,
+                                                 pt_ipc_update_48, pt_ipc_full};
+    begin_at(IND);
+    want(IND + 0);
+    want(IND + 1);
+    for (unsigned r = 0; r < 300; r++) {
+        pk_ip(ppt_tip, base + IND, ipc[rnd() % 5]);
+        if (rnd() % 5 == 0)
+            pk_plain(ppt_pad);
+        want(IND + 0);
+        want(IND + 1);
+    }
+    size_t w_err = want_n;
+    uint64_t tnt = here();
+    pk_tnt_w(1 + (unsigned)(rnd() % 47), rnd(), false);
+    for (unsigned r = 0; r < 51; r++) { /* the first resumes the walk */
+        pk_ip(ppt_tip, base + IND, ipc[rnd() % 5]);
+        want(IND + 0);
+        want(IND + 1);
+    }
+    size_t w_end = want_n;
+    uint64_t pgd = here();
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    end();
+    decode_all();
+    size_t i = 0, wi = 0;
+    expect_event(&i, FWPT_FLOW_ENABLED);
+    check_insns(&i, &wi, w_err);
+    const struct item *e = expect_event(&i, FWPT_FLOW_ERROR);
+    CHECK_EQ(e->status, FWPT_E_NO_TIP);
+    CHECK_EQ(e->offset, tnt);
+    CHECK_EQ(e->ip, base + IND + 1);
+    check_insns(&i, &wi, w_end);
+    e = expect_event(&i, FWPT_FLOW_DISABLED);
+    CHECK_EQ(e->offset, pgd);
+    CHECK_EQ(i, got_n[W_NEXT]);
+}
+
+int main(void)
+{
+    build_code();
+    for (int r = 0; r < 4; r++) {
+        case_pads();
+        case_fup();
+        case_end();
+        case_corrupt();
+        case_tip();
+    }
+    return check_summary("flow_lookahead");
+}
