@@ -10,6 +10,7 @@
  * FWPT_PKT_SEEDS overrides the seed count. */
 #include <intel-pt.h>
 #include "decode/packet.h"
+#include "tests/common/pkt_equal.h"
 #include "tests/check.h"
 
 static uint64_t rng_state;
@@ -192,45 +193,6 @@ static void gen_libipt(struct pt_packet *pp, struct fwpt_packet *e, uint64_t *la
 }
 
 static unsigned long cmp_fail_dumped;
-static int same_fields(const struct fwpt_packet *a, const struct fwpt_packet *b)
-{
-    if (a->type != b->type)
-        return 0;
-    switch (a->type) {
-    case FWPT_PKT_TIP: case FWPT_PKT_TIP_PGE: case FWPT_PKT_TIP_PGD: case FWPT_PKT_FUP:
-        return a->ip.ipc == b->ip.ipc && a->ip.suppressed == b->ip.suppressed && a->ip.ip == b->ip.ip &&
-               a->ip.payload == b->ip.payload;
-    case FWPT_PKT_TNT_8: case FWPT_PKT_TNT_64: return a->tnt.bits == b->tnt.bits && a->tnt.count == b->tnt.count;
-    case FWPT_PKT_PIP: return a->pip.cr3 == b->pip.cr3 && a->pip.nr == b->pip.nr;
-    case FWPT_PKT_MODE_EXEC:
-        return a->mode_exec.csl == b->mode_exec.csl && a->mode_exec.csd == b->mode_exec.csd &&
-               a->mode_exec.iflag == b->mode_exec.iflag && a->mode_exec.mode == b->mode_exec.mode;
-    case FWPT_PKT_MODE_TSX: return a->mode_tsx.intx == b->mode_tsx.intx && a->mode_tsx.abrt == b->mode_tsx.abrt;
-    case FWPT_PKT_TSC: return a->tsc.tsc == b->tsc.tsc;
-    case FWPT_PKT_CBR: return a->cbr.ratio == b->cbr.ratio;
-    case FWPT_PKT_MTC: return a->mtc.ctc == b->mtc.ctc;
-    case FWPT_PKT_TMA: return a->tma.ctc == b->tma.ctc && a->tma.fc == b->tma.fc;
-    case FWPT_PKT_CYC: return a->cyc.value == b->cyc.value;
-    case FWPT_PKT_VMCS: return a->vmcs.base == b->vmcs.base;
-    case FWPT_PKT_MNT: return a->mnt.payload == b->mnt.payload;
-    case FWPT_PKT_PTW:
-        return a->ptw.payload == b->ptw.payload && a->ptw.bytes == b->ptw.bytes && a->ptw.plc == b->ptw.plc &&
-               a->ptw.ip == b->ptw.ip;
-    case FWPT_PKT_EXSTOP: return a->exstop.ip == b->exstop.ip;
-    case FWPT_PKT_MWAIT: return a->mwait.hints == b->mwait.hints && a->mwait.ext == b->mwait.ext;
-    case FWPT_PKT_PWRE:
-        return a->pwre.state == b->pwre.state && a->pwre.sub_state == b->pwre.sub_state && a->pwre.hw == b->pwre.hw;
-    case FWPT_PKT_PWRX:
-        return a->pwrx.last == b->pwrx.last && a->pwrx.deepest == b->pwrx.deepest &&
-               a->pwrx.wake_reason == b->pwrx.wake_reason;
-    case FWPT_PKT_BBP: return a->bbp.type == b->bbp.type && a->bbp.sz == b->bbp.sz && a->bbp.item_bytes == b->bbp.item_bytes;
-    case FWPT_PKT_BIP: return a->bip.id == b->bip.id && a->bip.bytes == b->bip.bytes && a->bip.value == b->bip.value;
-    case FWPT_PKT_BEP: return a->bep.ip == b->bep.ip;
-    case FWPT_PKT_CFE: return a->cfe.type == b->cfe.type && a->cfe.vector == b->cfe.vector && a->cfe.ip == b->cfe.ip;
-    case FWPT_PKT_EVD: return a->evd.type == b->evd.type && a->evd.payload == b->evd.payload;
-    default: return 1;
-    }
-}
 
 /* fwpt packet vs libipt packet: type, size and payload in libipt's terms. */
 static int same_as_libipt(const struct fwpt_packet *f, const struct pt_packet *l, const uint8_t *raw)
@@ -458,7 +420,7 @@ static void check_against_record(const uint8_t *b, size_t len, const char *what,
             return;
         }
         const struct fwpt_packet *e = &exp_pkts[i].pkt;
-        int ok = pkt.offset == e->offset && pkt.size == e->size && same_fields(&pkt, e);
+        int ok = pkt.offset == e->offset && pkt.size == e->size && pkt_same_fields(&pkt, e);
         if (!ok) {
             check_failed++;
             if (cmp_fail_dumped++ < 10)
@@ -493,7 +455,7 @@ static void check_paths_agree(const uint8_t *b, size_t len, uint64_t seed)
         memset(&c, 0, sizeof c);
         enum fwpt_status s1 = fwpt_pkt_next(&d1, &a);
         enum fwpt_status s2 = fwpt_pkt_next_slow(&d2, &c);
-        if (s1 != s2 || a.offset != c.offset || a.size != c.size || !same_fields(&a, &c) ||
+        if (s1 != s2 || a.offset != c.offset || a.size != c.size || !pkt_same_fields(&a, &c) ||
             d1.offset != d2.offset || d1.last_ip != d2.last_ip || d1.block_item_bytes != d2.block_item_bytes) {
             fprintf(stderr, "seed %llu: fast/slow paths differ at %llu: %s/%s %s/%s\n", (unsigned long long)seed,
                     (unsigned long long)a.offset, fwpt_status_name(s1), fwpt_status_name(s2),
@@ -528,7 +490,7 @@ static void check_paths_agree(const uint8_t *b, size_t len, uint64_t seed)
         for (size_t j = 0; j < k; j++, i++) {
             const struct fwpt_packet *r = &ref_pkts[i];
             if (i >= n || r->type != batch_pkts[j].type || r->offset != batch_pkts[j].offset ||
-                r->size != batch_pkts[j].size || !same_fields(r, &batch_pkts[j])) {
+                r->size != batch_pkts[j].size || !pkt_same_fields(r, &batch_pkts[j])) {
                 fprintf(stderr, "seed %llu: batch differs at packet %zu\n", (unsigned long long)seed, i);
                 ok = 0;
                 break;
