@@ -5,59 +5,15 @@
 #include <string.h>
 
 #include "decode/flow.h"
+#define FLOW_FIXTURE_CODE 0x1000
+#include "tests/common/flow_fixture.h"
 #include "tests/check.h"
 
-static uint8_t code[0x1000];
-static const uint64_t base = 0x10000;
 
-static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
-{
-    (void)ctx;
-    if (ip < base || ip - base >= sizeof code)
-        return 0;
-    *bytes = code + (ip - base);
-    return sizeof code - (ip - base);
-}
 
 static uint8_t trace[4096];
 static size_t trace_len;
-static struct pt_encoder *enc;
 
-static void pk_ip(enum pt_packet_type t, uint64_t ip, enum pt_ip_compression c)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = t;
-    p.payload.ip.ipc = c;
-    p.payload.ip.ip = ip;
-    CHECK(pt_enc_next(enc, &p) > 0);
-}
-static void pk_mode(int bits)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = ppt_mode;
-    p.payload.mode.leaf = pt_mol_exec;
-    p.payload.mode.bits.exec.csl = bits == 64;
-    p.payload.mode.bits.exec.csd = bits == 32;
-    CHECK(pt_enc_next(enc, &p) > 0);
-}
-static void pk_plain(enum pt_packet_type t)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = t;
-    CHECK(pt_enc_next(enc, &p) > 0);
-}
-static void pk_tnt(unsigned bits, uint64_t payload)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = bits <= 6 ? ppt_tnt_8 : ppt_tnt_64;
-    p.payload.tnt.bit_size = (uint8_t)bits;
-    p.payload.tnt.payload = payload;
-    CHECK(pt_enc_next(enc, &p) > 0);
-}
 
 /* One decoded item, whichever way it was read. */
 struct item {
@@ -121,15 +77,7 @@ static void build(unsigned loops, unsigned rounds)
     memcpy(code, a, sizeof a);
     memcpy(code + 0x100, b, sizeof b);
     memcpy(code + 0x200, a, sizeof a);
-    struct pt_config c;
-    pt_config_init(&c);
-    c.begin = trace;
-    c.end = trace + sizeof trace;
-    enc = pt_alloc_encoder(&c);
-    pk_plain(ppt_psb);
-    pk_mode(64);
-    pk_ip(ppt_fup, base, pt_ipc_sext_48);
-    pk_plain(ppt_psbend);
+    enc_begin(trace, sizeof trace, base);
     for (unsigned r = 0; r < rounds; r++) {
         pk_mode(32);
         pk_ip(ppt_tip, base + 0x100, pt_ipc_sext_48);

@@ -7,19 +7,11 @@
 #include <string.h>
 
 #include "decode/flow.h"
+#define FLOW_FIXTURE_CODE 0x100
+#include "tests/common/flow_fixture.h"
 #include "tests/check.h"
 
-static uint8_t code[0x100];
-static const uint64_t base = 0x10000;
 
-static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
-{
-    (void)ctx;
-    if (ip < base || ip - base >= sizeof code)
-        return 0;
-    *bytes = code + (ip - base);
-    return sizeof code - (ip - base);
-}
 
 /* +0 nop; +1 jz +4; +3 nop; +4 jmp +0: one TNT bit per round, 3 instructions taken, 4 not.
  * +0x40 nop; +0x41 jmp rax: one TIP per round. */
@@ -36,40 +28,7 @@ static void build_code(void)
 
 static uint8_t trace[1 << 16];
 static size_t trace_len;
-static struct pt_encoder *enc;
 
-static uint64_t here(void)
-{
-    uint64_t o = 0;
-    pt_enc_get_offset(enc, &o);
-    return o;
-}
-static void emit(struct pt_packet *p) { CHECK(pt_enc_next(enc, p) > 0); }
-static void pk_plain(enum pt_packet_type t)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = t;
-    emit(&p);
-}
-static void pk_ip(enum pt_packet_type t, uint64_t ip, enum pt_ip_compression c)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = t;
-    p.payload.ip.ipc = c;
-    p.payload.ip.ip = ip;
-    emit(&p);
-}
-static void pk_mode64(void)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = ppt_mode;
-    p.payload.mode.leaf = pt_mol_exec;
-    p.payload.mode.bits.exec.csl = 1;
-    emit(&p);
-}
 
 /* The expected walk: instructions of the loop for each bit, in order. */
 static uint64_t want_ip[1 << 16];
@@ -102,7 +61,7 @@ static void pk_tnt_w(unsigned k, uint64_t v, bool want_walk)
     }
     emit(&p);
 }
-static void pk_tnt(unsigned k, uint64_t v) { pk_tnt_w(k, v, true); }
+static void pk_tnt_walk(unsigned k, uint64_t v) { pk_tnt_w(k, v, true); }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
@@ -115,21 +74,13 @@ static uint64_t rnd(void)
 
 static void begin_at(uint64_t start)
 {
-    struct pt_config c;
-    pt_config_init(&c);
-    c.begin = trace;
-    c.end = trace + sizeof trace;
-    enc = pt_alloc_encoder(&c);
+    enc_begin(trace, sizeof trace, base + start);
     want_n = 0;
-    pk_plain(ppt_psb);
-    pk_mode64();
-    pk_ip(ppt_fup, base + start, pt_ipc_sext_48);
-    pk_plain(ppt_psbend);
 }
 static void begin(void) { begin_at(LOOP); }
 static void end(void)
 {
-    trace_len = (size_t)here();
+    trace_len = (size_t)enc_offset();
     pt_free_encoder(enc);
 }
 
@@ -138,7 +89,7 @@ static void tnt_run(unsigned rounds)
 {
     for (unsigned r = 0; r < rounds; r++) {
         unsigned k = rnd() % 4 ? 1 + (unsigned)(rnd() % 6) : 7 + (unsigned)(rnd() % 41);
-        pk_tnt(k, rnd());
+        pk_tnt_walk(k, rnd());
         for (unsigned pads = (unsigned)(rnd() % 4 == 0 ? rnd() % 4 : 0); pads; pads--)
             pk_plain(ppt_pad);
     }
@@ -252,7 +203,7 @@ static void case_pads(void)
     begin();
     tnt_run(400);
     size_t w_end = want_n;
-    uint64_t pgd = here();
+    uint64_t pgd = enc_offset();
     pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
     end();
     decode_all();
@@ -273,18 +224,18 @@ static void case_fup(void)
 {
     begin();
     tnt_run(50);
-    pk_tnt(1, 0); /* not taken: the walk goes to +3 */
+    pk_tnt_walk(1, 0); /* not taken: the walk goes to +3 */
     want_n -= 2;  /* the FUP binds at +3: nop and jmp do not run */
     size_t w_int = want_n;
-    uint64_t fup = here();
+    uint64_t fup = enc_offset();
     pk_ip(ppt_fup, base + LOOP + 3, pt_ipc_update_16);
     pk_ip(ppt_tip, base + LOOP, pt_ipc_update_16);
     tnt_run(50);
-    pk_tnt(1, 0);
+    pk_tnt_walk(1, 0);
     want_n -= 2;
     size_t w_end = want_n;
     pk_ip(ppt_fup, base + LOOP + 3, pt_ipc_update_32);
-    uint64_t pgd = here();
+    uint64_t pgd = enc_offset();
     pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
     end();
     decode_all();
@@ -310,7 +261,7 @@ static void case_end(void)
     for (unsigned last = 1; last <= 47; last += 23) {
         begin();
         tnt_run(100);
-        pk_tnt(last, rnd());
+        pk_tnt_walk(last, rnd());
         want(LOOP + 0);
         want(LOOP + 1);
         size_t w_end = want_n;
@@ -332,17 +283,17 @@ static void case_corrupt(void)
         for (size_t bb = 0; bb < sizeof bad_bytes; bb++) {
             begin();
             tnt_run(60);
-            pk_tnt(1 + (unsigned)bb, rnd());
+            pk_tnt_walk(1 + (unsigned)bb, rnd());
             for (unsigned k = 0; k < pads; k++)
                 pk_plain(ppt_pad);
             /* the lookahead after the last TNT meets the byte: the walk stops at the jz's successor */
             size_t w_err = want_n - (last_bit ? 1 : 2);
             uint64_t err_ip = base + LOOP + (last_bit ? 4 : 3);
             want_n = w_err; /* after the error the rounds start again at the PSB+ FUP */
-            uint64_t bad = here();
+            uint64_t bad = enc_offset();
             trace[bad] = bad_bytes[bb];
             pt_enc_sync_set(enc, bad + 1);
-            uint64_t psb = here();
+            uint64_t psb = enc_offset();
             pk_plain(ppt_psb);
             pk_ip(ppt_fup, base + LOOP, pt_ipc_sext_48);
             pk_plain(ppt_psbend);
@@ -350,7 +301,7 @@ static void case_corrupt(void)
             want(LOOP + 0);
             want(LOOP + 1);
             size_t w_end = want_n;
-            uint64_t pgd = here();
+            uint64_t pgd = enc_offset();
             pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
             end();
             decode_all();
@@ -388,7 +339,7 @@ static void case_tip(void)
         want(IND + 1);
     }
     size_t w_err = want_n;
-    uint64_t tnt = here();
+    uint64_t tnt = enc_offset();
     pk_tnt_w(1 + (unsigned)(rnd() % 47), rnd(), false);
     for (unsigned r = 0; r < 51; r++) { /* the first resumes the walk */
         pk_ip(ppt_tip, base + IND, ipc[rnd() % 5]);
@@ -396,7 +347,7 @@ static void case_tip(void)
         want(IND + 1);
     }
     size_t w_end = want_n;
-    uint64_t pgd = here();
+    uint64_t pgd = enc_offset();
     pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
     end();
     decode_all();

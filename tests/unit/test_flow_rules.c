@@ -5,68 +5,16 @@
 #include <string.h>
 
 #include "decode/flow.h"
+#define FLOW_FIXTURE_CODE 0x3000
+#include "tests/common/flow_fixture.h"
 #include "tests/check.h"
 
-static uint8_t code[0x3000];
-static const uint64_t base = 0x10000;
 
-static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
-{
-    (void)ctx;
-    if (ip < base || ip - base >= sizeof code)
-        return 0;
-    *bytes = code + (ip - base);
-    return sizeof code - (ip - base);
-}
 
 static uint8_t trace[4096];
-static struct pt_encoder *enc;
-static void pk_ip(enum pt_packet_type t, uint64_t ip, enum pt_ip_compression c)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = t;
-    p.payload.ip.ipc = c;
-    p.payload.ip.ip = ip;
-    CHECK(pt_enc_next(enc, &p) > 0);
-}
-static void pk(enum pt_packet_type t)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = t;
-    if (t == ppt_mode) {
-        p.payload.mode.leaf = pt_mol_exec;
-        p.payload.mode.bits.exec.csl = 1;
-    }
-    CHECK(pt_enc_next(enc, &p) > 0);
-}
-static void pk_tnt(unsigned bits, uint64_t payload)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = bits <= 6 ? ppt_tnt_8 : ppt_tnt_64;
-    p.payload.tnt.bit_size = (uint8_t)bits;
-    p.payload.tnt.payload = payload;
-    CHECK(pt_enc_next(enc, &p) > 0);
-}
-static uint64_t off(void)
-{
-    uint64_t o = 0;
-    pt_enc_get_offset(enc, &o);
-    return o;
-}
 static void start(uint64_t ip)
 {
-    struct pt_config c;
-    pt_config_init(&c);
-    c.begin = trace;
-    c.end = trace + sizeof trace;
-    enc = pt_alloc_encoder(&c);
-    pk(ppt_psb);
-    pk(ppt_mode);
-    pk_ip(ppt_fup, ip, pt_ipc_sext_48);
-    pk(ppt_psbend);
+    enc_begin(trace, sizeof trace, ip);
 }
 
 struct result {
@@ -80,7 +28,7 @@ static struct result run(uint64_t runaway)
     static struct fwpt_flow_block cache[64];
     struct result r;
     memset(&r, 0, sizeof r);
-    uint64_t len = off();
+    uint64_t len = enc_offset();
     pt_free_encoder(enc);
     fwpt_flow_init(&f, trace, len, read_code, NULL, cache, 64);
     if (runaway)
@@ -143,7 +91,7 @@ int main(void)
     start(base);
     pk_tnt(47, ones >> (64 - 47));
     pk_tnt(18, ones >> (64 - 18));
-    uint64_t tip_off = off();
+    uint64_t tip_off = enc_offset();
     pk_ip(ppt_tip, base + 0x2000, pt_ipc_update_16);
     pk_ip(ppt_fup, base + 0x2001, pt_ipc_update_16);
     pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
@@ -161,7 +109,7 @@ int main(void)
     code[0x10] = 0xff, code[0x11] = 0xe0; /* jmp *%rax */
     start(base);
     pk_ip(ppt_tip, 0x500000, pt_ipc_update_32);
-    uint64_t tip2 = off();
+    uint64_t tip2 = enc_offset();
     pk_ip(ppt_tip, base + 0x100, pt_ipc_update_32);
     pk_ip(ppt_fup, base + 0x104, pt_ipc_update_16);
     pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
@@ -180,7 +128,7 @@ int main(void)
         code[0x10] = 0xff, code[0x11] = 0xe0; /* jmp *%rax */
         start(base);
         pk_ip(ppt_tip, ~0ull, pt_ipc_full);
-        uint64_t tip3 = off();
+        uint64_t tip3 = enc_offset();
         pk_ip(ppt_tip, base + 0x100, pt_ipc_full);
         pk_ip(ppt_fup, base + 0x104, pt_ipc_update_16);
         pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
@@ -218,7 +166,7 @@ int main(void)
     memset(code, 0x90, sizeof code);
     code[2] = 0x74, code[3] = 0x10; /* je */
     start(base);
-    uint64_t tip3 = off();
+    uint64_t tip3 = enc_offset();
     pk_ip(ppt_tip, base + 0x40, pt_ipc_update_16);
     pk_ip(ppt_fup, base + 0x41, pt_ipc_update_16);
     pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
