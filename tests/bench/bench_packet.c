@@ -8,15 +8,10 @@
 #include <time.h>
 #include "decode/packet.h"
 #include "tests/common/progen.h"
+#include "tests/common/rng.h"
 
 static uint64_t rs = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return rs;
-}
+static uint64_t rnd(void) { return xorshift64(&rs); }
 
 static void random_packet(struct pt_packet *p, int realistic, uint64_t *since_psb)
 {

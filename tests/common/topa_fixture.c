@@ -1,4 +1,5 @@
 #include "tests/common/topa_fixture.h"
+#include "tests/common/rng.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,11 +73,4 @@ uint64_t topa_arena_alloc(struct topa_arena *a, uint64_t bytes, uint64_t align)
 
 void *topa_arena_ptr(struct topa_arena *a, uint64_t phys) { return a->buf + (phys - a->phys); }
 
-uint64_t topa_rand(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
+uint64_t topa_rand(uint64_t *s) { return xorshift64(s); }

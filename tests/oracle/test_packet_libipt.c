@@ -11,17 +11,11 @@
 #include <intel-pt.h>
 #include "decode/packet.h"
 #include "tests/common/pkt_equal.h"
+#include "tests/common/rng.h"
 #include "tests/check.h"
 
 static uint64_t rng_state;
-static uint64_t rnd(void)
-{
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return rng_state = x;
-}
+static uint64_t rnd(void) { return xorshift64(&rng_state); }
 static unsigned rn(unsigned n) { return (unsigned)(rnd() % n); }
 
 /* What the generator put in the stream. */

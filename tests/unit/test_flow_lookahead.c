@@ -9,6 +9,7 @@
 #include "decode/flow.h"
 #define FLOW_FIXTURE_CODE 0x100
 #include "tests/common/flow_fixture.h"
+#include "tests/common/rng.h"
 #include "tests/check.h"
 
 
@@ -64,13 +65,7 @@ static void pk_tnt_w(unsigned k, uint64_t v, bool want_walk)
 static void pk_tnt_walk(unsigned k, uint64_t v) { pk_tnt_w(k, v, true); }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t rnd(void) { return xorshift64(&rng); }
 
 static void begin_at(uint64_t start)
 {

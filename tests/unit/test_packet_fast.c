@@ -4,16 +4,11 @@
  * with random Last IP; then random streams through fwpt_pkt_next, the slow path and fwpt_pkt_next_batch. */
 #include "decode/packet.h"
 #include "tests/common/pkt_equal.h"
+#include "tests/common/rng.h"
 #include "tests/check.h"
 
 static uint64_t rs = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return rs;
-}
+static uint64_t rnd(void) { return xorshift64(&rs); }
 
 
 static unsigned long fast_by_type[FWPT_PKT_COUNT], slow_ok_by_type[FWPT_PKT_COUNT], compared, fast_errors;
