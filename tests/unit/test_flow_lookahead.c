@@ -192,25 +192,48 @@ static const struct item *expect_event(size_t *i, unsigned kind)
     return e;
 }
 
+/* Ends the trace with TIP.PGD (IP suppressed), decodes it every way and expects the walk's first
+ * ENABLED: returns the TIP.PGD's offset, with *i at the item after ENABLED. */
+static uint64_t end_with_pgd(size_t *i)
+{
+    uint64_t pgd = enc_offset();
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    end();
+    decode_all();
+    *i = 0;
+    expect_event(i, FWPT_FLOW_ENABLED);
+    return pgd;
+}
+
+/* The TIP.PGD's DISABLED, the last item. */
+static const struct item *expect_disabled_last(size_t *i, uint64_t pgd)
+{
+    const struct item *e = expect_event(i, FWPT_FLOW_DISABLED);
+    CHECK_EQ(e->offset, pgd);
+    CHECK_EQ(*i, got_n[W_NEXT]);
+    return e;
+}
+
+static void expect_error(size_t *i, enum fwpt_status status, uint64_t offset, uint64_t ip)
+{
+    const struct item *e = expect_event(i, FWPT_FLOW_ERROR);
+    CHECK_EQ(e->status, status);
+    CHECK_EQ(e->offset, offset);
+    CHECK_EQ(e->ip, ip);
+}
+
 /* PADs between TNTs, short and long, then TIP.PGD (IP suppressed): disabled at the next jz. */
 static void case_pads(void)
 {
     begin();
     tnt_run(400);
     size_t w_end = want_n;
-    uint64_t pgd = enc_offset();
-    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-    end();
-    decode_all();
-    size_t i = 0, wi = 0;
-    expect_event(&i, FWPT_FLOW_ENABLED);
+    size_t i, wi = 0;
+    uint64_t pgd = end_with_pgd(&i);
     want(LOOP + 0); /* the walk reaches the next jz, which the TIP.PGD binds to */
     want(LOOP + 1);
     check_insns(&i, &wi, w_end + 2);
-    const struct item *e = expect_event(&i, FWPT_FLOW_DISABLED);
-    CHECK_EQ(e->offset, pgd);
-    CHECK_EQ(e->async, 0);
-    CHECK_EQ(i, got_n[W_NEXT]);
+    CHECK_EQ(expect_disabled_last(&i, pgd)->async, 0);
 }
 
 /* A TNT right before FUP + TIP.PGD: the walk stops where the FUP binds (the nop a not-taken jz
@@ -230,23 +253,17 @@ static void case_fup(void)
     want_n -= 2;
     size_t w_end = want_n;
     pk_ip(ppt_fup, base + LOOP + 3, pt_ipc_update_32);
-    uint64_t pgd = enc_offset();
-    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-    end();
-    decode_all();
-    size_t i = 0, wi = 0;
-    expect_event(&i, FWPT_FLOW_ENABLED);
+    size_t i, wi = 0;
+    uint64_t pgd = end_with_pgd(&i);
     check_insns(&i, &wi, w_int);
     const struct item *e = expect_event(&i, FWPT_FLOW_INTERRUPT);
     CHECK_EQ(e->ip, base + LOOP + 3);
     CHECK_EQ(e->to, base + LOOP);
     CHECK_EQ(e->offset, fup);
     check_insns(&i, &wi, w_end);
-    e = expect_event(&i, FWPT_FLOW_DISABLED);
+    e = expect_disabled_last(&i, pgd);
     CHECK_EQ(e->async, 1);
     CHECK_EQ(e->ip, base + LOOP + 3);
-    CHECK_EQ(e->offset, pgd);
-    CHECK_EQ(i, got_n[W_NEXT]);
 }
 
 /* The trace ends right after a TNT (no PAD, no PSB after it): every bit is used, the walk runs to
@@ -296,23 +313,13 @@ static void case_corrupt(void)
             want(LOOP + 0);
             want(LOOP + 1);
             size_t w_end = want_n;
-            uint64_t pgd = enc_offset();
-            pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-            end();
-            decode_all();
-            size_t i = 0, wi = 0;
-            expect_event(&i, FWPT_FLOW_ENABLED);
+            size_t i, wi = 0;
+            uint64_t pgd = end_with_pgd(&i);
             check_insns(&i, &wi, w_err);
-            const struct item *e = expect_event(&i, FWPT_FLOW_ERROR);
-            CHECK_EQ(e->status, FWPT_E_BAD_OPCODE);
-            CHECK_EQ(e->offset, bad);
-            CHECK_EQ(e->ip, err_ip);
-            e = expect_event(&i, FWPT_FLOW_ENABLED);
-            CHECK_EQ(e->offset, psb);
+            expect_error(&i, FWPT_E_BAD_OPCODE, bad, err_ip);
+            CHECK_EQ(expect_event(&i, FWPT_FLOW_ENABLED)->offset, psb);
             check_insns(&i, &wi, w_end);
-            e = expect_event(&i, FWPT_FLOW_DISABLED);
-            CHECK_EQ(e->offset, pgd);
-            CHECK_EQ(i, got_n[W_NEXT]);
+            expect_disabled_last(&i, pgd);
         }
     }
 }
@@ -342,21 +349,12 @@ static void case_tip(void)
         want(IND + 1);
     }
     size_t w_end = want_n;
-    uint64_t pgd = enc_offset();
-    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-    end();
-    decode_all();
-    size_t i = 0, wi = 0;
-    expect_event(&i, FWPT_FLOW_ENABLED);
+    size_t i, wi = 0;
+    uint64_t pgd = end_with_pgd(&i);
     check_insns(&i, &wi, w_err);
-    const struct item *e = expect_event(&i, FWPT_FLOW_ERROR);
-    CHECK_EQ(e->status, FWPT_E_NO_TIP);
-    CHECK_EQ(e->offset, tnt);
-    CHECK_EQ(e->ip, base + IND + 1);
+    expect_error(&i, FWPT_E_NO_TIP, tnt, base + IND + 1);
     check_insns(&i, &wi, w_end);
-    e = expect_event(&i, FWPT_FLOW_DISABLED);
-    CHECK_EQ(e->offset, pgd);
-    CHECK_EQ(i, got_n[W_NEXT]);
+    expect_disabled_last(&i, pgd);
 }
 
 int main(void)
