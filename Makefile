@@ -120,8 +120,10 @@ usb-image: $(B)/fwpt-usb.img
 $(B)/fwpt-usb.img: $(B)/fwpt.efi tools/mkimage.sh
 	tools/mkimage.sh usb $@ $(B)/fwpt.efi
 
+# real firmware traces (OVMF under QEMU/TCG, backend=soft) beside the synthetic inputs; kept between runs
 bench: $(B)/.deps-test all $(BENCHES)
-	@for b in $(BENCHES); do echo "=== $$b"; $$b || exit 1; done
+	tests/bench/firmware-traces.sh $(B) $(B)/bench/fw
+	@for b in $(BENCHES); do echo "=== $$b"; FWPT_BENCH_FW=$(B)/bench/fw $$b || exit 1; done
 fuzz: $(B)/.deps-test $(FUZZERS)
 	@for f in $(FUZZERS); do echo "=== $$f ($(FUZZ_SECONDS) s)"; \
 		mkdir -p $(B)/fuzz/corpus-$$(basename $$f); \

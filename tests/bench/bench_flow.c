@@ -1,12 +1,14 @@
 /* Instructions per second: fwpt's flow decoder against libipt's instruction decoder (pt_insn_next)
- * and block decoder (pt_blk_next) on the same generated program and trace, in one run. Every
- * decoder produces every instruction (fwpt's run mode computes each instruction's IP). */
+ * and block decoder (pt_blk_next) on the same trace and code, in one run: two generated programs, and
+ * the real firmware traces of FWPT_BENCH_FW (tests/bench/firmware-traces.sh: OVMF services traced with
+ * backend=soft). Every decoder produces every instruction (fwpt's run mode computes each IP). */
 #include <intel-pt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 
 #include "decode/flow.h"
 #include "tests/common/progen.h"
@@ -22,55 +24,37 @@ struct image {
     uint64_t base;
     const uint8_t *code;
     size_t size;
+    char path[4096]; /* the same bytes in a file, for libipt's section cache */
+};
+/* One bench input: a trace and the code it ran, in one or more images. */
+struct input {
+    const uint8_t *trace;
+    size_t trace_size;
+    const struct image *im;
+    int nim;
+    size_t ntruth; /* instructions executed (ground truth), 0 when unknown */
 };
 static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
 {
-    const struct image *im = ctx;
-    if (ip < im->base || ip - im->base >= im->size)
-        return 0;
-    *bytes = im->code + (ip - im->base);
-    return im->size - (ip - im->base);
+    const struct input *in = ctx;
+    for (int i = 0; i < in->nim; i++) { /* on block-cache misses only */
+        const struct image *im = &in->im[i];
+        if (ip >= im->base && ip - im->base < im->size) {
+            *bytes = im->code + (ip - im->base);
+            return im->size - (ip - im->base);
+        }
+    }
+    return 0;
 }
 
 static struct fwpt_flow_block cache[65536];
 
-static int bench_one(size_t n, unsigned extra_plain, int biased, int only_fwpt)
+/* A consumer's loop over fwpt_flow_next, in a function of its own so that its counters live in registers
+ * (inside measure() the compiler kept them in memory: a store-to-load chain per instruction that is the
+ * harness's cost, not the decoder's) */
+static __attribute__((noinline)) void walk_next(struct fwpt_flow *f, uint64_t *n, uint64_t *sum, uint64_t *err)
 {
-    struct progen_cfg cfg = {.seed = 42, .nfuncs = 400, .max_insns = n, .no_truth = 1,
-                             .features = PROGEN_F_PSB | PROGEN_F_RET_CLOBBER | PROGEN_F_LOOSE_IPC |
-                                         PROGEN_F_INTERRUPT, .psb_period = 4096,
-                             .extra_plain = extra_plain, .biased = biased};
-    struct progen p;
-    if (progen_build(&cfg, &p)) {
-        fprintf(stderr, "progen failed\n");
-        return 1;
-    }
-    printf("program: %zu bytes of code at 0x%llx, trace %zu bytes, %zu instructions executed\n", p.code_size,
-           (unsigned long long)p.base, p.trace_size, p.ntruth);
-    struct image im = {p.base, p.code, p.code_size};
-
-    /* libipt: the image from a file through its section cache (its fast path) */
-    char path[] = "/tmp/fwpt-bench-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0 || write(fd, p.code, p.code_size) != (ssize_t)p.code_size)
-        return 1;
-    close(fd);
-    struct pt_image_section_cache *isc = pt_iscache_alloc("bench");
-    int isid = pt_iscache_add_file(isc, path, 0, p.code_size, p.base);
-    struct pt_config c;
-    pt_config_init(&c);
-    c.begin = p.trace;
-    c.end = p.trace + p.trace_size;
-
-    const int reps = 5; /* best of 5 */
-    struct fwpt_flow *f = malloc(sizeof *f);
-    double t, t_fwpt = 1e9, t_run = 1e9, t_insn = 1e9, t_blk = 1e9, t_batch = 1e9;
-    uint64_t fi = 0, fsum = 0, ferr = 0, ri = 0, rsum = 0, li = 0, lsum = 0, bi = 0, bti = 0, btsum = 0;
-    for (int rep = 0; rep < reps; rep++) {
-    /* fwpt, one instruction per call */
-    fi = fsum = ferr = ri = rsum = li = lsum = bi = 0;
-    t = now();
-    fwpt_flow_init(f, p.trace, p.trace_size, read_code, &im, cache, sizeof cache / sizeof cache[0]);
+    uint64_t fi = 0, fsum = 0, ferr = 0;
     struct fwpt_flow_event ev;
     while (fwpt_flow_next(f, &ev) == FWPT_OK) {
         if (ev.kind == FWPT_FLOW_INSN) {
@@ -80,12 +64,42 @@ static int bench_one(size_t n, unsigned extra_plain, int biased, int only_fwpt)
             ferr++;
         }
     }
+    *n = fi;
+    *sum = fsum;
+    *err = ferr;
+}
+
+/* Times every decoder over *in (best of 5 each) and prints the rates and ratios; 1 if they disagree. */
+static int measure(const struct input *in, int only_fwpt)
+{
+    /* libipt: the images from files through its section cache (its fast path) */
+    struct pt_image_section_cache *isc = pt_iscache_alloc("bench");
+    int isid[64];
+    if (in->nim > 64)
+        return 1;
+    for (int i = 0; i < in->nim; i++)
+        isid[i] = pt_iscache_add_file(isc, in->im[i].path, 0, in->im[i].size, in->im[i].base);
+    struct pt_config c;
+    pt_config_init(&c);
+    c.begin = (uint8_t *)in->trace;
+    c.end = (uint8_t *)in->trace + in->trace_size;
+    const int reps = 5; /* best of 5 */
+    struct fwpt_flow *f = malloc(sizeof *f);
+    double t, t_fwpt = 1e9, t_run = 1e9, t_insn = 1e9, t_blk = 1e9, t_batch = 1e9;
+    uint64_t fi = 0, fsum = 0, ferr = 0, ri = 0, rsum = 0, li = 0, lsum = 0, bi = 0, bti = 0, btsum = 0;
+    for (int rep = 0; rep < reps; rep++) {
+    /* fwpt, one instruction per call */
+    fi = fsum = ferr = ri = rsum = li = lsum = bi = 0;
+    t = now();
+    fwpt_flow_init(f, in->trace, in->trace_size, read_code, (void *)in, cache, sizeof cache / sizeof cache[0]);
+    struct fwpt_flow_event ev;
+    walk_next(f, &fi, &fsum, &ferr);
     if (now() - t < t_fwpt)
         t_fwpt = now() - t;
 
     /* fwpt, batches of decoded instructions */
     t = now();
-    fwpt_flow_init(f, p.trace, p.trace_size, read_code, &im, cache, sizeof cache / sizeof cache[0]);
+    fwpt_flow_init(f, in->trace, in->trace_size, read_code, (void *)in, cache, sizeof cache / sizeof cache[0]);
     {
         const struct fwpt_flow_obuf_insn *bv;
         uint32_t bn;
@@ -101,7 +115,7 @@ static int bench_one(size_t n, unsigned extra_plain, int biased, int only_fwpt)
 
     /* fwpt, runs (every instruction's IP computed from the sizes) */
     t = now();
-    fwpt_flow_init(f, p.trace, p.trace_size, read_code, &im, cache, sizeof cache / sizeof cache[0]);
+    fwpt_flow_init(f, in->trace, in->trace_size, read_code, (void *)in, cache, sizeof cache / sizeof cache[0]);
     struct fwpt_flow_run run;
     while (fwpt_flow_next_run(f, &run, &ev) == FWPT_OK) {
         uint64_t ip = run.ip;
@@ -119,7 +133,8 @@ static int bench_one(size_t n, unsigned extra_plain, int biased, int only_fwpt)
     /* libipt instruction decoder */
     t = now();
     struct pt_insn_decoder *d = pt_insn_alloc_decoder(&c);
-    pt_image_add_cached(pt_insn_get_image(d), isc, isid, NULL);
+    for (int i = 0; i < in->nim; i++)
+        pt_image_add_cached(pt_insn_get_image(d), isc, isid[i], NULL);
     int st;
     for (;;) {
         st = pt_insn_sync_forward(d);
@@ -151,7 +166,8 @@ static int bench_one(size_t n, unsigned extra_plain, int biased, int only_fwpt)
     /* libipt block decoder */
     t = now();
     struct pt_block_decoder *bd = pt_blk_alloc_decoder(&c);
-    pt_image_add_cached(pt_blk_get_image(bd), isc, isid, NULL);
+    for (int i = 0; i < in->nim; i++)
+        pt_image_add_cached(pt_blk_get_image(bd), isc, isid[i], NULL);
     for (;;) {
         st = pt_blk_sync_forward(bd);
         if (st < 0)
@@ -179,11 +195,15 @@ static int bench_one(size_t n, unsigned extra_plain, int biased, int only_fwpt)
         t_blk = now() - t;
     }
     pt_iscache_free(isc);
-    unlink(path);
 
-    printf("instructions: truth %zu, fwpt %llu (errors %llu), fwpt runs %llu, libipt insn %llu, libipt block %llu\n",
-           p.ntruth, (unsigned long long)fi, (unsigned long long)ferr, (unsigned long long)ri,
-           (unsigned long long)li, (unsigned long long)bi);
+    if (in->ntruth)
+        printf("instructions: truth %zu, fwpt %llu (errors %llu), fwpt runs %llu, libipt insn %llu, libipt block %llu\n",
+               in->ntruth, (unsigned long long)fi, (unsigned long long)ferr, (unsigned long long)ri,
+               (unsigned long long)li, (unsigned long long)bi);
+    else
+        printf("instructions: fwpt %llu (errors %llu), fwpt runs %llu, libipt insn %llu, libipt block %llu\n",
+               (unsigned long long)fi, (unsigned long long)ferr, (unsigned long long)ri, (unsigned long long)li,
+               (unsigned long long)bi);
     printf("checksum of IPs: fwpt %s libipt, runs %s, batches %s\n", fsum == lsum ? "==" : "!=",
            rsum == fsum ? "==" : "!=", btsum == fsum ? "==" : "!=");
     printf("fwpt flow_next:     %8.1f M insn/s (%.3f s)\n", fi / t_fwpt / 1e6, t_fwpt);
@@ -200,13 +220,148 @@ static int bench_one(size_t n, unsigned extra_plain, int biased, int only_fwpt)
         printf("ratio flow_next_run / pt_blk:  %.1fx\n", t_blk / t_run * ri / (bi ? bi : 1));
     }
     printf("cache: %llu hits, %llu misses\n", (unsigned long long)f->cache_hits, (unsigned long long)f->cache_misses);
-    int ok = fi == p.ntruth && ri == fi && bti == fi && rsum == fsum && btsum == fsum && !ferr &&
+    int ok = (!in->ntruth || fi == in->ntruth) && ri == fi && bti == fi && rsum == fsum && btsum == fsum && !ferr &&
              (only_fwpt || (li == fi && bi == fi && fsum == lsum));
     free(f);
-    progen_free(&p);
     if (!ok)
         printf("MISMATCH between decoders\n");
     return ok ? 0 : 1;
+}
+
+/* A generated program (tests/common/progen) of n executed instructions. */
+static int bench_one(size_t n, unsigned extra_plain, int biased, int only_fwpt)
+{
+    struct progen_cfg cfg = {.seed = 42, .nfuncs = 400, .max_insns = n, .no_truth = 1,
+                             .features = PROGEN_F_PSB | PROGEN_F_RET_CLOBBER | PROGEN_F_LOOSE_IPC |
+                                         PROGEN_F_INTERRUPT, .psb_period = 4096,
+                             .extra_plain = extra_plain, .biased = biased};
+    struct progen p;
+    if (progen_build(&cfg, &p)) {
+        fprintf(stderr, "progen failed\n");
+        return 1;
+    }
+    printf("program: %zu bytes of code at 0x%llx, trace %zu bytes, %zu instructions executed\n", p.code_size,
+           (unsigned long long)p.base, p.trace_size, p.ntruth);
+    struct image im = {p.base, p.code, p.code_size, "/tmp/fwpt-bench-XXXXXX"};
+    int fd = mkstemp(im.path);
+    if (fd < 0 || write(fd, p.code, p.code_size) != (ssize_t)p.code_size) {
+        fprintf(stderr, "bench_flow: cannot write %s\n", im.path);
+        return 1;
+    }
+    close(fd);
+    struct input in = {p.trace, p.trace_size, &im, 1, p.ntruth};
+    int rc = measure(&in, only_fwpt);
+    unlink(im.path);
+    progen_free(&p);
+    return rc;
+}
+
+static uint8_t *load_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    uint8_t *d = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (d = malloc((size_t)n)) && fread(d, 1, (size_t)n, f) != (size_t)n) {
+        free(d);
+        d = NULL;
+    }
+    fclose(f);
+    *size = n > 0 ? (size_t)n : 0;
+    return d;
+}
+
+/* One firmware trace saved by fwpt (DIR/trace.pt and the images DIR/img-BASE.bin), repeated (whole
+ * copies, each from its PSB) until it holds about 10M instructions. */
+static int bench_firmware_dir(const char *dir)
+{
+    struct image im[64];
+    int nim = 0, rc = 1;
+    uint8_t *one = NULL, *trace = NULL;
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        unsigned long long base;
+        char tail[8];
+        if (sscanf(de->d_name, "img-%llx.%4s", &base, tail) != 2 || strcmp(tail, "bin") || nim == 64)
+            continue;
+        im[nim].base = base;
+        snprintf(im[nim].path, sizeof im[nim].path, "%s/%s", dir, de->d_name);
+        if (!(im[nim].code = load_file(im[nim].path, &im[nim].size))) {
+            fprintf(stderr, "bench_flow: cannot read %s\n", im[nim].path);
+            goto out;
+        }
+        nim++;
+    }
+    if (d)
+        closedir(d);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/trace.pt", dir);
+    size_t one_size;
+    if (!nim || !(one = load_file(path, &one_size))) {
+        fprintf(stderr, "bench_flow: %s: no %s\n", dir, nim ? "trace.pt" : "img-BASE.bin images");
+        goto out;
+    }
+    /* instructions in one copy: how many copies make about 10M */
+    struct input in = {one, one_size, im, nim, 0};
+    struct fwpt_flow *f = malloc(sizeof *f);
+    struct fwpt_flow_event ev;
+    size_t n = 0;
+    fwpt_flow_init(f, one, one_size, read_code, &in, cache, sizeof cache / sizeof cache[0]);
+    while (fwpt_flow_next(f, &ev) == FWPT_OK)
+        n += ev.kind == FWPT_FLOW_INSN;
+    free(f);
+    size_t copies = n ? 10000000 / n + 1 : 0;
+    if (!n || !(trace = malloc(one_size * copies))) {
+        fprintf(stderr, "bench_flow: %s: %s\n", path, n ? "out of memory" : "no instructions decoded");
+        goto out;
+    }
+    for (size_t k = 0; k < copies; k++)
+        memcpy(trace + k * one_size, one, one_size);
+    printf("firmware trace %s: %d images, trace %zu bytes x %zu copies, %zu instructions each\n", dir, nim,
+           one_size, copies, n);
+    in = (struct input){trace, one_size * copies, im, nim, 0}; /* no ground truth: libipt must agree */
+    rc = measure(&in, 0);
+out:
+    while (nim--)
+        free((void *)im[nim].code);
+    free(one);
+    free(trace);
+    return rc;
+}
+
+/* Every TARGET/fwpt/ below FWPT_BENCH_FW (tests/bench/firmware-traces.sh), in name order. */
+static int bench_firmware(void)
+{
+    const char *dir = getenv("FWPT_BENCH_FW");
+    if (!dir || !*dir) {
+        printf("bench_flow: no firmware traces (FWPT_BENCH_FW unset; make bench records them)\n");
+        return 0;
+    }
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort), rc = 0, found = 0;
+    if (n < 0) {
+        fprintf(stderr, "bench_flow: FWPT_BENCH_FW=%s: cannot open it\n", dir);
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        char sub[4200], probe[4300];
+        snprintf(sub, sizeof sub, "%s/%s/fwpt", dir, names[i]->d_name);
+        snprintf(probe, sizeof probe, "%s/trace.pt", sub);
+        if (names[i]->d_name[0] != '.' && access(probe, R_OK) == 0) {
+            printf("--- firmware: %s\n", names[i]->d_name);
+            rc |= bench_firmware_dir(sub);
+            found++;
+        }
+        free(names[i]);
+    }
+    free(names);
+    if (!found) {
+        fprintf(stderr, "bench_flow: FWPT_BENCH_FW=%s holds no TARGET/fwpt/trace.pt\n", dir);
+        rc = 1;
+    }
+    return rc;
 }
 
 /* bench_flow [N [EXTRA_PLAIN [BIASED [fwpt]]]]; without arguments two programs of 10M executed
@@ -224,5 +379,6 @@ int main(int argc, char **argv)
     int rc = bench_one(10000000, 0, 0, 0);
     printf("--- compiled-code-like: longer blocks, biased branches\n");
     rc |= bench_one(10000000, 50, 1, 0);
+    rc |= bench_firmware();
     return rc;
 }

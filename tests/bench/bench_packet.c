@@ -1,11 +1,14 @@
-/* Packet decode throughput: fwpt_pkt_next vs libipt's pt_pkt_next over the same 256 MiB stream, two
- * mixes: every packet type libipt encodes, and a realistic one (TNT and compressed TIPs dominate, PSB+
- * every ~4 KiB), plus the trace of a random program's execution (tests/common/progen). Best of FWPT_BENCH_RUNS (default 3) runs each. FWPT_BENCH_MIB overrides the size. */
+/* Packet decode throughput: fwpt_pkt_next vs libipt's pt_pkt_next over the same 256 MiB stream: every
+ * packet type libipt encodes, a realistic mix (TNT and compressed TIPs dominate, PSB+ every ~4 KiB), the
+ * trace of a random program's execution (tests/common/progen), and the real firmware traces of
+ * FWPT_BENCH_FW (tests/bench/firmware-traces.sh), each repeated to the same size. Best of
+ * FWPT_BENCH_RUNS (default 3) runs each; FWPT_BENCH_MIB overrides the size. */
 #include <intel-pt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
 #include "decode/packet.h"
 #include "tests/common/progen.h"
 #include "tests/common/rng.h"
@@ -203,6 +206,98 @@ static double run_libipt(const uint8_t *buf, size_t len, uint64_t *npk, uint64_t
     return t;
 }
 
+/* Times fwpt (next and batch) and libipt over buf[0..len) and prints one line labelled 'name'. */
+static int measure(const char *name, const uint8_t *buf, size_t len, int runs)
+{
+    double bf = 1e9, bl = 1e9, bb = 1e9;
+    uint64_t nf = 0, nl = 0, nb = 0, sf = 0, sl = 0, sb = 0;
+    const char *only = getenv("FWPT_BENCH_ONLY"); /* "fwpt" or "libipt": profile one decoder */
+    for (int r = 0; r < runs; r++) {
+        double t;
+        if (!only || !strcmp(only, "fwpt")) {
+            t = run_fwpt(buf, len, &nf, &sf);
+            if (t < bf)
+                bf = t;
+            t = run_fwpt_batch(buf, len, &nb, &sb);
+            if (t < bb)
+                bb = t;
+        }
+        if (!only || !strcmp(only, "libipt")) {
+            t = run_libipt(buf, len, &nl, &sl);
+            if (t < bl)
+                bl = t;
+        }
+    }
+    int rc = 0;
+    if (only)
+        nf = nl = nf | nl;
+    if (nf != nl || nb != nf || sb != sf) {
+        fprintf(stderr, "bench_packet: %s: packet counts differ: fwpt %llu, libipt %llu\n", name,
+                (unsigned long long)nf, (unsigned long long)nl);
+        rc = 1;
+    }
+    double mbf = len / bf / 1e6, mbl = len / bl / 1e6, mbb = len / bb / 1e6;
+    printf("bench_packet %-13s %zu MiB, %llu packets (%.2f B/packet): libipt pt_pkt_next %.0f MB/s (%.0f Mpkt/s); "
+           "fwpt_pkt_next %.0f MB/s (%.0f Mpkt/s), ratio %.2fx; fwpt_pkt_next_batch %.0f MB/s (%.0f Mpkt/s), "
+           "ratio %.2fx\n",
+           name, len >> 20, (unsigned long long)nf, (double)len / (double)nf, mbl, nl / bl / 1e6, mbf,
+           nf / bf / 1e6, mbf / mbl, mbb, nb / bb / 1e6, mbb / mbl);
+    fflush(stdout);
+    return rc;
+}
+
+/* The firmware traces tests/bench/firmware-traces.sh recorded (FWPT_BENCH_FW/TARGET/fwpt/trace.pt), each
+ * repeated (whole copies: each starts at its PSB) to about the synthetic inputs' size. */
+static int measure_firmware(uint8_t *buf, size_t len, int runs)
+{
+    const char *dir = getenv("FWPT_BENCH_FW");
+    if (!dir || !*dir) {
+        printf("bench_packet: no firmware traces (FWPT_BENCH_FW unset; make bench records them)\n");
+        return 0;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "bench_packet: FWPT_BENCH_FW=%s: cannot open it\n", dir);
+        return 1;
+    }
+    int rc = 0, found = 0;
+    struct dirent *de;
+    char names[16][64];
+    int nn = 0;
+    while ((de = readdir(d)) && nn < 16)
+        if (de->d_name[0] != '.' && strlen(de->d_name) < sizeof names[0])
+            strcpy(names[nn++], de->d_name);
+    closedir(d);
+    qsort(names, (size_t)nn, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    for (int i = 0; i < nn; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s/fwpt/trace.pt", dir, names[i]);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            continue; /* not a trace directory (the logs beside them) */
+        size_t n = fread(buf, 1, len, f);
+        int more = fgetc(f) != EOF;
+        fclose(f);
+        if (n == 0 || more) {
+            fprintf(stderr, "bench_packet: %s: %s\n", path, n ? "larger than the bench buffer" : "empty");
+            rc = 1;
+            continue;
+        }
+        size_t copies = len / n;
+        for (size_t k = 1; k < copies; k++)
+            memcpy(buf + k * n, buf, n);
+        char label[80];
+        snprintf(label, sizeof label, "fw:%.63s", names[i]);
+        rc |= measure(label, buf, copies * n, runs);
+        found++;
+    }
+    if (!found) {
+        fprintf(stderr, "bench_packet: FWPT_BENCH_FW=%s holds no TARGET/fwpt/trace.pt\n", dir);
+        rc = 1;
+    }
+    return rc;
+}
+
 int main(void)
 {
     const char *e = getenv("FWPT_BENCH_MIB");
@@ -225,40 +320,9 @@ int main(void)
             rc = 1;
             break;
         }
-        double bf = 1e9, bl = 1e9, bb = 1e9;
-        uint64_t nf = 0, nl = 0, nb = 0, sf = 0, sl = 0, sb = 0;
-        const char *only = getenv("FWPT_BENCH_ONLY"); /* "fwpt" or "libipt": profile one decoder */
-        for (int r = 0; r < runs; r++) {
-            double t;
-            if (!only || !strcmp(only, "fwpt")) {
-                t = run_fwpt(buf, len, &nf, &sf);
-                if (t < bf)
-                    bf = t;
-                t = run_fwpt_batch(buf, len, &nb, &sb);
-                if (t < bb)
-                    bb = t;
-            }
-            if (!only || !strcmp(only, "libipt")) {
-                t = run_libipt(buf, len, &nl, &sl);
-                if (t < bl)
-                    bl = t;
-            }
-        }
-        if (only)
-            nf = nl = nf | nl;
-        if (nf != nl || nb != nf || sb != sf) {
-            fprintf(stderr, "bench_packet: packet counts differ: fwpt %llu, libipt %llu\n", (unsigned long long)nf,
-                    (unsigned long long)nl);
-            rc = 1;
-        }
-        double mbf = len / bf / 1e6, mbl = len / bl / 1e6, mbb = len / bb / 1e6;
-        printf("bench_packet %-10s %zu MiB, %llu packets (%.2f B/packet): libipt pt_pkt_next %.0f MB/s (%.0f Mpkt/s); "
-               "fwpt_pkt_next %.0f MB/s (%.0f Mpkt/s), ratio %.2fx; fwpt_pkt_next_batch %.0f MB/s (%.0f Mpkt/s), "
-               "ratio %.2fx\n",
-               mixes[mix], mib, (unsigned long long)nf, (double)len / (double)nf, mbl,
-               nl / bl / 1e6, mbf, nf / bf / 1e6, mbf / mbl, mbb, nb / bb / 1e6, mbb / mbl);
-        fflush(stdout);
+        rc |= measure(mixes[mix], buf, len, runs);
     }
+    rc |= measure_firmware(buf, len, runs);
     free(buf);
     return rc;
 }
