@@ -486,6 +486,58 @@ enum fwpt_status fwpt_pkt_ip_reconstruct(uint64_t last_ip, unsigned ipc, uint64_
     return FWPT_OK;
 }
 
+/* fwpt_pkt_next's one-byte path (dec->lean), decided per window of the trace: a trial of TRIAL_WINDOW bytes
+ * after every LEAN_WINDOW bytes with it on, and FULL_WINDOW << lean_fails bytes after a failed trial (a trace
+ * of random packet types pays for a trial less and less often). */
+enum { TRIAL_WINDOW = 2048, LEAN_WINDOW = 65536, FULL_WINDOW = 131072, MAX_FAILS = 5 };
+
+static void set_window(struct fwpt_pkt_decoder *dec, size_t bytes)
+{
+    dec->window_end = dec->offset + bytes;
+    size_t tail = dec->len >= 15 ? dec->len - 15 : 0;
+    dec->fast_end = dec->window_end < tail ? dec->window_end : tail;
+}
+
+static void lean_trial(struct fwpt_pkt_decoder *dec)
+{
+    dec->lean = FWPT_PKT_LEAN_ON | FWPT_PKT_LEAN_TRIAL;
+    set_window(dec, TRIAL_WINDOW);
+    dec->run_end = dec->offset;
+    dec->prev_run = (size_t)-1;
+    dec->credit = 0;
+}
+
+void fwpt_pkt_window(struct fwpt_pkt_decoder *dec)
+{
+    if (!(dec->lean & FWPT_PKT_LEAN_TRIAL)) {
+        lean_trial(dec);
+        return;
+    }
+    /* a run whose length breaks the pattern of the run before costs about one mispredicted branch, worth about
+     * four one-byte packets decoded on the short path instead of the table-driven one */
+    if (dec->credit > 0) {
+        dec->lean = FWPT_PKT_LEAN_ON;
+        dec->lean_fails = 0;
+        set_window(dec, LEAN_WINDOW);
+    } else {
+        dec->lean = 0;
+        set_window(dec, (size_t)FULL_WINDOW << dec->lean_fails);
+        if (dec->lean_fails < MAX_FAILS)
+            dec->lean_fails++;
+    }
+}
+
+enum fwpt_status fwpt_pkt_next_edge(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
+{
+    if (dec->offset >= dec->window_end)
+        fwpt_pkt_window(dec);
+    enum fwpt_status s = FWPT_OK;
+    if (!(!dec->block_item_bytes && fwpt_pkt_fast_one(dec->buf, dec->len, &dec->offset, &dec->last_ip, pkt)))
+        s = fwpt_pkt_next_slow(dec, pkt);
+    dec->run_end = dec->offset;
+    return s;
+}
+
 void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len)
 {
     dec->buf = buf;
@@ -494,6 +546,8 @@ void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len)
     dec->sync_offset = FWPT_PKT_NO_SYNC;
     dec->last_ip = 0;
     dec->block_item_bytes = 0;
+    dec->lean_fails = 0;
+    lean_trial(dec);
 }
 
 enum fwpt_status fwpt_pkt_sync_set(struct fwpt_pkt_decoder *dec, size_t offset)
@@ -504,6 +558,7 @@ enum fwpt_status fwpt_pkt_sync_set(struct fwpt_pkt_decoder *dec, size_t offset)
     dec->sync_offset = offset;
     dec->last_ip = 0;
     dec->block_item_bytes = 0;
+    lean_trial(dec);
     return FWPT_OK;
 }
 
@@ -513,6 +568,7 @@ static void synced_at(struct fwpt_pkt_decoder *dec, size_t psb)
     dec->sync_offset = psb;
     dec->last_ip = 0; /* SDM: Last IP is reset to zero at PSB */
     dec->block_item_bytes = 0;
+    lean_trial(dec);
 }
 
 static inline bool is_pair(const uint8_t *b, size_t len, size_t i)
@@ -1038,70 +1094,83 @@ const uint8_t fwpt_pkt_fast_len[256] = {
     1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, /* e0 */
 };
 
+/* PAD and short TNT (SDM "TNT Packet Definition": the stop bit is the highest set bit, B1 just below it) */
+#define TNT8_N(b) \
+    ((b) >= 0x80 ? 6 : (b) >= 0x40 ? 5 : (b) >= 0x20 ? 4 : (b) >= 0x10 ? 3 : (b) >= 0x08 ? 2 : (b) >= 0x04 ? 1 : 0)
+/* B(i+1), bit N - i of the header, as bit i (& 7: a shift count never negative, in the branch not taken too) */
+#define TNT8_B(b, i) (TNT8_N(b) > (i) ? (uint64_t)(((b) >> ((TNT8_N(b) - (i)) & 7)) & 1) << (i) : 0)
+#define TNT8_BITS(b) (TNT8_B(b, 0) | TNT8_B(b, 1) | TNT8_B(b, 2) | TNT8_B(b, 3) | TNT8_B(b, 4) | TNT8_B(b, 5))
+#define ONE_IMAGE(b) {(b) == OPC_PAD ? FWPT_PKT_PAD | 1u << 8                                                     \
+                      : ((b) & 1) == 0 && (b) != OPC_EXT ? FWPT_PKT_TNT_8 | 1u << 8 : 0,                       \
+                      ((b) & 1) == 0 && (b) != OPC_EXT ? TNT8_N(b) : 0,                                         \
+                      ((b) & 1) == 0 && (b) != OPC_EXT ? TNT8_BITS(b) : 0}
+const uint64_t fwpt_pkt_one_image[256][3] = {R256(ONE_IMAGE)};
+/* the image's layout: type and size in bytes 8 and 9 (little-endian), tnt.count at 16, tnt.bits at 24 */
+_Static_assert(offsetof(struct fwpt_packet, type) == 8 && offsetof(struct fwpt_packet, size) == 9 &&
+                   offsetof(struct fwpt_packet, tnt.count) == 16 && offsetof(struct fwpt_packet, tnt.bits) == 24,
+               "fwpt_pkt_one_image matches struct fwpt_packet");
+
 #define CYCX1(b) (((b) & 7) == 7)
 const uint8_t fwpt_pkt_fast_cycx[256] = {R256(CYCX1)};
+
+/* fwpt_pkt_next_batch's runs between window ends, state in locals: packets from *pp into q..qe while they start
+ * before pe (16 readable bytes) and the fast path takes them; each loop its own function, its own registers. */
+#define BATCH_RUN(name, lean)                                                                                     \
+    static __attribute__((noinline)) struct fwpt_packet *name(const uint8_t *buf, const uint8_t **pp,              \
+                                                              const uint8_t *pe, uint64_t *lip,                    \
+                                                              struct fwpt_packet *q, struct fwpt_packet *qe)       \
+    {                                                                                                             \
+        const uint8_t *p = *pp;                                                                                   \
+        uint64_t last_ip = *lip;                                                                                  \
+        while (q < qe && p < pe) {                                                                                \
+            /* a packet is at most 16 bytes (PSB): the next k start before pe, no check inside */                 \
+            size_t k = (size_t)(pe - 1 - p) / 16 + 1;                                                            \
+            struct fwpt_packet *qk = (size_t)(qe - q) < k ? qe : q + k;                                          \
+            do {                                                                                                  \
+                unsigned size;                                                                                    \
+                if ((lean) && __builtin_expect(fwpt_pkt_is_one_even(*p), 1)) {                                  \
+                    fwpt_pkt_fast_one_even(*p, (size_t)(p - buf), q);                                             \
+                    size = 1;                                                                                     \
+                } else {                                                                                          \
+                    size = fwpt_pkt_fast_at16(p, (size_t)(p - buf), &last_ip, q);                                 \
+                    if (__builtin_expect(size == 0, 0))                                                           \
+                        goto out; /* the slow path's */                                                           \
+                }                                                                                                 \
+                p += size;                                                                                        \
+                q++;                                                                                              \
+            } while (q < qk);                                                                                     \
+        }                                                                                                         \
+    out:                                                                                                          \
+        *pp = p;                                                                                                  \
+        *lip = last_ip;                                                                                           \
+        return q;                                                                                                 \
+    }
+BATCH_RUN(batch_run_full, 0)
+BATCH_RUN(batch_run_lean, 1)
 
 size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkts, size_t n,
                            enum fwpt_status *status)
 {
     const uint8_t *buf = dec->buf;
-    size_t len = dec->len, off = dec->offset, i = 0;
-    uint64_t last_ip = dec->last_ip;
-    /* packets starting at or below 'lim' have 16 readable bytes: the fast path needs no bounds check */
-    size_t lim = len >= 16 ? len - 16 : 0;
-    while (i < n) {
-        if (__builtin_expect(!dec->block_item_bytes && len >= 16, 1)) {
-            /* the state in locals; the slow path decodes in place what the fast path does not, until a BBP
-             * starts a block (BIPs need the block state: one packet at a time below) */
-            struct fwpt_packet *q = pkts + i, *qe = pkts + n;
+    struct fwpt_packet *q = pkts, *qe = pkts + n;
+    while (q < qe) {
+        uint8_t lean = dec->lean;
+        if (__builtin_expect(!dec->block_item_bytes && !(lean & FWPT_PKT_LEAN_TRIAL), 1)) {
             /* a pointer, not an offset: the header load needs no buf + off add on the offset chain */
-            const uint8_t *p = buf + off, *plim = buf + lim;
-            bool block = false;
-            while (q < qe && p <= plim && !block) {
-                /* a packet is at most 16 bytes (PSB): the next k start at or below lim, no check inside */
-                size_t k = (size_t)(plim - p) / 16 + 1;
-                struct fwpt_packet *qk = (size_t)(qe - q) < k ? qe : q + k;
-                do {
-                    unsigned size = fwpt_pkt_fast_at16(p, (size_t)(p - buf), &last_ip, q);
-                    if (__builtin_expect(size == 0, 0)) {
-                        dec->offset = (size_t)(p - buf);
-                        dec->last_ip = last_ip;
-                        enum fwpt_status s = fwpt_pkt_next_slow(dec, q);
-                        if (s != FWPT_OK) {
-                            *status = s; /* the decoder stays at the failing packet */
-                            return (size_t)(q - pkts);
-                        }
-                        size = (unsigned)(dec->offset - (size_t)(p - buf));
-                        last_ip = dec->last_ip;
-                        if (dec->block_item_bytes) {
-                            block = true;
-                            p += size;
-                            q++;
-                            break;
-                        }
-                    }
-                    p += size;
-                    q++;
-                } while (q < qk);
-            }
-            off = (size_t)(p - buf);
-            i = (size_t)(q - pkts);
-            if (i == n)
+            const uint8_t *p = buf + dec->offset;
+            q = (lean ? batch_run_lean : batch_run_full)(buf, &p, buf + dec->fast_end, &dec->last_ip, q, qe);
+            dec->offset = dec->run_end = (size_t)(p - buf);
+            if (q == qe)
                 break;
         }
-        dec->offset = off;
-        dec->last_ip = last_ip;
-        enum fwpt_status s = fwpt_pkt_next_slow(dec, &pkts[i]);
-        off = dec->offset;
-        last_ip = dec->last_ip;
+        /* one packet the way fwpt_pkt_next goes: window ends, trials, the trace's end, blocks, the slow path */
+        enum fwpt_status s = fwpt_pkt_next(dec, q);
         if (s != FWPT_OK) {
-            *status = s;
-            return i;
+            *status = s; /* the decoder stays at the failing packet */
+            return (size_t)(q - pkts);
         }
-        i++;
+        q++;
     }
-    dec->offset = off;
-    dec->last_ip = last_ip;
     *status = FWPT_OK;
-    return i;
+    return (size_t)(q - pkts);
 }

@@ -205,7 +205,20 @@ struct fwpt_pkt_decoder {
     size_t sync_offset;  /* offset of the PSB last synchronized to, or FWPT_PKT_NO_SYNC */
     uint64_t last_ip;    /* SDM "Last IP": reset to 0 at PSB, updated by IP packets with IPBytes != 000b */
     uint8_t block_item_bytes; /* inside a block (after BBP): BIP payload size 4 or 8; else 0 */
+    /* Speed only (the packets are the same either way): fwpt_pkt_next's one-byte path, a branch on the header
+     * byte, pays where that branch predicts well (runs of TNT in firmware loops) and costs where packet types
+     * follow at random. 'lean' switches it on and off per window of the trace (fwpt_pkt_window). */
+    uint8_t lean;        /* FWPT_PKT_LEAN_*; after block_item_bytes: both read as one 16-bit word */
+    uint8_t lean_fails;  /* trials failed in a row: the next comes 2^lean_fails times later (up to 32) */
+    size_t window_end;   /* offset where the window ends and 'lean' is decided again */
+    size_t fast_end;     /* min(window_end, len - 15): packets before it have 16 readable bytes, same window */
+    size_t run_end;      /* trial: offset after the last packet that was not one byte with an even header */
+    size_t prev_run;     /* trial: the length of the run of one-byte packets before it */
+    int64_t credit;      /* trial: one-byte packets, less 4 per run whose length differs from the run before */
 };
+
+/* dec->lean: the one-byte path is off (0), on (ON), or on and on trial (ON | TRIAL: its statistics kept) */
+enum { FWPT_PKT_LEAN_ON = 1, FWPT_PKT_LEAN_TRIAL = 2 };
 
 /* A fresh decoder at offset 0, not synchronized, Last IP 0. */
 void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len);
@@ -286,7 +299,8 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
 /* The table-driven part of the fast path (9 readable bytes from p): fills *pkt for the packet at p (offset o)
  * from its fast_table entry and returns the new Last IP. Only meaningful when fwpt_pkt_fast_size[p[0]] != 0
  * (the other entries are zero: harmless garbage, for callers that decode speculatively and discard it). */
-static inline uint64_t fwpt_pkt_fast_entry(const uint8_t *p, size_t o, uint64_t last_ip, struct fwpt_packet *pkt)
+static inline __attribute__((always_inline)) uint64_t fwpt_pkt_fast_entry(const uint8_t *p, size_t o, uint64_t last_ip,
+                                                                         struct fwpt_packet *pkt)
 {
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
     const struct fwpt_pkt_fast *f = &fwpt_pkt_fast_table[p[0]];
@@ -300,7 +314,9 @@ static inline uint64_t fwpt_pkt_fast_entry(const uint8_t *p, size_t o, uint64_t 
     __builtin_memcpy(&type_size, &f->type, 2);
     /* SDM Table "FUP/TIP IP Reconstruction"; non-IP packets keep Last IP (mask all ones, no payload) */
     unsigned sx = f->sx;
-    uint64_t ip = (uint64_t)((int64_t)(((last_ip & f->keep_mask) | payload) << sx) >> sx); /* branch-free */
+    /* 011b keeps no Last IP bits (keep_mask 0): sign-extending the payload alone is the same, and keeps the
+     * shifts off the Last IP chain (two operations from one packet's Last IP to the next) */
+    uint64_t ip = (last_ip & f->keep_mask) | (uint64_t)((int64_t)(payload << sx) >> sx); /* branch-free */
     pkt->offset = o;
     __builtin_memcpy(&pkt->type, &type_size, 2);
     /* bytes 16..23: ipc + suppressed, TNT count, one-byte CYC value, or MTC CTC */
@@ -363,7 +379,8 @@ static inline unsigned fwpt_pkt_fast_ext(const uint8_t *p, size_t o, uint64_t *l
 
 /* The fast path's body for the packet at p (trace offset o), with at least 16 bytes readable from p: its size
  * after filling *pkt and updating *last_ip, or 0 when the slow path must decode it (nothing written then). */
-static inline unsigned fwpt_pkt_fast_at16(const uint8_t *p, size_t o, uint64_t *last_ip, struct fwpt_packet *pkt)
+static inline __attribute__((always_inline)) unsigned fwpt_pkt_fast_at16(const uint8_t *p, size_t o, uint64_t *last_ip,
+                                                                        struct fwpt_packet *pkt)
 {
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
     uint64_t raw = *(const fwpt_u64u *)(p + 1);
@@ -412,13 +429,77 @@ static inline bool fwpt_pkt_fast_one(const uint8_t *buf, size_t len, size_t *off
     return size != 0;
 }
 
+/* One-byte packets with an even header, PAD 00h and short TNT (not 02h, the extended opcodes; BIP is even too:
+ * outside blocks only): true for them. On a predicted branch the next offset is o + 1, off the table loads. */
+static inline bool fwpt_pkt_is_one_even(unsigned b0)
+{
+    return (b0 & 1) == 0 && b0 != 0x02;
+}
+
+/* Bytes 8..31 of the struct fwpt_packet of PAD and short TNT, by header byte: type, size, tnt.count, tnt.bits */
+extern const uint64_t fwpt_pkt_one_image[256][3];
+
+/* PAD or short TNT with header b0 at offset o: three stores, Last IP untouched. */
+static inline __attribute__((always_inline)) void fwpt_pkt_fast_one_even(unsigned b0, size_t o,
+                                                                        struct fwpt_packet *pkt)
+{
+    pkt->offset = o;
+    __builtin_memcpy((unsigned char *)pkt + offsetof(struct fwpt_packet, type), fwpt_pkt_one_image[b0], 24);
+}
+
+/* End of a window (dec->offset >= dec->window_end): decide dec->lean for the next one (decode/packet.c). */
+void fwpt_pkt_window(struct fwpt_pkt_decoder *dec);
+
+/* fwpt_pkt_next for what its inline paths leave: a window's end, the trace's last 15 bytes, blocks, and the
+ * packets the fast path declines (decode/packet.c). */
+enum fwpt_status fwpt_pkt_next_edge(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
+
+/* fwpt_pkt_next with the one-byte path on, for a packet it does not take. */
+static inline enum fwpt_status fwpt_pkt_next_lean_miss(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt,
+                                                       size_t o)
+{
+    if (__builtin_expect(dec->lean & FWPT_PKT_LEAN_TRIAL, 0)) {
+        /* the one-byte packets since the last miss (one byte each) */
+        size_t run = o - dec->run_end;
+        dec->credit += (int64_t)run - (run != dec->prev_run ? 4 : 0);
+        dec->prev_run = run;
+    }
+    if (__builtin_expect(o < dec->fast_end, 1)) {
+        unsigned size = fwpt_pkt_fast_at16(dec->buf + o, o, &dec->last_ip, pkt);
+        if (__builtin_expect(size != 0, 1)) {
+            dec->offset = dec->run_end = o + size;
+            return FWPT_OK;
+        }
+    }
+    return fwpt_pkt_next_edge(dec, pkt);
+}
+
 static inline enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
 {
-    /* BIPs need the block state: the fast path runs outside blocks only (BBP itself is slow) */
-    if (__builtin_expect(!dec->block_item_bytes, 1) &&
-        fwpt_pkt_fast_one(dec->buf, dec->len, &dec->offset, &dec->last_ip, pkt))
-        return FWPT_OK;
-    return fwpt_pkt_next_slow(dec, pkt);
+    size_t o = dec->offset;
+    uint16_t block_lean; /* block_item_bytes (BIPs need the block state: slow path) and lean */
+    __builtin_memcpy(&block_lean, &dec->block_item_bytes, 2);
+    if (__builtin_expect(block_lean == 0, 1)) {
+        /* the table-driven fast path, no branch on the packet type */
+        if (__builtin_expect(o < dec->fast_end, 1)) {
+            unsigned size = fwpt_pkt_fast_at16(dec->buf + o, o, &dec->last_ip, pkt);
+            if (__builtin_expect(size != 0, 1)) {
+                dec->offset = o + size;
+                return FWPT_OK;
+            }
+        }
+    } else if (__builtin_expect((block_lean & 0x1ff) == FWPT_PKT_LEAN_ON << 8, 1)) {
+        if (__builtin_expect(o < dec->fast_end, 1)) {
+            unsigned b0 = dec->buf[o];
+            if (__builtin_expect(fwpt_pkt_is_one_even(b0), 1)) {
+                fwpt_pkt_fast_one_even(b0, o, pkt);
+                dec->offset = o + 1;
+                return FWPT_OK;
+            }
+        }
+        return fwpt_pkt_next_lean_miss(dec, pkt, o);
+    }
+    return fwpt_pkt_next_edge(dec, pkt);
 }
 
 /* Decode up to n packets into pkts[0..): returns how many were decoded; *status is FWPT_OK when all n were,

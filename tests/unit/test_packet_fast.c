@@ -59,6 +59,23 @@ static void one(const uint8_t *b, size_t len, size_t off, uint64_t lip)
     } else {
         CHECK(o == off && l == lip);
     }
+    /* fwpt_pkt_next with the one-byte path on (a fresh decoder has it on trial) and off: the same packet */
+    for (int lean = 0; lean < 2; lean++) {
+        struct fwpt_pkt_decoder d3;
+        struct fwpt_packet m;
+        fwpt_pkt_init(&d3, b, len);
+        fwpt_pkt_sync_set(&d3, off);
+        d3.last_ip = lip;
+        d3.lean = lean ? FWPT_PKT_LEAN_ON : 0;
+        memset(&m, 0x69, sizeof m);
+        enum fwpt_status s3 = fwpt_pkt_next(&d3, &m);
+        int mok = s3 == s2 && d3.offset == d2.offset && d3.last_ip == d2.last_ip && m.offset == s.offset &&
+                  (s3 == FWPT_OK ? pkt_same_fields(&m, &s) : m.type == FWPT_PKT_NONE && m.size == 0);
+        CHECK(mok);
+        if (!mok)
+            dump(lean ? "fwpt_pkt_next with the one-byte path on differs" : "fwpt_pkt_next with it off differs",
+                 b, len, off);
+    }
     if (s2 == FWPT_OK && s.type < FWPT_PKT_COUNT)
         slow_ok_by_type[s.type]++;
     compared++;
@@ -202,6 +219,94 @@ static void streams(void)
     CHECK(pkts > 200000); /* the streams were decoded, not cut short */
 }
 
+/* A valid packet (not BBP: outside blocks) of random type at p, from the slow path's view: its size. */
+static unsigned random_packet(uint8_t *p)
+{
+    for (;;) {
+        p[0] = (uint8_t)rnd();
+        if (rnd() % 3 == 0)
+            p[0] = (uint8_t)(rnd() & 1 ? 0x02 : 0x99);
+        random_image(p, 1);
+        if (rnd() % 64 == 0)
+            for (unsigned i = 0; i < 16; i++)
+                p[i] = i & 1 ? 0x82 : 0x02;
+        struct fwpt_pkt_decoder d;
+        struct fwpt_packet s;
+        fwpt_pkt_init(&d, p, 24);
+        fwpt_pkt_sync_set(&d, 0);
+        if (fwpt_pkt_next_slow(&d, &s) == FWPT_OK && s.type != FWPT_PKT_BBP)
+            return s.size;
+    }
+}
+
+/* Phases of a trace: loops (runs of 7 short TNT and a TIP, the pattern the one-byte path is for), random packet
+ * types, loops again. fwpt_pkt_next switches the one-byte path on, off and on again (dec->lean), and in every
+ * phase fwpt_pkt_next, fwpt_pkt_next_batch (random batch sizes) and the slow path agree packet by packet. */
+static void phases(void)
+{
+    static uint8_t buf[1536 << 10];
+    static const size_t phase_end[] = {160 << 10, 900 << 10, sizeof buf - 32};
+    size_t len = 0;
+    for (unsigned ph = 0; ph < 3; ph++)
+        while (len < phase_end[ph]) {
+            if (ph == 1) {
+                uint8_t p[24];
+                unsigned n = random_packet(p);
+                memcpy(buf + len, p, n);
+                len += n;
+                continue;
+            }
+            for (int i = 0; i < 7; i++)
+                buf[len++] = (uint8_t)(0x80 | (rnd() & 0x7e)); /* short TNT, 6 branches */
+            buf[len++] = 0x2d; /* TIP, IPBytes 001b */
+            buf[len++] = (uint8_t)rnd();
+            buf[len++] = (uint8_t)rnd();
+        }
+    struct fwpt_pkt_decoder d1, d2, d3;
+    fwpt_pkt_init(&d1, buf, len);
+    fwpt_pkt_init(&d2, buf, len);
+    fwpt_pkt_init(&d3, buf, len);
+    static struct fwpt_packet got3[300];
+    size_t have = 0, used = 0, pkts = 0;
+    enum fwpt_status st3 = FWPT_OK;
+    int ok = 1, lean_at[3] = {-1, -1, -1};
+    unsigned ph = 0, switches = 0;
+    uint8_t lean = d1.lean;
+    for (;;) {
+        if (used == have && st3 == FWPT_OK) {
+            have = fwpt_pkt_next_batch(&d3, got3, 1 + rnd() % 300, &st3);
+            used = 0;
+        }
+        if (ph < 3 && d1.offset >= phase_end[ph] - 2048)
+            lean_at[ph++] = d1.lean; /* near each phase's end */
+        struct fwpt_packet a, s;
+        enum fwpt_status s1 = fwpt_pkt_next(&d1, &a), s2 = fwpt_pkt_next_slow(&d2, &s);
+        switches += (d1.lean & FWPT_PKT_LEAN_ON) != (lean & FWPT_PKT_LEAN_ON);
+        lean = d1.lean;
+        if (s1 != s2 || d1.offset != d2.offset || d1.last_ip != d2.last_ip) {
+            ok = 0;
+            break;
+        }
+        if (s1 != FWPT_OK) {
+            ok = s1 == FWPT_E_EOS && d1.offset == len && used == have && st3 == FWPT_E_EOS && d3.offset == len;
+            break;
+        }
+        if (!pkt_same_fields(&a, &s) || used == have || !pkt_same_fields(&got3[used++], &s)) {
+            ok = 0;
+            break;
+        }
+        pkts++;
+    }
+    CHECK(ok);
+    CHECK(pkts > 700000);
+    /* loops: on (on trial or not); random types: off; loops again: on */
+    CHECK(lean_at[0] > 0 && (lean_at[0] & FWPT_PKT_LEAN_ON));
+    CHECK_EQ(lean_at[1], 0);
+    CHECK(lean_at[2] > 0 && (lean_at[2] & FWPT_PKT_LEAN_ON));
+    CHECK(switches >= 2);
+    printf("phases: %zu packets, the one-byte path switched %u times\n", pkts, switches);
+}
+
 int main(void)
 {
     for (unsigned b0 = 0; b0 < 256; b0++) {
@@ -228,6 +333,7 @@ int main(void)
     CHECK_EQ(fast_by_type[FWPT_PKT_BBP] + fast_by_type[FWPT_PKT_BIP] + fast_by_type[FWPT_PKT_EVD], 0);
     CHECK(slow_ok_by_type[FWPT_PKT_BBP] > 0 && slow_ok_by_type[FWPT_PKT_EVD] > 0);
     streams();
+    phases();
     printf("single packets compared: %lu; decoded by the fast path:", compared);
     for (unsigned t = 1; t < FWPT_PKT_COUNT; t++)
         if (fast_by_type[t])
