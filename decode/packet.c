@@ -1132,7 +1132,8 @@ const uint8_t fwpt_pkt_fast_cycx[256] = {R256(CYCX1)};
                     fwpt_pkt_fast_one_even(*p, (size_t)(p - buf), q);                                             \
                     size = 1;                                                                                     \
                 } else {                                                                                          \
-                    size = fwpt_pkt_fast_at16(p, (size_t)(p - buf), &last_ip, q);                                 \
+                    size = (lean) ? fwpt_pkt_fast_lean_other(p, (size_t)(p - buf), &last_ip, q)                 \
+                                  : fwpt_pkt_fast_at16(p, (size_t)(p - buf), &last_ip, q);                        \
                     if (__builtin_expect(size == 0, 0))                                                           \
                         goto out; /* the slow path's */                                                           \
                 }                                                                                                 \

@@ -258,9 +258,11 @@ static void phases(void)
             }
             for (int i = 0; i < 7; i++)
                 buf[len++] = (uint8_t)(0x80 | (rnd() & 0x7e)); /* short TNT, 6 branches */
-            buf[len++] = 0x2d; /* TIP, IPBytes 001b */
-            buf[len++] = (uint8_t)rnd();
-            buf[len++] = (uint8_t)rnd();
+            /* TIP, IPBytes 001b or 010b (each its own branch on the one-byte path) */
+            unsigned ipb = 1 + (unsigned)(rnd() & 1);
+            buf[len++] = (uint8_t)(ipb << 5 | 0x0d);
+            for (unsigned i = 0; i < 2 * ipb; i++)
+                buf[len++] = (uint8_t)rnd();
         }
     struct fwpt_pkt_decoder d1, d2, d3;
     fwpt_pkt_init(&d1, buf, len);
