@@ -1,6 +1,7 @@
 /* fwpt — Intel PT packet decoder (SDM Vol. 3C, "Packet Definitions"). Freestanding: no libc, no
  * allocation; the trace is read in place. Hot path: one table lookup on the first byte, then a switch. */
 #include "decode/packet.h"
+#include "arch/text.h"
 
 /* Header bytes and fields, in the SDM's words (packet tables of SDM Vol. 3C, "Packet Definitions"). */
 enum {
@@ -503,8 +504,21 @@ static void lean_trial(struct fwpt_pkt_decoder *dec)
     dec->lean = FWPT_PKT_LEAN_ON | FWPT_PKT_LEAN_TRIAL;
     set_window(dec, TRIAL_WINDOW);
     dec->run_end = dec->offset;
-    dec->prev_run = (size_t)-1;
     dec->credit = 0;
+}
+
+/* Trial bookkeeping: run lengths capped at 5 bits, the last three in run_hist (15 bits, folded to 8 to index
+ * run_pred); a run end run_pred did not foresee costs about one mispredicted branch, ~4 one-byte packets. */
+enum { RUN_CAP = 31, RUN_BITS = 5, RUN_HIST_MASK = (1u << 3 * RUN_BITS) - 1 };
+
+void fwpt_pkt_trial_run(struct fwpt_pkt_decoder *dec, size_t run)
+{
+    unsigned r = run < RUN_CAP ? (unsigned)run : RUN_CAP;
+    uint32_t h = dec->run_hist;
+    uint8_t *pred = &dec->run_pred[(h ^ h >> 7) & 0xff];
+    dec->credit += (int64_t)run - (*pred != r ? 4 : 0);
+    *pred = (uint8_t)r;
+    dec->run_hist = (h << RUN_BITS | r) & RUN_HIST_MASK;
 }
 
 void fwpt_pkt_window(struct fwpt_pkt_decoder *dec)
@@ -547,6 +561,8 @@ void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len)
     dec->last_ip = 0;
     dec->block_item_bytes = 0;
     dec->lean_fails = 0;
+    dec->run_hist = 0;
+    fwpt_memset(dec->run_pred, 0xff, sizeof dec->run_pred); /* no run length predicted yet */
     lean_trial(dec);
 }
 

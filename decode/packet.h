@@ -213,8 +213,11 @@ struct fwpt_pkt_decoder {
     size_t window_end;   /* offset where the window ends and 'lean' is decided again */
     size_t fast_end;     /* min(window_end, len - 15): packets before it have 16 readable bytes, same window */
     size_t run_end;      /* trial: offset after the last packet that was not one byte with an even header */
-    size_t prev_run;     /* trial: the length of the run of one-byte packets before it */
-    int64_t credit;      /* trial: one-byte packets, less 4 per run whose length differs from the run before */
+    int64_t credit;      /* trial: one-byte packets, less 4 per run whose length run_pred did not foresee */
+    uint32_t run_hist;   /* trial: the lengths of the last three runs (5 bits each, capped at 31) */
+    /* Trial: the run length that last followed each run_hist (hashed), a model of the CPU's branch predictor:
+     * it learns a repeating pattern of run lengths (5 1 1 5 1 1 0 6 ...), not only a constant one. */
+    uint8_t run_pred[256];
 };
 
 /* dec->lean: the one-byte path is off (0), on (ON), or on and on trial (ON | TRIAL: its statistics kept) */
@@ -447,6 +450,10 @@ static inline __attribute__((always_inline)) void fwpt_pkt_fast_one_even(unsigne
     __builtin_memcpy((unsigned char *)pkt + offsetof(struct fwpt_packet, type), fwpt_pkt_one_image[b0], 24);
 }
 
+/* Trial: a run of 'run' one-byte packets ended: credit it, less the run end's misprediction if run_pred did
+ * not foresee it (decode/packet.c). */
+void fwpt_pkt_trial_run(struct fwpt_pkt_decoder *dec, size_t run);
+
 /* End of a window (dec->offset >= dec->window_end): decide dec->lean for the next one (decode/packet.c). */
 void fwpt_pkt_window(struct fwpt_pkt_decoder *dec);
 
@@ -482,9 +489,7 @@ static inline enum fwpt_status fwpt_pkt_next_lean_miss(struct fwpt_pkt_decoder *
 {
     if (__builtin_expect(dec->lean & FWPT_PKT_LEAN_TRIAL, 0)) {
         /* the one-byte packets since the last miss (one byte each) */
-        size_t run = o - dec->run_end;
-        dec->credit += (int64_t)run - (run != dec->prev_run ? 4 : 0);
-        dec->prev_run = run;
+        fwpt_pkt_trial_run(dec, o - dec->run_end);
     }
     if (__builtin_expect(o < dec->fast_end, 1)) {
         unsigned size = fwpt_pkt_fast_lean_other(dec->buf + o, o, &dec->last_ip, pkt);

@@ -309,6 +309,55 @@ static void phases(void)
     printf("phases: %zu packets, the one-byte path switched %u times\n", pkts, switches);
 }
 
+/* Loops whose runs of short TNT repeat in a pattern of differing lengths (the read-file firmware trace: 5 1 1 5 1
+ * 1 0 6 4 2 3 ..., a TIP after each run): the CPU's branch predictor learns such a pattern, so the first trial
+ * switches the one-byte path on (a rule "same length as the run before" judged it irregular). The same run
+ * lengths in random order: off. Packets as the slow path's either way. */
+static void periodic_runs(void)
+{
+    static const uint8_t pattern[] = {5, 1, 1, 5, 1, 1, 0, 6, 4, 2, 3, 5, 1, 0, 3, 4, 2};
+    static uint8_t buf[16 << 10];
+    for (int shuffled = 0; shuffled < 2; shuffled++) {
+        size_t len = 0;
+        for (unsigned k = 0; len < sizeof buf - 32; k++) {
+            unsigned run = pattern[shuffled ? rnd() % sizeof pattern : k % sizeof pattern];
+            for (unsigned i = 0; i < run; i++)
+                buf[len++] = (uint8_t)(0x80 | (rnd() & 0x7e)); /* short TNT, 6 branches */
+            unsigned ipb = 1 + (k % 3 == 0); /* TIP, IPBytes 001b or 010b */
+            buf[len++] = (uint8_t)(ipb << 5 | 0x0d);
+            for (unsigned i = 0; i < 2 * ipb; i++)
+                buf[len++] = (uint8_t)rnd();
+        }
+        struct fwpt_pkt_decoder d1, d2;
+        fwpt_pkt_init(&d1, buf, len);
+        fwpt_pkt_init(&d2, buf, len);
+        int ok = 1, lean_after_trial = -1;
+        size_t pkts = 0;
+        for (;;) {
+            if (lean_after_trial < 0 && d1.offset >= 4096)
+                lean_after_trial = d1.lean;
+            struct fwpt_packet a, s;
+            enum fwpt_status s1 = fwpt_pkt_next(&d1, &a), s2 = fwpt_pkt_next_slow(&d2, &s);
+            if (s1 != s2 || d1.offset != d2.offset || d1.last_ip != d2.last_ip) {
+                ok = 0;
+                break;
+            }
+            if (s1 != FWPT_OK) {
+                ok = s1 == FWPT_E_EOS && d1.offset == len;
+                break;
+            }
+            if (!pkt_same_fields(&a, &s)) {
+                ok = 0;
+                break;
+            }
+            pkts++;
+        }
+        CHECK(ok);
+        CHECK(pkts > 5000);
+        CHECK_EQ(lean_after_trial, shuffled ? 0 : FWPT_PKT_LEAN_ON);
+    }
+}
+
 int main(void)
 {
     for (unsigned b0 = 0; b0 < 256; b0++) {
@@ -336,6 +385,7 @@ int main(void)
     CHECK(slow_ok_by_type[FWPT_PKT_BBP] > 0 && slow_ok_by_type[FWPT_PKT_EVD] > 0);
     streams();
     phases();
+    periodic_runs();
     printf("single packets compared: %lu; decoded by the fast path:", compared);
     for (unsigned t = 1; t < FWPT_PKT_COUNT; t++)
         if (fast_by_type[t])
