@@ -152,6 +152,26 @@ static void header(unsigned b0, int b1)
 
 /* Random streams of packets that decode: next, slow and batch (random batch sizes) agree packet by packet. */
 static struct fwpt_packet ref[4096], got[4096];
+/* A valid packet (not BBP: outside blocks) of random type at p, from the slow path's view: its size. */
+static unsigned random_packet(uint8_t *p)
+{
+    for (;;) {
+        p[0] = (uint8_t)rnd();
+        if (rnd() % 3 == 0)
+            p[0] = (uint8_t)(rnd() & 1 ? 0x02 : 0x99);
+        random_image(p, 1);
+        if (rnd() % 64 == 0)
+            for (unsigned i = 0; i < 16; i++)
+                p[i] = i & 1 ? 0x82 : 0x02;
+        struct fwpt_pkt_decoder d;
+        struct fwpt_packet s;
+        fwpt_pkt_init(&d, p, 24);
+        fwpt_pkt_sync_set(&d, 0);
+        if (fwpt_pkt_next_slow(&d, &s) == FWPT_OK && s.type != FWPT_PKT_BBP)
+            return s.size;
+    }
+}
+
 static void streams(void)
 {
     static uint8_t buf[16384];
@@ -160,22 +180,9 @@ static void streams(void)
         size_t len = 0;
         while (len + 40 < sizeof buf) {
             uint8_t p[24];
-            p[0] = (uint8_t)rnd();
-            if (rnd() % 3 == 0) {
-                p[0] = (uint8_t)(rnd() & 1 ? 0x02 : 0x99);
-            }
-            random_image(p, 1);
-            if (rnd() % 64 == 0)
-                for (unsigned i = 0; i < 16; i++)
-                    p[i] = i & 1 ? 0x82 : 0x02;
-            struct fwpt_pkt_decoder d;
-            struct fwpt_packet s;
-            fwpt_pkt_init(&d, p, sizeof p);
-            fwpt_pkt_sync_set(&d, 0);
-            if (fwpt_pkt_next_slow(&d, &s) != FWPT_OK || s.type == FWPT_PKT_BBP)
-                continue; /* valid packets only, outside blocks */
-            memcpy(buf + len, p, s.size);
-            len += s.size;
+            unsigned size = random_packet(p);
+            memcpy(buf + len, p, size);
+            len += size;
         }
         struct fwpt_pkt_decoder d1, d2, d3;
         fwpt_pkt_init(&d1, buf, len);
@@ -219,25 +226,6 @@ static void streams(void)
     CHECK(pkts > 200000); /* the streams were decoded, not cut short */
 }
 
-/* A valid packet (not BBP: outside blocks) of random type at p, from the slow path's view: its size. */
-static unsigned random_packet(uint8_t *p)
-{
-    for (;;) {
-        p[0] = (uint8_t)rnd();
-        if (rnd() % 3 == 0)
-            p[0] = (uint8_t)(rnd() & 1 ? 0x02 : 0x99);
-        random_image(p, 1);
-        if (rnd() % 64 == 0)
-            for (unsigned i = 0; i < 16; i++)
-                p[i] = i & 1 ? 0x82 : 0x02;
-        struct fwpt_pkt_decoder d;
-        struct fwpt_packet s;
-        fwpt_pkt_init(&d, p, 24);
-        fwpt_pkt_sync_set(&d, 0);
-        if (fwpt_pkt_next_slow(&d, &s) == FWPT_OK && s.type != FWPT_PKT_BBP)
-            return s.size;
-    }
-}
 
 /* Phases of a trace: loops (runs of 7 short TNT and a TIP, the pattern the one-byte path is for), random packet
  * types, loops again. fwpt_pkt_next switches the one-byte path on, off and on again (dec->lean), and in every
