@@ -5,7 +5,7 @@
 #define LEAF_EXT_BASE 0x80000000u
 #define LEAF_EXT_ADDR 0x80000008u
 
-/* Values copied from rows of ../shared/data/cpuid_leaf14.tsv (columns max_basic_leaf, vendor,
+/* Values copied from rows of tests/data/cpuid_leaf14.tsv (columns max_basic_leaf, vendor,
  * family_model_stepping, leaf7_ebx, l14_0_*, l14_1_*, leaf_1a_eax, leaf_80000008_eax). */
 static const struct fwpt_cpu_profile profiles[] = {
     /* Broadwell: CPUID.(14H,0):EAX = 0 (no subleaf 1), single-entry ToPA only, CR3 filtering only. */

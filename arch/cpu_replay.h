@@ -1,7 +1,7 @@
 /* fwpt — the replay CPU backend: answers CPUID from a recorded profile, the way the recorded
  * processor would (above the max leaf an Intel CPU returns the highest basic leaf's data), and
  * refuses every RDMSR/WRMSR with FWPT_E_FAULT (a recording holds no MSRs, so no PT MSRs either).
- * Built-in profiles are rows of ../shared/data/cpuid_leaf14.tsv (values copied, source named). */
+ * Built-in profiles are rows of tests/data/cpuid_leaf14.tsv, a copy of shared/data (values copied, source named). */
 #ifndef FWPT_ARCH_CPU_REPLAY_H
 #define FWPT_ARCH_CPU_REPLAY_H
 

@@ -54,11 +54,12 @@ static inline int check_summary(const char *name)
     return check_failed ? 1 : 0;
 }
 
-/* Directory of ../shared/data (FWPT_DATA overrides). */
+/* Directory of the CPUID data: tests/data (a copy of shared/data, so that a checkout alone passes);
+ * FWPT_DATA overrides. Tests run from the checkout's top directory. */
 static inline const char *check_data_dir(void)
 {
     const char *d = getenv("FWPT_DATA");
-    return d && *d ? d : "../shared/data";
+    return d && *d ? d : "tests/data";
 }
 
 #endif

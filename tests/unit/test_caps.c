@@ -1,5 +1,5 @@
-/* Capability enumeration over every row of ../shared/data/cpuid_leaf14.tsv, the replay backend,
- * fwpt_caps_read's leaf rules (QEMU's above-max answers), and `fwpt caps --json`. */
+/* Capability enumeration over every row of tests/data/cpuid_leaf14.tsv (a copy of shared/data's), the
+ * replay backend, fwpt_caps_read's leaf rules (QEMU's above-max answers), and `fwpt caps --json`. */
 #include <stdbool.h>
 #include "arch/caps.h"
 #include "arch/cpu_replay.h"
@@ -211,7 +211,7 @@ static bool load_rows(void)
     snprintf(path, sizeof path, "%s/cpuid_leaf14.tsv", check_data_dir());
     FILE *f = fopen(path, "r");
     if (!f) {
-        fprintf(stderr, "test_caps: FATAL: cannot open %s (set FWPT_DATA to the shared/data directory)\n", path);
+        fprintf(stderr, "test_caps: FATAL: cannot open %s (tests/data, or FWPT_DATA=DIR holding cpuid_leaf14.tsv)\n", path);
         return false;
     }
     char line[4096];
