@@ -52,6 +52,27 @@ static struct result run(uint64_t runaway)
     return r;
 }
 
+/* 'jmp *%rax' at base+0x10 goes to 'nowhere' (no code there): one E_NOMAP naming it at that TIP's
+ * offset; the next TIP (base+0x100) resumes, four nops to the FUP+TIP.PGD. */
+static void nomap_resumes(uint64_t nowhere, enum pt_ip_compression ipc)
+{
+    memset(code, 0x90, sizeof code);
+    code[0x10] = 0xff, code[0x11] = 0xe0; /* jmp *%rax */
+    start(base);
+    pk_ip(ppt_tip, nowhere, ipc);
+    uint64_t resume = enc_offset();
+    pk_ip(ppt_tip, base + 0x100, ipc);
+    pk_ip(ppt_fup, base + 0x104, pt_ipc_update_16);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    struct result r = run(0);
+    CHECK_EQ(r.errors, 1);
+    CHECK_EQ(r.first_error, FWPT_E_NOMAP);
+    CHECK_EQ(r.err_ip, nowhere);
+    CHECK_EQ(r.err_off, resume);
+    CHECK_EQ(r.insns, 0x10 + 1 + 4);
+    CHECK_EQ(r.disabled_ip, base + 0x104);
+}
+
 /* f_i at base + 6*i: call f_(i+1); ret. f_70: ret. A caller-less f_0 returns to 0x12000. */
 static void chain(int levels)
 {
@@ -105,40 +126,12 @@ int main(void)
     CHECK_EQ(r.disabled_ip, base + 0x2001);
 
     /* no code: E_NOMAP names the IP; the next TIP resumes */
-    memset(code, 0x90, sizeof code);
-    code[0x10] = 0xff, code[0x11] = 0xe0; /* jmp *%rax */
-    start(base);
-    pk_ip(ppt_tip, 0x500000, pt_ipc_update_32);
-    uint64_t tip2 = enc_offset();
-    pk_ip(ppt_tip, base + 0x100, pt_ipc_update_32);
-    pk_ip(ppt_fup, base + 0x104, pt_ipc_update_16);
-    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-    r = run(0);
-    CHECK_EQ(r.errors, 1);
-    CHECK_EQ(r.first_error, FWPT_E_NOMAP);
-    CHECK_EQ(r.err_ip, 0x500000);
-    CHECK_EQ(r.err_off, tip2);
-    CHECK_EQ(r.insns, 0x10 + 1 + 4);
-    CHECK_EQ(r.disabled_ip, base + 0x104);
+    nomap_resumes(0x500000, pt_ipc_update_32);
 
     /* A TIP to ~0 (also the cache's empty ip) with the cache warm from the runs above: no code there
      * is E_NOMAP, never a stale block served as instructions at ~0 (found by fuzzing). */
-    for (int warm = 0; warm < 2; warm++) {
-        memset(code, 0x90, sizeof code);
-        code[0x10] = 0xff, code[0x11] = 0xe0; /* jmp *%rax */
-        start(base);
-        pk_ip(ppt_tip, ~0ull, pt_ipc_full);
-        uint64_t tip3 = enc_offset();
-        pk_ip(ppt_tip, base + 0x100, pt_ipc_full);
-        pk_ip(ppt_fup, base + 0x104, pt_ipc_update_16);
-        pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-        r = run(0);
-        CHECK_EQ(r.errors, 1);
-        CHECK_EQ(r.first_error, FWPT_E_NOMAP);
-        CHECK_EQ(r.err_ip, ~0ull);
-        CHECK_EQ(r.err_off, tip3);
-        CHECK_EQ(r.insns, 0x10 + 1 + 4);
-    }
+    for (int warm = 0; warm < 2; warm++)
+        nomap_resumes(~0ull, pt_ipc_full);
 
     /* runaway: jmp . with no packet ever needed */
     memset(code, 0x90, sizeof code);
