@@ -11,6 +11,7 @@
 #include <dirent.h>
 
 #include "decode/flow.h"
+#include "tests/common/fw_traces.h"
 #include "tests/common/progen.h"
 
 static double now(void)
@@ -331,36 +332,16 @@ out:
     return rc;
 }
 
-/* Every TARGET/fwpt/ below FWPT_BENCH_FW (tests/bench/firmware-traces.sh), in name order. */
+/* Every recorded firmware trace (tests/common/fw_traces.h), in name order. */
 static int bench_firmware(void)
 {
-    const char *dir = getenv("FWPT_BENCH_FW");
-    if (!dir || !*dir) {
-        printf("bench_flow: no firmware traces (FWPT_BENCH_FW unset; make bench records them)\n");
-        return 0;
-    }
-    struct dirent **names;
-    int n = scandir(dir, &names, NULL, alphasort), rc = 0, found = 0;
-    if (n < 0) {
-        fprintf(stderr, "bench_flow: FWPT_BENCH_FW=%s: cannot open it\n", dir);
-        return 1;
-    }
+    struct fw_trace *t;
+    int n = fw_traces("bench_flow", &t), rc = n < 0;
     for (int i = 0; i < n; i++) {
-        char sub[4200], probe[4300];
-        snprintf(sub, sizeof sub, "%s/%s/fwpt", dir, names[i]->d_name);
-        snprintf(probe, sizeof probe, "%s/trace.pt", sub);
-        if (names[i]->d_name[0] != '.' && access(probe, R_OK) == 0) {
-            printf("--- firmware: %s\n", names[i]->d_name);
-            rc |= bench_firmware_dir(sub);
-            found++;
-        }
-        free(names[i]);
+        printf("--- firmware: %s\n", t[i].name);
+        rc |= bench_firmware_dir(t[i].dir);
     }
-    free(names);
-    if (!found) {
-        fprintf(stderr, "bench_flow: FWPT_BENCH_FW=%s holds no TARGET/fwpt/trace.pt\n", dir);
-        rc = 1;
-    }
+    free(t);
     return rc;
 }
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <dirent.h>
 #include "decode/packet.h"
+#include "tests/common/fw_traces.h"
 #include "tests/common/progen.h"
 #include "tests/common/rng.h"
 
@@ -250,51 +250,29 @@ static int measure(const char *name, const uint8_t *buf, size_t len, int runs)
  * repeated (whole copies: each starts at its PSB) to about the synthetic inputs' size. */
 static int measure_firmware(uint8_t *buf, size_t len, int runs)
 {
-    const char *dir = getenv("FWPT_BENCH_FW");
-    if (!dir || !*dir) {
-        printf("bench_packet: no firmware traces (FWPT_BENCH_FW unset; make bench records them)\n");
-        return 0;
-    }
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "bench_packet: FWPT_BENCH_FW=%s: cannot open it\n", dir);
-        return 1;
-    }
-    int rc = 0, found = 0;
-    struct dirent *de;
-    char names[16][64];
-    int nn = 0;
-    while ((de = readdir(d)) && nn < 16)
-        if (de->d_name[0] != '.' && strlen(de->d_name) < sizeof names[0])
-            strcpy(names[nn++], de->d_name);
-    closedir(d);
-    qsort(names, (size_t)nn, sizeof names[0], (int (*)(const void *, const void *))strcmp);
-    for (int i = 0; i < nn; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s/fwpt/trace.pt", dir, names[i]);
+    struct fw_trace *t;
+    int n = fw_traces("bench_packet", &t), rc = n < 0;
+    for (int i = 0; i < n; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/trace.pt", t[i].dir);
         FILE *f = fopen(path, "rb");
-        if (!f)
-            continue; /* not a trace directory (the logs beside them) */
-        size_t n = fread(buf, 1, len, f);
-        int more = fgetc(f) != EOF;
-        fclose(f);
-        if (n == 0 || more) {
-            fprintf(stderr, "bench_packet: %s: %s\n", path, n ? "larger than the bench buffer" : "empty");
+        size_t got = f ? fread(buf, 1, len, f) : 0;
+        int more = f && fgetc(f) != EOF;
+        if (f)
+            fclose(f);
+        if (got == 0 || more) {
+            fprintf(stderr, "bench_packet: %s: %s\n", path, more ? "larger than the bench buffer" : "empty or unreadable");
             rc = 1;
             continue;
         }
-        size_t copies = len / n;
+        size_t copies = len / got;
         for (size_t k = 1; k < copies; k++)
-            memcpy(buf + k * n, buf, n);
+            memcpy(buf + k * got, buf, got);
         char label[80];
-        snprintf(label, sizeof label, "fw:%.63s", names[i]);
-        rc |= measure(label, buf, copies * n, runs);
-        found++;
+        snprintf(label, sizeof label, "fw:%.63s", t[i].name);
+        rc |= measure(label, buf, copies * got, runs);
     }
-    if (!found) {
-        fprintf(stderr, "bench_packet: FWPT_BENCH_FW=%s holds no TARGET/fwpt/trace.pt\n", dir);
-        rc = 1;
-    }
+    free(t);
     return rc;
 }
 

@@ -1,0 +1,51 @@
+/* fwpt tests — listing the recorded firmware traces (fw_traces.h). */
+#include "tests/common/fw_traces.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int fw_traces(const char *who, struct fw_trace **out)
+{
+    *out = NULL;
+    const char *root = getenv("FWPT_BENCH_FW");
+    if (!root || !*root) {
+        printf("%s: no firmware traces (FWPT_BENCH_FW unset; make bench records them)\n", who);
+        return 0;
+    }
+    struct dirent **names;
+    int n = scandir(root, &names, NULL, alphasort);
+    if (n < 0) {
+        fprintf(stderr, "%s: FWPT_BENCH_FW=%s: cannot open it\n", who, root);
+        return -1;
+    }
+    struct fw_trace *t = calloc((size_t)n + 1, sizeof *t);
+    int found = 0, bad = !t;
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i]->d_name;
+        char probe[4200];
+        snprintf(probe, sizeof probe, "%s/%s/fwpt/trace.pt", root, name);
+        if (t && name[0] != '.' && access(probe, R_OK) == 0) { /* the logs beside the directories: skipped */
+            if (strlen(name) >= sizeof t->name || strlen(root) + strlen(name) + 7 >= sizeof t->dir) {
+                fprintf(stderr, "%s: %s: name too long\n", who, probe);
+                bad = 1;
+            } else {
+                strcpy(t[found].name, name);
+                snprintf(t[found].dir, sizeof t->dir, "%s/%s/fwpt", root, name);
+                found++;
+            }
+        }
+        free(names[i]);
+    }
+    free(names);
+    if (bad || !found) {
+        if (!bad)
+            fprintf(stderr, "%s: FWPT_BENCH_FW=%s holds no TARGET/fwpt/trace.pt\n", who, root);
+        free(t);
+        return -1;
+    }
+    *out = t;
+    return found;
+}
