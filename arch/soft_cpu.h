@@ -25,11 +25,17 @@ struct fwpt_soft_stats {
     uint64_t bytes;          /* packet bytes handed to the model */
     uint64_t tsc_start, tsc_end;
     int step_limit_hit;      /* stepping abandoned after FWPT_SOFT_MAX_STEPS */
+    uint64_t steps_at_stop;  /* steps when the output stopped (ToPA STOP, operational error, TraceStop); 0: never */
+    int untraced_rest;       /* stepping ended FWPT_SOFT_AFTER_STOP steps after that: the rest ran at full speed */
     enum fwpt_status enc_status; /* first encoder/classifier error, FWPT_OK if none */
     uint64_t enc_error_ip;       /* IP at which it happened */
 };
 
 #define FWPT_SOFT_MAX_STEPS 50000000ull
+/* Steps taken after the output stopped before stepping ends: no packet is written any more (as on hardware,
+ * the rest of the call need not be slowed down), but the decoder walks on from the last packet's IP through code
+ * that needs no packet, and the ground truth must reach as far (verify compares the oldest part). */
+#define FWPT_SOFT_AFTER_STOP 65536ull
 
 struct fwpt_soft {
     struct fwpt_cpu cpu;              /* what fwpt_soft_cpu returns */

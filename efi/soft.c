@@ -128,8 +128,12 @@ static void EFIAPI db_handler(EFI_EXCEPTION_TYPE type, EFI_SYSTEM_CONTEXT ctx)
         retire(s, rip, now);
     }
     s->prev_ip = rip;
-    if (rip == s->stop_ip || s->stats.steps >= FWPT_SOFT_MAX_STEPS) {
-        s->stats.step_limit_hit = rip != s->stop_ip;
+    if (!s->record_only && !s->stats.steps_at_stop && (s->model.status & (RTIT_STATUS_STOPPED | RTIT_STATUS_ERROR)))
+        s->stats.steps_at_stop = s->stats.steps;
+    int untraced = s->stats.steps_at_stop && s->stats.steps - s->stats.steps_at_stop >= FWPT_SOFT_AFTER_STOP;
+    if (rip == s->stop_ip || s->stats.steps >= FWPT_SOFT_MAX_STEPS || untraced) {
+        s->stats.untraced_rest = rip != s->stop_ip && untraced;
+        s->stats.step_limit_hit = rip != s->stop_ip && !untraced;
         s->stepping = 0;
         x->Rflags &= ~RFLAGS_TF;
     } else {

@@ -12,7 +12,7 @@
 #     the saved code pages to exactly the ground truth, and the witness equals the ground truth but
 #     for interrupt handlers (inserted runs ending in IRETQ), REP iterations and the trampoline.
 #  4. The real fwpt.efi (efi/session.c) runs `trace TARGET
-#     backend=soft profile=P verify` for three profiles and targets; each must print "verified", and
+#     backend=soft profile=P verify` for three profiles and four targets; each must print "verified", and
 #     on the host `fwpt flow` and libipt must decode the saved \fwpt\ files to the same sequence;
 #     for the whole, unfiltered call the witness plugin must agree with that decoded flow too.
 set -u
@@ -52,8 +52,8 @@ for c in $cases; do
     if [ $rc -eq 0 ]; then ok "$c: libipt decode = ground truth, witness = ground truth + interrupts"; else bad "$c: host check"; fi
 done
 
-# The real fwpt.efi (efi/session.c) with backend=soft: three profiles, three targets, single-entry
-# ToPA, a wrapping ring, an IP filter. In the guest each must print "verified"; on the host
+# The real fwpt.efi (efi/session.c) with backend=soft: three profiles, four targets, single-entry
+# ToPA, a wrapping ring, an IP filter, a buffer that stops. In the guest each must print "verified"; on the host
 # `fwpt flow` over the saved \fwpt\ files and libipt over trace.pt + img-BASE.bin give the same
 # instruction sequence, as long as the in-guest decode (the whole flow when the ring did not wrap).
 session_run() { # N WITNESS(0|1) OPTIONS...
@@ -68,6 +68,7 @@ session_run() { # N WITNESS(0|1) OPTIONS...
     local sout
     sout=$(timeout 300 qemu-system-x86_64 -bios "$OVMF" -drive format=raw,file="$d/img" -display none \
         -serial stdio -net none -m 512 -no-reboot "${plugin[@]}" </dev/null 2>&1 | console_clean)
+    echo "$sout" >"$d/log"
     echo "$sout" | grep -E '^(soft:|verif|flow:|trace: backend)' | head -6
     local nver
     nver=$(echo "$sout" | sed -n 's/^verified: \([0-9]*\) instructions.*/\1/p' | head -1)
@@ -80,6 +81,12 @@ session_run() { # N WITNESS(0|1) OPTIONS...
     echo "host: fwpt flow $nflow instructions, libipt $nipt, in-guest verified $nver"
     if [ "$nflow" -gt 0 ] && cmp -s "$d/flow.txt" "$d/ipt.txt" && [ "$nflow" -eq "$nver" ]; then
         ok "host: fwpt flow = libipt = in-guest flow ($nflow instructions)"
+    elif grep -q '^trace: ended because: the output stopped' "$d/log" && [ "$nflow" -eq "$nver" ] &&
+        [ "$nipt" -gt 0 ] && [ "$nipt" -le "$nflow" ] && head -n "$nipt" "$d/flow.txt" | cmp -s - "$d/ipt.txt"; then
+        # a trace cut where the buffer filled: fwpt walks on from the last packet to the first instruction
+        # that needs another one (the in-guest verify checked those against the stepped run too); libipt's
+        # walk, like ptxed, stops at pts_eos
+        ok "host: libipt's $nipt = the first of fwpt flow's $nflow = in-guest flow (output stopped)"
     else
         bad "host: fwpt flow ($nflow) / libipt ($nipt) / in-guest ($nver) differ"
     fi
@@ -94,4 +101,14 @@ session_run() { # N WITNESS(0|1) OPTIONS...
 session_run 1 1 trace locate-handle backend=soft profile=broadwell verify shutdown
 session_run 2 0 trace memory-map backend=soft profile=skylake ring size=16K region=4K tsc mtc=0 verify shutdown
 session_run 3 0 trace allocate-pages backend=soft profile=tremont filter=target verify shutdown
+# A call far longer than the buffer (ConnectController on every handle, about 41M instructions): stepping ends
+# FWPT_SOFT_AFTER_STOP steps after the STOP region filled, and the rest of the call runs at full speed; verify
+# compares the oldest part, so the ground truth must reach past what the decoder walks after the last packet.
+session_run 4 0 trace connect-all backend=soft profile=skylake size=16K verify shutdown
+if grep -qE '^soft: .*; output stopped at step [0-9]+: stepping ended 65536 steps later' "$tmp/sess4/log" &&
+    grep -q '^verified: .*(the oldest part (output stopped))' "$tmp/sess4/log"; then
+    ok "connect-all: stepping ended 65536 steps after the output stopped; the oldest part verified"
+else
+    bad "connect-all: no 'output stopped at step N: stepping ended 65536 steps later' + oldest part verified"
+fi
 finish
