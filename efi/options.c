@@ -49,7 +49,8 @@ static const char usage[] =
     "    noretcomp         no RET compression (DisRETC)\n"
     "    backend=hw|soft   Intel PT (default) or the single-step software tracer\n"
     "    profile=NAME      CPU profile the software tracer emulates\n"
-    "    verify            software tracer: check the trace against the single-stepped path\n";
+    "    verify            software tracer: check the trace against the single-stepped path\n"
+    "    listing=N|all     instructions listed in flow.txt (default 1000000; profile and call tree count all)\n";
 
 const char *fwpt_options_usage(void) { return usage; }
 
@@ -61,6 +62,7 @@ void fwpt_options_default(struct fwpt_efi_options *o)
     o->mtc = o->cyc = o->psb = -1;
     fwpt_memcpy(o->out_dir, "\\fwpt", 6);
     o->backend = FWPT_BACKEND_HW;
+    o->listing = FWPT_LISTING_DEFAULT;
 }
 
 struct words {
@@ -264,6 +266,11 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
                 o->backend = FWPT_BACKEND_SOFT;
             else
                 return fail(err, err_cap, "unknown backend in '", a, "' (hw or soft)");
+        } else if (has_prefix(a, "listing=")) {
+            if (!fwpt_strcmp(a + 8, "all"))
+                o->listing = UINT64_MAX;
+            else if (fwpt_parse_u64(a + 8, 0, &o->listing) != 0)
+                return fail(err, err_cap, "bad count in '", a, "' (listing=N or listing=all)");
         } else if (has_prefix(a, "profile=")) {
             if (!a[8] || fwpt_strlen(a + 8) >= sizeof o->profile)
                 return fail(err, err_cap, "bad profile name in '", a, "'");

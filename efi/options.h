@@ -56,12 +56,17 @@ struct fwpt_efi_options {
     enum fwpt_backend backend;
     char profile[64];                    /* CPU profile name for backend=soft; "" = default */
     bool verify;
+    uint64_t listing;                    /* instructions listed in flow.txt (listing=N; all: UINT64_MAX) */
     /* diagnostics of the hardware backend */
     bool have_rdmsr_probe, have_wrmsr_probe;
     uint32_t rdmsr_probe;                /* rdmsr=N: read one MSR and print the value or the #GP */
     uint32_t wrmsr_probe;                /* wrmsr=N:V: write one MSR, print done or the #GP */
     uint64_t wrmsr_value;
 };
+
+/* flow.txt lists the first million instructions by default: a full 2 MiB trace can hold tens of millions, whose
+ * listing (gigabytes) would take minutes to format in firmware; the host tool lists every one. */
+#define FWPT_LISTING_DEFAULT 1000000ull
 
 void fwpt_options_default(struct fwpt_efi_options *o);
 /* Parses a command line (whitespace-separated words; '#' starts a comment to the end of the line;

@@ -294,8 +294,13 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
     struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &fs.mods : NULL, NULL, NULL};
     fwpt_flow_init(&f, s->trace, (size_t)s->trace_len, read_code, s, cache ? cache : static_cache, ncache);
     struct fwpt_image *last = NULL;
+    const uint64_t cap = s->opt->listing; /* listing=: instructions listed; the events among them too */
+    bool listing_on = cap != 0;
     while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
-        fwpt_flow_print_event(&pr, &ev);
+        if (listing_on && ev.kind == FWPT_FLOW_INSN && s->insns >= cap)
+            listing_on = false;
+        if (listing_on)
+            fwpt_flow_print_event(&pr, &ev);
         if (summary)
             fwpt_profile_add(&fs.prof, &ev);
         if (ev.kind == FWPT_FLOW_INSN) {
@@ -330,6 +335,14 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
     }
     fwpt_printf(&tsink, "instructions and events in order (%lu instructions, %lu decode errors):\n", s->insns,
                 s->flow_errors);
+    if (s->insns > cap) {
+        /* never a silent cut: the file and the console say where the listing stopped and where to get the rest */
+        fwpt_printf(&lsink, "-- listing stopped after %lu of %lu instructions (listing=%lu): the profile and call "
+                            "tree above count all of them; the host tool lists every one (build/fwpt flow DIR)\n",
+                    cap, s->insns, cap);
+        fwpt_printf(&s->o, "flow: flow.txt lists the first %lu of %lu instructions (listing=N or listing=all for "
+                           "more; build/fwpt flow on the saved directory lists them all)\n", cap, s->insns);
+    }
     fwpt_membuf_append(txt, listing.data, listing.len);
     if (listing.lost || txt->lost)
         fwpt_printf(&s->o, "flow: %lu bytes of flow.txt did not fit in pool memory: the file is incomplete\n",
@@ -973,7 +986,8 @@ static EFI_STATUS run(struct session *s)
     fwpt_membuf_free(&flowtxt);
     ptxed_line(s);
     if (EFI_ERROR(wst))
-        say(s, "file: some files could not be written (see above); the console carries the summary", NULL);
+        say(s, "file: some files could not be written (see above); the console has the summaries only. Free space on "
+               "the volume (run-qemu.sh: FWPT_IMG_MB=N), or trace less (size=, listing=)", NULL);
     if (s->rb.error || stop != FWPT_OK)
         return EFI_DEVICE_ERROR;
     if (!verified) {

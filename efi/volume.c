@@ -54,7 +54,8 @@ EFI_STATUS fwpt_save_file(struct fwpt_volume *v, const struct fwpt_sink *o, cons
     if (EFI_ERROR(st)) {
         fwpt_puts(o, ": ");
         fwpt_put_efi_status(o, st);
-        fwpt_puts(o, " - the console above carries the same content");
+        if (st == EFI_VOLUME_FULL)
+            fwpt_puts(o, ": the boot volume is full");
     }
     fwpt_puts(o, "\n");
     return st;

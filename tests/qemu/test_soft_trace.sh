@@ -104,11 +104,24 @@ session_run 3 0 trace allocate-pages backend=soft profile=tremont filter=target 
 # A call far longer than the buffer (ConnectController on every handle, about 41M instructions): stepping ends
 # FWPT_SOFT_AFTER_STOP steps after the STOP region filled, and the rest of the call runs at full speed; verify
 # compares the oldest part, so the ground truth must reach past what the decoder walks after the last packet.
-session_run 4 0 trace connect-all backend=soft profile=skylake size=16K verify shutdown
+# listing=1000: flow.txt lists the first 1000 instructions (as the host tool does), then says where it stopped.
+session_run 4 0 trace connect-all backend=soft profile=skylake size=16K listing=1000 verify shutdown
 if grep -qE '^soft: .*; output stopped at step [0-9]+: stepping ended 65536 steps later' "$tmp/sess4/log" &&
     grep -q '^verified: .*(the oldest part (output stopped))' "$tmp/sess4/log"; then
     ok "connect-all: stepping ended 65536 steps after the output stopped; the oldest part verified"
 else
     bad "connect-all: no 'output stopped at step N: stepping ended 65536 steps later' + oldest part verified"
+fi
+sed -n '/^instructions and events in order/,$p' "$tmp/sess4/fwpt/flow.txt" | tail -n +2 >"$tmp/sess4/listing"
+nlisted=$(grep -c '^0x' "$tmp/sess4/listing")
+last=$(tail -n 1 "$tmp/sess4/listing")
+head -n -1 "$tmp/sess4/listing" >"$tmp/sess4/listed"
+"$B/fwpt" flow "$tmp/sess4/fwpt" --no-disasm 2>/dev/null | head -n "$(wc -l <"$tmp/sess4/listed")" >"$tmp/sess4/hostlisted"
+if [ "$nlisted" = 1000 ] && cmp -s "$tmp/sess4/listed" "$tmp/sess4/hostlisted" &&
+    [ "$last" = "-- listing stopped after 1000 of $(wc -l <"$tmp/sess4/flow.txt") instructions (listing=1000): the profile and call tree above count all of them; the host tool lists every one (build/fwpt flow DIR)" ] &&
+    grep -q "^flow: flow.txt lists the first 1000 of $(wc -l <"$tmp/sess4/flow.txt") instructions" "$tmp/sess4/log"; then
+    ok "listing=1000: flow.txt lists the host's first 1000 instructions, then where it stopped (file and console)"
+else
+    bad "listing=1000: $nlisted instructions listed, last line '$last'"
 fi
 finish

@@ -22,6 +22,7 @@ int main(void)
     CHECK_STR(o.out_dir, "\\fwpt");
     CHECK_EQ(o.backend, FWPT_BACKEND_HW);
     CHECK_EQ(o.filter, FWPT_FILTER_NONE);
+    CHECK_EQ(o.listing, 1000000);
 
     /* a full line, with the shell's image name skipped */
     CHECK_EQ(parse("fs0:\\EFI\\fwpt.efi trace read-file \\fwpt\\fwpt.cfg size=8M region=64K ring "
@@ -90,6 +91,18 @@ int main(void)
     CHECK_EQ(parse("filter=0x1000-0x2000", false, &o, err), 0);
     CHECK_EQ(o.filter_a, 0x1000);
     CHECK_EQ(o.filter_b, 0x2000);
+
+    /* how much of the flow flow.txt lists */
+    CHECK_EQ(parse("listing=250", false, &o, err), 0);
+    CHECK_EQ(o.listing, 250);
+    CHECK_EQ(parse("listing=0", false, &o, err), 0);
+    CHECK_EQ(o.listing, 0);
+    CHECK_EQ(parse("listing=all", false, &o, err), 0);
+    CHECK_EQ(o.listing, UINT64_MAX);
+    CHECK_EQ(parse("listing=lots", false, &o, err), -1);
+    CHECK_STR(err, "bad count in 'listing=lots' (listing=N or listing=all)");
+    CHECK_EQ(parse("listing=", false, &o, err), -1);
+    CHECK_STR(err, "bad count in 'listing=' (listing=N or listing=all)");
 
     /* MSR probes */
     CHECK_EQ(parse("rdmsr=0x570 wrmsr=0x6e1:0x100000000", false, &o, err), 0);
