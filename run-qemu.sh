@@ -25,6 +25,7 @@
 #                   repeatable), e.g. an image for `trace load-image`
 #   -h, --help      this text
 # App options (after --) default to: $DEFAULT_APP_OPTIONS (below).
+# Environment: FWPT_IMG_MB, the size of the FAT disk in MiB (default 256; not for --image).
 #
 # Exit status: 0 the app ended with EFI_SUCCESS; 3 it ended with EFI_UNSUPPORTED (Intel PT not
 # usable: the report says why); 1 it ended with another error; 4 no final status line (the app
@@ -104,7 +105,9 @@ if [ -n "$image" ]; then
         -device usb-storage,bus=xhci.0,drive=stick,removable=on)
     what="USB stick $image"
 else
-    "$here/tools/mkimage.sh" fat "$work/disk.img" "$efi" "$work/fwpt.cfg" >/dev/null || die "mkimage failed"
+    # 256 MiB (sparse): a full 2 MiB trace writes about 125 MB (packets.txt, flow.txt)
+    FWPT_IMG_MB="${FWPT_IMG_MB:-256}" "$here/tools/mkimage.sh" fat "$work/disk.img" "$efi" "$work/fwpt.cfg" >/dev/null ||
+        die "mkimage failed"
     fs="$work/disk.img"
     disk=(-drive if=none,id=disk,format=raw,file="$work/disk.img" -device virtio-blk-pci,drive=disk)
     what="FAT disk with $efi"
