@@ -223,6 +223,9 @@ void fwpt_soft_report(const struct fwpt_soft *s, const struct fwpt_sink *o)
         fwpt_printf(o, "; ERROR %s at 0x%lx", fwpt_status_name(s->stats.enc_status), s->stats.enc_error_ip);
     if (s->stats.step_limit_hit)
         fwpt_puts(o, "; step limit reached");
+    if (s->stats.record_limit_hit)
+        fwpt_printf(o, "; recording ended after the %lu instructions verify needs, the rest of the call ran at full "
+                       "speed", (unsigned long)s->record_limit);
     if (s->stats.untraced_rest)
         fwpt_printf(o, "; output stopped at step %lu: stepping ended %lu steps later, the rest of the call ran "
                        "untraced at full speed", s->stats.steps_at_stop, (unsigned long)FWPT_SOFT_AFTER_STOP);

@@ -27,6 +27,7 @@ struct fwpt_soft_stats {
     int step_limit_hit;      /* stepping abandoned after FWPT_SOFT_MAX_STEPS */
     uint64_t steps_at_stop;  /* steps when the output stopped (ToPA STOP, operational error, TraceStop); 0: never */
     int untraced_rest;       /* stepping ended FWPT_SOFT_AFTER_STOP steps after that: the rest ran at full speed */
+    int record_limit_hit;    /* fwpt_soft_record stopped at record_limit: the rest ran at full speed */
     enum fwpt_status enc_status; /* first encoder/classifier error, FWPT_OK if none */
     uint64_t enc_error_ip;       /* IP at which it happened */
 };
@@ -55,6 +56,7 @@ struct fwpt_soft {
     uint64_t prev_ip, stop_ip;
     int have_prev, stepping;
     int record_only;                  /* fwpt_soft_record: stepping without the encoder */
+    size_t record_limit;              /* fwpt_soft_record: stepping ends once gt holds this many (0: the whole call) */
     void *cpu_arch;                   /* EFI_CPU_ARCH_PROTOCOL */
     uint64_t tsc_hz;                  /* measured over a 2 ms Stall at init */
     int handler_registered;

@@ -641,6 +641,10 @@ static bool verify_hw(struct session *s)
         fwpt_target_cleanup(&again);
         return false;
     }
+    /* the buffer filled: verify compares the oldest part, so the rest of the call need not be stepped (a long
+     * call would also overflow the ground-truth buffer) */
+    if (s->rb.stopped && !s->rb.wrapped)
+        s->soft->record_limit = s->ndecoded + FWPT_SOFT_AFTER_STOP;
     EFI_STATUS st = fwpt_soft_record(s->soft, fwpt_target_call, &again);
     fwpt_target_cleanup(&again);
     if (EFI_ERROR(st)) {

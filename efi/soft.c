@@ -131,9 +131,11 @@ static void EFIAPI db_handler(EFI_EXCEPTION_TYPE type, EFI_SYSTEM_CONTEXT ctx)
     if (!s->record_only && !s->stats.steps_at_stop && (s->model.status & (RTIT_STATUS_STOPPED | RTIT_STATUS_ERROR)))
         s->stats.steps_at_stop = s->stats.steps;
     int untraced = s->stats.steps_at_stop && s->stats.steps - s->stats.steps_at_stop >= FWPT_SOFT_AFTER_STOP;
-    if (rip == s->stop_ip || s->stats.steps >= FWPT_SOFT_MAX_STEPS || untraced) {
+    int recorded = s->record_only && s->record_limit && s->gt_count >= s->record_limit;
+    if (rip == s->stop_ip || s->stats.steps >= FWPT_SOFT_MAX_STEPS || untraced || recorded) {
         s->stats.untraced_rest = rip != s->stop_ip && untraced;
-        s->stats.step_limit_hit = rip != s->stop_ip && !untraced;
+        s->stats.record_limit_hit = rip != s->stop_ip && recorded;
+        s->stats.step_limit_hit = rip != s->stop_ip && !untraced && !recorded;
         s->stepping = 0;
         x->Rflags &= ~RFLAGS_TF;
     } else {
