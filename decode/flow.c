@@ -324,6 +324,23 @@ static void disabled_at(struct fwpt_flow *f, const struct fwpt_packet *pgd, bool
     f->state = ST_DISABLED;
 }
 
+/* The trace ended where the walk needed a packet, with tracing on (no TIP.PGD came): the buffer filled or the
+ * trace was cut. ip: the instruction whose successor needed it (listed), or a pending FUP's IP (not listed). */
+static void walk_cut(struct fwpt_flow *f, uint64_t ip)
+{
+    f->cut = 1;
+    f->cut_ip = ip;
+    f->state = ST_END;
+}
+
+bool fwpt_flow_cut(const struct fwpt_flow *f, uint64_t *ip)
+{
+    if (f->state != ST_END || !f->cut)
+        return false;
+    *ip = f->cut_ip;
+    return true;
+}
+
 /* Reached the IP of a pending FUP: what follows it says which event this is. */
 static void fup_reached(struct fwpt_flow *f)
 {
@@ -331,7 +348,7 @@ static void fup_reached(struct fwpt_flow *f)
     for (;;) {
         enum fwpt_status s = fetch(f);
         if (s == FWPT_E_EOS) {
-            f->state = ST_END;
+            walk_cut(f, f->ip);
             return;
         }
         if (s != FWPT_OK)
@@ -470,7 +487,7 @@ static int take_tnt(struct fwpt_flow *f, enum fwpt_status miss)
     if (!f->tnt_count) {
         enum fwpt_status s = fetch(f);
         if (s == FWPT_E_EOS) {
-            f->state = ST_END;
+            walk_cut(f, f->last_ip);
             return -1;
         }
         if (s != FWPT_OK)
@@ -506,7 +523,7 @@ static bool take_tip(struct fwpt_flow *f, uint64_t *ip)
 {
     enum fwpt_status s = fetch(f);
     if (s == FWPT_E_EOS) {
-        f->state = ST_END;
+        walk_cut(f, f->last_ip);
         return false;
     }
     if (s != FWPT_OK)
@@ -563,7 +580,7 @@ static void resolve(struct fwpt_flow *f)
         if (!compressed) {
             enum fwpt_status s = fetch(f);
             if (s == FWPT_E_EOS) {
-                f->state = ST_END;
+                walk_cut(f, f->last_ip);
                 return;
             }
             if (s != FWPT_OK)

@@ -130,6 +130,8 @@ struct fwpt_flow {
     uint8_t mode, pending_mode;
     uint8_t state;             /* private */
     uint8_t have_peek, fup_pending, resolve_pending;
+    uint8_t cut;               /* the trace ended while the walk needed a packet (fwpt_flow_cut) */
+    uint64_t cut_ip;
     struct fwpt_flow_event evq[FWPT_FLOW_EVQ];
     uint32_t evq_head, evq_n;
     /* fwpt_flow_next: instructions decoded ahead, served inline */
@@ -177,6 +179,13 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
  * may be mixed. */
 enum fwpt_status fwpt_flow_next_batch(struct fwpt_flow *f, const struct fwpt_flow_obuf_insn **insns,
                                       uint32_t *n, struct fwpt_flow_event *ev);
+
+/* After FWPT_E_EOS: true when the trace ended with tracing on, i.e. no TIP.PGD before the end (the buffer
+ * filled, or the file was cut), and the walk stopped because it needed a packet that is not there. *ip is the
+ * instruction whose successor needed it (the last one given out), or the IP of a FUP whose TIP is missing.
+ * The instructions after the last packet follow from the code alone: an interrupt taken there would have
+ * written a FUP into the part that is missing. false after a clean end (TIP.PGD) or an end while searching. */
+bool fwpt_flow_cut(const struct fwpt_flow *f, uint64_t *ip);
 
 const char *fwpt_flow_kind_name(enum fwpt_flow_kind k);
 

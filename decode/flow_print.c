@@ -237,6 +237,23 @@ void fwpt_flow_print_event(const struct fwpt_flow_printer *p, const struct fwpt_
         print_text(p, ev);
 }
 
+void fwpt_flow_print_cut(const struct fwpt_flow_printer *p, uint64_t ip, uint64_t offset)
+{
+    const struct fwpt_sink *o = p->out;
+    if (p->format == FWPT_FLOW_FMT_JSONL) {
+        fwpt_puts(o, "{\"type\":\"cut\"");
+        json_ip(p, "ip", "module", "module_offset", ip);
+        json_offset(o, offset);
+        fwpt_puts(o, "}\n");
+        return;
+    }
+    fwpt_puts(o, "-- end of trace with tracing on: the walk stopped at ");
+    text_ip(p, ip);
+    fwpt_puts(o, ", which needs a packet the trace does not hold (buffer full or file cut); the instructions "
+                 "after the last packet follow from the code");
+    text_offset(o, offset);
+}
+
 /* ---- summaries ---- */
 
 void fwpt_profile_init(struct fwpt_profile *p, struct fwpt_modules *mods, uint64_t *mod_insns,

@@ -50,6 +50,10 @@ struct fwpt_flow_printer {
  *        {"type":"error","status":"NAME","message":"..","ip":"0x..","offset":N}
  * Module names and offsets are added to event IPs as "module"/"offset" (or "from_module"...). */
 void fwpt_flow_print_event(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev);
+/* After the last event, when fwpt_flow_cut says the trace was cut (offset: the trace's length):
+ * text:  "-- end of trace with tracing on: the walk stopped at 0x.. (Module+0x..), which needs a packet ..."
+ * jsonl: {"type":"cut","ip":"0x..","offset":N} */
+void fwpt_flow_print_cut(const struct fwpt_flow_printer *p, uint64_t ip, uint64_t offset);
 
 /* ---- summaries ---- */
 

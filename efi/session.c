@@ -335,6 +335,9 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
     }
     fwpt_printf(&tsink, "instructions and events in order (%lu instructions, %lu decode errors):\n", s->insns,
                 s->flow_errors);
+    uint64_t cut_ip;
+    if (listing_on && fwpt_flow_cut(&f, &cut_ip))
+        fwpt_flow_print_cut(&pr, cut_ip, s->trace_len); /* as the host tool ends its listing */
     if (s->insns > cap) {
         /* never a silent cut: the file and the console say where the listing stopped and where to get the rest */
         fwpt_printf(&lsink, "-- listing stopped after %lu of %lu instructions (listing=%lu): the profile and call "

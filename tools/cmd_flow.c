@@ -453,6 +453,9 @@ int fwpt_cmd_flow(int argc, char **argv)
             fwpt_flow_print_event(&pr, &ev);
         }
     }
+    uint64_t cut_ip;
+    if (!prof && fwpt_flow_cut(f, &cut_ip))
+        fwpt_flow_print_cut(&pr, cut_ip, trace_size); /* where the listing ends is not where the code stopped */
     if (prof) {
         if (profile)
             fwpt_profile_print(prof, &out, (size_t)top);

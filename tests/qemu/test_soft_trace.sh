@@ -53,7 +53,7 @@ for c in $cases; do
 done
 
 # The real fwpt.efi (efi/session.c) with backend=soft: three profiles, four targets, single-entry
-# ToPA, a wrapping ring, an IP filter, a buffer that stops. In the guest each must print "verified"; on the host
+# ToPA, a wrapping ring, an IP filter, buffers that stop. In the guest each must print "verified"; on the host
 # `fwpt flow` over the saved \fwpt\ files and libipt over trace.pt + img-BASE.bin give the same
 # instruction sequence, as long as the in-guest decode (the whole flow when the ring did not wrap).
 session_run() { # N WITNESS(0|1) OPTIONS...
@@ -123,5 +123,19 @@ if [ "$nlisted" = 1000 ] && cmp -s "$tmp/sess4/listed" "$tmp/sess4/hostlisted" &
     ok "listing=1000: flow.txt lists the host's first 1000 instructions, then where it stopped (file and console)"
 else
     bad "listing=1000: $nlisted instructions listed, last line '$last'"
+fi
+# The same call into 4 KiB, listed whole: flow.txt's listing equals the host tool's, and both end with the line that
+# says the trace was cut where the walk stopped (the last instruction listed) at the trace's end (0x1000).
+session_run 5 0 trace connect-all backend=soft profile=skylake size=4K verify shutdown
+sed -n '/^instructions and events in order/,$p' "$tmp/sess5/fwpt/flow.txt" | tail -n +2 >"$tmp/sess5/listing"
+"$B/fwpt" flow "$tmp/sess5/fwpt" --no-disasm >"$tmp/sess5/hostlisting" 2>/dev/null
+lastip=$(tail -n 1 "$tmp/sess5/flow.txt")
+want="-- end of trace with tracing on: the walk stopped at $(printf '0x%x' "$lastip") ("
+last=$(tail -n 1 "$tmp/sess5/listing")
+if [ -s "$tmp/sess5/listing" ] && cmp -s "$tmp/sess5/listing" "$tmp/sess5/hostlisting" &&
+    [ "${last#"$want"}" != "$last" ] && [ "${last%"[trace offset 0x1000]"}" != "$last" ]; then
+    ok "cut trace: flow.txt listing = host fwpt flow, ending with where the walk stopped ($lastip)"
+else
+    bad "cut trace: flow.txt listing differs from the host's, or its last line is not the cut at $lastip: '$last'"
 fi
 finish

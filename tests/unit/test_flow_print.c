@@ -105,6 +105,17 @@ int main(void)
     reset();
     fwpt_flow_print_event(&pr, &e);
     CHECK_STR(out(), "{\"type\":\"overflow\",\"offset\":9}\n");
+    /* the end of a cut trace (fwpt_flow_cut): where the walk stopped, and the trace's length */
+    reset();
+    fwpt_flow_print_cut(&pr, 0x2006, 0x4000);
+    CHECK_STR(out(), "{\"type\":\"cut\",\"ip\":\"0x2006\",\"module\":\"Bds\",\"module_offset\":\"0x6\",\"offset\":16384}\n");
+    pr.format = FWPT_FLOW_FMT_TEXT;
+    reset();
+    fwpt_flow_print_cut(&pr, 0x2006, 0x4000);
+    CHECK_STR(out(), "-- end of trace with tracing on: the walk stopped at 0x2006 (Bds+0x6), which needs a packet the "
+                     "trace does not hold (buffer full or file cut); the instructions after the last packet follow "
+                     "from the code [trace offset 0x4000]\n");
+    pr.format = FWPT_FLOW_FMT_JSONL;
 
     pr.format = FWPT_FLOW_FMT_TEXT;
     pr.disasm = NULL;

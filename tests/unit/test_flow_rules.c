@@ -1,6 +1,7 @@
 /* Flow decoder rules on hand-made traces (encoded with libipt): the 64-entry RET-compression
  * stack (oldest entry dropped), an error with its offset and IP and the resume at the next TIP,
- * the runaway guard, and a disable bound to a direct branch by its target. */
+ * the runaway guard, a disable bound to a direct branch by its target, and where a cut trace
+ * (no TIP.PGD at its end) leaves the walk (fwpt_flow_cut). */
 #include <intel-pt.h>
 #include <string.h>
 
@@ -21,6 +22,8 @@ struct result {
     unsigned long insns, errors, disabled;
     uint32_t first_error;
     uint64_t err_ip, err_off, last_ip, disabled_ip;
+    bool cut;        /* fwpt_flow_cut after the end */
+    uint64_t cut_ip;
 };
 static struct result run(uint64_t runaway)
 {
@@ -49,6 +52,7 @@ static struct result run(uint64_t runaway)
             r.disabled_ip = ev.ip;
         }
     }
+    r.cut = fwpt_flow_cut(&f, &r.cut_ip);
     return r;
 }
 
@@ -106,6 +110,7 @@ int main(void)
     CHECK_EQ(r.last_ip, base + 5); /* f_0's ret */
     CHECK_EQ(r.disabled, 1);
     CHECK_EQ(r.disabled_ip, base + 0x2000);
+    CHECK(!r.cut); /* ended by TIP.PGD */
 
     /* the 65th return meets a TNT bit: the entry was dropped (seed 002: 64 entries) */
     chain(70);
@@ -141,6 +146,7 @@ int main(void)
     CHECK_EQ(r.errors, 1);
     CHECK_EQ(r.first_error, FWPT_E_RUNAWAY);
     CHECK(r.insns >= 5000 && r.insns < 5000 + FWPT_FLOW_BLOCK_INSNS + 2);
+    CHECK(!r.cut); /* the end came while searching after the error, not inside a walk */
 
     /* TIP.PGD with the IP of a direct jmp's target binds to that jmp (leaves the filter range) */
     memset(code, 0x90, sizeof code);
@@ -168,5 +174,47 @@ int main(void)
     CHECK_EQ(r.err_ip, base + 2);
     CHECK_EQ(r.err_off, tip3);
     CHECK_EQ(r.last_ip, base + 0x40); /* resumed at that TIP */
+
+    /* the trace ends where the walk needs a TNT bit (the buffer filled): je at base+2 takes the only bit to
+     * base+0x14, the walk goes on to the je at base+0x20 and stops there, listed, with fwpt_flow_cut naming it */
+    memset(code, 0x90, sizeof code);
+    code[2] = 0x74, code[3] = 0x10;       /* je base+0x14 */
+    code[0x20] = 0x74, code[0x21] = 0x10; /* je base+0x32 */
+    start(base);
+    pk_tnt(1, 1);
+    r = run(0);
+    CHECK_EQ(r.errors, 0);
+    CHECK_EQ(r.insns, 3 + 13);
+    CHECK_EQ(r.last_ip, base + 0x20);
+    CHECK(r.cut);
+    CHECK_EQ(r.cut_ip, base + 0x20);
+
+    /* ... where an indirect jump needs its TIP */
+    memset(code, 0x90, sizeof code);
+    code[6] = 0xff, code[7] = 0xe0; /* jmp *%rax */
+    start(base);
+    r = run(0);
+    CHECK_EQ(r.insns, 7);
+    CHECK(r.cut);
+    CHECK_EQ(r.cut_ip, base + 6);
+
+    /* ... after a FUP whose TIP (or TIP.PGD) is missing: stopped at the FUP's IP, not listed */
+    memset(code, 0x90, sizeof code);
+    start(base);
+    pk_ip(ppt_fup, base + 8, pt_ipc_update_16);
+    r = run(0);
+    CHECK_EQ(r.insns, 8);
+    CHECK_EQ(r.last_ip, base + 7);
+    CHECK(r.cut);
+    CHECK_EQ(r.cut_ip, base + 8);
+
+    /* the same walk ended by FUP + TIP.PGD: not cut */
+    start(base);
+    pk_ip(ppt_fup, base + 8, pt_ipc_update_16);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    r = run(0);
+    CHECK_EQ(r.insns, 8);
+    CHECK_EQ(r.disabled, 1);
+    CHECK(!r.cut);
     return check_summary("flow_rules");
 }
