@@ -80,8 +80,11 @@ void fwpt_soft_note_error(struct fwpt_soft *s, enum fwpt_status st, uint64_t ip)
 /* Compare the decoded flow (IPs in order) with the ground truth: all of it; or, when the trace
  * wrapped, its newest part (decoded is a suffix); or, when the output stopped, its oldest part (a
  * prefix) — of the instructions PacketEn covered (IP filter, before TraceStop). Prints "verified:
- * N instructions ..." or the first difference (index and both IPs). Returns 0 when equal. */
-int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, int wrapped, int stopped,
+ * N instructions ..." or the first difference (index and both IPs). Returns 0 when equal.
+ * n_all: instructions decoded in all (decoded holds the first n). When the output stopped, a ground
+ * truth or a decoded flow cut short by its buffer is compared as far as both go, and the line says so
+ * ("verified: the first N of M ..."); otherwise a part missing from either is a failure. */
+int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, uint64_t n_all, int wrapped, int stopped,
                      const struct fwpt_sink *out);
 /* One line: steps, instructions, steps/s (when tsc_hz is known), bytes, packet counts. */
 void fwpt_soft_report(const struct fwpt_soft *s, const struct fwpt_sink *out);

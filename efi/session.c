@@ -656,7 +656,7 @@ static bool verify_hw(struct session *s)
         fwpt_puts(o, "\n");
         return false;
     }
-    return fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->rb.wrapped, s->rb.stopped, o) == 0;
+    return fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->insns, s->rb.wrapped, s->rb.stopped, o) == 0;
 }
 
 /* ---- the run ---- */
@@ -982,7 +982,7 @@ static EFI_STATUS run(struct session *s)
     if (s->soft) {
         fwpt_soft_report(s->soft, o);
         if (opt->verify && s->decoded)
-            verified = fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->rb.wrapped, s->rb.stopped, o) == 0;
+            verified = fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->insns, s->rb.wrapped, s->rb.stopped, o) == 0;
     } else if (opt->verify && s->decoded) {
         verified = verify_hw(s);
     }

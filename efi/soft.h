@@ -14,7 +14,7 @@
  *     ... wrmsr OUTPUT_BASE/MASK, ADDRn, CTL, CTL|TraceEn ...
  *     st = fwpt_soft_call(&soft, fn, arg);             // instead of fn(arg)
  *     ... wrmsr CTL without TraceEn (the encoder flushes first), rdmsr STATUS/OUTPUT_*, readback ...
- *     fwpt_soft_verify(&soft, decoded_ips, n, wrapped, stopped, sink);  // "verified: N instructions"
+ *     fwpt_soft_verify(&soft, decoded_ips, n, n_all, wrapped, stopped, sink);  // "verified: N instructions"
  *     fwpt_soft_fini(&soft);
  *
  * fn is a plain (System V) C function in the app, typically a wrapper that calls the boot service.

@@ -344,7 +344,7 @@ static int run_case(const struct st_case *c, struct fwpt_volume *vol, const stru
     }
     /* A stopped trace ends mid-flow; the wrapped one starts at the first PSB: a decoder error
      * at the cut is not a difference. verify decides. */
-    fail = fwpt_soft_verify(&soft, decoded, n, rb.wrapped, rb.stopped || res.stopped, o);
+    fail = fwpt_soft_verify(&soft, decoded, n, n, rb.wrapped, rb.stopped || res.stopped, o);
     if (soft.stats.enc_status != FWPT_OK)
         fail = 1;
 
@@ -418,14 +418,14 @@ EFI_STATUS fwpt_soft_selftest(EFI_HANDLE image, const char *only, const struct f
                 !EFI_ERROR(fwpt_soft_record(&soft, t_locate_handle, &count)) &&
                 !EFI_ERROR(fwpt_soft_record(&soft, t_internal, &res))) {
                 fwpt_soft_report(&soft, o);
-                f = n == 0 || fwpt_soft_verify(&soft, decoded, n, 0, 0, o);
+                f = n == 0 || fwpt_soft_verify(&soft, decoded, n, n, 0, 0, o);
                 /* a record_limit (hardware verify after the buffer filled): stepping ends once gt holds that many,
                  * and those are the oldest part of the same flow */
                 soft.record_limit = n / 2;
                 if (!f && n >= 4 && !EFI_ERROR(fwpt_soft_record(&soft, t_internal, &res))) {
                     fwpt_soft_report(&soft, o);
                     f = soft.gt_count != n / 2 || !soft.stats.record_limit_hit || soft.stats.step_limit_hit ||
-                        fwpt_soft_verify(&soft, decoded, n / 2, 0, 1, o);
+                        fwpt_soft_verify(&soft, decoded, n / 2, n / 2, 0, 1, o);
                 } else {
                     f = 1;
                 }

@@ -192,11 +192,11 @@ static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long
            tc->range == R_FILTER ? " filter" : tc->range == R_TRACESTOP ? " tracestop" : "",
            tc->timing ? " timing" : "", p->nflow, soft.stats.bytes, len);
     size_t n_ipt = decode_libipt(t, (size_t)len, p, got_ipt, GT_CAP);
-    int bad_ipt = fwpt_soft_verify(&soft, got_ipt, n_ipt, rb.wrapped, rb.stopped || res.stopped, &o);
+    int bad_ipt = fwpt_soft_verify(&soft, got_ipt, n_ipt, n_ipt, rb.wrapped, rb.stopped || res.stopped, &o);
     unsigned ferr = 0;
     size_t n_flow = decode_flow(t, (size_t)len, p, got_flow, GT_CAP, &ferr);
     printf("  fwpt flow: ");
-    int bad_flow = fwpt_soft_verify(&soft, got_flow, n_flow, rb.wrapped, rb.stopped || res.stopped, &o);
+    int bad_flow = fwpt_soft_verify(&soft, got_flow, n_flow, n_flow, rb.wrapped, rb.stopped || res.stopped, &o);
     CHECK_EQ(bad_ipt, 0);
     CHECK_EQ(bad_flow, 0);
     CHECK(n_ipt > 0 && n_flow > 0); /* every case traces something: two empty flows prove nothing */
@@ -227,8 +227,49 @@ int main(void)
     struct fwpt_bufsink bs;
     char vb[256];
     struct fwpt_sink vs = fwpt_bufsink_init(&bs, vb, sizeof vb);
-    CHECK_EQ(fwpt_soft_verify(&soft, &d0, 1, 0, 0, &vs), 0);
-    CHECK_EQ(fwpt_soft_verify(&soft, &d1, 1, 0, 0, &vs), 1); /* a difference is found */
+    CHECK_EQ(fwpt_soft_verify(&soft, &d0, 1, 1, 0, 0, &vs), 0);
+    CHECK_EQ(fwpt_soft_verify(&soft, &d1, 1, 1, 0, 0, &vs), 1); /* a difference is found */
+
+    /* Buffers too small for the whole flow (a 2 MiB trace of a long call): the oldest part (output stopped)
+     * is compared as far as both go, and says so; the newest part (wrapped) or the whole call cannot be. */
+    {
+        static uint64_t small_gt[3];
+        CHECK_EQ(fwpt_soft_setup(&soft, NULL, &mem, small_gt, 3), FWPT_OK);
+        fwpt_soft_begin(&soft, 0x1000, 0, 1);
+        for (uint64_t ip = 0x1000; ip < 0x1005; ip++) {
+            struct fwpt_soft_insn si = {.ip = ip, .next_ip = ip + 1, .size = 1};
+            fwpt_soft_feed(&soft, &si);
+        }
+        CHECK_EQ(soft.gt_count, 3);
+        CHECK_EQ(soft.stats.lost, 2);
+        const uint64_t dec[4] = {0x1000, 0x1001, 0x1002, 0x1003}, bad[2] = {0x1000, 0x1002};
+        bs.len = 0;
+        CHECK_EQ(fwpt_soft_verify(&soft, dec, 4, 5, 0, 1, &vs), 0); /* decoded kept 4 of 5, ground truth 3 */
+        vb[bs.len < sizeof vb ? bs.len : sizeof vb - 1] = 0;
+        CHECK_STR(vb, "verified: the first 3 of 5 instructions decoded = single-stepped (the oldest part (output "
+                      "stopped)); the rest was not compared: the ground truth or the decoded flow did not fit its "
+                      "buffer\n");
+        bs.len = 0;
+        CHECK_EQ(fwpt_soft_verify(&soft, dec, 2, 5, 0, 1, &vs), 0); /* decoded kept 2 of 5 */
+        vb[bs.len < sizeof vb ? bs.len : sizeof vb - 1] = 0;
+        CHECK(strstr(vb, "verified: the first 2 of 5 instructions") == vb);
+        CHECK_EQ(fwpt_soft_verify(&soft, bad, 2, 5, 0, 1, &vs), 1);  /* a difference inside the part is found */
+        bs.len = 0;
+        CHECK_EQ(fwpt_soft_verify(&soft, dec, 3, 3, 1, 0, &vs), 1); /* wrapped: the newest part is not there */
+        vb[bs.len < sizeof vb ? bs.len : sizeof vb - 1] = 0;
+        CHECK_STR(vb, "verify: ground truth incomplete (2 instructions did not fit)\n");
+        CHECK_EQ(fwpt_soft_verify(&soft, dec, 3, 3, 0, 0, &vs), 1); /* the whole call: not all there */
+        CHECK_EQ(fwpt_soft_setup(&soft, NULL, &mem, gt, GT_CAP), FWPT_OK);
+        fwpt_soft_begin(&soft, 0x1000, 0, 1);
+        for (uint64_t ip = 0x1000; ip < 0x1005; ip++) {
+            struct fwpt_soft_insn si = {.ip = ip, .next_ip = ip + 1, .size = 1};
+            fwpt_soft_feed(&soft, &si);
+        }
+        bs.len = 0;
+        CHECK_EQ(fwpt_soft_verify(&soft, dec, 4, 5, 0, 0, &vs), 1); /* the whole call, decoded flow cut short */
+        vb[bs.len < sizeof vb ? bs.len : sizeof vb - 1] = 0;
+        CHECK_STR(vb, "verify: decoded flow incomplete (4 of 5 instructions kept)\n");
+    }
 
     /* The soft CPU is the profile and the model: CPUID from the recorded part, #GP where the SDM
      * says (reserved CTL bits; OUTPUT_BASE written while TraceEn=1; MSRs of a part without PT). */
