@@ -211,6 +211,28 @@ static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long
         free(blocks[i]);
 }
 
+/* A stepping-only recording (no encoder) of n one-byte instructions from 0x1000 into g[0..cap). */
+static void step_only(const struct fwpt_physmem *mem, uint64_t *g, size_t cap, unsigned n)
+{
+    CHECK_EQ(fwpt_soft_setup(&soft, NULL, mem, g, cap), FWPT_OK);
+    fwpt_soft_begin(&soft, 0x1000, 0, 1);
+    for (uint64_t ip = 0x1000; ip < 0x1000 + n; ip++) {
+        struct fwpt_soft_insn si = {.ip = ip, .next_ip = ip + 1, .size = 1};
+        fwpt_soft_feed(&soft, &si);
+    }
+}
+
+/* fwpt_soft_verify of soft against dec: the line it prints; *rc its result. */
+static const char *verify_text(const uint64_t *dec, size_t n, uint64_t n_all, int wrapped, int stopped, int *rc)
+{
+    static char text[512];
+    struct fwpt_bufsink b;
+    struct fwpt_sink o = fwpt_bufsink_init(&b, text, sizeof text - 1);
+    *rc = fwpt_soft_verify(&soft, dec, n, n_all, wrapped, stopped, &o);
+    text[b.len < sizeof text ? b.len : sizeof text - 1] = 0;
+    return text;
+}
+
 int main(void)
 {
     /* unknown profile; stepping-only setup */
@@ -234,41 +256,28 @@ int main(void)
      * is compared as far as both go, and says so; the newest part (wrapped) or the whole call cannot be. */
     {
         static uint64_t small_gt[3];
-        CHECK_EQ(fwpt_soft_setup(&soft, NULL, &mem, small_gt, 3), FWPT_OK);
-        fwpt_soft_begin(&soft, 0x1000, 0, 1);
-        for (uint64_t ip = 0x1000; ip < 0x1005; ip++) {
-            struct fwpt_soft_insn si = {.ip = ip, .next_ip = ip + 1, .size = 1};
-            fwpt_soft_feed(&soft, &si);
-        }
+        step_only(&mem, small_gt, 3, 5);
         CHECK_EQ(soft.gt_count, 3);
         CHECK_EQ(soft.stats.lost, 2);
         const uint64_t dec[4] = {0x1000, 0x1001, 0x1002, 0x1003}, bad[2] = {0x1000, 0x1002};
-        bs.len = 0;
-        CHECK_EQ(fwpt_soft_verify(&soft, dec, 4, 5, 0, 1, &vs), 0); /* decoded kept 4 of 5, ground truth 3 */
-        vb[bs.len < sizeof vb ? bs.len : sizeof vb - 1] = 0;
-        CHECK_STR(vb, "verified: the first 3 of 5 instructions decoded = single-stepped (the oldest part (output "
-                      "stopped)); the rest was not compared: the ground truth or the decoded flow did not fit its "
-                      "buffer\n");
-        bs.len = 0;
-        CHECK_EQ(fwpt_soft_verify(&soft, dec, 2, 5, 0, 1, &vs), 0); /* decoded kept 2 of 5 */
-        vb[bs.len < sizeof vb ? bs.len : sizeof vb - 1] = 0;
-        CHECK(strstr(vb, "verified: the first 2 of 5 instructions") == vb);
-        CHECK_EQ(fwpt_soft_verify(&soft, bad, 2, 5, 0, 1, &vs), 1);  /* a difference inside the part is found */
-        bs.len = 0;
-        CHECK_EQ(fwpt_soft_verify(&soft, dec, 3, 3, 1, 0, &vs), 1); /* wrapped: the newest part is not there */
-        vb[bs.len < sizeof vb ? bs.len : sizeof vb - 1] = 0;
-        CHECK_STR(vb, "verify: ground truth incomplete (2 instructions did not fit)\n");
-        CHECK_EQ(fwpt_soft_verify(&soft, dec, 3, 3, 0, 0, &vs), 1); /* the whole call: not all there */
-        CHECK_EQ(fwpt_soft_setup(&soft, NULL, &mem, gt, GT_CAP), FWPT_OK);
-        fwpt_soft_begin(&soft, 0x1000, 0, 1);
-        for (uint64_t ip = 0x1000; ip < 0x1005; ip++) {
-            struct fwpt_soft_insn si = {.ip = ip, .next_ip = ip + 1, .size = 1};
-            fwpt_soft_feed(&soft, &si);
-        }
-        bs.len = 0;
-        CHECK_EQ(fwpt_soft_verify(&soft, dec, 4, 5, 0, 0, &vs), 1); /* the whole call, decoded flow cut short */
-        vb[bs.len < sizeof vb ? bs.len : sizeof vb - 1] = 0;
-        CHECK_STR(vb, "verify: decoded flow incomplete (4 of 5 instructions kept)\n");
+        int rc;
+        CHECK_STR(verify_text(dec, 4, 5, 0, 1, &rc), /* decoded kept 4 of 5, ground truth 3 */
+                  "verified: the first 3 of 5 instructions decoded = single-stepped (the oldest part (output "
+                  "stopped)); the rest was not compared: the ground truth or the decoded flow did not fit its buffer\n");
+        CHECK_EQ(rc, 0);
+        CHECK(strstr(verify_text(dec, 2, 5, 0, 1, &rc), "verified: the first 2 of 5 instructions") != NULL);
+        CHECK_EQ(rc, 0);
+        verify_text(bad, 2, 5, 0, 1, &rc); /* a difference inside the part is found */
+        CHECK_EQ(rc, 1);
+        CHECK_STR(verify_text(dec, 3, 3, 1, 0, &rc), /* wrapped: the newest part is not there */
+                  "verify: ground truth incomplete (2 instructions did not fit)\n");
+        CHECK_EQ(rc, 1);
+        verify_text(dec, 3, 3, 0, 0, &rc); /* the whole call: not all there */
+        CHECK_EQ(rc, 1);
+        step_only(&mem, gt, GT_CAP, 5);
+        CHECK_STR(verify_text(dec, 4, 5, 0, 0, &rc), /* the whole call, decoded flow cut short */
+                  "verify: decoded flow incomplete (4 of 5 instructions kept)\n");
+        CHECK_EQ(rc, 1);
     }
 
     /* The soft CPU is the profile and the model: CPUID from the recorded part, #GP where the SDM
