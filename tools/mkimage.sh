@@ -6,7 +6,8 @@
 #                                        holding EFI/BOOT/BOOTX64.EFI: `dd` it to a USB stick.
 #                                        Without CFG, \fwpt\fwpt.cfg is a commented template
 #                                        whose one active option is `wait`.
-# Environment: FWPT_IMG_MB (disk size in MiB; default 64).
+# Environment: FWPT_IMG_MB (disk size in MiB; default 256 for usb, 64 for fat). The usb image is sparse;
+# 256 MiB because a default trace (2 MiB buffer) writes about 125 MB of files (packets.txt, flow.txt).
 set -euo pipefail
 die() { echo "mkimage: $*" >&2; exit 2; }
 [ $# -ge 3 ] || die "usage: mkimage.sh fat|usb IMG EFI [CFG]"
@@ -19,7 +20,7 @@ for t in mkfs.vfat mmd mcopy sfdisk; do
 done
 export PATH="$PATH:/usr/sbin:/sbin"
 export MTOOLS_SKIP_CHECK=1
-mb=${FWPT_IMG_MB:-64}
+if [ "$kind" = usb ]; then mb=${FWPT_IMG_MB:-256}; else mb=${FWPT_IMG_MB:-64}; fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -62,7 +63,10 @@ usb)
     read -r start size < <(sfdisk --dump "$img" | sed -n 's/.*start= *\([0-9]*\), size= *\([0-9]*\).*/\1 \2/p' | head -n1)
     [ "$start" = 2048 ] || die "unexpected partition start '$start'"
     # FAT32 with 512-byte clusters: enough clusters for FAT32 from 33 MiB up.
-    mkfs.vfat -F 32 -s 1 -n FWPT --offset "$start" "$img" $((size / 2)) >/dev/null
+    # (mkfs.vfat warns that the file is larger than the partition: the backup GPT follows it)
+    err=$(mkfs.vfat -F 32 -s 1 -n FWPT --offset "$start" "$img" $((size / 2)) 2>&1 >/dev/null) ||
+        die "mkfs.vfat failed: $err"
+    [ -z "$err" ] || grep -v "block count mismatch" <<<"$err" >&2 || true
     fill "$img@@$((start * 512))"
     ;;
 *) die "unknown image kind '$kind' (fat|usb)" ;;
