@@ -73,6 +73,7 @@ void fwpt_soft_begin(struct fwpt_soft *s, uint64_t entry_ip, uint64_t time, int 
 {
     s->record_only = record_only;
     s->gt_count = 0;
+    s->gt_start = 0;
     s->traced_end = 0;
     fwpt_memset(&s->stats, 0, sizeof s->stats);
     s->stats.tsc_start = s->last_time = time;
@@ -100,14 +101,15 @@ void fwpt_soft_feed(struct fwpt_soft *s, const struct fwpt_soft_insn *si)
 {
     uint64_t ip = si->ip;
     s->last_time = si->time;
-    if (s->gt_count < s->gt_cap) {
+    if (s->gt_count < s->gt_cap)
         s->gt[s->gt_count++] = ip;
-        if (s->record_only || fwpt_soft_enc_triggered(&s->enc))
-            s->traced_end = s->gt_count;
-    } else {
+    else if (s->gt_ring)
+        s->stats.lost += (uint64_t)fwpt_soft_keep_newest(s->gt, s->gt_cap, &s->gt_count, &s->gt_start, ip);
+    else
         s->stats.lost++;
-    }
     s->stats.insns++;
+    if (s->record_only || fwpt_soft_enc_triggered(&s->enc))
+        s->traced_end = s->stats.insns;
     if (s->record_only)
         return;
     int stopped_before = !fwpt_soft_enc_triggered(&s->enc);
@@ -115,8 +117,43 @@ void fwpt_soft_feed(struct fwpt_soft *s, const struct fwpt_soft_insn *si)
     if (!stopped_before && !fwpt_soft_enc_triggered(&s->enc)) {
         /* TraceStop: IA32_RTIT_STATUS.Stopped set, TriggerEn clear (SDM "TraceStop"). */
         s->model.status = (s->model.status | RTIT_STATUS_STOPPED) & ~RTIT_STATUS_TRIGGEREN;
-        s->traced_end = s->gt_count;
+        s->traced_end = s->stats.insns;
     }
+}
+
+int fwpt_soft_keep_newest(uint64_t *buf, size_t cap, size_t *n, size_t *start, uint64_t v)
+{
+    if (*n < cap) {
+        buf[(*start + *n) % cap] = v;
+        ++*n;
+        return 0;
+    }
+    if (!cap)
+        return 1;
+    buf[*start] = v; /* the oldest gives way */
+    if (++*start == cap)
+        *start = 0;
+    return 1;
+}
+
+static void reverse(uint64_t *a, size_t n)
+{
+    for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
+        uint64_t t = a[i];
+        a[i] = a[j - 1];
+        a[j - 1] = t;
+    }
+}
+
+void fwpt_soft_ring_order(uint64_t *buf, size_t n, size_t *start)
+{
+    size_t k = *start;
+    if (k && k < n) { /* rotate left by k: three reversals */
+        reverse(buf, k);
+        reverse(buf + k, n - k);
+        reverse(buf, n);
+    }
+    *start = 0;
 }
 
 /* ---- verify and report ---- */
@@ -136,33 +173,52 @@ static int traced(const struct fwpt_soft *s, uint64_t ip)
     return s->record_only || fwpt_soft_enc_filter_en(&s->enc.cfg, ip);
 }
 
+/* The i-th oldest ground-truth entry held. */
+static uint64_t gt_at(const struct fwpt_soft *s, size_t i)
+{
+    size_t k = s->gt_start + i;
+    return s->gt[k >= s->gt_cap ? k - s->gt_cap : k];
+}
+
 int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, uint64_t n_all, int wrapped, int stopped,
                      const struct fwpt_sink *o)
 {
-    /* the oldest part (output stopped) can be compared as far as both buffers go; any other part cannot */
-    const bool partial = (s->stats.lost || n < n_all) && stopped && !wrapped;
-    if (s->stats.lost && !partial) {
+    /* the oldest part (output stopped) can be compared as far as both buffers go, unless the ground truth kept the
+     * newest (gt_ring); the newest part, where the ground truth and the decoded flow both end where tracing ended
+     * (gt_ring: the caller's buffer kept the newest n too); any other part cannot */
+    const bool partial = (s->stats.lost || n < n_all) && stopped && !wrapped && !(s->gt_ring && s->stats.lost);
+    const bool tail = (s->stats.lost || n < n_all) && !stopped && s->gt_ring;
+    if (s->stats.lost && !partial && !tail) {
         fwpt_puts(o, "verify: ground truth incomplete (");
         fwpt_put_dec(o, s->stats.lost);
         fwpt_puts(o, " instructions did not fit)\n");
         return 1;
     }
-    if (n < n_all && !partial) {
+    if (n < n_all && !partial && !tail) {
         fwpt_printf(o, "verify: decoded flow incomplete (%lu of %lu instructions kept)\n", (unsigned long)n,
                     (unsigned long)n_all);
         return 1;
     }
-    /* What the processor traces: instructions where PacketEn held (IP filter), before a TraceStop. */
-    size_t end = s->traced_end, total = 0;
+    /* What the processor traces: instructions where PacketEn held (IP filter), before a TraceStop; gt[0] is the
+     * instruction recorded after 'base' others (those that gave way in a ring) */
+    const size_t base = s->gt_ring ? (size_t)s->stats.lost : 0;
+    size_t end = s->traced_end > base ? s->traced_end - base : 0, total = 0;
+    if (end > s->gt_count)
+        end = s->gt_count;
     for (size_t i = 0; i < end; i++)
-        total += traced(s, s->gt[i]);
-    size_t skip = 0, want = total;
+        total += traced(s, gt_at(s, i));
+    size_t skip = 0, want = total, doff = 0;
     const char *how = "the whole call";
     if (n == 0 && total != 0) { /* an empty suffix or prefix matches anything: not a verification */
         fwpt_printf(o, "verify: FAILED: nothing decoded, but %lu instructions were traced\n", (unsigned long)total);
         return 1;
     }
-    if (wrapped && n <= total) {
+    if (tail) {
+        want = n < total ? n : total; /* aligned at the end: the newest 'want' of both */
+        skip = total - want;
+        doff = n - want;
+        how = wrapped ? "the newest part (ring wrapped)" : "the newest part";
+    } else if (wrapped && n <= total) {
         skip = total - n; /* the ring kept the newest part */
         want = n;
         how = "the newest part (ring wrapped)";
@@ -173,30 +229,41 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
         want = n = total; /* more decoded than the ground truth holds: its length */
         how = "the oldest part (output stopped)";
     }
+    if (tail && want == 0) {
+        fwpt_puts(o, "verify: ground truth incomplete (");
+        fwpt_put_dec(o, s->stats.lost);
+        fwpt_puts(o, " instructions gave way; none of those kept was traced)\n");
+        return 1;
+    }
+    /* the newest part: decoded[doff] is instruction dbase of the whole decoded flow */
+    const size_t dbase = tail ? (size_t)(n_all - n) + doff : 0;
+    decoded += doff;
+    n -= doff;
     size_t j = 0, k = 0;
     for (size_t i = 0; i < end && j < want; i++) {
-        if (!traced(s, s->gt[i]))
+        uint64_t g = gt_at(s, i);
+        if (!traced(s, g))
             continue;
         if (k++ < skip)
             continue;
-        if (j >= n || decoded[j] != s->gt[i]) {
+        if (j >= n || decoded[j] != g) {
             fwpt_puts(o, "verify: FIRST DIFFERENCE at instruction ");
-            fwpt_put_dec(o, j);
+            fwpt_put_dec(o, dbase + j);
             fwpt_putc(o, '\n');
             if (j)
-                put_ip_line(o, "  both      #", j - 1, decoded[j - 1]);
+                put_ip_line(o, "  both      #", dbase + j - 1, decoded[j - 1]);
             if (j < n)
-                put_ip_line(o, "  decoded   #", j, decoded[j]);
+                put_ip_line(o, "  decoded   #", dbase + j, decoded[j]);
             else
                 fwpt_puts(o, "  decoded   (end of trace)\n");
-            put_ip_line(o, "  stepped   #", i, s->gt[i]);
+            put_ip_line(o, "  stepped   #", base + i, g);
             return 1;
         }
         j++;
     }
     if (j != want || n != want) {
         fwpt_puts(o, "verify: FIRST DIFFERENCE at instruction ");
-        fwpt_put_dec(o, j);
+        fwpt_put_dec(o, dbase + j);
         fwpt_puts(o, ": decoded ");
         fwpt_put_dec(o, n);
         fwpt_puts(o, " instructions, single-stepped and traced ");
@@ -204,10 +271,11 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
         fwpt_putc(o, '\n');
         return 1;
     }
-    const bool cut_short = partial && n < n_all; /* else every decoded instruction was compared after all */
+    /* else every decoded instruction was compared after all */
+    const bool cut_short = (partial || tail) && n < n_all;
     fwpt_puts(o, "verified: ");
     if (cut_short)
-        fwpt_printf(o, "the first %lu of %lu", (unsigned long)n, (unsigned long)n_all);
+        fwpt_printf(o, tail ? "the newest %lu of %lu" : "the first %lu of %lu", (unsigned long)n, (unsigned long)n_all);
     else
         fwpt_put_dec(o, n);
     fwpt_puts(o, " instructions decoded = single-stepped (");
@@ -219,7 +287,9 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
     }
     fwpt_puts(o, ")");
     if (cut_short)
-        fwpt_puts(o, "; the rest was not compared: the ground truth or the decoded flow did not fit its buffer");
+        fwpt_puts(o, tail ? "; the rest was not compared: the ground truth or the decoded flow kept only the newest part "
+                            "of it"
+                          : "; the rest was not compared: the ground truth or the decoded flow did not fit its buffer");
     fwpt_puts(o, "\n");
     return 0;
 }

@@ -48,8 +48,12 @@ struct fwpt_soft {
     struct fwpt_soft_enc enc;
     int enc_running;                  /* encoder started by fwpt_soft_call, not yet stopped */
     uint64_t *gt;                     /* ground truth: IPs of retired instructions, in order */
-    size_t gt_cap, gt_count;
-    size_t traced_end;                /* gt entries before TraceStop cleared TriggerEn */
+    size_t gt_cap, gt_count;          /* gt_count: entries held (at most gt_cap) */
+    size_t gt_start;                  /* gt_ring: index of the oldest entry held (0 until gt is full) */
+    int gt_ring;                      /* set by the caller: a full gt keeps the newest entries (stats.lost counts the
+                                       * oldest that gave way), for a trace that may wrap; else it keeps the oldest */
+    size_t traced_end;                /* instructions recorded (held or not) up to the last one traced before
+                                       * TraceStop cleared TriggerEn */
     struct fwpt_soft_stats stats;
     uint64_t last_time;               /* time of the last instruction fed (TraceEn 1->0 stamp) */
     /* single-step state (efi/soft.c) */
@@ -81,11 +85,19 @@ void fwpt_soft_note_error(struct fwpt_soft *s, enum fwpt_status st, uint64_t ip)
  * wrapped, its newest part (decoded is a suffix); or, when the output stopped, its oldest part (a
  * prefix) — of the instructions PacketEn covered (IP filter, before TraceStop). Prints "verified:
  * N instructions ..." or the first difference (index and both IPs). Returns 0 when equal.
- * n_all: instructions decoded in all (decoded holds the first n). When the output stopped, a ground
+ * n_all: instructions decoded in all. decoded holds the first n of them; with gt_ring, the newest n
+ * (the caller keeps its buffer as a ring too: fwpt_soft_keep_newest). When the output stopped, a ground
  * truth or a decoded flow cut short by its buffer is compared as far as both go, and the line says so
- * ("verified: the first N of M ..."); otherwise a part missing from either is a failure. */
+ * ("verified: the first N of M ..."); with gt_ring and the output not stopped, both end where tracing
+ * ended and their newest parts are compared ("verified: the newest N of M ..."); otherwise a part
+ * missing from either is a failure. */
 int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, uint64_t n_all, int wrapped, int stopped,
                      const struct fwpt_sink *out);
+/* Append v to the buffer buf[0..cap) that keeps the newest entries: *n entries held, the oldest at *start
+ * once full (then v takes its place). Returns 1 when an entry gave way. */
+int fwpt_soft_keep_newest(uint64_t *buf, size_t cap, size_t *n, size_t *start, uint64_t v);
+/* Put such a buffer in order (oldest first) in place: afterwards *start is 0. */
+void fwpt_soft_ring_order(uint64_t *buf, size_t n, size_t *start);
 /* One line: steps, instructions, steps/s (when tsc_hz is known), bytes, packet counts. */
 void fwpt_soft_report(const struct fwpt_soft *s, const struct fwpt_sink *out);
 

@@ -56,8 +56,8 @@ struct session {
     uint64_t pkt_count[FWPT_PKT_COUNT];
     uint64_t pkt_errors;
     uint64_t insns, flow_errors;
-    uint64_t *decoded;             /* flow IPs for verify (soft backend) */
-    size_t ndecoded, cap_decoded;
+    uint64_t *decoded;             /* flow IPs for verify: the first cap_decoded, or with `ring` the newest */
+    size_t ndecoded, cap_decoded, decoded_start;
     bool have_cpuid15;
     struct fwpt_cpuid_regs cpuid15;
     bool have_ratio;
@@ -313,6 +313,8 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
             }
             if (s->decoded && s->ndecoded < s->cap_decoded)
                 s->decoded[s->ndecoded++] = ev.ip;
+            else if (s->decoded && s->opt->ring) /* a ring keeps the newest part: verify compares that */
+                fwpt_soft_keep_newest(s->decoded, s->cap_decoded, &s->ndecoded, &s->decoded_start, ev.ip);
         } else if (ev.kind == FWPT_FLOW_ERROR) {
             if (s->flow_errors++ < 4) {
                 fwpt_puts(&s->o, "flow: error at trace offset ");
@@ -648,6 +650,8 @@ static bool verify_hw(struct session *s)
      * call would also overflow the ground-truth buffer) */
     if (s->rb.stopped && !s->rb.wrapped)
         s->soft->record_limit = s->ndecoded + FWPT_SOFT_AFTER_STOP;
+    /* a ring that did not stop kept the newest part: so does the single-stepped run */
+    s->soft->gt_ring = s->opt->ring && !s->soft->record_limit;
     EFI_STATUS st = fwpt_soft_record(s->soft, fwpt_target_call, &again);
     fwpt_target_cleanup(&again);
     if (EFI_ERROR(st)) {
@@ -682,6 +686,7 @@ static EFI_STATUS run(struct session *s)
             say(s, "trace: the software backend cannot start with profile ", profile);
             return est;
         }
+        s->soft->gt_ring = opt->ring; /* a ring keeps the newest part of a long call: so does the ground truth */
         s->cpu = fwpt_soft_cpu(s->soft);
         s->caps = &s->soft->caps;
         say(s, "trace: backend soft (single-step), CPU profile ", profile);
@@ -975,6 +980,8 @@ static EFI_STATUS run(struct session *s)
     decode_flow(s, &flowtxt);
     print_top_modules(s);
     bool verified = true;
+    if (s->decoded)
+        fwpt_soft_ring_order(s->decoded, s->ndecoded, &s->decoded_start); /* oldest first */
     if (opt->verify && !s->decoded) {
         say(s, "verify: not enough pool memory for the decoded flow", NULL);
         verified = false;

@@ -94,6 +94,7 @@ struct tcase {
     enum fwpt_plan_mode mode;
     uint64_t total, region;
     int range, timing;
+    int small_gt; /* ring: the ground truth keeps the newest third of the flow (gt_ring), the decoded lists too */
 };
 
 static uint64_t gt[GT_CAP], got_ipt[GT_CAP], got_flow[GT_CAP];
@@ -104,7 +105,9 @@ static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long
 {
     static struct fwpt_physmem mem;
     fwpt_physmem_init(&mem, false);
-    CHECK_EQ(fwpt_soft_setup(&soft, tc->profile, &mem, gt, GT_CAP), FWPT_OK);
+    size_t gt_cap = tc->small_gt ? p->nflow / 3 : GT_CAP;
+    CHECK_EQ(fwpt_soft_setup(&soft, tc->profile, &mem, gt, gt_cap), FWPT_OK);
+    soft.gt_ring = tc->mode == FWPT_PLAN_RING;
     const struct fwpt_cpu *cpu = fwpt_soft_cpu(&soft);
     const struct fwpt_caps *caps = &soft.caps;
     struct fwpt_plan_options popt = {.total_size = tc->total, .region_size = tc->region, .mode = tc->mode};
@@ -159,7 +162,8 @@ static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long
     struct fwpt_trace_result res;
     CHECK_EQ(fwpt_trace_stop(cpu, &state, &res), FWPT_OK);
     CHECK_EQ(soft.stats.enc_status, FWPT_OK);
-    CHECK_EQ(soft.gt_count, p->nflow);
+    CHECK_EQ(soft.gt_count, p->nflow < gt_cap ? p->nflow : gt_cap);
+    CHECK_EQ(soft.stats.lost, p->nflow - soft.gt_count);
     /* The MSRs end as hardware leaves them after the sequence: TraceEn 0, STATUS clean. */
     uint64_t ctl = ~0ull, st = ~0ull;
     CHECK_EQ(fwpt_rdmsr(cpu, MSR_IA32_RTIT_CTL, &ctl), FWPT_OK);
@@ -192,13 +196,37 @@ static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long
            tc->range == R_FILTER ? " filter" : tc->range == R_TRACESTOP ? " tracestop" : "",
            tc->timing ? " timing" : "", p->nflow, soft.stats.bytes, len);
     size_t n_ipt = decode_libipt(t, (size_t)len, p, got_ipt, GT_CAP);
-    int bad_ipt = fwpt_soft_verify(&soft, got_ipt, n_ipt, n_ipt, rb.wrapped, rb.stopped || res.stopped, &o);
+    /* small_gt: each decoded list kept in a buffer as small as the ground truth's, its newest entries (as the
+     * EFI session does with `ring`) */
+    size_t k_ipt = n_ipt < gt_cap ? n_ipt : gt_cap;
+    const uint64_t *v_ipt = got_ipt + (n_ipt - k_ipt);
+    int bad_ipt = fwpt_soft_verify(&soft, v_ipt, k_ipt, n_ipt, rb.wrapped, rb.stopped || res.stopped, &o);
     unsigned ferr = 0;
     size_t n_flow = decode_flow(t, (size_t)len, p, got_flow, GT_CAP, &ferr);
+    size_t k_flow = n_flow < gt_cap ? n_flow : gt_cap;
+    uint64_t *v_flow = got_flow + (n_flow - k_flow);
     printf("  fwpt flow: ");
-    int bad_flow = fwpt_soft_verify(&soft, got_flow, n_flow, n_flow, rb.wrapped, rb.stopped || res.stopped, &o);
+    int bad_flow = fwpt_soft_verify(&soft, v_flow, k_flow, n_flow, rb.wrapped, rb.stopped || res.stopped, &o);
     CHECK_EQ(bad_ipt, 0);
     CHECK_EQ(bad_flow, 0);
+    if (tc->small_gt) {
+        /* the newest part compared: a difference in it is found, at its index in the whole decoded flow */
+        char text[512];
+        struct fwpt_bufsink b;
+        struct fwpt_sink bo = fwpt_bufsink_init(&b, text, sizeof text - 1);
+        CHECK_EQ(fwpt_soft_verify(&soft, v_flow, k_flow, n_flow, rb.wrapped, 0, &bo), 0);
+        text[b.len < sizeof text ? b.len : sizeof text - 1] = 0;
+        CHECK(strstr(text, "(the newest part") != NULL);
+        size_t at = k_flow - 1 - k_flow / 5;
+        v_flow[at] ^= 1;
+        b.len = 0;
+        CHECK_EQ(fwpt_soft_verify(&soft, v_flow, k_flow, n_flow, rb.wrapped, 0, &bo), 1);
+        text[b.len < sizeof text ? b.len : sizeof text - 1] = 0;
+        char want[96];
+        snprintf(want, sizeof want, "FIRST DIFFERENCE at instruction %zu\n", n_flow - k_flow + at);
+        CHECK(strstr(text, want) != NULL);
+        v_flow[at] ^= 1;
+    }
     CHECK(n_ipt > 0 && n_flow > 0); /* every case traces something: two empty flows prove nothing */
     if (!overflow)
         CHECK_EQ(ferr, 0);
@@ -212,9 +240,10 @@ static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long
 }
 
 /* A stepping-only recording (no encoder) of n one-byte instructions from 0x1000 into g[0..cap). */
-static void step_only(const struct fwpt_physmem *mem, uint64_t *g, size_t cap, unsigned n)
+static void step_only(const struct fwpt_physmem *mem, uint64_t *g, size_t cap, unsigned n, int ring)
 {
     CHECK_EQ(fwpt_soft_setup(&soft, NULL, mem, g, cap), FWPT_OK);
+    soft.gt_ring = ring;
     fwpt_soft_begin(&soft, 0x1000, 0, 1);
     for (uint64_t ip = 0x1000; ip < 0x1000 + n; ip++) {
         struct fwpt_soft_insn si = {.ip = ip, .next_ip = ip + 1, .size = 1};
@@ -256,7 +285,7 @@ int main(void)
      * is compared as far as both go, and says so; the newest part (wrapped) or the whole call cannot be. */
     {
         static uint64_t small_gt[3];
-        step_only(&mem, small_gt, 3, 5);
+        step_only(&mem, small_gt, 3, 5, 0);
         CHECK_EQ(soft.gt_count, 3);
         CHECK_EQ(soft.stats.lost, 2);
         const uint64_t dec[4] = {0x1000, 0x1001, 0x1002, 0x1003}, bad[2] = {0x1000, 0x1002};
@@ -274,10 +303,77 @@ int main(void)
         CHECK_EQ(rc, 1);
         verify_text(dec, 3, 3, 0, 0, &rc); /* the whole call: not all there */
         CHECK_EQ(rc, 1);
-        step_only(&mem, gt, GT_CAP, 5);
+        step_only(&mem, gt, GT_CAP, 5, 0);
         CHECK_STR(verify_text(dec, 4, 5, 0, 0, &rc), /* the whole call, decoded flow cut short */
                   "verify: decoded flow incomplete (4 of 5 instructions kept)\n");
         CHECK_EQ(rc, 1);
+    }
+
+    /* A ground truth that keeps the newest part (gt_ring, for a ring): compared with the newest part of the decoded
+     * flow, aligned at the end where tracing ended, and the line says which part; the oldest part is gone. */
+    {
+        static uint64_t small_gt[3];
+        step_only(&mem, small_gt, 3, 5, 1); /* 0x1000..0x1004: 0x1002..0x1004 kept */
+        CHECK_EQ(soft.gt_count, 3);
+        CHECK_EQ(soft.stats.lost, 2);
+        CHECK_EQ(soft.gt_start, 2);
+        const uint64_t all[5] = {0x1000, 0x1001, 0x1002, 0x1003, 0x1004}, bad[3] = {0x1002, 0x1005, 0x1004};
+        int rc;
+        CHECK_STR(verify_text(all + 2, 3, 5, 1, 0, &rc), /* decoded kept its newest 3 of 5 */
+                  "verified: the newest 3 of 5 instructions decoded = single-stepped (the newest part (ring wrapped)); "
+                  "the rest was not compared: the ground truth or the decoded flow kept only the newest part of it\n");
+        CHECK_EQ(rc, 0);
+        CHECK_STR(verify_text(all + 1, 4, 5, 1, 0, &rc), /* decoded kept 4: the ground truth's 3 are compared */
+                  "verified: the newest 3 of 5 instructions decoded = single-stepped (the newest part (ring wrapped)); "
+                  "the rest was not compared: the ground truth or the decoded flow kept only the newest part of it\n");
+        CHECK_EQ(rc, 0);
+        CHECK(strstr(verify_text(all + 3, 2, 5, 0, 0, &rc), "verified: the newest 2 of 5 instructions decoded = "
+                                                            "single-stepped (the newest part);") != NULL);
+        CHECK_EQ(rc, 0);
+        CHECK_STR(verify_text(all + 2, 3, 3, 1, 0, &rc), /* the ring held 3: all of them compared */
+                  "verified: 3 instructions decoded = single-stepped (the newest part (ring wrapped))\n");
+        CHECK_EQ(rc, 0);
+        CHECK_STR(verify_text(bad, 3, 5, 1, 0, &rc),
+                  "verify: FIRST DIFFERENCE at instruction 3\n  both      #2: 0x1002\n  decoded   #3: 0x1005\n"
+                  "  stepped   #3: 0x1003\n");
+        CHECK_EQ(rc, 1);
+        verify_text(all + 1, 3, 5, 1, 0, &rc); /* not the newest part: off by one at the end */
+        CHECK_EQ(rc, 1);
+        CHECK_STR(verify_text(all, 2, 5, 0, 1, &rc), /* output stopped: the oldest part, not kept */
+                  "verify: ground truth incomplete (2 instructions did not fit)\n");
+        CHECK_EQ(rc, 1);
+    }
+
+    /* The buffers that keep the newest entries, and their order. */
+    {
+        uint64_t b[4];
+        size_t n = 0, start = 0;
+        unsigned gave = 0;
+        for (uint64_t v = 1; v <= 10; v++)
+            gave += (unsigned)fwpt_soft_keep_newest(b, 4, &n, &start, v);
+        CHECK_EQ(n, 4);
+        CHECK_EQ(gave, 6);
+        CHECK_EQ(start, 2);
+        fwpt_soft_ring_order(b, n, &start);
+        CHECK_EQ(start, 0);
+        CHECK(b[0] == 7 && b[1] == 8 && b[2] == 9 && b[3] == 10);
+        n = start = 0;
+        for (uint64_t v = 1; v <= 3; v++)
+            gave += (unsigned)fwpt_soft_keep_newest(b, 4, &n, &start, v);
+        fwpt_soft_ring_order(b, n, &start);
+        CHECK(n == 3 && gave == 6 && b[0] == 1 && b[1] == 2 && b[2] == 3);
+        for (unsigned cap = 1; cap <= 7; cap++) /* every rotation */
+            for (uint64_t total = 0; total <= 20; total++) {
+                uint64_t r[7];
+                n = start = 0;
+                for (uint64_t v = 0; v < total; v++)
+                    fwpt_soft_keep_newest(r, cap, &n, &start, v);
+                fwpt_soft_ring_order(r, n, &start);
+                int ok = n == (total < cap ? total : cap);
+                for (size_t i = 0; i < n; i++)
+                    ok &= r[i] == total - n + i;
+                CHECK(ok);
+            }
     }
 
     /* The soft CPU is the profile and the model: CPUID from the recorded part, #GP where the SDM
@@ -303,16 +399,18 @@ int main(void)
     }
 
     static const struct tcase cases[] = {
-        {"broadwell", FWPT_PLAN_STOP, 1u << 20, 0, R_NONE, 0},         /* single-entry ToPA */
-        {"broadwell", FWPT_PLAN_RING, 4096, 0, R_NONE, 1},            /* single-entry ring wraps */
-        {"skylake", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_NONE, 0},
-        {"skylake", FWPT_PLAN_RING, 8192, 4096, R_NONE, 1},           /* multi-entry ring wraps */
-        {"skylake", FWPT_PLAN_STOP, 8192, 4096, R_NONE, 1},           /* ToPA STOP: the oldest part */
-        {"skylake", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_FILTER, 0},
-        {"tremont", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_TRACESTOP, 0},
-        {"tremont", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_NONE, 1},
-        {"alderlake-p", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_FILTER, 1},
-        {"goldmont", FWPT_PLAN_RING, 16384, 4096, R_NONE, 1},
+        {"broadwell", FWPT_PLAN_STOP, 1u << 20, 0, R_NONE, 0, 0},         /* single-entry ToPA */
+        {"broadwell", FWPT_PLAN_RING, 4096, 0, R_NONE, 1, 0},            /* single-entry ring wraps */
+        {"skylake", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_NONE, 0, 0},
+        {"skylake", FWPT_PLAN_RING, 8192, 4096, R_NONE, 1, 0},           /* multi-entry ring wraps */
+        {"skylake", FWPT_PLAN_STOP, 8192, 4096, R_NONE, 1, 0},           /* ToPA STOP: the oldest part */
+        {"skylake", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_FILTER, 0, 0},
+        {"tremont", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_TRACESTOP, 0, 0},
+        {"tremont", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_NONE, 1, 0},
+        {"alderlake-p", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_FILTER, 1, 0},
+        {"goldmont", FWPT_PLAN_RING, 16384, 4096, R_NONE, 1, 0},
+        {"skylake", FWPT_PLAN_RING, 8192, 4096, R_NONE, 1, 1},       /* ring wraps, ground truth of the newest third */
+        {"broadwell", FWPT_PLAN_RING, 1u << 20, 0, R_NONE, 0, 1},     /* no wrap, ground truth of the newest third */
     };
     unsigned long nverified = 0;
     unsigned nwrapped = 0, nstopped = 0;
