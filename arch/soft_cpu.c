@@ -121,6 +121,12 @@ void fwpt_soft_feed(struct fwpt_soft *s, const struct fwpt_soft_insn *si)
     }
 }
 
+void fwpt_soft_end_at(struct fwpt_soft *s, uint64_t ip, uint64_t time)
+{
+    if (!s->record_only && s->enc_running)
+        fwpt_soft_note_error(s, fwpt_soft_enc_end_at(&s->enc, ip, time), ip);
+}
+
 int fwpt_soft_keep_newest(uint64_t *buf, size_t cap, size_t *n, size_t *start, uint64_t v)
 {
     if (*n < cap) {
@@ -309,7 +315,7 @@ void fwpt_soft_report(const struct fwpt_soft *s, const struct fwpt_sink *o)
     if (s->stats.enc_status != FWPT_OK)
         fwpt_printf(o, "; ERROR %s at 0x%lx", fwpt_status_name(s->stats.enc_status), s->stats.enc_error_ip);
     if (s->stats.step_limit_hit)
-        fwpt_puts(o, "; step limit reached");
+        fwpt_puts(o, "; step limit reached: the trace ends there (FUP + TIP.PGD), the rest of the call ran untraced");
     if (s->stats.record_limit_hit)
         fwpt_printf(o, "; recording ended after the %lu instructions verify needs, the rest of the call ran at full "
                        "speed", (unsigned long)s->record_limit);

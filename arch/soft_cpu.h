@@ -79,6 +79,9 @@ const struct fwpt_cpu *fwpt_soft_cpu(struct fwpt_soft *s);
 void fwpt_soft_begin(struct fwpt_soft *s, uint64_t entry_ip, uint64_t time, int record_only);
 /* One retired instruction: recorded, then encoded (TraceStop sets STATUS.Stopped in the model). */
 void fwpt_soft_feed(struct fwpt_soft *s, const struct fwpt_soft_insn *insn);
+/* Stepping ended before the call did, with the next instruction at ip (FWPT_SOFT_MAX_STEPS): the trace ends
+ * there (fwpt_soft_enc_end_at), so it holds exactly the instructions fed, as the ground truth does. */
+void fwpt_soft_end_at(struct fwpt_soft *s, uint64_t ip, uint64_t time);
 /* The first error, kept in stats (enc_status, enc_error_ip). */
 void fwpt_soft_note_error(struct fwpt_soft *s, enum fwpt_status st, uint64_t ip);
 /* Compare the decoded flow (IPs in order) with the ground truth: all of it; or, when the trace

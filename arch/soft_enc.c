@@ -286,6 +286,19 @@ enum fwpt_status fwpt_soft_enc_start(struct fwpt_soft_enc *e, uint64_t ip, uint6
     return e->status;
 }
 
+/* PacketEn 1->0 with the next instruction at ip: TIP.PGD(ip), after FUP(ip) when not at a branch. */
+static void disable(struct fwpt_soft_enc *e, uint64_t ip, int async, uint64_t time)
+{
+    if (async) {
+        ip_packet(e, PKT_FUP, ip, 0, time);
+        e->counts.fup++;
+    }
+    ip_packet(e, PKT_TIP_PGD, ip, 0, time);
+    e->counts.tip_pgd++;
+    retstack_clear(e);
+    e->packet_en = 0;
+}
+
 enum fwpt_status fwpt_soft_enc_step(struct fwpt_soft_enc *e, const struct fwpt_soft_insn *in)
 {
     if (e->status != FWPT_OK || !e->trigger_en)
@@ -312,15 +325,8 @@ enum fwpt_status fwpt_soft_enc_step(struct fwpt_soft_enc *e, const struct fwpt_s
     if (!next) {
         /* PacketEn 1->0 on this instruction: TIP.PGD with the target IP replaces its TNT/TIP
          * (SDM "Filtering by IP": FilterEn clear sends TIP.PGD with the target IP). */
-        if (in->iclass == FWPT_IC_OTHER || in->iclass == FWPT_IC_PTWRITE) {
-            /* Not a branch: the disable is asynchronous, FUP(where it happens) + TIP.PGD. */
-            ip_packet(e, PKT_FUP, in->next_ip, 0, in->time);
-            e->counts.fup++;
-        }
-        ip_packet(e, PKT_TIP_PGD, in->next_ip, 0, in->time);
-        e->counts.tip_pgd++;
-        retstack_clear(e);
-        e->packet_en = 0;
+        /* Not a branch: the disable is asynchronous, FUP(where it happens) + TIP.PGD. */
+        disable(e, in->next_ip, in->iclass == FWPT_IC_OTHER || in->iclass == FWPT_IC_PTWRITE, in->time);
         if (stop)
             tracestop(e);
         return e->status;
@@ -380,6 +386,13 @@ enum fwpt_status fwpt_soft_enc_step(struct fwpt_soft_enc *e, const struct fwpt_s
     default:
         break; /* OTHER, JMP_REL, PTWRITE: no packet */
     }
+    return e->status;
+}
+
+enum fwpt_status fwpt_soft_enc_end_at(struct fwpt_soft_enc *e, uint64_t ip, uint64_t time)
+{
+    if (e->status == FWPT_OK && e->trigger_en && e->packet_en)
+        disable(e, ip, 1, time);
     return e->status;
 }
 

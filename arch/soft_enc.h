@@ -65,6 +65,10 @@ void fwpt_soft_enc_init(struct fwpt_soft_enc *e, const struct fwpt_soft_enc_conf
 enum fwpt_status fwpt_soft_enc_start(struct fwpt_soft_enc *e, uint64_t ip, uint64_t time);
 /* One retired instruction. */
 enum fwpt_status fwpt_soft_enc_step(struct fwpt_soft_enc *e, const struct fwpt_soft_insn *insn);
+/* The feed ends before the code does (the soft backend's step limit): with the next instruction at ip, tracing
+ * ends there as a disable between instructions does, FUP(ip) + TIP.PGD(ip), so a decoder stops exactly after
+ * the last instruction fed (SDM "Filtering by IP": a disable not at a branch). Nothing when PacketEn is clear. */
+enum fwpt_status fwpt_soft_enc_end_at(struct fwpt_soft_enc *e, uint64_t ip, uint64_t time);
 /* TraceEn 1->0 by WRMSR: pending TNT flushed, TIP.PGD without IP if PacketEn was still set. */
 enum fwpt_status fwpt_soft_enc_stop(struct fwpt_soft_enc *e, uint64_t time);
 /* TriggerEn (cleared by TraceStop). */

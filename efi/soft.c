@@ -136,6 +136,8 @@ static void EFIAPI db_handler(EFI_EXCEPTION_TYPE type, EFI_SYSTEM_CONTEXT ctx)
         s->stats.untraced_rest = rip != s->stop_ip && untraced;
         s->stats.record_limit_hit = rip != s->stop_ip && recorded;
         s->stats.step_limit_hit = rip != s->stop_ip && !untraced && !recorded;
+        if (s->stats.step_limit_hit)
+            fwpt_soft_end_at(s, rip, now); /* the trace ends where the stepped flow does */
         s->stepping = 0;
         x->Rflags &= ~RFLAGS_TF;
     } else {

@@ -95,6 +95,7 @@ struct tcase {
     uint64_t total, region;
     int range, timing;
     int small_gt; /* ring: the ground truth keeps the newest third of the flow (gt_ring), the decoded lists too */
+    int cut;      /* the feed ends at two thirds of the flow (the step limit): fwpt_soft_end_at */
 };
 
 static uint64_t gt[GT_CAP], got_ipt[GT_CAP], got_flow[GT_CAP];
@@ -157,13 +158,16 @@ static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long
     struct fwpt_trace_state state;
     CHECK_EQ(fwpt_trace_start(cpu, caps, &cfg, &state), FWPT_OK);
     fwpt_soft_begin(&soft, p->flow[0].ip, p->flow[0].time, 0);
-    for (size_t i = 0; i < p->nflow; i++)
+    size_t nfed = tc->cut ? p->nflow * 2 / 3 : p->nflow;
+    for (size_t i = 0; i < nfed; i++)
         fwpt_soft_feed(&soft, &p->flow[i]);
+    if (tc->cut) /* the rest of the call runs untraced: the trace ends before the next instruction */
+        fwpt_soft_end_at(&soft, p->flow[nfed - 1].next_ip, p->flow[nfed - 1].time);
     struct fwpt_trace_result res;
     CHECK_EQ(fwpt_trace_stop(cpu, &state, &res), FWPT_OK);
     CHECK_EQ(soft.stats.enc_status, FWPT_OK);
-    CHECK_EQ(soft.gt_count, p->nflow < gt_cap ? p->nflow : gt_cap);
-    CHECK_EQ(soft.stats.lost, p->nflow - soft.gt_count);
+    CHECK_EQ(soft.gt_count, nfed < gt_cap ? nfed : gt_cap);
+    CHECK_EQ(soft.stats.lost, nfed - soft.gt_count);
     /* The MSRs end as hardware leaves them after the sequence: TraceEn 0, STATUS clean. */
     uint64_t ctl = ~0ull, st = ~0ull;
     CHECK_EQ(fwpt_rdmsr(cpu, MSR_IA32_RTIT_CTL, &ctl), FWPT_OK);
@@ -194,7 +198,7 @@ static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long
     printf("%s %s%s%s%s: %zu stepped, %" PRIu64 " bytes produced, %" PRIu64 " kept: ", tc->profile,
            fwpt_plan_scheme_name(plan.scheme), tc->mode == FWPT_PLAN_RING ? " ring" : "",
            tc->range == R_FILTER ? " filter" : tc->range == R_TRACESTOP ? " tracestop" : "",
-           tc->timing ? " timing" : "", p->nflow, soft.stats.bytes, len);
+           tc->timing ? " timing" : "", nfed, soft.stats.bytes, len);
     size_t n_ipt = decode_libipt(t, (size_t)len, p, got_ipt, GT_CAP);
     /* small_gt: each decoded list kept in a buffer as small as the ground truth's, its newest entries (as the
      * EFI session does with `ring`) */
@@ -399,18 +403,21 @@ int main(void)
     }
 
     static const struct tcase cases[] = {
-        {"broadwell", FWPT_PLAN_STOP, 1u << 20, 0, R_NONE, 0, 0},         /* single-entry ToPA */
-        {"broadwell", FWPT_PLAN_RING, 4096, 0, R_NONE, 1, 0},            /* single-entry ring wraps */
-        {"skylake", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_NONE, 0, 0},
-        {"skylake", FWPT_PLAN_RING, 8192, 4096, R_NONE, 1, 0},           /* multi-entry ring wraps */
-        {"skylake", FWPT_PLAN_STOP, 8192, 4096, R_NONE, 1, 0},           /* ToPA STOP: the oldest part */
-        {"skylake", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_FILTER, 0, 0},
-        {"tremont", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_TRACESTOP, 0, 0},
-        {"tremont", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_NONE, 1, 0},
-        {"alderlake-p", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_FILTER, 1, 0},
-        {"goldmont", FWPT_PLAN_RING, 16384, 4096, R_NONE, 1, 0},
-        {"skylake", FWPT_PLAN_RING, 8192, 4096, R_NONE, 1, 1},       /* ring wraps, ground truth of the newest third */
-        {"broadwell", FWPT_PLAN_RING, 1u << 20, 0, R_NONE, 0, 1},     /* no wrap, ground truth of the newest third */
+        {"broadwell", FWPT_PLAN_STOP, 1u << 20, 0, R_NONE, 0, 0, 0},         /* single-entry ToPA */
+        {"broadwell", FWPT_PLAN_RING, 4096, 0, R_NONE, 1, 0, 0},            /* single-entry ring wraps */
+        {"skylake", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_NONE, 0, 0, 0},
+        {"skylake", FWPT_PLAN_RING, 8192, 4096, R_NONE, 1, 0, 0},           /* multi-entry ring wraps */
+        {"skylake", FWPT_PLAN_STOP, 8192, 4096, R_NONE, 1, 0, 0},           /* ToPA STOP: the oldest part */
+        {"skylake", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_FILTER, 0, 0, 0},
+        {"tremont", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_TRACESTOP, 0, 0, 0},
+        {"tremont", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_NONE, 1, 0, 0},
+        {"alderlake-p", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_FILTER, 1, 0, 0},
+        {"goldmont", FWPT_PLAN_RING, 16384, 4096, R_NONE, 1, 0, 0},
+        {"skylake", FWPT_PLAN_RING, 8192, 4096, R_NONE, 1, 1, 0},       /* ring wraps, ground truth of the newest third */
+        {"broadwell", FWPT_PLAN_RING, 1u << 20, 0, R_NONE, 0, 1, 0},  /* no wrap, ground truth of the newest third */
+        {"skylake", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_NONE, 0, 0, 1}, /* stepping ends at two thirds */
+        {"skylake", FWPT_PLAN_RING, 8192, 4096, R_NONE, 1, 1, 1},     /* the same, ring wraps, small ground truth */
+        {"tremont", FWPT_PLAN_STOP, 1u << 20, 64u << 10, R_FILTER, 0, 0, 1}, /* the same under an IP filter */
     };
     unsigned long nverified = 0;
     unsigned nwrapped = 0, nstopped = 0;
