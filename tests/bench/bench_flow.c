@@ -84,7 +84,8 @@ static int measure(const struct input *in, int only_fwpt)
     pt_config_init(&c);
     c.begin = (uint8_t *)in->trace;
     c.end = (uint8_t *)in->trace + in->trace_size;
-    const int reps = 5; /* best of 5 */
+    enum { reps = 5 }; /* best of 5 */
+    double tr[5][reps]; /* each run's time: flow_next, batch, run, pt_insn, pt_blk */
     struct fwpt_flow *f = malloc(sizeof *f);
     double t, t_fwpt = 1e9, t_run = 1e9, t_insn = 1e9, t_blk = 1e9, t_batch = 1e9;
     uint64_t fi = 0, fsum = 0, ferr = 0, ri = 0, rsum = 0, li = 0, lsum = 0, bi = 0, bti = 0, btsum = 0;
@@ -95,8 +96,10 @@ static int measure(const struct input *in, int only_fwpt)
     fwpt_flow_init(f, in->trace, in->trace_size, read_code, (void *)in, cache, sizeof cache / sizeof cache[0]);
     struct fwpt_flow_event ev;
     walk_next(f, &fi, &fsum, &ferr);
-    if (now() - t < t_fwpt)
-        t_fwpt = now() - t;
+    t = now() - t;
+    tr[0][rep] = t;
+    if (t < t_fwpt)
+        t_fwpt = t;
 
     /* fwpt, batches of decoded instructions */
     t = now();
@@ -111,8 +114,10 @@ static int measure(const struct input *in, int only_fwpt)
             bti += bn;
         }
     }
-    if (now() - t < t_batch)
-        t_batch = now() - t;
+    t = now() - t;
+    tr[1][rep] = t;
+    if (t < t_batch)
+        t_batch = t;
 
     /* fwpt, runs (every instruction's IP computed from the sizes) */
     t = now();
@@ -126,8 +131,10 @@ static int measure(const struct input *in, int only_fwpt)
         }
         ri += run.n;
     }
-    if (now() - t < t_run)
-        t_run = now() - t;
+    t = now() - t;
+    tr[2][rep] = t;
+    if (t < t_run)
+        t_run = t;
 
     if (only_fwpt)
         continue;
@@ -161,8 +168,10 @@ static int measure(const struct input *in, int only_fwpt)
             break;
     }
     pt_insn_free_decoder(d);
-    if (now() - t < t_insn)
-        t_insn = now() - t;
+    t = now() - t;
+    tr[3][rep] = t;
+    if (t < t_insn)
+        t_insn = t;
 
     /* libipt block decoder */
     t = now();
@@ -192,8 +201,10 @@ static int measure(const struct input *in, int only_fwpt)
             break;
     }
     pt_blk_free_decoder(bd);
-    if (now() - t < t_blk)
-        t_blk = now() - t;
+    t = now() - t;
+    tr[4][rep] = t;
+    if (t < t_blk)
+        t_blk = t;
     }
     pt_iscache_free(isc);
 
@@ -213,12 +224,24 @@ static int measure(const struct input *in, int only_fwpt)
     if (!only_fwpt) { /* with "fwpt" libipt does not run: no figures for it */
         printf("libipt pt_insn:     %8.1f M insn/s (%.3f s)\n", li / t_insn / 1e6, t_insn);
         printf("libipt pt_blk:      %8.1f M insn/s (%.3f s)\n", bi / t_blk / 1e6, t_blk);
-        printf("ratio flow_next / pt_insn:     %.1fx (target >= 10)\n", t_insn / t_fwpt * fi / (li ? li : 1));
-        printf("ratio flow_next / pt_blk:      %.1fx (target >= 3)\n", t_blk / t_fwpt * fi / (bi ? bi : 1));
-        printf("ratio flow_next_batch / pt_insn: %.1fx\n", t_insn / t_batch * bti / (li ? li : 1));
-        printf("ratio flow_next_batch / pt_blk:  %.1fx\n", t_blk / t_batch * bti / (bi ? bi : 1));
-        printf("ratio flow_next_run / pt_insn: %.1fx\n", t_insn / t_run * ri / (li ? li : 1));
-        printf("ratio flow_next_run / pt_blk:  %.1fx\n", t_blk / t_run * ri / (bi ? bi : 1));
+        /* best time against best time; then the lowest and highest ratio of one run's pair (the spread the
+         * machine's noise gives a single measurement) */
+        static const char *const names[] = {"flow_next / pt_insn:    ", "flow_next / pt_blk:     ",
+                                            "flow_next_batch / pt_insn:", "flow_next_batch / pt_blk: ",
+                                            "flow_next_run / pt_insn:", "flow_next_run / pt_blk: "};
+        static const char *const targets[] = {" (target >= 10)", " (target >= 3)", "", "", "", ""};
+        const double best[3] = {t_fwpt, t_batch, t_run}, cnt[3] = {(double)fi, (double)bti, (double)ri};
+        for (int k = 0; k < 6; k++) {
+            int w = k / 2, lib = 3 + k % 2;
+            double lib_n = (double)(lib == 3 ? (li ? li : 1) : (bi ? bi : 1)), lo = 1e30, hi = 0;
+            for (int r = 0; r < reps; r++) {
+                double x = tr[lib][r] / tr[w][r] * cnt[w] / lib_n;
+                lo = x < lo ? x : lo;
+                hi = x > hi ? x : hi;
+            }
+            printf("ratio %s %.1fx%s (per run %.1fx..%.1fx)\n", names[k],
+                   (lib == 3 ? t_insn : t_blk) / best[w] * cnt[w] / lib_n, targets[k], lo, hi);
+        }
     }
     printf("cache: %llu hits, %llu misses\n", (unsigned long long)f->cache_hits, (unsigned long long)f->cache_misses);
     int ok = (!in->ntruth || fi == in->ntruth) && ri == fi && bti == fi && rsum == fsum && btsum == fsum && !ferr &&

@@ -212,20 +212,27 @@ static int measure(const char *name, const uint8_t *buf, size_t len, int runs)
     double bf = 1e9, bl = 1e9, bb = 1e9;
     uint64_t nf = 0, nl = 0, nb = 0, sf = 0, sl = 0, sb = 0;
     const char *only = getenv("FWPT_BENCH_ONLY"); /* "fwpt" or "libipt": profile one decoder */
+    /* one run's pair of ratios (next, batch): their lowest and highest show the spread of a single measurement */
+    double lo[2] = {1e30, 1e30}, hi[2] = {0, 0};
     for (int r = 0; r < runs; r++) {
-        double t;
+        double tf = 0, tb = 0, tl = 0;
         if (!only || !strcmp(only, "fwpt")) {
-            t = run_fwpt(buf, len, &nf, &sf);
-            if (t < bf)
-                bf = t;
-            t = run_fwpt_batch(buf, len, &nb, &sb);
-            if (t < bb)
-                bb = t;
+            tf = run_fwpt(buf, len, &nf, &sf);
+            if (tf < bf)
+                bf = tf;
+            tb = run_fwpt_batch(buf, len, &nb, &sb);
+            if (tb < bb)
+                bb = tb;
         }
         if (!only || !strcmp(only, "libipt")) {
-            t = run_libipt(buf, len, &nl, &sl);
-            if (t < bl)
-                bl = t;
+            tl = run_libipt(buf, len, &nl, &sl);
+            if (tl < bl)
+                bl = tl;
+        }
+        for (int k = 0; k < 2 && tf > 0 && tl > 0; k++) {
+            double x = tl / (k ? tb : tf);
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
         }
     }
     int rc = 0;
@@ -238,10 +245,10 @@ static int measure(const char *name, const uint8_t *buf, size_t len, int runs)
     }
     double mbf = len / bf / 1e6, mbl = len / bl / 1e6, mbb = len / bb / 1e6;
     printf("bench_packet %-13s %zu MiB, %llu packets (%.2f B/packet): libipt pt_pkt_next %.0f MB/s (%.0f Mpkt/s); "
-           "fwpt_pkt_next %.0f MB/s (%.0f Mpkt/s), ratio %.2fx; fwpt_pkt_next_batch %.0f MB/s (%.0f Mpkt/s), "
-           "ratio %.2fx\n",
+           "fwpt_pkt_next %.0f MB/s (%.0f Mpkt/s), ratio %.2fx (per run %.2fx..%.2fx); fwpt_pkt_next_batch %.0f MB/s "
+           "(%.0f Mpkt/s), ratio %.2fx (per run %.2fx..%.2fx)\n",
            name, len >> 20, (unsigned long long)nf, (double)len / (double)nf, mbl, nl / bl / 1e6, mbf,
-           nf / bf / 1e6, mbf / mbl, mbb, nb / bb / 1e6, mbb / mbl);
+           nf / bf / 1e6, mbf / mbl, lo[0], hi[0], mbb, nb / bb / 1e6, mbb / mbl, lo[1], hi[1]);
     fflush(stdout);
     return rc;
 }
