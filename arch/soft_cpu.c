@@ -197,7 +197,9 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
     if (s->stats.lost && !partial && !tail) {
         fwpt_puts(o, "verify: ground truth incomplete (");
         fwpt_put_dec(o, s->stats.lost);
-        fwpt_puts(o, " instructions did not fit)\n");
+        fwpt_puts(o, s->gt_ring ? " of the oldest instructions gave way: it keeps the newest, for a ring, but the "
+                                  "output stopped and the part to compare is the oldest)\n"
+                                : " instructions did not fit)\n");
         return 1;
     }
     if (n < n_all && !partial && !tail) {

@@ -325,7 +325,7 @@ enum fwpt_status fwpt_soft_enc_step(struct fwpt_soft_enc *e, const struct fwpt_s
     if (!next) {
         /* PacketEn 1->0 on this instruction: TIP.PGD with the target IP replaces its TNT/TIP
          * (SDM "Filtering by IP": FilterEn clear sends TIP.PGD with the target IP). */
-        /* Not a branch: the disable is asynchronous, FUP(where it happens) + TIP.PGD. */
+        /* not at a branch, the disable is asynchronous: FUP(where it happens) + TIP.PGD */
         disable(e, in->next_ip, in->iclass == FWPT_IC_OTHER || in->iclass == FWPT_IC_PTWRITE, in->time);
         if (stop)
             tracestop(e);

@@ -1133,9 +1133,9 @@ const uint8_t fwpt_pkt_fast_cycx[256] = {R256(CYCX1)};
  * - one branch-free path that fills from both tables and ORs the results (no branch on 02h): 577 / 291 against
  *   730 / 591; about 130 instructions a packet, with spills;
  * - one unified 64-byte table entry per (byte 0, byte 1): 648 / 301 against 728 / 591, about 95 instructions;
- * - two passes per 1 KiB chunk: packet sizes at every byte position (AVX-512 VBMI, 1.4 cycles a packet), the
- *   offset chain alone bucketing packets into a byte-0-table list and an extended-table list (7.6 to 9.4
- *   cycles a packet: a load, a mask and an add per packet, plus the appends), then each list filled by its
+ * - two passes per 1 KiB chunk: packet sizes at every byte position (AVX-512 VBMI, about 2 cycles a packet), the
+ *   offset chain alone bucketing packets into a byte-0-table list and an extended-table list (10 to 13 cycles
+ *   a packet: a load, a mask and an add per packet, plus the appends), then each list filled by its
  *   own loop, Last IP carried through the first list with markers at PSB: 614 / 376 / 535 against
  *   749 / 587 / 724. The fills stay as costly as here (about 45 instructions a packet for the byte-0 table),
  *   and the chain's instructions come on top of them instead of overlapping them. */

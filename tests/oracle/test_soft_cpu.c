@@ -344,7 +344,8 @@ int main(void)
         verify_text(all + 1, 3, 5, 1, 0, &rc); /* not the newest part: off by one at the end */
         CHECK_EQ(rc, 1);
         CHECK_STR(verify_text(all, 2, 5, 0, 1, &rc), /* output stopped: the oldest part, not kept */
-                  "verify: ground truth incomplete (2 instructions did not fit)\n");
+                  "verify: ground truth incomplete (2 of the oldest instructions gave way: it keeps the newest, for a "
+                  "ring, but the output stopped and the part to compare is the oldest)\n");
         CHECK_EQ(rc, 1);
     }
 
