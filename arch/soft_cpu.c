@@ -189,11 +189,12 @@ static uint64_t gt_at(const struct fwpt_soft *s, size_t i)
 int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, uint64_t n_all, int wrapped, int stopped,
                      const struct fwpt_sink *o)
 {
-    /* the oldest part (output stopped) can be compared as far as both buffers go, unless the ground truth kept the
-     * newest (gt_ring); the newest part, where the ground truth and the decoded flow both end where tracing ended
-     * (gt_ring: the caller's buffer kept the newest n too); any other part cannot */
+    /* the oldest part (output stopped, no wrap) can be compared as far as both buffers go, unless the ground truth
+     * kept the newest (gt_ring); the newest part (no stop, or a wrap before it), where the ground truth and the
+     * decoded flow both end where tracing ended (gt_ring: the caller's buffer kept the newest n too); any other part
+     * cannot */
     const bool partial = (s->stats.lost || n < n_all) && stopped && !wrapped && !(s->gt_ring && s->stats.lost);
-    const bool tail = (s->stats.lost || n < n_all) && !stopped && s->gt_ring;
+    const bool tail = (s->stats.lost || n < n_all) && (!stopped || wrapped) && s->gt_ring;
     if (s->stats.lost && !partial && !tail) {
         fwpt_puts(o, "verify: ground truth incomplete (");
         fwpt_put_dec(o, s->stats.lost);

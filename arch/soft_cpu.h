@@ -91,9 +91,9 @@ void fwpt_soft_note_error(struct fwpt_soft *s, enum fwpt_status st, uint64_t ip)
  * n_all: instructions decoded in all. decoded holds the first n of them; with gt_ring, the newest n
  * (the caller keeps its buffer as a ring too: fwpt_soft_keep_newest). When the output stopped, a ground
  * truth or a decoded flow cut short by its buffer is compared as far as both go, and the line says so
- * ("verified: the first N of M ..."); with gt_ring and the output not stopped, both end where tracing
- * ended and their newest parts are compared ("verified: the newest N of M ..."); otherwise a part
- * missing from either is a failure. */
+ * ("verified: the first N of M ..."); with gt_ring, unless the output stopped before it wrapped, both end
+ * where tracing ended and their newest parts are compared ("verified: the newest N of M ..."); otherwise a
+ * part missing from either is a failure. */
 int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, uint64_t n_all, int wrapped, int stopped,
                      const struct fwpt_sink *out);
 /* Append v to the buffer buf[0..cap) that keeps the newest entries: *n entries held, the oldest at *start

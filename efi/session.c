@@ -296,6 +296,9 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
     struct fwpt_image *last = NULL;
     const uint64_t cap = s->opt->listing; /* listing=: instructions listed; the events among them too */
     bool listing_on = cap != 0;
+    /* verify's copy of a ring keeps its newest part, unless the output stopped before it wrapped (then the oldest
+     * part is the one to compare, as the ground truth's) */
+    const bool newest = s->opt->ring && (s->rb.wrapped || !s->rb.stopped);
     while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
         if (listing_on && ev.kind == FWPT_FLOW_INSN && s->insns >= cap)
             listing_on = false;
@@ -313,7 +316,7 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
             }
             if (s->decoded && s->ndecoded < s->cap_decoded)
                 s->decoded[s->ndecoded++] = ev.ip;
-            else if (s->decoded && s->opt->ring) /* a ring keeps the newest part: verify compares that */
+            else if (s->decoded && newest) /* a ring keeps the newest part: verify compares that */
                 fwpt_soft_keep_newest(s->decoded, s->cap_decoded, &s->ndecoded, &s->decoded_start, ev.ip);
         } else if (ev.kind == FWPT_FLOW_ERROR) {
             if (s->flow_errors++ < 4) {

@@ -334,6 +334,10 @@ int main(void)
         CHECK(strstr(verify_text(all + 3, 2, 5, 0, 0, &rc), "verified: the newest 2 of 5 instructions decoded = "
                                                             "single-stepped (the newest part);") != NULL);
         CHECK_EQ(rc, 0);
+        CHECK_STR(verify_text(all + 2, 3, 5, 1, 1, &rc), /* wrapped, then the output stopped: the newest too */
+                  "verified: the newest 3 of 5 instructions decoded = single-stepped (the newest part (ring wrapped)); "
+                  "the rest was not compared: the ground truth or the decoded flow kept only the newest part of it\n");
+        CHECK_EQ(rc, 0);
         CHECK_STR(verify_text(all + 2, 3, 3, 1, 0, &rc), /* the ring held 3: all of them compared */
                   "verified: 3 instructions decoded = single-stepped (the newest part (ring wrapped))\n");
         CHECK_EQ(rc, 0);
