@@ -217,7 +217,8 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
     for (size_t i = 0; i < end; i++)
         total += traced(s, gt_at(s, i));
     size_t skip = 0, want = total, doff = 0;
-    const char *how = "the whole call";
+    /* stepping abandoned at the step limit: the trace ends where it did (fwpt_soft_end_at) */
+    const char *how = s->stats.step_limit_hit ? "all that was stepped before the step limit" : "the whole call";
     if (n == 0 && total != 0) { /* an empty suffix or prefix matches anything: not a verification */
         fwpt_printf(o, "verify: FAILED: nothing decoded, but %lu instructions were traced\n", (unsigned long)total);
         return 1;
@@ -318,7 +319,8 @@ void fwpt_soft_report(const struct fwpt_soft *s, const struct fwpt_sink *o)
     if (s->stats.enc_status != FWPT_OK)
         fwpt_printf(o, "; ERROR %s at 0x%lx", fwpt_status_name(s->stats.enc_status), s->stats.enc_error_ip);
     if (s->stats.step_limit_hit)
-        fwpt_puts(o, "; step limit reached: the trace ends there (FUP + TIP.PGD), the rest of the call ran untraced");
+        fwpt_printf(o, "; step limit of %lu steps reached: the trace ends there (FUP + TIP.PGD), the rest of the call ran "
+                       "untraced", (unsigned long)(s->max_steps ? s->max_steps : FWPT_SOFT_MAX_STEPS));
     if (s->stats.record_limit_hit)
         fwpt_printf(o, "; recording ended after the %lu instructions verify needs, the rest of the call ran at full "
                        "speed", (unsigned long)s->record_limit);

@@ -24,7 +24,7 @@ struct fwpt_soft_stats {
     uint64_t lost;           /* ground-truth entries that did not fit in gt */
     uint64_t bytes;          /* packet bytes handed to the model */
     uint64_t tsc_start, tsc_end;
-    int step_limit_hit;      /* stepping abandoned after FWPT_SOFT_MAX_STEPS */
+    int step_limit_hit;      /* stepping abandoned after max_steps (FWPT_SOFT_MAX_STEPS) */
     uint64_t steps_at_stop;  /* steps when the output stopped (ToPA STOP, operational error, TraceStop); 0: never */
     int untraced_rest;       /* stepping ended FWPT_SOFT_AFTER_STOP steps after that: the rest ran at full speed */
     int record_limit_hit;    /* fwpt_soft_record stopped at record_limit: the rest ran at full speed */
@@ -60,6 +60,7 @@ struct fwpt_soft {
     uint64_t prev_ip, stop_ip;
     int have_prev, stepping;
     int record_only;                  /* fwpt_soft_record: stepping without the encoder */
+    uint64_t max_steps;               /* stepping ends after this many steps (0: FWPT_SOFT_MAX_STEPS) */
     size_t record_limit;              /* fwpt_soft_record: stepping ends once gt holds this many (0: the whole call) */
     void *cpu_arch;                   /* EFI_CPU_ARCH_PROTOCOL */
     uint64_t tsc_hz;                  /* measured over a 2 ms Stall at init */

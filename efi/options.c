@@ -50,7 +50,8 @@ static const char usage[] =
     "    backend=hw|soft   Intel PT (default) or the single-step software tracer\n"
     "    profile=NAME      CPU profile the software tracer emulates\n"
     "    verify            software tracer: check the trace against the single-stepped path\n"
-    "    listing=N|all     instructions listed in flow.txt (default 1000000; profile and call tree count all)\n";
+    "    listing=N|all     instructions listed in flow.txt (default 1000000; profile and call tree count all)\n"
+    "    steps=N           software tracer: the trace ends after N single-steps (default 50000000)\n";
 
 const char *fwpt_options_usage(void) { return usage; }
 
@@ -271,6 +272,9 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
                 o->listing = UINT64_MAX;
             else if (fwpt_parse_u64(a + 8, 0, &o->listing) != 0)
                 return fail(err, err_cap, "bad count in '", a, "' (listing=N or listing=all)");
+        } else if (has_prefix(a, "steps=")) {
+            if (fwpt_parse_u64(a + 6, 0, &o->steps) != 0 || o->steps == 0)
+                return fail(err, err_cap, "bad count in '", a, "' (steps=N, at least 1)");
         } else if (has_prefix(a, "profile=")) {
             if (!a[8] || fwpt_strlen(a + 8) >= sizeof o->profile)
                 return fail(err, err_cap, "bad profile name in '", a, "'");

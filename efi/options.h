@@ -57,6 +57,7 @@ struct fwpt_efi_options {
     char profile[64];                    /* CPU profile name for backend=soft; "" = default */
     bool verify;
     uint64_t listing;                    /* instructions listed in flow.txt (listing=N; all: UINT64_MAX) */
+    uint64_t steps;                      /* backend=soft: single-steps before the trace ends (steps=N); 0: default */
     /* diagnostics of the hardware backend */
     bool have_rdmsr_probe, have_wrmsr_probe;
     uint32_t rdmsr_probe;                /* rdmsr=N: read one MSR and print the value or the #GP */

@@ -690,6 +690,7 @@ static EFI_STATUS run(struct session *s)
             return est;
         }
         s->soft->gt_ring = opt->ring; /* a ring keeps the newest part of a long call: so does the ground truth */
+        s->soft->max_steps = opt->steps;
         s->cpu = fwpt_soft_cpu(s->soft);
         s->caps = &s->soft->caps;
         say(s, "trace: backend soft (single-step), CPU profile ", profile);

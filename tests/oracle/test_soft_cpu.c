@@ -161,8 +161,10 @@ static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long
     size_t nfed = tc->cut ? p->nflow * 2 / 3 : p->nflow;
     for (size_t i = 0; i < nfed; i++)
         fwpt_soft_feed(&soft, &p->flow[i]);
-    if (tc->cut) /* the rest of the call runs untraced: the trace ends before the next instruction */
+    if (tc->cut) { /* the rest of the call runs untraced: the trace ends before the next instruction */
         fwpt_soft_end_at(&soft, p->flow[nfed - 1].next_ip, p->flow[nfed - 1].time);
+        soft.stats.step_limit_hit = 1; /* as efi/soft.c records it */
+    }
     struct fwpt_trace_result res;
     CHECK_EQ(fwpt_trace_stop(cpu, &state, &res), FWPT_OK);
     CHECK_EQ(soft.stats.enc_status, FWPT_OK);
@@ -213,6 +215,14 @@ static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long
     int bad_flow = fwpt_soft_verify(&soft, v_flow, k_flow, n_flow, rb.wrapped, rb.stopped || res.stopped, &o);
     CHECK_EQ(bad_ipt, 0);
     CHECK_EQ(bad_flow, 0);
+    if (tc->cut && !tc->small_gt && !overflow) { /* all that was stepped, and the line says so */
+        char text[512];
+        struct fwpt_bufsink b;
+        struct fwpt_sink bo = fwpt_bufsink_init(&b, text, sizeof text - 1);
+        CHECK_EQ(fwpt_soft_verify(&soft, got_flow, n_flow, n_flow, rb.wrapped, 0, &bo), 0);
+        text[b.len < sizeof text ? b.len : sizeof text - 1] = 0;
+        CHECK(strstr(text, "single-stepped (all that was stepped before the step limit") != NULL);
+    }
     if (tc->small_gt) {
         /* the newest part compared: a difference in it is found, at its index in the whole decoded flow */
         char text[512];

@@ -124,6 +124,16 @@ if [ "$nlisted" = 1000 ] && cmp -s "$tmp/sess4/listed" "$tmp/sess4/hostlisted" &
 else
     bad "listing=1000: $nlisted instructions listed, last line '$last'"
 fi
+# A step limit (steps=N): stepping ends there, the trace ends there with FUP + TIP.PGD, and the rest of the call runs
+# untraced; verify compares everything stepped, and on the host fwpt flow = libipt = the in-guest flow, exactly.
+session_run 6 0 trace locate-handle backend=soft profile=skylake steps=4000 verify shutdown
+if grep -qE '^soft: .*; step limit of 4000 steps reached: the trace ends there \(FUP \+ TIP\.PGD\)' "$tmp/sess6/log" &&
+    grep -q '^verified: [0-9]* instructions decoded = single-stepped (all that was stepped before the step limit)' \
+        "$tmp/sess6/log"; then
+    ok "steps=4000: the trace ends at the step limit, and all that was stepped is verified"
+else
+    bad "steps=4000: no 'step limit of 4000 steps reached: the trace ends there' + verified"
+fi
 # The same call into 4 KiB, listed whole: flow.txt's listing equals the host tool's, and both end with the line that
 # says the trace was cut where the walk stopped (the last instruction listed) at the trace's end (0x1000).
 session_run 5 0 trace connect-all backend=soft profile=skylake size=4K verify shutdown

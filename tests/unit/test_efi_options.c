@@ -103,6 +103,18 @@ int main(void)
     CHECK_STR(err, "bad count in 'listing=lots' (listing=N or listing=all)");
     CHECK_EQ(parse("listing=", false, &o, err), -1);
     CHECK_STR(err, "bad count in 'listing=' (listing=N or listing=all)");
+    CHECK_EQ(parse("trace locate-handle backend=soft", false, &o, err), 0);
+    CHECK_EQ(o.steps, 0); /* the default limit (FWPT_SOFT_MAX_STEPS) */
+    CHECK_EQ(parse("steps=4000", false, &o, err), 0);
+    CHECK_EQ(o.steps, 4000);
+    CHECK_EQ(parse("steps=0x10", false, &o, err), 0);
+    CHECK_EQ(o.steps, 16);
+    CHECK_EQ(parse("steps=0", false, &o, err), -1);
+    CHECK_STR(err, "bad count in 'steps=0' (steps=N, at least 1)");
+    CHECK_EQ(parse("steps=many", false, &o, err), -1);
+    CHECK_STR(err, "bad count in 'steps=many' (steps=N, at least 1)");
+    CHECK_EQ(parse("steps=", false, &o, err), -1);
+    CHECK_STR(err, "bad count in 'steps=' (steps=N, at least 1)");
 
     /* MSR probes */
     CHECK_EQ(parse("rdmsr=0x570 wrmsr=0x6e1:0x100000000", false, &o, err), 0);
