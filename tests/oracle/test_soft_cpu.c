@@ -101,6 +101,17 @@ struct tcase {
 static uint64_t gt[GT_CAP], got_ipt[GT_CAP], got_flow[GT_CAP];
 static struct fwpt_soft soft;
 
+/* fwpt_soft_verify of soft against dec: the line it prints; *rc its result. */
+static const char *verify_text(const uint64_t *dec, size_t n, uint64_t n_all, int wrapped, int stopped, int *rc)
+{
+    static char text[512];
+    struct fwpt_bufsink b;
+    struct fwpt_sink o = fwpt_bufsink_init(&b, text, sizeof text - 1);
+    *rc = fwpt_soft_verify(&soft, dec, n, n_all, wrapped, stopped, &o);
+    text[b.len < sizeof text ? b.len : sizeof text - 1] = 0;
+    return text;
+}
+
 static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long *nverified, unsigned *nwrapped,
                 unsigned *nstopped)
 {
@@ -215,30 +226,22 @@ static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long
     int bad_flow = fwpt_soft_verify(&soft, v_flow, k_flow, n_flow, rb.wrapped, rb.stopped || res.stopped, &o);
     CHECK_EQ(bad_ipt, 0);
     CHECK_EQ(bad_flow, 0);
+    int rc;
     if (tc->cut && !tc->small_gt && !overflow) { /* all that was stepped, and the line says so */
-        char text[512];
-        struct fwpt_bufsink b;
-        struct fwpt_sink bo = fwpt_bufsink_init(&b, text, sizeof text - 1);
-        CHECK_EQ(fwpt_soft_verify(&soft, got_flow, n_flow, n_flow, rb.wrapped, 0, &bo), 0);
-        text[b.len < sizeof text ? b.len : sizeof text - 1] = 0;
-        CHECK(strstr(text, "single-stepped (all that was stepped before the step limit") != NULL);
+        CHECK(strstr(verify_text(got_flow, n_flow, n_flow, rb.wrapped, 0, &rc),
+                     "single-stepped (all that was stepped before the step limit") != NULL);
+        CHECK_EQ(rc, 0);
     }
     if (tc->small_gt) {
         /* the newest part compared: a difference in it is found, at its index in the whole decoded flow */
-        char text[512];
-        struct fwpt_bufsink b;
-        struct fwpt_sink bo = fwpt_bufsink_init(&b, text, sizeof text - 1);
-        CHECK_EQ(fwpt_soft_verify(&soft, v_flow, k_flow, n_flow, rb.wrapped, 0, &bo), 0);
-        text[b.len < sizeof text ? b.len : sizeof text - 1] = 0;
-        CHECK(strstr(text, "(the newest part") != NULL);
+        CHECK(strstr(verify_text(v_flow, k_flow, n_flow, rb.wrapped, 0, &rc), "(the newest part") != NULL);
+        CHECK_EQ(rc, 0);
         size_t at = k_flow - 1 - k_flow / 5;
         v_flow[at] ^= 1;
-        b.len = 0;
-        CHECK_EQ(fwpt_soft_verify(&soft, v_flow, k_flow, n_flow, rb.wrapped, 0, &bo), 1);
-        text[b.len < sizeof text ? b.len : sizeof text - 1] = 0;
         char want[96];
         snprintf(want, sizeof want, "FIRST DIFFERENCE at instruction %zu\n", n_flow - k_flow + at);
-        CHECK(strstr(text, want) != NULL);
+        CHECK(strstr(verify_text(v_flow, k_flow, n_flow, rb.wrapped, 0, &rc), want) != NULL);
+        CHECK_EQ(rc, 1);
         v_flow[at] ^= 1;
     }
     CHECK(n_ipt > 0 && n_flow > 0); /* every case traces something: two empty flows prove nothing */
@@ -263,17 +266,6 @@ static void step_only(const struct fwpt_physmem *mem, uint64_t *g, size_t cap, u
         struct fwpt_soft_insn si = {.ip = ip, .next_ip = ip + 1, .size = 1};
         fwpt_soft_feed(&soft, &si);
     }
-}
-
-/* fwpt_soft_verify of soft against dec: the line it prints; *rc its result. */
-static const char *verify_text(const uint64_t *dec, size_t n, uint64_t n_all, int wrapped, int stopped, int *rc)
-{
-    static char text[512];
-    struct fwpt_bufsink b;
-    struct fwpt_sink o = fwpt_bufsink_init(&b, text, sizeof text - 1);
-    *rc = fwpt_soft_verify(&soft, dec, n, n_all, wrapped, stopped, &o);
-    text[b.len < sizeof text ? b.len : sizeof text - 1] = 0;
-    return text;
 }
 
 int main(void)
