@@ -304,5 +304,9 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
             return fail(err, err_cap, "unknown option '", a, "' (see 'help')");
         }
     }
+    /* the software tracer's own settings mean nothing to Intel PT: said, not ignored */
+    if (o->backend != FWPT_BACKEND_SOFT && (o->steps || o->profile[0]))
+        return fail(err, err_cap, "'", o->steps ? "steps=" : "profile=",
+                    "' applies to the software tracer only (add backend=soft)");
     return 0;
 }

@@ -105,9 +105,9 @@ int main(void)
     CHECK_STR(err, "bad count in 'listing=' (listing=N or listing=all)");
     CHECK_EQ(parse("trace locate-handle backend=soft", false, &o, err), 0);
     CHECK_EQ(o.steps, 0); /* the default limit (FWPT_SOFT_MAX_STEPS) */
-    CHECK_EQ(parse("steps=4000", false, &o, err), 0);
+    CHECK_EQ(parse("steps=4000 backend=soft", false, &o, err), 0);
     CHECK_EQ(o.steps, 4000);
-    CHECK_EQ(parse("steps=0x10", false, &o, err), 0);
+    CHECK_EQ(parse("backend=soft steps=0x10", false, &o, err), 0);
     CHECK_EQ(o.steps, 16);
     CHECK_EQ(parse("steps=0", false, &o, err), -1);
     CHECK_STR(err, "bad count in 'steps=0' (steps=N, at least 1)");
@@ -115,6 +115,10 @@ int main(void)
     CHECK_STR(err, "bad count in 'steps=many' (steps=N, at least 1)");
     CHECK_EQ(parse("steps=", false, &o, err), -1);
     CHECK_STR(err, "bad count in 'steps=' (steps=N, at least 1)");
+    CHECK_EQ(parse("trace locate-handle steps=4000", false, &o, err), -1); /* Intel PT: no step limit */
+    CHECK_STR(err, "'steps=' applies to the software tracer only (add backend=soft)");
+    CHECK_EQ(parse("trace locate-handle profile=skylake backend=hw", false, &o, err), -1);
+    CHECK_STR(err, "'profile=' applies to the software tracer only (add backend=soft)");
 
     /* MSR probes */
     CHECK_EQ(parse("rdmsr=0x570 wrmsr=0x6e1:0x100000000", false, &o, err), 0);
