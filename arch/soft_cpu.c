@@ -48,6 +48,7 @@ enum fwpt_status fwpt_soft_setup(struct fwpt_soft *s, const char *profile, const
     fwpt_memset(s, 0, sizeof *s);
     s->gt = gt;
     s->gt_cap = gt_cap;
+    s->max_steps = FWPT_SOFT_MAX_STEPS;
     s->profile = profile ? fwpt_cpu_profile_find(profile) : NULL;
     if (profile && !s->profile)
         return FWPT_E_INVAL;
@@ -101,9 +102,7 @@ void fwpt_soft_feed(struct fwpt_soft *s, const struct fwpt_soft_insn *si)
 {
     uint64_t ip = si->ip;
     s->last_time = si->time;
-    if (s->gt_count < s->gt_cap)
-        s->gt[s->gt_count++] = ip;
-    else if (s->gt_ring)
+    if (s->gt_ring || s->gt_count < s->gt_cap) /* a full gt keeps its oldest entries unless gt_ring */
         s->stats.lost += (uint64_t)fwpt_soft_keep_newest(s->gt, s->gt_cap, &s->gt_count, &s->gt_start, ip);
     else
         s->stats.lost++;
@@ -130,7 +129,8 @@ void fwpt_soft_end_at(struct fwpt_soft *s, uint64_t ip, uint64_t time)
 int fwpt_soft_keep_newest(uint64_t *buf, size_t cap, size_t *n, size_t *start, uint64_t v)
 {
     if (*n < cap) {
-        buf[(*start + *n) % cap] = v;
+        size_t i = *start + *n;
+        buf[i >= cap ? i - cap : i] = v;
         ++*n;
         return 0;
     }
@@ -320,7 +320,7 @@ void fwpt_soft_report(const struct fwpt_soft *s, const struct fwpt_sink *o)
         fwpt_printf(o, "; ERROR %s at 0x%lx", fwpt_status_name(s->stats.enc_status), s->stats.enc_error_ip);
     if (s->stats.step_limit_hit)
         fwpt_printf(o, "; step limit of %lu steps reached: the trace ends there (FUP + TIP.PGD), the rest of the call ran "
-                       "untraced", (unsigned long)(s->max_steps ? s->max_steps : FWPT_SOFT_MAX_STEPS));
+                       "untraced", (unsigned long)s->max_steps);
     if (s->stats.record_limit_hit)
         fwpt_printf(o, "; recording ended after the %lu instructions verify needs, the rest of the call ran at full "
                        "speed", (unsigned long)s->record_limit);

@@ -60,7 +60,7 @@ struct fwpt_soft {
     uint64_t prev_ip, stop_ip;
     int have_prev, stepping;
     int record_only;                  /* fwpt_soft_record: stepping without the encoder */
-    uint64_t max_steps;               /* stepping ends after this many steps (0: FWPT_SOFT_MAX_STEPS) */
+    uint64_t max_steps;               /* stepping ends after this many steps (fwpt_soft_setup: FWPT_SOFT_MAX_STEPS) */
     size_t record_limit;              /* fwpt_soft_record: stepping ends once gt holds this many (0: the whole call) */
     void *cpu_arch;                   /* EFI_CPU_ARCH_PROTOCOL */
     uint64_t tsc_hz;                  /* measured over a 2 ms Stall at init */
@@ -80,7 +80,7 @@ const struct fwpt_cpu *fwpt_soft_cpu(struct fwpt_soft *s);
 void fwpt_soft_begin(struct fwpt_soft *s, uint64_t entry_ip, uint64_t time, int record_only);
 /* One retired instruction: recorded, then encoded (TraceStop sets STATUS.Stopped in the model). */
 void fwpt_soft_feed(struct fwpt_soft *s, const struct fwpt_soft_insn *insn);
-/* Stepping ended before the call did, with the next instruction at ip (FWPT_SOFT_MAX_STEPS): the trace ends
+/* Stepping ended before the call did, with the next instruction at ip (max_steps): the trace ends
  * there (fwpt_soft_enc_end_at), so it holds exactly the instructions fed, as the ground truth does. */
 void fwpt_soft_end_at(struct fwpt_soft *s, uint64_t ip, uint64_t time);
 /* The first error, kept in stats (enc_status, enc_error_ip). */

@@ -314,9 +314,8 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
                 last->insns++;
                 last->touched = true;
             }
-            if (s->decoded && s->ndecoded < s->cap_decoded)
-                s->decoded[s->ndecoded++] = ev.ip;
-            else if (s->decoded && newest) /* a ring keeps the newest part: verify compares that */
+            /* the first cap_decoded; a ring's newest, which verify compares */
+            if (s->decoded && (newest || s->ndecoded < s->cap_decoded))
                 fwpt_soft_keep_newest(s->decoded, s->cap_decoded, &s->ndecoded, &s->decoded_start, ev.ip);
         } else if (ev.kind == FWPT_FLOW_ERROR) {
             if (s->flow_errors++ < 4) {
@@ -690,7 +689,8 @@ static EFI_STATUS run(struct session *s)
             return est;
         }
         s->soft->gt_ring = opt->ring; /* a ring keeps the newest part of a long call: so does the ground truth */
-        s->soft->max_steps = opt->steps;
+        if (opt->steps)
+            s->soft->max_steps = opt->steps;
         s->cpu = fwpt_soft_cpu(s->soft);
         s->caps = &s->soft->caps;
         say(s, "trace: backend soft (single-step), CPU profile ", profile);

@@ -132,8 +132,7 @@ static void EFIAPI db_handler(EFI_EXCEPTION_TYPE type, EFI_SYSTEM_CONTEXT ctx)
         s->stats.steps_at_stop = s->stats.steps;
     int untraced = s->stats.steps_at_stop && s->stats.steps - s->stats.steps_at_stop >= FWPT_SOFT_AFTER_STOP;
     int recorded = s->record_only && s->record_limit && s->gt_count >= s->record_limit;
-    uint64_t max_steps = s->max_steps ? s->max_steps : FWPT_SOFT_MAX_STEPS;
-    if (rip == s->stop_ip || s->stats.steps >= max_steps || untraced || recorded) {
+    if (rip == s->stop_ip || s->stats.steps >= s->max_steps || untraced || recorded) {
         s->stats.untraced_rest = rip != s->stop_ip && untraced;
         s->stats.record_limit_hit = rip != s->stop_ip && recorded;
         s->stats.step_limit_hit = rip != s->stop_ip && !untraced && !recorded;
