@@ -126,6 +126,29 @@ void fwpt_soft_end_at(struct fwpt_soft *s, uint64_t ip, uint64_t time)
         fwpt_soft_note_error(s, fwpt_soft_enc_end_at(&s->enc, ip, time), ip);
 }
 
+int fwpt_soft_step_end(struct fwpt_soft *s, uint64_t rip, uint64_t now)
+{
+    s->stats.steps++;
+    if (rip == s->stop_ip)
+        return 1; /* the call returned */
+    if (!s->record_only && !s->stats.steps_at_stop && (s->model.status & (RTIT_STATUS_STOPPED | RTIT_STATUS_ERROR)))
+        s->stats.steps_at_stop = s->stats.steps;
+    if (s->stats.steps_at_stop && s->stats.steps - s->stats.steps_at_stop >= FWPT_SOFT_AFTER_STOP) {
+        s->stats.untraced_rest = 1; /* no packet is written any more: the rest runs at full speed */
+        return 1;
+    }
+    if (s->record_only && s->record_limit && s->gt_count >= s->record_limit) {
+        s->stats.record_limit_hit = 1;
+        return 1;
+    }
+    if (s->stats.steps >= s->max_steps) {
+        s->stats.step_limit_hit = 1;
+        fwpt_soft_end_at(s, rip, now); /* the trace ends where the stepped flow does */
+        return 1;
+    }
+    return 0;
+}
+
 int fwpt_soft_keep_newest(uint64_t *buf, size_t cap, size_t *n, size_t *start, uint64_t v)
 {
     if (*n < cap) {

@@ -83,6 +83,13 @@ void fwpt_soft_feed(struct fwpt_soft *s, const struct fwpt_soft_insn *insn);
 /* Stepping ended before the call did, with the next instruction at ip (max_steps): the trace ends
  * there (fwpt_soft_enc_end_at), so it holds exactly the instructions fed, as the ground truth does. */
 void fwpt_soft_end_at(struct fwpt_soft *s, uint64_t ip, uint64_t time);
+/* Single-stepping (efi/soft.c): after the trap at rip, once the instructions that retired before it were fed,
+ * counts the step (the first trap, on the entry, is one too) and returns 1 when stepping ends there, else 0.
+ * It ends when the call returned (rip == stop_ip); FWPT_SOFT_AFTER_STOP steps after the output stopped
+ * (stats.untraced_rest); when a recording holds record_limit instructions (stats.record_limit_hit); after
+ * max_steps steps (stats.step_limit_hit), the trace then ending at rip (fwpt_soft_end_at). In that order: a
+ * return on the last allowed step is a return. */
+int fwpt_soft_step_end(struct fwpt_soft *s, uint64_t rip, uint64_t now);
 /* The first error, kept in stats (enc_status, enc_error_ip). */
 void fwpt_soft_note_error(struct fwpt_soft *s, enum fwpt_status st, uint64_t ip);
 /* Compare the decoded flow (IPs in order) with the ground truth: all of it; or, when the trace

@@ -121,23 +121,13 @@ static void EFIAPI db_handler(EFI_EXCEPTION_TYPE type, EFI_SYSTEM_CONTEXT ctx)
         return;
     }
     uint64_t rip = x->Rip;
-    s->stats.steps++;
     if (!s->have_prev) {
         s->have_prev = 1; /* the first trap: on the target's entry, nothing retired yet */
     } else {
         retire(s, rip, now);
     }
     s->prev_ip = rip;
-    if (!s->record_only && !s->stats.steps_at_stop && (s->model.status & (RTIT_STATUS_STOPPED | RTIT_STATUS_ERROR)))
-        s->stats.steps_at_stop = s->stats.steps;
-    int untraced = s->stats.steps_at_stop && s->stats.steps - s->stats.steps_at_stop >= FWPT_SOFT_AFTER_STOP;
-    int recorded = s->record_only && s->record_limit && s->gt_count >= s->record_limit;
-    if (rip == s->stop_ip || s->stats.steps >= s->max_steps || untraced || recorded) {
-        s->stats.untraced_rest = rip != s->stop_ip && untraced;
-        s->stats.record_limit_hit = rip != s->stop_ip && recorded;
-        s->stats.step_limit_hit = rip != s->stop_ip && !untraced && !recorded;
-        if (s->stats.step_limit_hit)
-            fwpt_soft_end_at(s, rip, now); /* the trace ends where the stepped flow does */
+    if (fwpt_soft_step_end(s, rip, now)) {
         s->stepping = 0;
         x->Rflags &= ~RFLAGS_TF;
     } else {

@@ -169,13 +169,22 @@ static void run(const struct tcase *tc, const struct soft_prog *p, unsigned long
     struct fwpt_trace_state state;
     CHECK_EQ(fwpt_trace_start(cpu, caps, &cfg, &state), FWPT_OK);
     fwpt_soft_begin(&soft, p->flow[0].ip, p->flow[0].time, 0);
+    /* stepped as efi/soft.c steps: a trap on the entry, then one after each instruction, until the return to the
+     * caller or, cut, the step limit (the rest of the call runs untraced: the trace ends before the next one) */
     size_t nfed = tc->cut ? p->nflow * 2 / 3 : p->nflow;
-    for (size_t i = 0; i < nfed; i++)
-        fwpt_soft_feed(&soft, &p->flow[i]);
-    if (tc->cut) { /* the rest of the call runs untraced: the trace ends before the next instruction */
-        fwpt_soft_end_at(&soft, p->flow[nfed - 1].next_ip, p->flow[nfed - 1].time);
-        soft.stats.step_limit_hit = 1; /* as efi/soft.c records it */
+    soft.stop_ip = p->caller_ret;
+    if (tc->cut)
+        soft.max_steps = nfed + 1; /* the entry's trap and one per instruction */
+    CHECK_EQ(fwpt_soft_step_end(&soft, p->flow[0].ip, p->flow[0].time), 0);
+    size_t fed = 0;
+    for (int end = 0; !end && fed < p->nflow; fed++) {
+        fwpt_soft_feed(&soft, &p->flow[fed]);
+        end = fwpt_soft_step_end(&soft, p->flow[fed].next_ip, p->flow[fed].time);
     }
+    CHECK_EQ(fed, nfed);
+    CHECK_EQ(soft.stats.steps, nfed + 1);
+    CHECK_EQ(soft.stats.step_limit_hit, tc->cut);
+    CHECK_EQ(soft.stats.untraced_rest, 0);
     struct fwpt_trace_result res;
     CHECK_EQ(fwpt_trace_stop(cpu, &state, &res), FWPT_OK);
     CHECK_EQ(soft.stats.enc_status, FWPT_OK);
@@ -407,6 +416,57 @@ int main(void)
         CHECK_EQ(fwpt_soft_setup(&soft, "haswell", &m2, gt, GT_CAP), FWPT_OK);
         uint64_t v;
         CHECK_EQ(fwpt_rdmsr(fwpt_soft_cpu(&soft), MSR_IA32_RTIT_CTL, &v), FWPT_E_FAULT);
+    }
+
+    /* When single-stepping ends (fwpt_soft_step_end, the rule efi/soft.c's #DB handler applies after each trap):
+     * one-byte instructions from 0x1000, the trap after each at the next IP. */
+    {
+        static struct fwpt_physmem m3;
+        fwpt_physmem_init(&m3, false);
+        struct step_case {
+            const char *profile;
+            uint64_t max_steps, record_limit, stop_ip;
+            unsigned stopped_at; /* the output stops after this many instructions (0: never) */
+            unsigned fed;        /* expected: instructions fed when stepping ends */
+            int step_limit, record_limit_hit, untraced;
+        } sc[] = {
+            {NULL, 1000, 0, 0x1007, 0, 7, 0, 0, 0},      /* the call returns after 7 */
+            {NULL, 1, 0, 0x1007, 0, 0, 1, 0, 0},         /* max_steps 1: the entry's trap ends it, nothing fed */
+            {NULL, 4, 0, 0x1007, 0, 3, 1, 0, 0},         /* the entry's trap and three more */
+            {NULL, 8, 0, 0x1007, 0, 7, 0, 0, 0},         /* the return on the last allowed step is a return */
+            {NULL, 1000, 5, 0x1007, 0, 5, 0, 1, 0},      /* a recording ends once it holds record_limit */
+            {NULL, 1000, 7, 0x1007, 0, 7, 0, 0, 0},      /* ... unless the call returned there */
+            {NULL, 4, 5, 0x1007, 0, 3, 1, 0, 0},         /* the step limit comes first */
+            {"skylake", 1u << 20, 0, 0x1000000, 10, 10 + FWPT_SOFT_AFTER_STOP, 0, 0, 1}, /* output stopped: 65536 more */
+            {"skylake", 100, 0, 0x1000000, 10, 99, 1, 0, 0}, /* the step limit before the untraced rule */
+            {NULL, 1u << 20, 0, 0x1000000, 10, (1u << 20) - 1, 1, 0, 0}, /* a recording has no output to stop */
+        };
+        for (unsigned c = 0; c < sizeof sc / sizeof sc[0]; c++) {
+            const struct step_case *t = &sc[c];
+            static uint64_t g3[1u << 20];
+            CHECK_EQ(fwpt_soft_setup(&soft, t->profile, &m3, g3, sizeof g3 / sizeof g3[0]), FWPT_OK);
+            soft.max_steps = t->max_steps;
+            soft.record_limit = t->record_limit;
+            soft.stop_ip = t->stop_ip;
+            fwpt_soft_begin(&soft, 0x1000, 0, !t->profile);
+            int end = fwpt_soft_step_end(&soft, 0x1000, 0);
+            unsigned fed = 0;
+            for (uint64_t ip = 0x1000; !end && fed < (2u << 20); ip++) {
+                struct fwpt_soft_insn si = {.ip = ip, .next_ip = ip + 1, .size = 1, .time = ip};
+                fwpt_soft_feed(&soft, &si);
+                if (++fed == t->stopped_at)
+                    soft.model.status |= RTIT_STATUS_STOPPED; /* as ToPA STOP sets it */
+                end = fwpt_soft_step_end(&soft, ip + 1, ip);
+            }
+            CHECK_EQ(fed, t->fed);
+            CHECK_EQ(soft.stats.steps, (uint64_t)t->fed + 1);
+            CHECK_EQ(soft.stats.step_limit_hit, t->step_limit);
+            CHECK_EQ(soft.stats.record_limit_hit, t->record_limit_hit);
+            CHECK_EQ(soft.stats.untraced_rest, t->untraced);
+            if (t->untraced)
+                CHECK_EQ(soft.stats.steps_at_stop, (uint64_t)t->stopped_at + 1);
+            CHECK_EQ(soft.gt_count, t->fed);
+        }
     }
 
     static const struct tcase cases[] = {
