@@ -23,6 +23,10 @@ need() {
     for f; do [ -e "$f" ] || { bad "missing $f (make B=$B first)"; finish; }; done
 }
 
+# flow_listing FLOW.TXT: the instruction listing of the app's flow.txt (the lines after its heading
+# 'instructions and events in order'), to compare with the host tool's `fwpt flow --no-disasm`
+flow_listing() { sed -n '/^instructions and events in order/,$p' "$1" | tail -n +2; }
+
 # console_clean: QEMU serial output without CRs and terminal escapes (stdin -> stdout)
 console_clean() { tr -d '\r' | sed 's/\x1b\[[0-9;=?]*[A-Za-z]//g'; }
 

@@ -112,7 +112,7 @@ if grep -qE '^soft: .*; output stopped at step [0-9]+: stepping ended 65536 step
 else
     bad "connect-all: no 'output stopped at step N: stepping ended 65536 steps later' + oldest part verified"
 fi
-sed -n '/^instructions and events in order/,$p' "$tmp/sess4/fwpt/flow.txt" | tail -n +2 >"$tmp/sess4/listing"
+flow_listing "$tmp/sess4/fwpt/flow.txt" >"$tmp/sess4/listing"
 nlisted=$(grep -c '^0x' "$tmp/sess4/listing")
 last=$(tail -n 1 "$tmp/sess4/listing")
 head -n -1 "$tmp/sess4/listing" >"$tmp/sess4/listed"
@@ -137,7 +137,7 @@ fi
 # The same call into 4 KiB, listed whole: flow.txt's listing equals the host tool's, and both end with the line that
 # says the trace was cut where the walk stopped (the last instruction listed) at the trace's end (0x1000).
 session_run 5 0 trace connect-all backend=soft profile=skylake size=4K verify shutdown
-sed -n '/^instructions and events in order/,$p' "$tmp/sess5/fwpt/flow.txt" | tail -n +2 >"$tmp/sess5/listing"
+flow_listing "$tmp/sess5/fwpt/flow.txt" >"$tmp/sess5/listing"
 "$B/fwpt" flow "$tmp/sess5/fwpt" --no-disasm >"$tmp/sess5/hostlisting" 2>/dev/null
 lastip=$(tail -n 1 "$tmp/sess5/flow.txt")
 want="-- end of trace with tracing on: the walk stopped at $(printf '0x%x' "$lastip") ("

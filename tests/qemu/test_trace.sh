@@ -62,7 +62,7 @@ n_fw=$(sed -n 's/^flow: \([0-9]*\) instructions.*/\1/p' "$work/soft.log")
 n_host=$("$B/fwpt" flow "$work/soft/fwpt" --profile 2>/dev/null | sed -n 's/^instructions per module (\([0-9]*\) in all)$/\1/p')
 if [ -n "$n_fw" ] && [ "$n_fw" = "$n_host" ]; then ok; else bad "soft: firmware decoded '$n_fw' instructions, host fwpt flow '$n_host'"; fi
 # flow.txt: the firmware's listing equals the host's (no disassembly), and so does its module profile
-sed -n '/^instructions and events in order/,$p' "$work/soft/fwpt/flow.txt" | tail -n +2 >"$work/soft.listing"
+flow_listing "$work/soft/fwpt/flow.txt" >"$work/soft.listing"
 "$B/fwpt" flow "$work/soft/fwpt" --no-disasm >"$work/soft.hostflow" 2>/dev/null
 if [ -s "$work/soft.listing" ] && cmp -s "$work/soft.listing" "$work/soft.hostflow"; then ok; else bad "soft: flow.txt listing empty or differs from host fwpt flow --no-disasm"; fi
 if cmp -s <(sed -n '1,/^instructions per function entry/p' "$work/soft/fwpt/flow.txt") \
