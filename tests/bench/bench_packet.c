@@ -206,11 +206,11 @@ static double run_libipt(const uint8_t *buf, size_t len, uint64_t *npk, uint64_t
     return t;
 }
 
+static const char *only; /* FWPT_BENCH_ONLY, checked in main: NULL, "fwpt" or "libipt" */
+
 /* Times fwpt (next and batch) and libipt over buf[0..len) and prints one line labelled 'name'. With
  * FWPT_BENCH_ONLY=fwpt or =libipt (to profile one decoder) only that one runs, and the line gives its
  * figures alone: a ratio against a decoder that did not run would mean nothing. */
-static const char *only; /* FWPT_BENCH_ONLY, checked in main: NULL, "fwpt" or "libipt" */
-
 static int measure(const char *name, const uint8_t *buf, size_t len, int runs)
 {
     double bf = 1e9, bl = 1e9, bb = 1e9;

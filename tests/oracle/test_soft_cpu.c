@@ -439,6 +439,8 @@ int main(void)
             {NULL, 4, 5, 0x1007, 0, 3, 1, 0, 0},         /* the step limit comes first */
             {"skylake", 1u << 20, 0, 0x1000000, 10, 10 + FWPT_SOFT_AFTER_STOP, 0, 0, 1}, /* output stopped: 65536 more */
             {"skylake", 100, 0, 0x1000000, 10, 99, 1, 0, 0}, /* the step limit before the untraced rule */
+            /* both on the same step (steps_at_stop 11, + 65536): the untraced rule, the trace not cut there */
+            {"skylake", 11 + FWPT_SOFT_AFTER_STOP, 0, 0x1000000, 10, 10 + FWPT_SOFT_AFTER_STOP, 0, 0, 1},
             {NULL, 1u << 20, 0, 0x1000000, 10, (1u << 20) - 1, 1, 0, 0}, /* a recording has no output to stop */
         };
         for (unsigned c = 0; c < sizeof sc / sizeof sc[0]; c++) {
