@@ -11,180 +11,11 @@
 #include <intel-pt.h>
 #include "decode/packet.h"
 #include "tests/common/pkt_equal.h"
-#include "tests/common/rng.h"
+#include "tests/common/pkt_stream.h"
 #include "tests/check.h"
 
-static uint64_t rng_state;
-static uint64_t rnd(void) { return xorshift64(&rng_state); }
-static unsigned rn(unsigned n) { return (unsigned)(rnd() % n); }
-
-/* What the generator put in the stream. */
-struct expect {
-    struct fwpt_packet pkt;
-};
-
-#define MAXPKT 4096
-static struct expect exp_pkts[MAXPKT];
-static size_t nexp;
-static uint8_t buf[MAXPKT * 16 + 64];
-
-/* Independent model of SDM Table "FUP/TIP IP Reconstruction". */
-static uint64_t model_ip(uint64_t last, unsigned ipc, uint64_t pl)
-{
-    switch (ipc) {
-    case 1: return (last & ~0xffffull) | (pl & 0xffff);
-    case 2: return (last & ~0xffffffffull) | (pl & 0xffffffff);
-    case 3: return (pl & 0x800000000000ull) ? (pl | 0xffff000000000000ull) : (pl & 0xffffffffffffull);
-    case 4: return (last & ~0xffffffffffffull) | (pl & 0xffffffffffffull);
-    case 6: return pl;
-    default: return last;
-    }
-}
-
-static uint64_t rbits(unsigned n) { return n >= 64 ? rnd() : rnd() & ((1ull << n) - 1); }
-
-/* Fill a libipt packet with random valid payload of 'type'; also the expected fwpt packet. */
-static void gen_libipt(struct pt_packet *pp, struct fwpt_packet *e, uint64_t *last_ip)
-{
-    static const enum pt_packet_type types[] = {
-        ppt_pad, ppt_psb, ppt_psbend, ppt_fup, ppt_tip, ppt_tip_pge, ppt_tip_pgd, ppt_tnt_8, ppt_tnt_64,
-        ppt_mode, ppt_pip, ppt_vmcs, ppt_cbr, ppt_tsc, ppt_tma, ppt_mtc, ppt_cyc, ppt_stop, ppt_ovf,
-        ppt_mnt, ppt_exstop, ppt_mwait, ppt_pwre, ppt_pwrx, ppt_ptw,
-    };
-    static const unsigned ipcs[] = {0, 1, 2, 3, 4, 6};
-    memset(pp, 0, sizeof *pp);
-    memset(e, 0, sizeof *e);
-    /* realistic bias: TNT and IP packets more often */
-    unsigned r = rn(100);
-    enum pt_packet_type t;
-    if (r < 25)
-        t = ppt_tnt_8;
-    else if (r < 40)
-        t = (enum pt_packet_type[]){ppt_tip, ppt_fup, ppt_tip_pge, ppt_tip_pgd}[rn(4)];
-    else
-        t = types[rn(sizeof types / sizeof types[0])];
-    pp->type = t;
-    switch (t) {
-    case ppt_pad: e->type = FWPT_PKT_PAD; break;
-    case ppt_psb: e->type = FWPT_PKT_PSB; *last_ip = 0; break;
-    case ppt_psbend: e->type = FWPT_PKT_PSBEND; break;
-    case ppt_stop: e->type = FWPT_PKT_STOP; break;
-    case ppt_ovf: e->type = FWPT_PKT_OVF; break;
-    case ppt_fup: case ppt_tip: case ppt_tip_pge: case ppt_tip_pgd: {
-        unsigned ipc = ipcs[rn(6)];
-        uint64_t ip = rnd();
-        if (rn(2))
-            ip &= 0xffffffffffffull; /* canonical-ish */
-        pp->payload.ip.ipc = (enum pt_ip_compression)ipc;
-        pp->payload.ip.ip = ip;
-        static const unsigned nbytes[8] = {0, 2, 4, 6, 6, 0, 8, 0};
-        uint64_t pl = nbytes[ipc] == 8 ? ip : ip & ((1ull << (8 * nbytes[ipc])) - 1);
-        e->type = t == ppt_fup ? FWPT_PKT_FUP : t == ppt_tip ? FWPT_PKT_TIP : t == ppt_tip_pge ? FWPT_PKT_TIP_PGE : FWPT_PKT_TIP_PGD;
-        e->ip.ipc = (uint8_t)ipc;
-        e->ip.payload = pl;
-        e->ip.suppressed = ipc == 0;
-        if (ipc) {
-            *last_ip = model_ip(*last_ip, ipc, pl);
-            e->ip.ip = *last_ip;
-        }
-        break;
-    }
-    case ppt_tnt_8: case ppt_tnt_64: {
-        unsigned n = t == ppt_tnt_8 ? 1 + rn(6) : 1 + rn(47);
-        uint64_t pl = rbits(n);
-        pp->payload.tnt.bit_size = (uint8_t)n;
-        pp->payload.tnt.payload = pl;
-        e->type = t == ppt_tnt_8 ? FWPT_PKT_TNT_8 : FWPT_PKT_TNT_64;
-        e->tnt.count = (uint8_t)n;
-        for (unsigned i = 0; i < n; i++) /* libipt: bit n-1 is the oldest */
-            if (pl >> (n - 1 - i) & 1)
-                e->tnt.bits |= 1ull << i;
-        break;
-    }
-    case ppt_mode:
-        if (rn(2)) {
-            pp->payload.mode.leaf = pt_mol_exec;
-            pp->payload.mode.bits.exec.csl = rn(2);
-            pp->payload.mode.bits.exec.csd = rn(2);
-            e->type = FWPT_PKT_MODE_EXEC;
-            e->mode_exec.csl = pp->payload.mode.bits.exec.csl;
-            e->mode_exec.csd = pp->payload.mode.bits.exec.csd;
-            e->mode_exec.mode = e->mode_exec.csl ? (e->mode_exec.csd ? 0 : 64) : (e->mode_exec.csd ? 32 : 16);
-        } else {
-            pp->payload.mode.leaf = pt_mol_tsx;
-            pp->payload.mode.bits.tsx.intx = rn(2);
-            pp->payload.mode.bits.tsx.abrt = rn(2);
-            e->type = FWPT_PKT_MODE_TSX;
-            e->mode_tsx.intx = pp->payload.mode.bits.tsx.intx;
-            e->mode_tsx.abrt = pp->payload.mode.bits.tsx.abrt;
-        }
-        break;
-    case ppt_pip:
-        pp->payload.pip.cr3 = rbits(52) & ~0x1full;
-        pp->payload.pip.nr = rn(2);
-        e->type = FWPT_PKT_PIP;
-        e->pip.cr3 = pp->payload.pip.cr3;
-        e->pip.nr = pp->payload.pip.nr;
-        break;
-    case ppt_vmcs:
-        pp->payload.vmcs.base = rbits(52) & ~0xfffull;
-        e->type = FWPT_PKT_VMCS;
-        e->vmcs.base = pp->payload.vmcs.base;
-        break;
-    case ppt_cbr: pp->payload.cbr.ratio = (uint8_t)rnd(); e->type = FWPT_PKT_CBR; e->cbr.ratio = pp->payload.cbr.ratio; break;
-    case ppt_tsc: pp->payload.tsc.tsc = rbits(56); e->type = FWPT_PKT_TSC; e->tsc.tsc = pp->payload.tsc.tsc; break;
-    case ppt_tma:
-        pp->payload.tma.ctc = (uint16_t)rnd();
-        pp->payload.tma.fc = (uint16_t)rbits(9);
-        e->type = FWPT_PKT_TMA;
-        e->tma.ctc = pp->payload.tma.ctc;
-        e->tma.fc = pp->payload.tma.fc;
-        break;
-    case ppt_mtc: pp->payload.mtc.ctc = (uint8_t)rnd(); e->type = FWPT_PKT_MTC; e->mtc.ctc = pp->payload.mtc.ctc; break;
-    case ppt_cyc: pp->payload.cyc.value = rbits(rn(62)); e->type = FWPT_PKT_CYC; e->cyc.value = pp->payload.cyc.value; break;
-    case ppt_mnt: pp->payload.mnt.payload = rnd(); e->type = FWPT_PKT_MNT; e->mnt.payload = pp->payload.mnt.payload; break;
-    case ppt_exstop: pp->payload.exstop.ip = rn(2); e->type = FWPT_PKT_EXSTOP; e->exstop.ip = pp->payload.exstop.ip; break;
-    case ppt_mwait:
-        pp->payload.mwait.hints = (uint32_t)rnd();
-        pp->payload.mwait.ext = (uint32_t)rnd();
-        e->type = FWPT_PKT_MWAIT;
-        e->mwait.hints = pp->payload.mwait.hints;
-        e->mwait.ext = pp->payload.mwait.ext;
-        break;
-    case ppt_pwre:
-        pp->payload.pwre.state = (uint8_t)rn(16);
-        pp->payload.pwre.sub_state = (uint8_t)rn(16);
-        pp->payload.pwre.hw = rn(2);
-        e->type = FWPT_PKT_PWRE;
-        e->pwre.state = pp->payload.pwre.state;
-        e->pwre.sub_state = pp->payload.pwre.sub_state;
-        e->pwre.hw = 0; /* libipt writes HW at byte 2 bit 3; the SDM puts it at bit 7 (checked by vectors) */
-        break;
-    case ppt_pwrx:
-        pp->payload.pwrx.last = (uint8_t)rn(16);
-        pp->payload.pwrx.deepest = (uint8_t)rn(16);
-        pp->payload.pwrx.interrupt = rn(2);
-        pp->payload.pwrx.store = rn(2);
-        pp->payload.pwrx.autonomous = rn(2);
-        e->type = FWPT_PKT_PWRX;
-        e->pwrx.last = pp->payload.pwrx.last;
-        e->pwrx.deepest = pp->payload.pwrx.deepest;
-        e->pwrx.wake_reason = (uint8_t)(pp->payload.pwrx.interrupt | pp->payload.pwrx.store << 2 | pp->payload.pwrx.autonomous << 3);
-        break;
-    case ppt_ptw:
-        pp->payload.ptw.plc = (uint8_t)rn(2);
-        pp->payload.ptw.payload = pp->payload.ptw.plc ? rnd() : rbits(32);
-        pp->payload.ptw.ip = rn(2);
-        e->type = FWPT_PKT_PTW;
-        e->ptw.plc = pp->payload.ptw.plc;
-        e->ptw.bytes = pp->payload.ptw.plc ? 8 : 4;
-        e->ptw.payload = pp->payload.ptw.payload;
-        e->ptw.ip = pp->payload.ptw.ip;
-        break;
-    default:
-        break;
-    }
-}
+static struct pkt_stream st; /* the seed's stream: st.buf, st.len, st.exp (tests/common/pkt_stream.h) */
+static unsigned rn(unsigned n) { return pkt_stream_rn(&st, n); }
 
 static unsigned long cmp_fail_dumped;
 
@@ -247,135 +78,6 @@ static int same_as_libipt(const struct fwpt_packet *f, const struct pt_packet *l
     }
 }
 
-/* Hand-encode one of the packets libipt 2.0.5 lacks (SDM tables). Returns bytes written. */
-static size_t gen_new(uint8_t *p, struct fwpt_packet *e, uint8_t *block)
-{
-    memset(e, 0, sizeof *e);
-    unsigned k = *block ? rn(6) : rn(4);
-    if (k >= 4) { /* BIP inside a block */
-        unsigned id = rn(32), n = *block;
-        uint64_t v = rbits(8 * n);
-        p[0] = (uint8_t)(id << 3 | 4);
-        for (unsigned i = 0; i < n; i++)
-            p[1 + i] = (uint8_t)(v >> (8 * i));
-        e->type = FWPT_PKT_BIP;
-        e->bip.id = (uint8_t)id;
-        e->bip.bytes = (uint8_t)n;
-        e->bip.value = v;
-        return 1 + n;
-    }
-    switch (k) {
-    case 0: { /* BBP: 02 63 [SZ:1 rsvd:2 Type:5] */
-        unsigned sz = rn(2), ty = rn(32);
-        p[0] = 0x02; p[1] = 0x63; p[2] = (uint8_t)(sz << 7 | ty);
-        e->type = FWPT_PKT_BBP; e->bbp.sz = (uint8_t)sz; e->bbp.type = (uint8_t)ty; e->bbp.item_bytes = sz ? 4 : 8;
-        *block = e->bbp.item_bytes;
-        return 3;
-    }
-    case 1: { /* BEP: 02 33 / 02 B3 */
-        unsigned ip = rn(2);
-        p[0] = 0x02; p[1] = (uint8_t)(0x33 | ip << 7);
-        e->type = FWPT_PKT_BEP; e->bep.ip = ip;
-        *block = 0;
-        return 2;
-    }
-    case 2: { /* CFE: 02 13 [IP:1 rsvd:2 Type:5] Vector */
-        unsigned ip = rn(2), ty = rn(32), vec = rn(256);
-        p[0] = 0x02; p[1] = 0x13; p[2] = (uint8_t)(ip << 7 | ty); p[3] = (uint8_t)vec;
-        e->type = FWPT_PKT_CFE; e->cfe.ip = ip; e->cfe.type = (uint8_t)ty; e->cfe.vector = (uint8_t)vec;
-        *block = 0;
-        return 4;
-    }
-    default: { /* EVD: 02 53 [rsvd:2 Type:6] Payload[63:0] */
-        unsigned ty = rn(64);
-        uint64_t v = rnd();
-        p[0] = 0x02; p[1] = 0x53; p[2] = (uint8_t)ty;
-        for (int i = 0; i < 8; i++)
-            p[3 + i] = (uint8_t)(v >> (8 * i));
-        e->type = FWPT_PKT_EVD; e->evd.type = (uint8_t)ty; e->evd.payload = v;
-        *block = 0;
-        return 11;
-    }
-    }
-}
-
-/* Packets that end a block in fwpt (and so must reset the generator's block state). */
-static int ends_block(uint8_t t)
-{
-    switch (t) {
-    case FWPT_PKT_PAD: case FWPT_PKT_TSC: case FWPT_PKT_TMA: case FWPT_PKT_MTC: case FWPT_PKT_FUP:
-    case FWPT_PKT_CYC: case FWPT_PKT_CBR: case FWPT_PKT_MNT: case FWPT_PKT_EXSTOP: case FWPT_PKT_PWRE:
-    case FWPT_PKT_PWRX: case FWPT_PKT_BIP: case FWPT_PKT_BBP:
-        return 0;
-    default:
-        return 1;
-    }
-}
-
-/* Build a stream: PSB first, then random packets. with_new: also BBP/BIP/BEP/CFE/EVD. */
-static size_t build_stream(size_t npkts, int with_new)
-{
-    struct pt_config cfg;
-    pt_config_init(&cfg);
-    cfg.begin = buf;
-    cfg.end = buf + sizeof buf;
-    struct pt_encoder *enc = pt_alloc_encoder(&cfg);
-    uint64_t last_ip = 0, off = 0;
-    uint8_t block = 0;
-    nexp = 0;
-    for (size_t i = 0; i < npkts && nexp < MAXPKT; i++) {
-        struct pt_packet pp;
-        struct fwpt_packet *e = &exp_pkts[nexp].pkt;
-        if (i == 0) {
-            memset(&pp, 0, sizeof pp);
-            pp.type = ppt_psb;
-            memset(e, 0, sizeof *e);
-            e->type = FWPT_PKT_PSB;
-            last_ip = 0;
-        } else if (with_new && rn(4) == 0) {
-            size_t n = gen_new(buf + off, e, &block);
-            e->offset = off;
-            e->size = (uint8_t)n;
-            off += n;
-            pt_enc_sync_set(enc, off);
-            nexp++;
-            continue;
-        } else {
-            gen_libipt(&pp, e, &last_ip);
-        }
-        int n = pt_enc_next(enc, &pp);
-        if (n < 0) {
-            fprintf(stderr, "pt_enc_next(type %d) failed: %d\n", pp.type, n);
-            check_failed++;
-            break;
-        }
-        if (block && e->type == FWPT_PKT_TNT_8 && (buf[off] & 7) == 4) {
-            /* inside a block, xxxxx100b reads as BIP (SDM): close the block with a BEP first */
-            memmove(buf + off + 2, buf + off, (size_t)n);
-            buf[off] = 0x02;
-            buf[off + 1] = 0x33;
-            struct fwpt_packet save = *e;
-            memset(e, 0, sizeof *e);
-            e->type = FWPT_PKT_BEP;
-            e->offset = off;
-            e->size = 2;
-            nexp++;
-            off += 2;
-            e = &exp_pkts[nexp].pkt;
-            *e = save;
-            block = 0;
-            pt_enc_sync_set(enc, off + (uint64_t)n);
-        }
-        e->offset = off;
-        e->size = (uint8_t)n;
-        if (ends_block(e->type))
-            block = 0;
-        off += (uint64_t)n;
-        nexp++;
-    }
-    pt_free_encoder(enc);
-    return (size_t)off;
-}
 
 static enum fwpt_status map_libipt_err(int err, int at_end)
 {
@@ -407,13 +109,13 @@ static void check_against_record(const uint8_t *b, size_t len, const char *what,
         enum fwpt_status s = fwpt_pkt_next(&dec, &pkt);
         if (s == FWPT_E_EOS)
             break;
-        if (s != FWPT_OK || i >= nexp) {
+        if (s != FWPT_OK || i >= st.nexp) {
             check_failed++;
             fprintf(stderr, "%s seed %llu: fwpt status %s at %llu (packet %zu of %zu)\n", what,
-                    (unsigned long long)seed, fwpt_status_name(s), (unsigned long long)pkt.offset, i, nexp);
+                    (unsigned long long)seed, fwpt_status_name(s), (unsigned long long)pkt.offset, i, st.nexp);
             return;
         }
-        const struct fwpt_packet *e = &exp_pkts[i].pkt;
+        const struct fwpt_packet *e = &st.exp[i];
         int ok = pkt.offset == e->offset && pkt.size == e->size && pkt_same_fields(&pkt, e);
         if (!ok) {
             check_failed++;
@@ -429,12 +131,12 @@ static void check_against_record(const uint8_t *b, size_t len, const char *what,
             n_new_pkts++;
         i++;
     }
-    CHECK_EQ(i, nexp);
+    CHECK_EQ(i, st.nexp);
 }
 
 /* The inline fast path, the slow path alone and the batch call must produce identical packets and errors,
  * valid or corrupt input alike (resync at the next PSB after errors). */
-static struct fwpt_packet ref_pkts[MAXPKT * 2], batch_pkts[64];
+static struct fwpt_packet ref_pkts[PKT_STREAM_MAXPKT * 2], batch_pkts[64];
 static void check_paths_agree(const uint8_t *b, size_t len, uint64_t seed)
 {
     struct fwpt_pkt_decoder d1, d2, d3;
@@ -443,7 +145,7 @@ static void check_paths_agree(const uint8_t *b, size_t len, uint64_t seed)
     fwpt_pkt_init(&d3, b, len);
     size_t n = 0, guard = 0;
     int ok = 1;
-    for (; ok && n < MAXPKT * 2 && guard++ < 2 * len + 8;) {
+    for (; ok && n < PKT_STREAM_MAXPKT * 2 && guard++ < 2 * len + 8;) {
         struct fwpt_packet a, c;
         memset(&a, 0, sizeof a);
         memset(&c, 0, sizeof c);
@@ -659,44 +361,26 @@ static int psb_walks(const uint8_t *b, size_t len, uint64_t seed)
     return ok;
 }
 
-static uint8_t cbuf[sizeof buf];
+static uint8_t cbuf[PKT_STREAM_BYTES];
 
 int main(void)
 {
     const char *env = getenv("FWPT_PKT_SEEDS");
     unsigned seeds = env ? (unsigned)atoi(env) : 10000;
     for (unsigned s = 1; s <= seeds; s++) {
-        rng_state = 0x9e3779b97f4a7c15ull * s + 12345;
+        st.rng = 0x9e3779b97f4a7c15ull * s + 12345;
         size_t npk = 20 + rn(s % 10 == 0 ? 3000 : 300);
         int with_new = (s % 3) == 0;
-        size_t len = build_stream(npk, with_new);
+        size_t len = pkt_stream_build(&st, npk, with_new);
+        CHECK_EQ(st.enc_errors, 0);
         /* 1./2. valid streams */
-        check_against_record(buf, len, with_new ? "new-packets" : "valid", s);
-        check_paths_agree(buf, len, s);
+        check_against_record(st.buf, len, with_new ? "new-packets" : "valid", s);
+        check_paths_agree(st.buf, len, s);
         if (!with_new)
-            CHECK(lockstep(buf, len, s, 1));
+            CHECK(lockstep(st.buf, len, s, 1));
         /* 3. corrupted variants */
         for (int v = 0; v < 4; v++) {
-            size_t clen = len;
-            memcpy(cbuf, buf, len);
-            unsigned kind = rn(4);
-            if (kind == 0) { /* bit flips */
-                for (unsigned k = 1 + rn(8); k--;)
-                    cbuf[rn((unsigned)clen)] ^= (uint8_t)(1u << rn(8));
-            } else if (kind == 1) { /* byte deletions */
-                for (unsigned k = 1 + rn(4); k-- && clen > 1;) {
-                    size_t at = rn((unsigned)clen);
-                    memmove(cbuf + at, cbuf + at + 1, clen - at - 1);
-                    clen--;
-                }
-            } else if (kind == 2) { /* truncation */
-                clen = 1 + rn((unsigned)clen);
-            } else { /* random bytes overwritten, incl. PSB fragments */
-                for (unsigned k = 1 + rn(4); k--;) {
-                    size_t at = rn((unsigned)clen);
-                    cbuf[at] = rn(3) ? (uint8_t)rnd() : (rn(2) ? 0x02 : 0x82);
-                }
-            }
+            size_t clen = pkt_stream_corrupt(&st, cbuf);
             n_corrupt++;
             if (getenv("FWPT_PKT_DUMP") && strtoull(getenv("FWPT_PKT_DUMP"), 0, 0) == s * 100 + (unsigned)v) {
                 FILE *f = fopen("/tmp/fwpt-pkt-dump.bin", "wb");
