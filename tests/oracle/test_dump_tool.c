@@ -14,7 +14,9 @@
  *     output equals decode/packet's own loop (fwpt_pkt_next, and fwpt_pkt_sync_forward after each error)
  *     printed by decode/pkt_print; every error line is {"offset":N,"error":NAME} with a documented NAME; exit
  *     status 1 exactly when there were errors, with the counts on stderr.
- *  4. Usage errors: exit 2 and the option or file named.
+ *  4. The traces of generated programs (tests/common/progen: PSB+, OVF, interrupts, enables and disables,
+ *     as the flow tests use them): the dump reads each to its end, packet by packet as libipt does.
+ *  5. Usage errors: exit 2 and the option or file named.
  * FWPT_DUMP_SEEDS overrides the number of streams. */
 #include <intel-pt.h>
 #include <stdio.h>
@@ -28,6 +30,7 @@
 #include "decode/pkt_print.h"
 #include "tests/check.h"
 #include "tests/common/pkt_stream.h"
+#include "tests/common/progen.h"
 
 static char tool[1024], dir[64], file[128], errfile[128];
 static struct pkt_stream st;
@@ -311,7 +314,8 @@ static const char *ipt_name(const struct pt_packet *p)
     return "?";
 }
 
-/* The jsonl dump of a whole valid stream, line by line against libipt's pt_pkt_next. */
+/* The jsonl dump of a whole valid stream, line by line against libipt's pt_pkt_next: offset, type, size, and
+ * the IP and TNT payloads. */
 static void check_libipt(const char *out, const uint8_t *b, size_t len, unsigned seed)
 {
     struct pt_config cfg;
@@ -324,6 +328,7 @@ static void check_libipt(const char *out, const uint8_t *b, size_t len, unsigned
     size_t k = 0, n;
     const char *l;
     int ok = 1;
+    uint64_t last_ip = 0;
     for (;; k++) {
         uint64_t off = 0;
         pt_pkt_get_offset(d, &off);
@@ -340,6 +345,35 @@ static void check_libipt(const char *out, const uint8_t *b, size_t len, unsigned
             fprintf(stderr, "seed %u: libipt packet %zu (%s at %llu, %u bytes) vs line '%.*s'\n", seed, k,
                     ipt_name(&p), (unsigned long long)off, p.size, l ? (int)n : 6, l ? l : "(none)");
             ok = 0;
+            break;
+        }
+        /* the payloads libipt reads: IPBytes and raw IP (the IP from the model of the SDM table, Last IP
+         * reset at PSB), TNT bits (libipt: bit N-1 is the oldest) */
+        char v[72];
+        if (p.type == ppt_psb)
+            last_ip = 0;
+        if (p.type == ppt_fup || p.type == ppt_tip || p.type == ppt_tip_pge || p.type == ppt_tip_pgd) {
+            unsigned ipc = p.payload.ip.ipc;
+            snprintf(v, sizeof v, "%u", ipc);
+            int good = o.n == (ipc ? 6 : 4) && !strcmp(o.key[3], "ipc") && !strcmp(o.val[3], v);
+            if (ipc) {
+                last_ip = pkt_stream_model_ip(last_ip, ipc, p.payload.ip.ip);
+                snprintf(v, sizeof v, "0x%llx", (unsigned long long)p.payload.ip.ip);
+                good &= !strcmp(o.key[4], "payload") && !strcmp(o.val[4], v);
+                snprintf(v, sizeof v, "0x%llx", (unsigned long long)last_ip);
+                good &= !strcmp(o.key[5], "ip") && !strcmp(o.val[5], v);
+            }
+            ok &= good;
+        } else if (p.type == ppt_tnt_8 || p.type == ppt_tnt_64) {
+            unsigned nb = p.payload.tnt.bit_size;
+            for (unsigned i = 0; i < nb; i++)
+                v[i] = (p.payload.tnt.payload >> (nb - 1 - i)) & 1 ? 'T' : 'N';
+            v[nb] = 0;
+            ok &= o.n == 4 && !strcmp(o.key[3], "bits") && !strcmp(o.val[3], v);
+        }
+        if (!ok) {
+            fprintf(stderr, "seed %u: libipt's payload of packet %zu (%s at %llu) vs line '%.*s'\n", seed, k,
+                    ipt_name(&p), (unsigned long long)off, (int)n, l);
             break;
         }
         n_libipt_checked++;
@@ -536,7 +570,34 @@ static void check_corrupt(unsigned seed, size_t clen)
     n_corrupt++;
 }
 
-/* ---- 4.: usage ---- */
+/* ---- 4.: program traces ---- */
+
+static unsigned long n_programs;
+
+static void check_programs(void)
+{
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        struct progen_cfg cfg = {.seed = seed, .max_insns = 20000, .features = PROGEN_F_ALL, .biased = (int)(seed & 1)};
+        struct progen p;
+        if (progen_build(&cfg, &p)) {
+            CHECK(!"progen");
+            continue;
+        }
+        write_file(file, p.trace, p.trace_size);
+        char args[256];
+        snprintf(args, sizeof args, "\"%s\" --format jsonl", file);
+        struct run r;
+        run_tool(&r, args);
+        CHECK_EQ(r.status, 0);
+        CHECK_STR(r.err, "");
+        check_libipt(r.out, p.trace, p.trace_size, (unsigned)seed);
+        free(r.out);
+        progen_free(&p);
+        n_programs++;
+    }
+}
+
+/* ---- 5.: usage ---- */
 
 static void check_usage(void)
 {
@@ -621,12 +682,13 @@ int main(void)
         for (int v = 0; v < 2; v++)
             check_corrupt(s, pkt_stream_corrupt(&st, cbuf));
     }
+    check_programs();
     check_usage();
     unlink(file);
     unlink(errfile);
     rmdir(dir);
-    printf("dump lines checked against the generator: %lu; packets against libipt: %lu; corrupted files: %lu "
-           "(error lines: %lu)\n",
-           n_lines_checked, n_libipt_checked, n_corrupt, n_error_lines);
+    printf("dump lines checked against the generator: %lu; packets against libipt: %lu (%lu program traces among "
+           "them); corrupted files: %lu (error lines: %lu)\n",
+           n_lines_checked, n_libipt_checked, n_programs, n_corrupt, n_error_lines);
     return check_summary("test_dump_tool");
 }
