@@ -299,27 +299,33 @@ size_t pkt_stream_build(struct pkt_stream *s, size_t npkts, int with_new)
     pt_free_encoder(enc);
     return s->len = (size_t)off;
 }
-size_t pkt_stream_corrupt(struct pkt_stream *s, uint8_t *out)
+size_t pkt_corrupt(uint64_t *rng, const uint8_t *src, size_t len, uint8_t *out)
 {
-    size_t clen = s->len;
-    memcpy(out, s->buf, clen);
-    unsigned kind = rn(s, 4);
+#define RN(n) ((unsigned)(xorshift64(rng) % (n)))
+    size_t clen = len;
+    memcpy(out, src, clen);
+    if (!clen)
+        return 0;
+    unsigned kind = RN(4);
     if (kind == 0) { /* bit flips */
-        for (unsigned k = 1 + rn(s, 8); k--;)
-            out[rn(s, (unsigned)clen)] ^= (uint8_t)(1u << rn(s, 8));
+        for (unsigned k = 1 + RN(8); k--;)
+            out[RN((unsigned)clen)] ^= (uint8_t)(1u << RN(8));
     } else if (kind == 1) { /* byte deletions */
-        for (unsigned k = 1 + rn(s, 4); k-- && clen > 1;) {
-            size_t at = rn(s, (unsigned)clen);
+        for (unsigned k = 1 + RN(4); k-- && clen > 1;) {
+            size_t at = RN((unsigned)clen);
             memmove(out + at, out + at + 1, clen - at - 1);
             clen--;
         }
     } else if (kind == 2) { /* truncation */
-        clen = 1 + rn(s, (unsigned)clen);
+        clen = 1 + RN((unsigned)clen);
     } else { /* random bytes overwritten, incl. PSB fragments */
-        for (unsigned k = 1 + rn(s, 4); k--;) {
-            size_t at = rn(s, (unsigned)clen);
-            out[at] = rn(s, 3) ? (uint8_t)rnd(s) : (rn(s, 2) ? 0x02 : 0x82);
+        for (unsigned k = 1 + RN(4); k--;) {
+            size_t at = RN((unsigned)clen);
+            out[at] = RN(3) ? (uint8_t)xorshift64(rng) : (RN(2) ? 0x02 : 0x82);
         }
     }
     return clen;
+#undef RN
 }
+
+size_t pkt_stream_corrupt(struct pkt_stream *s, uint8_t *out) { return pkt_corrupt(&s->rng, s->buf, s->len, out); }

@@ -31,8 +31,10 @@ uint64_t pkt_stream_model_ip(uint64_t last, unsigned ipc, uint64_t pl);
 /* A PSB, then npkts - 1 random packets; with_new: also BBP/BIP/BEP/CFE/EVD. Returns s->len. */
 size_t pkt_stream_build(struct pkt_stream *s, size_t npkts, int with_new);
 
-/* A copy of s->buf in out (PKT_STREAM_BYTES) with one random kind of damage: bit flips, deleted bytes,
- * a truncation, or overwritten bytes (PSB fragments among them). Returns the copy's length. */
+/* A copy of src[0..len) in out (len bytes) with one random kind of damage, drawn from *rng: bit flips,
+ * deleted bytes, a truncation, or overwritten bytes (PSB fragments among them). Returns the copy's length. */
+size_t pkt_corrupt(uint64_t *rng, const uint8_t *src, size_t len, uint8_t *out);
+/* pkt_corrupt of s->buf with s->rng; out holds PKT_STREAM_BYTES. */
 size_t pkt_stream_corrupt(struct pkt_stream *s, uint8_t *out);
 
 #endif

@@ -1,13 +1,19 @@
 /* fwpt flow end to end: a generated program saved as a \fwpt\ directory (trace.pt,
  * sideband.json, img-BASE.bin) and as FILE + --image; the tool's JSON lines must list exactly the
  * executed instructions (ground truth) with module offsets, the events in place, and --profile
- * must count every instruction. Needs $FWPT_BUILD/fwpt (exported by the Makefile). */
+ * must count every instruction. Then corrupted copies of each trace (tests/common/pkt_stream's damage):
+ * no crash and no hang, the instructions and events decode/flow gives for the same bytes, in the same
+ * order, errors with their status and trace offset, exit status 1 exactly when there were errors.
+ * Needs $FWPT_BUILD/fwpt (exported by the Makefile). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "decode/flow.h"
 #include "tests/check.h"
+#include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
 
 static void write_file(const char *path, const void *data, size_t n)
@@ -51,6 +57,82 @@ static size_t check_jsonl(FILE *in, const struct progen *p, int with_module, uns
     }
     CHECK_EQ(bad, 0);
     return k;
+}
+
+struct code {
+    uint64_t base;
+    const uint8_t *bytes;
+    size_t size;
+};
+static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    const struct code *c = ctx;
+    if (ip < c->base || ip - c->base >= c->size)
+        return 0;
+    *bytes = c->bytes + (ip - c->base);
+    return c->size - (ip - c->base);
+}
+
+static unsigned long n_bad_traces, n_bad_lines, n_bad_errors;
+
+/* One corrupted trace in path, decoded by the tool (JSON lines) and by decode/flow in this process: the
+ * same instructions and events, line by line. */
+static void check_corrupted(const char *tool, const char *path, const char *img, const struct progen *p,
+                            const uint8_t *trace, size_t len)
+{
+    static struct fwpt_flow_block cache[4096];
+    static struct fwpt_flow f;
+    static const char *const names[FWPT_FLOW_KIND_COUNT] = {"insn", "enabled", "disabled", "interrupt",
+                                                            "overflow", "mode", "error"};
+    struct code c = {p->base, p->code, p->code_size};
+    char cmd[4096], line[1024];
+    snprintf(cmd, sizeof cmd, "timeout 30 %s flow %s --image %s@%llx --format jsonl --no-disasm 2>/dev/null", tool,
+             path, img, (unsigned long long)p->base);
+    FILE *in = popen(cmd, "r");
+    fwpt_flow_init(&f, trace, len, read_code, &c, cache, sizeof cache / sizeof cache[0]);
+    struct fwpt_flow_event ev;
+    unsigned long errors = 0, k = 0;
+    int ok = 1;
+    while (ok && fwpt_flow_next(&f, &ev) == FWPT_OK) {
+        char want[160];
+        int w = snprintf(want, sizeof want, "{\"type\":\"%s\"", names[ev.kind]);
+        if (!fgets(line, sizeof line, in) || strncmp(line, want, (size_t)w)) {
+            ok = 0;
+            break;
+        }
+        if (ev.kind == FWPT_FLOW_INSN) {
+            snprintf(want, sizeof want, "\"ip\":\"0x%llx\",\"size\":%u,", (unsigned long long)ev.ip, ev.size);
+            ok = strstr(line, want) != NULL;
+        } else {
+            /* every event names the trace offset of its packet; an error its status too */
+            snprintf(want, sizeof want, "\"offset\":%llu}", (unsigned long long)ev.offset);
+            ok = strstr(line, want) != NULL;
+            if (ev.kind == FWPT_FLOW_ERROR) {
+                errors++;
+                snprintf(want, sizeof want, "\"status\":\"%s\"", fwpt_status_name((enum fwpt_status)ev.status));
+                ok &= strstr(line, want) != NULL;
+            }
+        }
+        k++;
+    }
+    uint64_t cut_ip;
+    if (ok && fwpt_flow_cut(&f, &cut_ip)) {
+        char want[160];
+        snprintf(want, sizeof want, "{\"type\":\"cut\",\"ip\":\"0x%llx\"", (unsigned long long)cut_ip);
+        ok = fgets(line, sizeof line, in) && !strncmp(line, want, strlen(want));
+    }
+    if (ok && fgets(line, sizeof line, in))
+        ok = 0; /* the tool printed more */
+    if (!ok)
+        fprintf(stderr, "flow_tool: corrupted trace (%zu bytes): line %lu differs: %s", len, k, line);
+    CHECK(ok);
+    while (fgets(line, sizeof line, in))
+        ;
+    int st = pclose(in);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == (errors ? 1 : 0)); /* not a signal, not the time limit (124) */
+    n_bad_traces++;
+    n_bad_lines += k;
+    n_bad_errors += errors;
 }
 
 int main(void)
@@ -124,6 +206,20 @@ int main(void)
         CHECK(root_ok);
         CHECK_EQ(pclose(in), 0);
 
+        /* corrupted copies of the trace, the code as it was */
+        uint64_t rng = 0x9e3779b97f4a7c15ull * seed;
+        uint8_t *bad = malloc(p.trace_size + 1);
+        char img[1200];
+        snprintf(img, sizeof img, "%s/img-%llx.bin", dir, (unsigned long long)p.base);
+        snprintf(path, sizeof path, "%s/bad.pt", dir);
+        for (int v = 0; v < 8; v++) {
+            size_t blen = pkt_corrupt(&rng, p.trace, p.trace_size, bad);
+            write_file(path, bad, blen);
+            check_corrupted(tool, path, img, &p, bad, blen);
+        }
+        unlink(path);
+        free(bad);
+
         snprintf(path, sizeof path, "%s/img-%llx.bin", dir, (unsigned long long)p.base);
         unlink(path);
         progen_free(&p);
@@ -134,5 +230,7 @@ int main(void)
     snprintf(path, sizeof path, "%s/sideband.json", dir);
     unlink(path);
     rmdir(dir);
+    printf("flow_tool: %lu corrupted traces, %lu instructions and events compared, %lu errors among them\n",
+           n_bad_traces, n_bad_lines, n_bad_errors);
     return check_summary("flow_tool");
 }
