@@ -113,6 +113,10 @@
 #define MSR_IA32_MTRR_DEF_TYPE      0x000002ffu
 #define MSR_IA32_MTRR_PHYSBASE(n)   (0x00000200u + 2u * (n))
 #define MSR_IA32_MTRR_PHYSMASK(n)   (0x00000201u + 2u * (n))
+#define MSR_IA32_MTRR_FIX64K_00000  0x00000250u /* 8 x 64K: 00000H-7FFFFH */
+#define MSR_IA32_MTRR_FIX16K_80000  0x00000258u /* 8 x 16K: 80000H-9FFFFH */
+#define MSR_IA32_MTRR_FIX16K_A0000  0x00000259u /* 8 x 16K: A0000H-BFFFFH */
+#define MSR_IA32_MTRR_FIX4K(n)      (0x00000268u + (n)) /* n = 0..7: 8 x 4K from C0000H + n * 8000H */
 #define RTIT_OUTPUT_BASE_RESERVED_LOW FWPT_FIELD(6, 0)   /* IA32_RTIT_OUTPUT_BASE[6:0] reserved */
 #define RTIT_MASK_PTRS_MASK        FWPT_FIELD(31, 0)      /* single-range OutputMask[31:0] */
 #define RTIT_TABLE_OFFSET_MAX      0x0ffffff8ull          /* maximum proc_trace_table_offset */
@@ -124,9 +128,11 @@
 #define SMRR_PHYSMASK_MASK         FWPT_FIELD(31, 12)
 #define SMRR_PHYSMASK_VALID        FWPT_BIT(11)
 #define MTRRCAP_VCNT               FWPT_FIELD(7, 0)       /* IA32_MTRRCAP: variable MTRR count */
+#define MTRRCAP_FIX                FWPT_BIT(8)            /* IA32_MTRRCAP: fixed-range MTRRs supported */
 #define MTRRCAP_SMRR               FWPT_BIT(11)           /* IA32_MTRRCAP: SMRR interface supported */
 #define MTRR_DEF_TYPE_TYPE         FWPT_FIELD(7, 0)
-#define MTRR_DEF_TYPE_E            FWPT_BIT(11)
+#define MTRR_DEF_TYPE_FE           FWPT_BIT(10)           /* fixed-range MTRRs enabled */
+#define MTRR_DEF_TYPE_E            FWPT_BIT(11)           /* MTRRs enabled; clear: all memory is UC */
 #define MTRR_PHYSBASE_TYPE         FWPT_FIELD(7, 0)
 #define MTRR_PHYSMASK_VALID        FWPT_BIT(11)
 #define MTRR_TYPE_UC               0u

@@ -814,8 +814,8 @@ static EFI_STATUS run(struct session *s)
         fwpt_rdmsr(s->env->cpu, MSR_IA32_SMRR_PHYSBASE, &restricted.smrr_physbase) == FWPT_OK &&
         fwpt_rdmsr(s->env->cpu, MSR_IA32_SMRR_PHYSMASK, &restricted.smrr_physmask) == FWPT_OK)
         restricted.have_smrr = true;
-    /* Variable MTRRs: output regions the MTRRs make UC get a warning (SDM "Trace Output": avoid UC
-     * for the output). Fixed-range MTRRs (below 1 MiB) are not read. */
+    /* MTRRs: output regions the MTRRs make UC get a warning (SDM "Trace Output": avoid UC for the
+     * output). Variable ranges, and the fixed ranges below 1 MiB where MTRRCAP reports them. */
     unsigned vcnt = (unsigned)FWPT_GET(MTRRCAP_VCNT, mtrrcap);
     if (vcnt > FWPT_MAX_VAR_MTRR)
         vcnt = FWPT_MAX_VAR_MTRR;
@@ -826,6 +826,16 @@ static EFI_STATUS run(struct session *s)
                 fwpt_rdmsr(s->env->cpu, MSR_IA32_MTRR_PHYSBASE(i), &restricted.mtrr_physbase[i]) == FWPT_OK &&
                 fwpt_rdmsr(s->env->cpu, MSR_IA32_MTRR_PHYSMASK(i), &restricted.mtrr_physmask[i]) == FWPT_OK;
         restricted.n_var = vcnt;
+        if (mtrrcap & MTRRCAP_FIX) {
+            static const uint32_t fixed[FWPT_MTRR_FIXED] = {
+                MSR_IA32_MTRR_FIX64K_00000, MSR_IA32_MTRR_FIX16K_80000, MSR_IA32_MTRR_FIX16K_A0000,
+                MSR_IA32_MTRR_FIX4K(0), MSR_IA32_MTRR_FIX4K(1), MSR_IA32_MTRR_FIX4K(2), MSR_IA32_MTRR_FIX4K(3),
+                MSR_IA32_MTRR_FIX4K(4), MSR_IA32_MTRR_FIX4K(5), MSR_IA32_MTRR_FIX4K(6), MSR_IA32_MTRR_FIX4K(7),
+            };
+            restricted.have_fixed = true;
+            for (unsigned i = 0; i < FWPT_MTRR_FIXED && restricted.have_fixed; i++)
+                restricted.have_fixed = fwpt_rdmsr(s->env->cpu, fixed[i], &restricted.mtrr_fixed[i]) == FWPT_OK;
+        }
     }
     struct fwpt_violation viol[8];
     struct fwpt_validate_in vin = {
@@ -840,9 +850,10 @@ static EFI_STATUS run(struct session *s)
         fwpt_puts(o, "\n");
     }
     /* what the restricted-memory rules could be checked against */
-    fwpt_printf(o, "topa: restricted memory checked: APIC page %s, SMRR %s, MTRRs %s (%u variable)\n",
+    fwpt_printf(o, "topa: restricted memory checked: APIC page %s, SMRR %s, MTRRs %s (%u variable%s)\n",
                 restricted.have_apic ? "yes" : "unknown", restricted.have_smrr ? "yes" : "not reported",
-                restricted.have_mtrr ? "yes" : "not readable", restricted.have_mtrr ? restricted.n_var : 0u);
+                restricted.have_mtrr ? "yes" : "not readable", restricted.have_mtrr ? restricted.n_var : 0u,
+                !restricted.have_mtrr ? "" : restricted.have_fixed ? ", fixed" : ", no fixed");
     if (st != FWPT_OK) {
         say(s, "topa: the tables break an SDM rule; tracing not started: ", fwpt_status_msg(st));
         return EFI_DEVICE_ERROR;

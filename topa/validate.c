@@ -53,12 +53,44 @@ static bool var_range(const struct fwpt_restricted *r, unsigned i, uint32_t maxp
     return true;
 }
 
+/* The type the fixed-range MTRRs give the byte at addr (< 1 MiB). */
+static unsigned fixed_type(const struct fwpt_restricted *r, uint64_t addr)
+{
+    unsigned reg, sub;
+    if (addr < 0x80000) { /* FIX64K_00000 */
+        reg = 0;
+        sub = (unsigned)(addr >> 16);
+    } else if (addr < 0xc0000) { /* FIX16K_80000, FIX16K_A0000 */
+        reg = 1 + (unsigned)((addr - 0x80000) >> 17);
+        sub = (unsigned)((addr >> 14) & 7);
+    } else { /* FIX4K_C0000 .. FIX4K_F8000 */
+        reg = 3 + (unsigned)((addr - 0xc0000) >> 15);
+        sub = (unsigned)((addr >> 12) & 7);
+    }
+    return (unsigned)(r->mtrr_fixed[reg] >> (8 * sub)) & 0xff;
+}
+
+/* SDM "MTRR Precedences": MTRRs disabled (E clear) make all memory UC; below 1 MiB the fixed-range MTRRs decide
+ * when enabled (FE); elsewhere a UC variable range wins, then WB ranges, then the default type. */
 bool fwpt_restricted_uc(const struct fwpt_restricted *r, uint64_t base, uint64_t len, uint32_t maxphyaddr)
 {
-    if (!r || !r->have_mtrr || !(r->mtrr_def_type & MTRR_DEF_TYPE_E))
+    if (!r || !r->have_mtrr || !len)
         return false;
+    if (!(r->mtrr_def_type & MTRR_DEF_TYPE_E))
+        return true;
     if (!maxphyaddr)
         maxphyaddr = 36;
+    if ((r->mtrr_def_type & MTRR_DEF_TYPE_FE) && r->have_fixed && base < 0x100000) {
+        /* the fixed ranges' sub-ranges are at least 4K: one look per 4K page below 1 MiB */
+        uint64_t end = base + len < 0x100000 ? base + len : 0x100000;
+        for (uint64_t a = base & ~0xfffull; a < end; a += 0x1000)
+            if (fixed_type(r, a) == MTRR_TYPE_UC)
+                return true;
+        if (base + len <= 0x100000)
+            return false;
+        len -= 0x100000 - base;
+        base = 0x100000;
+    }
     bool covered_wb = false;
     for (unsigned i = 0; i < r->n_var && i < FWPT_MAX_VAR_MTRR; i++) {
         uint64_t s, z;

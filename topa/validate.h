@@ -54,6 +54,7 @@ struct fwpt_violation {
 
 /* Restricted memory as the platform reports it (raw MSR values). */
 #define FWPT_MAX_VAR_MTRR 16
+#define FWPT_MTRR_FIXED 11
 struct fwpt_restricted {
     bool have_apic;
     uint64_t apic_base_msr;                 /* IA32_APIC_BASE */
@@ -63,6 +64,10 @@ struct fwpt_restricted {
     uint64_t mtrr_def_type;                 /* IA32_MTRR_DEF_TYPE */
     unsigned n_var;
     uint64_t mtrr_physbase[FWPT_MAX_VAR_MTRR], mtrr_physmask[FWPT_MAX_VAR_MTRR];
+    /* the fixed-range MTRRs (below 1 MiB), in address order: FIX64K_00000, FIX16K_80000, FIX16K_A0000,
+     * FIX4K_C0000..FIX4K_F8000; one type byte per sub-range, the lowest address in the low byte */
+    bool have_fixed;
+    uint64_t mtrr_fixed[FWPT_MTRR_FIXED];
 };
 bool fwpt_restricted_apic(const struct fwpt_restricted *r, uint64_t base, uint64_t len);
 bool fwpt_restricted_smrr(const struct fwpt_restricted *r, uint64_t base, uint64_t len);

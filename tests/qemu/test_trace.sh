@@ -47,7 +47,7 @@ has_re soft '^target: locate-handle -> BS->LocateHandleBuffer at DxeCore\+0x[0-9
 has_re soft '^target: locate-handle returned EFI_SUCCESS \(0x0\), [0-9]+ handles$'
 has soft 'scheme:      ToPA (multiple entries)'
 has soft 'trace: IA32_RTIT_CTL 0x2105'
-has soft 'topa: restricted memory checked: APIC page yes, SMRR not reported, MTRRs yes (8 variable)'
+has soft 'topa: restricted memory checked: APIC page yes, SMRR not reported, MTRRs yes (8 variable, fixed)'
 has_re soft '^trace: [1-9][0-9]* bytes captured in 1 of 32 regions; '
 has soft 'trace: ended because: the call returned; tracing disabled by software (TraceEn=0): every byte produced is kept'
 has_re soft '^packets: psb=[1-9][0-9]* psbend=[1-9][0-9]* .*tip.pge=1 tip.pgd=1 .*errors=0$'

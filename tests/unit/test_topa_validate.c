@@ -240,6 +240,48 @@ static void rules(void)
     rs.mtrr_def_type = MTRR_DEF_TYPE_E | MTRR_TYPE_UC;
     CHECK(fwpt_restricted_uc(&rs, 0x90000000ull, 0x1000, 39)); /* above the WB range: default UC */
     CHECK(!fwpt_restricted_uc(&rs, 0x10000000ull, 0x1000, 39));
+    /* MTRRs disabled (E clear): all memory is UC (SDM "IA32_MTRR_DEF_TYPE MSR") */
+    rs.mtrr_def_type = MTRR_TYPE_WB;
+    CHECK(fwpt_restricted_uc(&rs, 0x10000000ull, 0x1000, 39));
+    CHECK(!fwpt_restricted_uc(&rs, 0x10000000ull, 0, 39)); /* nothing to write */
+    /* fixed ranges below 1 MiB (SDM "Fixed Range MTRRs"): all WB, then one UC sub-range at a time */
+    rs.mtrr_def_type = MTRR_DEF_TYPE_E | MTRR_DEF_TYPE_FE | MTRR_TYPE_UC;
+    rs.have_fixed = true;
+    for (int i = 0; i < FWPT_MTRR_FIXED; i++)
+        rs.mtrr_fixed[i] = 0x0606060606060606ull;
+    rs.mtrr_physbase[1] = 0 | MTRR_TYPE_UC; /* a variable UC range over 0..8K: the fixed ranges win there */
+    CHECK(!fwpt_restricted_uc(&rs, 0, 0x1000, 39));
+    CHECK(!fwpt_restricted_uc(&rs, 0x10000, 0xf0000, 39));
+    static const struct {
+        int reg, byte;        /* the sub-range made UC: register index (address order), type byte */
+        uint64_t in, out;     /* a 4K page in it; the page just below it (not in it) */
+    } fx[] = {
+        {0, 1, 0x10000, 0x0f000},  /* FIX64K_00000: 64K sub-ranges */
+        {0, 7, 0x7f000, 0x6f000},
+        {1, 0, 0x80000, 0x7f000},  /* FIX16K_80000 */
+        {1, 7, 0x9c000, 0x9b000},
+        {2, 0, 0xa0000, 0x9f000},  /* FIX16K_A0000: the legacy VGA window */
+        {3, 0, 0xc0000, 0xbf000},  /* FIX4K_C0000 */
+        {9, 7, 0xf7000, 0xf6000},  /* FIX4K_F0000 */
+        {10, 7, 0xff000, 0xfe000}, /* FIX4K_F8000 */
+    };
+    for (size_t i = 0; i < sizeof fx / sizeof fx[0]; i++) {
+        rs.mtrr_fixed[fx[i].reg] = 0x0606060606060606ull & ~(0xffull << (8 * fx[i].byte));
+        CHECK(fwpt_restricted_uc(&rs, fx[i].in, 0x1000, 39));
+        CHECK(!fwpt_restricted_uc(&rs, fx[i].out, 0x1000, 39));
+        CHECK(fwpt_restricted_uc(&rs, fx[i].out, 0x2000, 39)); /* into it */
+        rs.mtrr_def_type &= ~MTRR_DEF_TYPE_FE; /* fixed ranges off: the variable ranges decide */
+        CHECK(!fwpt_restricted_uc(&rs, fx[i].in, 0x1000, 39) == (fx[i].in >= 0x2000));
+        rs.mtrr_def_type |= MTRR_DEF_TYPE_FE;
+        rs.mtrr_fixed[fx[i].reg] = 0x0606060606060606ull;
+    }
+    /* across 1 MiB: WB below by the fixed ranges; above, the variable WB range 0..2G, or the default UC */
+    CHECK(!fwpt_restricted_uc(&rs, 0xff000, 0x2000, 39));
+    rs.mtrr_physmask[0] &= ~MTRR_PHYSMASK_VALID;
+    CHECK(fwpt_restricted_uc(&rs, 0xff000, 0x2000, 39));
+    CHECK(!fwpt_restricted_uc(&rs, 0xff000, 0x1000, 39));
+    rs.have_fixed = false; /* not readable: the variable ranges alone (UC over 0..8K, default UC) */
+    CHECK(fwpt_restricted_uc(&rs, 0x10000, 0x1000, 39));
     /* single range in the APIC page */
     rs = (struct fwpt_restricted){0};
     rs.have_apic = true;
