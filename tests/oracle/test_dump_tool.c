@@ -393,17 +393,22 @@ static int text_line_is(const char *l, size_t n, uint64_t off, const char *name)
 
 /* ---- 1. and 2.: a valid stream ---- */
 
+/* b[0..n) as the file, dumped whole as JSON lines: a valid trace gives exit status 0 and nothing on stderr. */
+static void dump_valid(struct run *r, const uint8_t *b, size_t n)
+{
+    char args[512];
+    write_file(file, b, n);
+    snprintf(args, sizeof args, "\"%s\" --format jsonl", file);
+    run_tool(r, args);
+    CHECK_EQ(r->status, 0);
+    CHECK_STR(r->err, "");
+}
+
 static void check_valid(unsigned seed, int with_new)
 {
-    struct run r;
-    write_file(file, st.buf, st.len);
-
+    struct run r, full;
     char args[512];
-    snprintf(args, sizeof args, "\"%s\" --format jsonl", file);
-    struct run full;
-    run_tool(&full, args);
-    CHECK_EQ(full.status, 0);
-    CHECK_STR(full.err, "");
+    dump_valid(&full, st.buf, st.len);
     CHECK_EQ(count_lines(full.out), st.nexp);
     int ok = 1;
     for (size_t k = 0; k < st.nexp && ok; k++) {
@@ -583,13 +588,8 @@ static void check_programs(void)
             CHECK(!"progen");
             continue;
         }
-        write_file(file, p.trace, p.trace_size);
-        char args[256];
-        snprintf(args, sizeof args, "\"%s\" --format jsonl", file);
         struct run r;
-        run_tool(&r, args);
-        CHECK_EQ(r.status, 0);
-        CHECK_STR(r.err, "");
+        dump_valid(&r, p.trace, p.trace_size);
         check_libipt(r.out, p.trace, p.trace_size, (unsigned)seed);
         free(r.out);
         progen_free(&p);
