@@ -16,7 +16,8 @@ static void dump_usage(FILE *f)
     fprintf(f, "usage: fwpt dump FILE [--format text|jsonl] [--offset N] [--sync]\n"
                "  --format F   text (ptdump style, default) or jsonl (one JSON object per line)\n"
                "  --offset N   start decoding at byte N (decimal or 0x-hex)\n"
-               "  --sync       start at the first PSB at or after the start offset\n"
+               "  --sync       start at the first PSB at or after the start offset (of PSBs back to back,\n"
+               "               the last, as libipt)\n"
                "On a decode error the error is printed and decoding resumes at the next PSB.\n");
 }
 
