@@ -54,6 +54,8 @@ void fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_
 
 void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n) { f->runaway_limit = n ? n : 1; }
 
+void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e) { f->errata = *e; }
+
 /* TNT in either form (SDM: short TNT carries 1-6 bits, long TNT 1-47). */
 static inline bool is_tnt(uint8_t t) { return t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64; }
 
@@ -112,8 +114,15 @@ static void reset_walk(struct fwpt_flow *f)
 }
 
 /* A flow error: report it, then resume at the next IP packet. */
+static void drop_pending(struct fwpt_flow *f)
+{
+    f->pend_tsx = f->pend_exstop = f->pend_ptw = f->pend_pip = f->pend_vmcs = 0;
+    f->resume_valid = 0;
+}
+
 static void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t offset)
 {
+    drop_pending(f);
     struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_ERROR);
     e->status = s;
     e->ip = ip;
@@ -128,6 +137,7 @@ static void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uin
 /* A packet-level error: report it, then resume at the next PSB. */
 static void packet_error(struct fwpt_flow *f, enum fwpt_status s)
 {
+    drop_pending(f);
     struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_ERROR);
     e->status = s;
     e->ip = f->ip;
@@ -165,14 +175,159 @@ static inline __attribute__((always_inline)) enum fwpt_status fetch(struct fwpt_
 
 static void consume(struct fwpt_flow *f) { f->have_peek = 0; }
 
+/* A MODE.Exec bound to the TIP/TIP.PGE/FUP+TIP just consumed (SDM "MODE.Exec Packet": it precedes the
+ * packet of the transfer that changes the mode, and every TIP.PGE): an event even when the size is the
+ * same. A MODE.Exec inside PSB+ is status and set silently (psb_plus). */
 static void apply_mode(struct fwpt_flow *f)
 {
-    if (f->pending_mode && f->pending_mode != f->mode) {
+    if (f->pending_mode) {
         f->mode = f->pending_mode;
         struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_MODE);
         e->offset = cur_offset(f);
     }
     f->pending_mode = 0;
+}
+
+/* The events a PIP or VMCS describe, at the transfer they bind to (SDM "PIP Packet": it precedes the TIP
+ * of the far transfer or VM entry/exit that loaded CR3; "VMCS Packet" likewise). */
+static void apply_pip(struct fwpt_flow *f)
+{
+    if (f->pend_vmcs) {
+        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_VMCS);
+        e->to = f->vmcs_base;
+        e->offset = cur_offset(f);
+        f->pend_vmcs = 0;
+    }
+    if (f->pend_pip) {
+        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_PAGING);
+        e->to = f->pip_cr3;
+        e->detail = f->pip_nr;
+        e->offset = cur_offset(f);
+        f->pend_pip = 0;
+    }
+}
+
+static struct fwpt_flow_event *push_tsx(struct fwpt_flow *f, uint8_t what, bool ip_valid, uint64_t ip,
+                                         uint64_t offset)
+{
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_TSX);
+    e->detail = what;
+    e->ip = ip;
+    e->ip_valid = ip_valid;
+    e->offset = offset;
+    f->intx = what == FWPT_TSX_BEGIN;
+    return e;
+}
+
+static void push_ptwrite(struct fwpt_flow *f)
+{
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_PTWRITE);
+    e->to = f->ptw_payload;
+    e->size = f->ptw_bytes;
+    e->ip = f->ptw_ip;
+    e->ip_valid = f->ptw_ip_valid;
+    e->offset = cur_offset(f);
+    f->pend_ptw = 0;
+    f->ptw_ip_valid = 0;
+}
+
+static uint8_t tsx_what(const struct fwpt_packet *p)
+{
+    return p->mode_tsx.abrt ? FWPT_TSX_ABORT : p->mode_tsx.intx ? FWPT_TSX_BEGIN : FWPT_TSX_COMMIT;
+}
+
+/* A packet in f->peek that moves no IP by itself, met while walking (walking) or while tracing is off
+ * or the decoder looks for an IP (!walking): MODE.TSX, EXSTOP and PTW may wait for their FUP (SDM
+ * "Packet relationships"), PIP and VMCS for their transfer; TraceStop is an event; timing packets,
+ * PAD, MNT and the rest are status. Consumes the packet unless it must wait behind an earlier one
+ * (returns false: stop looking ahead until that one has bound). */
+static bool side_packet(struct fwpt_flow *f, bool walking)
+{
+    const struct fwpt_packet *p = &f->peek;
+    struct fwpt_flow_event *e;
+    switch (p->type) {
+    case FWPT_PKT_MODE_EXEC:
+        if (p->mode_exec.mode)
+            f->pending_mode = p->mode_exec.mode;
+        break;
+    case FWPT_PKT_MODE_TSX:
+        if (walking)
+            f->pend_tsx = tsx_what(p); /* binds at the FUP that follows */
+        else
+            push_tsx(f, tsx_what(p), false, 0, p->offset);
+        break;
+    case FWPT_PKT_EXSTOP:
+        if (p->exstop.ip) {
+            f->pend_exstop = 1; /* its FUP follows */
+        } else {
+            e = evq_push(f, FWPT_FLOW_EXSTOP);
+            e->offset = p->offset;
+        }
+        break;
+    case FWPT_PKT_PTW:
+        if (f->pend_ptw) {
+            if (walking)
+                return false;
+            push_ptwrite(f); /* the FUP it announced did not come */
+        }
+        f->pend_ptw = p->ptw.ip ? 2 : 1;
+        f->ptw_payload = p->ptw.payload;
+        f->ptw_bytes = p->ptw.bytes;
+        f->ptw_ip_valid = 0;
+        if (!walking && !p->ptw.ip) {
+            consume(f);
+            push_ptwrite(f);
+            return true;
+        }
+        break;
+    case FWPT_PKT_PIP:
+        f->pip_cr3 = p->pip.cr3;
+        f->pip_nr = p->pip.nr;
+        f->pend_pip = 1;
+        if (!walking)
+            apply_pip(f);
+        break;
+    case FWPT_PKT_VMCS:
+        f->vmcs_base = p->vmcs.base;
+        f->pend_vmcs = 1;
+        if (!walking)
+            apply_pip(f);
+        break;
+    case FWPT_PKT_STOP:
+        e = evq_push(f, FWPT_FLOW_STOPPED);
+        e->offset = p->offset;
+        break;
+    default:
+        break;
+    }
+    consume(f);
+    return true;
+}
+
+/* A FUP that belongs to an EXSTOP or PTW with the IP bit (not an asynchronous transfer): true when it
+ * was taken here (consumed). !walking: the event is given at once. */
+static bool fup_of_status(struct fwpt_flow *f, bool walking)
+{
+    const struct fwpt_packet *p = &f->peek;
+    if (f->pend_ptw == 2) {
+        f->ptw_ip = p->ip.ip;
+        f->ptw_ip_valid = !p->ip.suppressed;
+        f->pend_ptw = 1;
+        consume(f);
+        if (!walking)
+            push_ptwrite(f);
+        return true;
+    }
+    if (f->pend_exstop && !walking) {
+        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_EXSTOP);
+        e->ip = p->ip.ip;
+        e->ip_valid = !p->ip.suppressed;
+        e->offset = p->offset;
+        f->pend_exstop = 0;
+        consume(f);
+        return true;
+    }
+    return false;
 }
 
 static void enter_walk(struct fwpt_flow *f, uint64_t ip)
@@ -183,11 +338,42 @@ static void enter_walk(struct fwpt_flow *f, uint64_t ip)
 }
 
 /* PSB+ (SDM "Decoder Synchronization (PSB+)"): status up to PSBEND. The PSB itself is consumed. */
+/* After a PSB+ with a FUP while tracing was off: is the next packet that is not status or timing a
+ * TIP.PGE? Then the FUP did not mean "tracing is on at this IP" (a TIP.PGE can only follow a time when
+ * PacketEn was 0), the processor wrote it anyway: erratum BDM70 (PSB+ may contain FUP and MODE.Exec
+ * ahead of a TIP.PGE). Decided from the packets, so the workaround needs no CPU model. */
+static bool pge_follows(const struct fwpt_flow *f)
+{
+    struct fwpt_pkt_decoder d = f->pkt;
+    struct fwpt_packet p;
+    bool first = f->have_peek;
+    for (unsigned i = 0; i < 256; i++) {
+        if (first)
+            p = f->peek;
+        else if (fwpt_pkt_next(&d, &p) != FWPT_OK)
+            return false;
+        first = false;
+        switch (p.type) {
+        case FWPT_PKT_TIP_PGE:
+            return true;
+        case FWPT_PKT_PAD: case FWPT_PKT_TSC: case FWPT_PKT_MTC: case FWPT_PKT_CYC: case FWPT_PKT_CBR:
+        case FWPT_PKT_TMA: case FWPT_PKT_MNT: case FWPT_PKT_PIP: case FWPT_PKT_VMCS:
+        case FWPT_PKT_MODE_EXEC: case FWPT_PKT_MODE_TSX:
+            continue;
+        default:
+            return false;
+        }
+    }
+    return false;
+}
+
 static void psb_plus(struct fwpt_flow *f)
 {
     uint64_t psb_off = f->peek.offset;
     bool have_fup = false;
     uint64_t fup_ip = 0;
+    uint8_t mode = 0;
+    int intx = -1;
     consume(f);
     for (;;) {
         enum fwpt_status s = fetch(f);
@@ -204,7 +390,9 @@ static void psb_plus(struct fwpt_flow *f)
             have_fup = true;
             fup_ip = f->peek.ip.ip;
         } else if (t == FWPT_PKT_MODE_EXEC && f->peek.mode_exec.mode) {
-            f->pending_mode = f->peek.mode_exec.mode;
+            mode = f->peek.mode_exec.mode;
+        } else if (t == FWPT_PKT_MODE_TSX) {
+            intx = f->peek.mode_tsx.intx;
         } else if (t == FWPT_PKT_PSB || is_tnt(t) ||
                    t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGE || t == FWPT_PKT_TIP_PGD ||
                    t == FWPT_PKT_OVF) {
@@ -212,10 +400,17 @@ static void psb_plus(struct fwpt_flow *f)
         }
         consume(f);
     }
-    apply_mode(f);
+    /* status (SDM "Decoder Synchronization (PSB+)"): the state as it is, no event of its own */
+    if (mode)
+        f->mode = mode;
+    if (intx >= 0 && (uint8_t)intx != f->intx)
+        push_tsx(f, intx ? FWPT_TSX_BEGIN : FWPT_TSX_COMMIT, false, 0, psb_off)->sync = 1;
     if (f->state == ST_WALK)
         return; /* in sync: PSB+ is status only */
+    if (have_fup && pge_follows(f))
+        have_fup = false; /* BDM70: tracing is off, the TIP.PGE turns it on */
     if (have_fup) {
+        f->resume_valid = 0;
         /* PacketEn=1 at the PSB: synchronized at the FUP IP */
         retstack_clear(f);
         enter_walk(f, fup_ip);
@@ -237,6 +432,7 @@ static void overflow(struct fwpt_flow *f)
     uint64_t off = f->peek.offset;
     consume(f);
     reset_walk(f);
+    f->resume_valid = 0;
     retstack_clear(f); /* seed 002: no RET compressed across an overflow */
     struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_OVERFLOW);
     e->offset = off;
@@ -262,12 +458,10 @@ static void overflow(struct fwpt_flow *f)
         }
         if (t == FWPT_PKT_TIP_PGE)
             return; /* the TIP.PGE is handled by the disabled state */
-        if (t == FWPT_PKT_MODE_EXEC && f->peek.mode_exec.mode)
-            f->pending_mode = f->peek.mode_exec.mode;
         if (is_tnt(t) || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGD ||
-            t == FWPT_PKT_OVF)
+            t == FWPT_PKT_OVF || t == FWPT_PKT_FUP)
             return; /* no resume IP: wait for one */
-        consume(f);
+        side_packet(f, false);
     }
 }
 
@@ -276,13 +470,22 @@ static void overflow(struct fwpt_flow *f)
 static void lookahead(struct fwpt_flow *f)
 {
     while (f->state == ST_WALK && !f->fup_pending) {
-        if (fetch(f) != FWPT_OK)
+        enum fwpt_status s = fetch(f);
+        if (s != FWPT_OK) {
+            if (s == FWPT_E_EOS && !f->end_seen && !f->tnt_count && f->state == ST_WALK) {
+                /* every packet is used: what follows comes from the code alone */
+                f->end_seen = 1;
+                evq_push(f, FWPT_FLOW_END)->offset = f->pkt.offset;
+            }
             return;
+        }
         switch (f->peek.type) {
         case FWPT_PKT_TNT_8: case FWPT_PKT_TNT_64: case FWPT_PKT_TIP: case FWPT_PKT_TIP_PGE:
         case FWPT_PKT_TIP_PGD:
             return;
         case FWPT_PKT_FUP:
+            if (fup_of_status(f, true))
+                continue;
             if (!f->peek.ip.suppressed) {
                 f->fup_pending = 1; /* seed 003: FUP..TIP compound event, bound to this IP */
                 f->stop_ip = f->peek.ip.ip;
@@ -296,13 +499,9 @@ static void lookahead(struct fwpt_flow *f)
         case FWPT_PKT_PSB:
             psb_plus(f);
             continue;
-        case FWPT_PKT_MODE_EXEC:
-            if (f->peek.mode_exec.mode)
-                f->pending_mode = f->peek.mode_exec.mode;
-            consume(f);
-            continue;
         default:
-            consume(f);
+            if (!side_packet(f, true))
+                return;
             continue;
         }
     }
@@ -320,6 +519,12 @@ static void disabled_at(struct fwpt_flow *f, const struct fwpt_packet *pgd, bool
         e->ip = pgd->ip.ip;
         e->ip_valid = 1;
     }
+    /* where the walk would have gone on: a TIP.PGE there resumes (the FUP's IP, the TIP.PGD's target,
+     * a direct branch's target, or the next instruction after a transfer whose target is not given) */
+    f->resume_valid = 1;
+    f->resume_ip = e->ip_valid ? e->ip
+                   : (f->last_class == FWPT_IC_JMP_REL || f->last_class == FWPT_IC_CALL_REL) ? f->last_target
+                                                                                              : f->next_ip;
     reset_walk(f);
     f->state = ST_DISABLED;
 }
@@ -345,6 +550,17 @@ bool fwpt_flow_cut(const struct fwpt_flow *f, uint64_t *ip)
 static void fup_reached(struct fwpt_flow *f)
 {
     f->fup_pending = 0;
+    if (f->pend_tsx) {
+        push_tsx(f, f->pend_tsx, true, f->stop_ip, f->stop_offset);
+        f->pend_tsx = 0;
+    }
+    if (f->pend_exstop) {
+        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_EXSTOP);
+        e->ip = f->stop_ip;
+        e->ip_valid = 1;
+        e->offset = f->stop_offset;
+        f->pend_exstop = 0;
+    }
     for (;;) {
         enum fwpt_status s = fetch(f);
         if (s == FWPT_E_EOS) {
@@ -361,6 +577,7 @@ static void fup_reached(struct fwpt_flow *f)
             e->to = f->peek.ip.ip;
             e->offset = f->stop_offset;
             consume(f);
+            apply_pip(f);
             apply_mode(f);
             e->mode = f->mode;
             enter_walk(f, e->to);
@@ -370,16 +587,15 @@ static void fup_reached(struct fwpt_flow *f)
         if (t == FWPT_PKT_TIP_PGD) {
             struct fwpt_packet pgd = f->peek;
             consume(f);
+            apply_pip(f);
             disabled_at(f, &pgd, true, f->stop_ip);
             return;
         }
         if (t == FWPT_PKT_MODE_EXEC || t == FWPT_PKT_PIP || t == FWPT_PKT_VMCS || t == FWPT_PKT_PAD ||
             t == FWPT_PKT_TSC || t == FWPT_PKT_MTC || t == FWPT_PKT_CYC || t == FWPT_PKT_CBR ||
             t == FWPT_PKT_TMA) {
-            /* seed 003: PIP, VMCS, MODE.Exec may sit between FUP and TIP */
-            if (t == FWPT_PKT_MODE_EXEC && f->peek.mode_exec.mode)
-                f->pending_mode = f->peek.mode_exec.mode;
-            consume(f);
+            /* SDM "Packet relationships": PIP, VMCS, MODE.Exec may sit between FUP and TIP */
+            side_packet(f, true);
             continue;
         }
         /* a FUP not coupled with a TIP (e.g. PTWRITE, EXSTOP): nothing changes the flow */
@@ -472,7 +688,10 @@ static inline const struct fwpt_flow_block *get_block(struct fwpt_flow *f, uint6
     uint64_t fail_ip = ip;
     *st = build_block(f, ip, b, &fail_ip);
     if (*st != FWPT_OK) {
-        flow_error(f, *st, fail_ip, cur_offset(f));
+        if (f->end_seen)
+            walk_cut(f, fail_ip); /* past the trace's end the code ran out: no packet says more */
+        else
+            flow_error(f, *st, fail_ip, cur_offset(f));
         return NULL;
     }
     return b;
@@ -533,6 +752,7 @@ static bool take_tip(struct fwpt_flow *f, uint64_t *ip)
         *ip = f->peek.ip.ip;
         consume(f);
         f->since_packet = 0;
+        apply_pip(f);
         apply_mode(f);
         return true;
     }
@@ -628,6 +848,10 @@ static void resolve(struct fwpt_flow *f)
         break;
     default: /* OTHER at the block limit, PTWRITE */
         f->ip = next;
+        if (f->last_class == FWPT_IC_PTWRITE && f->pend_ptw == 1) {
+            push_ptwrite(f); /* SDM "PTW Packet": written by this PTWRITE */
+            look = true;
+        }
         break;
     }
     if (look)
@@ -665,6 +889,8 @@ static void search_step(struct fwpt_flow *f)
         e->ip = p->ip.ip;
         e->ip_valid = 1;
         e->offset = p->offset;
+        e->detail = f->state == ST_DISABLED && f->resume_valid && f->resume_ip == p->ip.ip; /* resumed */
+        f->resume_valid = 0;
         consume(f);
         apply_mode(f);
         e->mode = f->mode;
@@ -683,13 +909,12 @@ static void search_step(struct fwpt_flow *f)
         }
         consume(f);
         break;
-    case FWPT_PKT_MODE_EXEC:
-        if (p->mode_exec.mode)
-            f->pending_mode = p->mode_exec.mode;
-        consume(f);
+    case FWPT_PKT_FUP:
+        if (!fup_of_status(f, false))
+            consume(f);
         break;
     default:
-        consume(f);
+        side_packet(f, false);
         break;
     }
 }
@@ -1019,7 +1244,7 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
             /* compressed RET (seed 002) */
             (void)pop_ret(f, &ip);
         } else if (!cnt && f->have_peek && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed &&
-                   !f->pending_mode &&
+                   !f->pending_mode && !f->pend_pip && !f->pend_vmcs &&
                    (cls == FWPT_IC_JMP_IND || cls == FWPT_IC_CALL_IND || cls == FWPT_IC_RET ||
                     (cls >= FWPT_IC_FAR_JMP && cls <= FWPT_IC_VMENTRY))) {
             /* take_tip with the TIP lookahead left in peek (no MODE.Exec to apply) */
@@ -1172,6 +1397,7 @@ const char *fwpt_flow_kind_name(enum fwpt_flow_kind k)
 {
     static const char *const names[FWPT_FLOW_KIND_COUNT] = {
         "insn", "enabled", "disabled", "interrupt", "overflow", "mode", "error",
+        "tsx", "stopped", "paging", "vmcs", "ptwrite", "exstop", "end",
     };
     return (unsigned)k < FWPT_FLOW_KIND_COUNT ? names[k] : "?";
 }

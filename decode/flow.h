@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "arch/errata.h"
 #include "arch/status.h"
 #include "decode/insn.h"
 #include "decode/packet.h"
@@ -69,6 +70,15 @@ enum fwpt_flow_kind {
     FWPT_FLOW_OVERFLOW,   /* OVF: execution lost; resumes at ip (ip_valid=0 when resuming with TIP.PGE) */
     FWPT_FLOW_MODE,       /* MODE.Exec changed the code size: mode */
     FWPT_FLOW_ERROR,      /* status, ip (where the walk was), offset (trace offset) */
+    FWPT_FLOW_TSX,        /* MODE.TSX: detail = enum fwpt_flow_tsx; ip (ip_valid) where it binds; sync = status
+                           * from PSB+ (the transaction state as the decoder found it, no change) */
+    FWPT_FLOW_STOPPED,    /* TraceStop: tracing stopped (TraceStop address range, or ToPA STOP) */
+    FWPT_FLOW_PAGING,     /* PIP: payload = CR3 (bits 4:0 zero), detail = NR bit; sync = status from PSB+ */
+    FWPT_FLOW_VMCS,       /* VMCS: payload = VMCS base address; sync = status from PSB+ */
+    FWPT_FLOW_PTWRITE,    /* PTW: payload, size = payload bytes (4 or 8); ip when a FUP gave the PTWRITE's IP */
+    FWPT_FLOW_EXSTOP,     /* EXSTOP: execution stopped (C-state, ...); ip when a FUP gave it */
+    FWPT_FLOW_END,        /* the trace data ends here with tracing on: what follows comes from the code
+                           * alone, up to the first instruction that needs a packet (see fwpt_flow_cut) */
     FWPT_FLOW_KIND_COUNT
 };
 
@@ -79,13 +89,17 @@ struct fwpt_flow_event {
     uint8_t mode;       /* enum fwpt_exec_mode in effect */
     uint8_t ip_valid;   /* events: ip is meaningful */
     uint8_t async;      /* DISABLED: bound to a FUP (between instructions) */
-    uint8_t sync;       /* ENABLED: from a PSB+ FUP rather than a TIP.PGE */
-    uint8_t reserved;
+    uint8_t sync;       /* ENABLED: from a PSB+ FUP rather than a TIP.PGE; TSX, PAGING, VMCS: PSB+ status */
+    uint8_t detail;     /* ENABLED: 1 = resumed where tracing stopped; TSX: enum fwpt_flow_tsx; PAGING: NR */
     uint32_t status;    /* ERROR: enum fwpt_status */
     uint64_t ip;
-    uint64_t to;        /* INTERRUPT: target */
+    uint64_t to;        /* INTERRUPT: target; PAGING: CR3; VMCS: base; PTWRITE: payload */
     uint64_t offset;    /* events: trace offset of the packet that caused it */
 };
+
+/* FWPT_FLOW_TSX details (SDM "MODE.TSX Packet": InTX, TXAbort). Instructions between BEGIN and
+ * COMMIT/ABORT ran inside a transaction (speculatively: an abort discards their effects). */
+enum fwpt_flow_tsx { FWPT_TSX_NONE = 0, FWPT_TSX_BEGIN, FWPT_TSX_COMMIT, FWPT_TSX_ABORT };
 
 /* A run of consecutive instructions: ip of the first, sizes of each (for fwpt_flow_next_run). */
 struct fwpt_flow_run {
@@ -96,7 +110,7 @@ struct fwpt_flow_run {
 };
 
 #define FWPT_FLOW_RETSTACK 64
-#define FWPT_FLOW_EVQ 8
+#define FWPT_FLOW_EVQ 16
 #define FWPT_FLOW_OBUF 256 /* instructions decoded ahead for fwpt_flow_next */
 
 /* One buffered instruction. kind..mode are laid out as the first four bytes of struct
@@ -138,6 +152,18 @@ struct fwpt_flow {
     uint32_t oidx, on;
     uint8_t obuf_mode;         /* every obuf entry has kind INSN and this mode (UNKNOWN: not so) */
     struct fwpt_flow_obuf_insn obuf[FWPT_FLOW_OBUF];
+    /* events that bind later (SDM "Packet relationships"): a MODE.TSX, EXSTOP or PTW waiting for its FUP,
+     * a PTW for its PTWRITE, a PIP or VMCS for the transfer (TIP) they describe */
+    uint8_t intx;              /* in a TSX transaction (the last MODE.TSX said InTX) */
+    uint8_t pend_tsx;          /* enum fwpt_flow_tsx waiting for its FUP */
+    uint8_t pend_exstop;       /* EXSTOP with IP bit: waiting for its FUP */
+    uint8_t pend_ptw;          /* PTW waiting for its PTWRITE; 2: and for its FUP (IP bit) */
+    uint8_t pend_pip, pip_nr, pend_vmcs;
+    uint8_t ptw_bytes, ptw_ip_valid;
+    uint8_t end_seen;          /* FWPT_FLOW_END was given: the trace data is over */
+    uint8_t resume_valid;      /* resume_ip: where the walk would go on after the last disable */
+    uint64_t ptw_payload, ptw_ip, pip_cr3, vmcs_base, resume_ip;
+    struct fwpt_errata errata;
     /* statistics */
     uint64_t n_insns, n_errors, cache_hits, cache_misses;
 };
@@ -145,6 +171,9 @@ struct fwpt_flow {
 /* cache may be NULL (ncache 0): every block is then decoded again (slow). ncache: power of two. */
 void fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_flow_read_fn read,
                     void *read_ctx, struct fwpt_flow_block *cache, size_t ncache);
+
+/* The processor's errata (arch/errata.h) the decoder works around; default: none known. */
+void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e);
 
 /* Empties the instruction cache (after code changed). */
 void fwpt_flow_cache_reset(struct fwpt_flow *f);

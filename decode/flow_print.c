@@ -71,6 +71,11 @@ static void json_offset(const struct fwpt_sink *o, uint64_t off)
     fwpt_put_dec(o, off);
 }
 
+static const char *tsx_name(uint8_t what)
+{
+    return what == FWPT_TSX_BEGIN ? "begin" : what == FWPT_TSX_COMMIT ? "commit" : "abort";
+}
+
 static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev)
 {
     const struct fwpt_sink *o = p->out;
@@ -97,12 +102,16 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
             fwpt_puts(o, ",\"asm\":");
             fwpt_put_json_str(o, text);
         }
+        if (p->intx)
+            fwpt_puts(o, ",\"spec\":true");
         break;
     }
     case FWPT_FLOW_ENABLED:
         json_ip(p, "ip", "module", "module_offset", ev->ip);
         if (ev->sync)
             fwpt_puts(o, ",\"sync\":true");
+        if (ev->detail)
+            fwpt_puts(o, ",\"resumed\":true");
         json_offset(o, ev->offset);
         break;
     case FWPT_FLOW_DISABLED:
@@ -133,6 +142,46 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
         fwpt_put_json_str(o, fwpt_status_msg((enum fwpt_status)ev->status));
         if (ev->ip_valid)
             json_ip(p, "ip", "module", "module_offset", ev->ip);
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_TSX:
+        fwpt_puts(o, ",\"tsx\":\"");
+        fwpt_puts(o, tsx_name(ev->detail));
+        fwpt_putc(o, '"');
+        if (ev->ip_valid)
+            json_ip(p, "ip", "module", "module_offset", ev->ip);
+        if (ev->sync)
+            fwpt_puts(o, ",\"status\":true");
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_PAGING:
+        fwpt_puts(o, ",\"cr3\":\"");
+        fwpt_put_0x(o, ev->to);
+        fwpt_puts(o, ev->detail ? "\",\"nr\":true" : "\",\"nr\":false");
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_VMCS:
+        fwpt_puts(o, ",\"base\":\"");
+        fwpt_put_0x(o, ev->to);
+        fwpt_putc(o, '"');
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_PTWRITE:
+        fwpt_puts(o, ",\"payload\":\"");
+        fwpt_put_0x(o, ev->to);
+        fwpt_puts(o, "\",\"bytes\":");
+        fwpt_put_dec(o, ev->size);
+        if (ev->ip_valid)
+            json_ip(p, "ip", "module", "module_offset", ev->ip);
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_EXSTOP:
+        if (ev->ip_valid)
+            json_ip(p, "ip", "module", "module_offset", ev->ip);
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_STOPPED:
+    case FWPT_FLOW_END:
         json_offset(o, ev->offset);
         break;
     default:
@@ -170,6 +219,8 @@ static void print_text(const struct fwpt_flow_printer *p, const struct fwpt_flow
         put_where(p->mods, o, ev->ip, p->mods && p->mods->n ? 28 : 0);
         fwpt_puts(o, ev->size < 10 ? "  " : " ");
         fwpt_put_dec(o, ev->size);
+        if (p->intx)
+            fwpt_puts(o, " ?"); /* inside a TSX transaction: committed or discarded later */
         char text[128];
         if (p->disasm && p->disasm(p->disasm_ctx, ev->ip, ev->mode, text, sizeof text)) {
             text[sizeof text - 1] = 0;
@@ -211,6 +262,48 @@ static void print_text(const struct fwpt_flow_printer *p, const struct fwpt_flow
         fwpt_put_dec(o, ev->mode);
         fwpt_puts(o, "-bit");
         break;
+    case FWPT_FLOW_TSX:
+        fwpt_puts(o, ev->sync ? "-- in a TSX transaction (PSB+ status)" :
+                     ev->detail == FWPT_TSX_BEGIN ? "-- TSX transaction begins" :
+                     ev->detail == FWPT_TSX_COMMIT ? "-- TSX transaction commits" : "-- TSX transaction aborts");
+        if (ev->sync && ev->detail != FWPT_TSX_BEGIN)
+            fwpt_puts(o, ": no");
+        if (ev->ip_valid) {
+            fwpt_puts(o, " at ");
+            text_ip(p, ev->ip);
+        }
+        break;
+    case FWPT_FLOW_STOPPED:
+        fwpt_puts(o, "-- tracing stopped (TraceStop)");
+        break;
+    case FWPT_FLOW_PAGING:
+        fwpt_puts(o, "-- paging: CR3 ");
+        fwpt_put_0x(o, ev->to);
+        if (ev->detail)
+            fwpt_puts(o, " (non-root)");
+        break;
+    case FWPT_FLOW_VMCS:
+        fwpt_puts(o, "-- VMCS ");
+        fwpt_put_0x(o, ev->to);
+        break;
+    case FWPT_FLOW_PTWRITE:
+        fwpt_puts(o, "-- ptwrite ");
+        fwpt_put_0x(o, ev->to);
+        if (ev->ip_valid) {
+            fwpt_puts(o, " at ");
+            text_ip(p, ev->ip);
+        }
+        break;
+    case FWPT_FLOW_EXSTOP:
+        fwpt_puts(o, "-- execution stopped (EXSTOP)");
+        if (ev->ip_valid) {
+            fwpt_puts(o, " at ");
+            text_ip(p, ev->ip);
+        }
+        break;
+    case FWPT_FLOW_END:
+        fwpt_puts(o, "-- end of the trace data, tracing on: what follows comes from the code alone");
+        break;
     case FWPT_FLOW_ERROR:
         fwpt_puts(o, "-- error: ");
         fwpt_puts(o, fwpt_status_msg((enum fwpt_status)ev->status));
@@ -229,8 +322,12 @@ static void print_text(const struct fwpt_flow_printer *p, const struct fwpt_flow
     text_offset(o, ev->offset);
 }
 
-void fwpt_flow_print_event(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev)
+void fwpt_flow_print_event(struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev)
 {
+    if (ev->kind == FWPT_FLOW_TSX)
+        p->intx = ev->detail == FWPT_TSX_BEGIN;
+    else if (ev->kind == FWPT_FLOW_OVERFLOW)
+        p->intx = 0; /* unknown after an overflow until the next MODE.TSX */
     if (p->format == FWPT_FLOW_FMT_JSONL)
         print_jsonl(p, ev);
     else

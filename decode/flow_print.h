@@ -37,19 +37,28 @@ struct fwpt_flow_printer {
     struct fwpt_modules *mods;  /* may be NULL */
     fwpt_disasm_fn disasm;      /* may be NULL */
     void *disasm_ctx;
+    uint8_t intx;               /* private: inside a TSX transaction (from the TSX events printed) */
 };
 
 /* One line per instruction or event.
  * text:  "0x<ip16>  Module+0xoff  <size>  <disassembly>"  /  "-- <event> ..."
- * jsonl: {"type":"insn","ip":"0x..","size":N[,"module":"..","offset":"0x.."][,"asm":".."]}
- *        {"type":"enabled","ip":"0x..","offset":N[,"sync":true]}
+ * jsonl: {"type":"insn","ip":"0x..","size":N[,"module":"..","offset":"0x.."][,"asm":".."][,"spec":true]}
+ *        {"type":"enabled","ip":"0x..","offset":N[,"sync":true][,"resumed":true]}
  *        {"type":"disabled"[,"ip":"0x.."],"async":true|false,"offset":N}
  *        {"type":"interrupt","from":"0x..","to":"0x..","offset":N}
  *        {"type":"overflow"[,"ip":"0x.."],"offset":N}
  *        {"type":"mode","mode":16|32|64,"offset":N}
  *        {"type":"error","status":"NAME","message":"..","ip":"0x..","offset":N}
+ *        {"type":"tsx","tsx":"begin"|"commit"|"abort"[,"ip":"0x.."][,"status":true],"offset":N}
+ *        {"type":"stopped","offset":N}
+ *        {"type":"paging","cr3":"0x..","nr":true|false,"offset":N}
+ *        {"type":"vmcs","base":"0x..","offset":N}
+ *        {"type":"ptwrite","payload":"0x..","bytes":4|8[,"ip":"0x.."],"offset":N}
+ *        {"type":"exstop"[,"ip":"0x.."],"offset":N}
+ *        {"type":"end","offset":N}   (the trace data ends; later instructions follow from the code)
+ * "spec": the instruction ran inside a TSX transaction (printed after a tsx begin, until commit/abort).
  * Module names and offsets are added to event IPs as "module"/"offset" (or "from_module"...). */
-void fwpt_flow_print_event(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev);
+void fwpt_flow_print_event(struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev);
 /* After the last event, when fwpt_flow_cut says the trace was cut (offset: the trace's length):
  * text:  "-- end of trace with tracing on: the walk stopped at 0x.. (Module+0x..), which needs a packet ..."
  * jsonl: {"type":"cut","ip":"0x..","offset":N} */

@@ -291,7 +291,7 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
     bool summary = flow_summary_init(s, &fs);
     if (!summary)
         say(s, "flow: not enough pool memory for the profile and call tree; flow.txt lists instructions only", NULL);
-    struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &fs.mods : NULL, NULL, NULL};
+    struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &fs.mods : NULL, NULL, NULL, 0};
     fwpt_flow_init(&f, s->trace, (size_t)s->trace_len, read_code, s, cache ? cache : static_cache, ncache);
     struct fwpt_image *last = NULL;
     const uint64_t cap = s->opt->listing; /* listing=: instructions listed; the events among them too */

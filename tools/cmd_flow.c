@@ -428,7 +428,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     struct fwpt_flow *f = malloc(sizeof *f);
     fwpt_flow_init(f, trace, trace_size, read_code, &im, cache, sizeof cache / sizeof cache[0]);
     struct fwpt_sink out = fwpt_file_sink(stdout);
-    struct fwpt_flow_printer pr = {&out, fmt, &mods, dz ? disasm : NULL, dz};
+    struct fwpt_flow_printer pr = {&out, fmt, &mods, dz ? disasm : NULL, dz, 0};
 
     struct fwpt_profile *prof = NULL;
     size_t nfuncs = 1 << 16, nnodes = 1 << 18, nhash = 1 << 19;

@@ -266,8 +266,8 @@ static void case_fup(void)
     CHECK_EQ(e->ip, base + LOOP + 3);
 }
 
-/* The trace ends right after a TNT (no PAD, no PSB after it): every bit is used, the walk runs to
- * the next jz and the decode ends there without an error. */
+/* The trace ends right after a TNT (no PAD, no PSB after it): every bit is used (END marks where),
+ * the walk runs on to the next jz and the decode ends there without an error. */
 static void case_end(void)
 {
     for (unsigned last = 1; last <= 47; last += 23) {
@@ -281,6 +281,9 @@ static void case_end(void)
         decode_all();
         size_t i = 0, wi = 0;
         expect_event(&i, FWPT_FLOW_ENABLED);
+        /* END after the jz that took the last bit: its +3 (not taken) and +4 and the next +0, +1 follow */
+        check_insns(&i, &wi, w_end - 2 - (last_bit ? 1 : 2));
+        CHECK_EQ(expect_event(&i, FWPT_FLOW_END)->offset, trace_len);
         check_insns(&i, &wi, w_end);
         CHECK_EQ(i, got_n[W_NEXT]);
     }

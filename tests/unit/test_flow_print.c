@@ -47,7 +47,7 @@ int main(void)
     CHECK_EQ(idx, 2);
     CHECK(fwpt_module_find(&mods, 0x10ff, NULL) == &mv[0]);
 
-    struct fwpt_flow_printer pr = {&sink, FWPT_FLOW_FMT_JSONL, &mods, fake_disasm, NULL};
+    struct fwpt_flow_printer pr = {&sink, FWPT_FLOW_FMT_JSONL, &mods, fake_disasm, NULL, 0};
     struct fwpt_flow_event e = insn(0x1000, 1, FWPT_IC_OTHER);
     reset();
     fwpt_flow_print_event(&pr, &e);
