@@ -54,6 +54,8 @@ void fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_
 
 void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n) { f->runaway_limit = n ? n : 1; }
 
+void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e) { f->errata = *e; }
+
 /* TNT in either form (SDM: short TNT carries 1-6 bits, long TNT 1-47). */
 static inline bool is_tnt(uint8_t t) { return t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64; }
 
