@@ -3,8 +3,10 @@
  * directory): every NAME@cpu_F_M errata case's processor has that erratum, and no processor has a
  * decoder erratum the corpus has no case for. */
 #include <stdbool.h>
+#include <unistd.h>
 #include "arch/errata.h"
 #include "tests/check.h"
+#include "tests/common/tool_run.h"
 
 static struct fwpt_cpu_id intel(uint32_t family, uint32_t model)
 {
@@ -266,6 +268,82 @@ static void test_printers(void)
     CHECK_STR(render(&id, true), "[]");
 }
 
+/* ---- --cpu on fwpt dump and fwpt flow ---- */
+
+static void test_tool_options(void)
+{
+    static char out[8192], dir[64], path[128];
+    char args[256];
+    FILE *f;
+    static const unsigned char trace[] = {/* PSB, PSBEND (SDM: PSB is 02 82 repeated 8 times; PSBEND 02 23) */
+                                          0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+                                          0x02, 0x82, 0x02, 0x82, 0x02, 0x23};
+    snprintf(dir, sizeof dir, "/tmp/fwpt-test-errata-%d", (int)getpid());
+    snprintf(args, sizeof args, "mkdir -p %s", dir);
+    CHECK_EQ(system(args), 0);
+    snprintf(path, sizeof path, "%s/trace.pt", dir);
+    CHECK((f = fopen(path, "wb")) != NULL);
+    if (!f)
+        return;
+    fwrite(trace, 1, sizeof trace, f);
+    fclose(f);
+
+    /* dump: the output does not change with --cpu */
+    static char plain[8192];
+    snprintf(args, sizeof args, "%s", path);
+    CHECK_EQ(tool_run("dump", args, plain, sizeof plain), 0);
+    static const char *const good[] = {"6/61", "0x6/0x4e/3", "none", "19/1"};
+    for (size_t k = 0; k < sizeof good / sizeof good[0]; k++) {
+        snprintf(args, sizeof args, "%s --cpu %s", path, good[k]);
+        CHECK_EQ(tool_run("dump", args, out, sizeof out), 0);
+        CHECK_STR(out, plain);
+        snprintf(args, sizeof args, "--cpu=%s %s", good[k], path);
+        CHECK_EQ(tool_run("flow", args, out, sizeof out), 0);
+    }
+    /* bad values: exit 2, naming the option */
+    snprintf(args, sizeof args, "%s --cpu 6", path);
+    CHECK_EQ(tool_run("dump", args, out, sizeof out), 2);
+    CHECK_STR(out, "fwpt dump: --cpu: expected FAMILY/MODEL[/STEPPING] or none, got '6'\n");
+    snprintf(args, sizeof args, "%s --cpu 6/61/1/2", path);
+    CHECK_EQ(tool_run("flow", args, out, sizeof out), 2);
+    CHECK_STR(out, "fwpt flow: --cpu: more than three fields: expected FAMILY/MODEL[/STEPPING], got '6/61/1/2'\n");
+    snprintf(args, sizeof args, "%s --cpu=6/x", path);
+    CHECK_EQ(tool_run("flow", args, out, sizeof out), 2);
+    CHECK_STR(out, "fwpt flow: --cpu: MODEL is not a number from 0 to 255 (decimal or 0x-hex), got '6/x'\n");
+    snprintf(args, sizeof args, "%s --cpu", path);
+    CHECK_EQ(tool_run("dump", args, out, sizeof out), 2);
+    CHECK_STR(out, "fwpt dump: --cpu: expected FAMILY/MODEL[/STEPPING] or none, got '(nothing)'\n");
+    CHECK_EQ(tool_run("dump", "--help", out, sizeof out), 0);
+    CHECK(strstr(out, "[--cpu F/M[/S]|none]") != NULL);
+    CHECK_EQ(tool_run("flow", "--help", out, sizeof out), 0);
+    CHECK(strstr(out, "  --cpu F/M[/S]  the Intel processor") != NULL);
+
+    /* flow DIR: the "cpu" of sideband.json; a malformed one is reported, none is silent */
+    snprintf(path, sizeof path, "%s/sideband.json", dir);
+    CHECK((f = fopen(path, "w")) != NULL);
+    if (!f)
+        return;
+    fputs("{\"images\":[],\"cpu\":{\"vendor\":\"GenuineIntel\",\"family\":6,\"model\":78,\"stepping\":3,"
+          "\"signature\":\"0x406e3\"}}\n", f);
+    fclose(f);
+    CHECK_EQ(tool_run("flow", dir, out, sizeof out), 0);
+    CHECK(strstr(out, "cpu") == NULL);
+    CHECK((f = fopen(path, "w")) != NULL);
+    if (!f)
+        return;
+    fputs("{\"images\":[],\"cpu\":\"6/78\"}\n", f);
+    fclose(f);
+    CHECK_EQ(tool_run("flow", dir, out, sizeof out), 0);
+    char want[256];
+    snprintf(want, sizeof want, "fwpt flow: %s: no usable \"cpu\" object (decoding without processor errata)\n", path);
+    CHECK(strstr(out, want) != NULL);
+    snprintf(args, sizeof args, "%s --cpu 6/78", dir); /* --cpu wins: the sideband's cpu is not read */
+    CHECK_EQ(tool_run("flow", args, out, sizeof out), 0);
+    CHECK(strstr(out, "cpu") == NULL);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    CHECK_EQ(system(args), 0);
+}
+
 /* ---- the conformance corpus ---- */
 
 static int erratum_by_lower_name(const char *s, size_t n)
@@ -352,6 +430,7 @@ int main(void)
     test_info();
     test_parse();
     test_printers();
+    test_tool_options();
     bool corpus = test_corpus();
     printf("errata: %lu passed, %lu failed%s\n", check_passed, check_failed,
            corpus ? "" : " (NOT RUN: the conformance corpus check, see above)");
