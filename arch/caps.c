@@ -36,6 +36,17 @@ const char *fwpt_caps_reason_msg(enum fwpt_caps_reason r)
     return (unsigned)r < sizeof reason_msgs / sizeof reason_msgs[0] ? reason_msgs[r] : "unknown reason";
 }
 
+void fwpt_caps_cpu_id(const struct fwpt_caps *c, struct fwpt_cpu_id *id)
+{
+    fwpt_memset(id, 0, sizeof *id);
+    id->known = c->raw.leaf1_eax != 0;
+    id->intel = fwpt_strcmp(c->raw.vendor, "GenuineIntel") == 0;
+    id->family = c->family;
+    id->model = c->model;
+    id->stepping = c->stepping;
+    id->stepping_known = id->known;
+}
+
 /* ---- reading through the CPU interface ---- */
 
 static void put_vendor(char vendor[13], const struct fwpt_cpuid_regs *r)
@@ -350,6 +361,9 @@ void fwpt_caps_report(const struct fwpt_caps *c, const struct fwpt_sink *o)
         fwpt_puts(o, c->note);
         fwpt_putc(o, '\n');
     }
+    struct fwpt_cpu_id id;
+    fwpt_caps_cpu_id(c, &id);
+    fwpt_errata_report(&id, o);
 }
 
 static void json_key(const struct fwpt_sink *o, const char *k, int *first)
@@ -476,5 +490,9 @@ void fwpt_caps_json(const struct fwpt_caps *c, const struct fwpt_sink *o)
     fwpt_put_json_str(o, fwpt_caps_reason_msg(c->reason));
     json_str_or_null(o, "detail", &first, c->detail);
     json_str_or_null(o, "note", &first, c->note);
+    struct fwpt_cpu_id id;
+    fwpt_caps_cpu_id(c, &id);
+    json_key(o, "errata", &first);
+    fwpt_errata_json(&id, o);
     fwpt_puts(o, "}\n");
 }

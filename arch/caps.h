@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/cpu.h"
+#include "arch/errata.h"
 #include "arch/text.h"
 
 /* The raw CPUID values enumeration depends on, as read (or as recorded in a dump). */
@@ -79,12 +80,16 @@ enum fwpt_status fwpt_caps_read(const struct fwpt_cpu *cpu, struct fwpt_cpuid_sn
  * without ip_filtering). */
 void fwpt_caps_parse(const struct fwpt_cpuid_snapshot *snap, struct fwpt_caps *caps);
 const char *fwpt_caps_reason_msg(enum fwpt_caps_reason r);
+/* The processor of the capabilities, for the errata table: known when CPUID.1:EAX was read. */
+void fwpt_caps_cpu_id(const struct fwpt_caps *caps, struct fwpt_cpu_id *id);
 const char *fwpt_caps_reason_name(enum fwpt_caps_reason r);
 
-/* The full human report (identity, every capability, bitmaps, MAXPHYADDR, verdict + reason),
+/* The full human report (identity, every capability, bitmaps, MAXPHYADDR, verdict + reason, the
+ * errata of the processor),
  * identical on the EFI console, in \fwpt\caps.txt and from `fwpt caps`. */
 void fwpt_caps_report(const struct fwpt_caps *caps, const struct fwpt_sink *o);
-/* One JSON object (Linux intel_pt/caps names + pt_supported + reason), newline-terminated. */
+/* One JSON object (Linux intel_pt/caps names + pt_supported + reason + "errata", the array of
+ * fwpt_errata_json), newline-terminated. */
 void fwpt_caps_json(const struct fwpt_caps *caps, const struct fwpt_sink *o);
 
 #endif

@@ -30,10 +30,9 @@ static bool canonical(uint64_t a)
 
 bool fwpt_trace_branch_en_always_on(const struct fwpt_caps *caps)
 {
-    /* Linux pt.c sets branch_en_always_on for these Broadwell models (erratum BDM106). */
-    if (caps->family != 6)
-        return false;
-    return caps->model == 0x3d || caps->model == 0x47 || caps->model == 0x4f || caps->model == 0x56;
+    struct fwpt_cpu_id id; /* erratum BDM106: the models are in the errata table */
+    fwpt_caps_cpu_id(caps, &id);
+    return fwpt_erratum_applies(FWPT_ERRATUM_BDM106, &id);
 }
 
 enum fwpt_status fwpt_trace_check(const struct fwpt_trace_config *cfg, const struct fwpt_caps *caps,

@@ -62,7 +62,7 @@ struct fwpt_trace_refusal {
 /* FWPT_OK, FWPT_E_NOPT (caps say PT is not usable), FWPT_E_CTL (refusal filled). Pure. */
 enum fwpt_status fwpt_trace_check(const struct fwpt_trace_config *cfg, const struct fwpt_caps *caps,
                                   struct fwpt_trace_refusal *refusal);
-/* Broadwell (family 6, models 3DH, 47H, 4FH, 56H): erratum BDM106, BranchEn must be 1. */
+/* Erratum BDM106 (Broadwell: family 6, models 3DH, 47H, 4FH, 56H): BranchEn must be 1. */
 bool fwpt_trace_branch_en_always_on(const struct fwpt_caps *caps);
 /* The IA32_RTIT_CTL value the configuration programs, without TraceEn (pure; cfg must pass check). */
 uint64_t fwpt_trace_ctl(const struct fwpt_trace_config *cfg, const struct fwpt_caps *caps);

@@ -1,9 +1,11 @@
 /* fwpt flow DIR|FILE [--image FILE@ADDR ...] [--format text|jsonl] [--calls] [--profile]
- * [--no-disasm] [--top N] [--depth N]: the executed instruction flow of a saved trace.
+ * [--no-disasm] [--top N] [--depth N] [--cpu F/M[/S]|none]: the executed instruction flow of a saved trace.
  *
  * DIR is a saved \fwpt\ directory: trace.pt, sideband.json and img-BASE.bin files. The only
  * sideband keys read (everything else is ignored):
  *   {"images":[{"name":"DxeCore","base":"0x7e9a1000","size":"0x2c000","file":"img-7e9a1000.bin"},...]}
+ *   {"cpu":{"vendor":"GenuineIntel","family":6,"model":94,"stepping":3}} (the processor, for its
+ *   errata, unless --cpu is given)
  * base/size: JSON strings ("0x..." hex or decimal) or numbers; file: optional, relative to DIR (an
  * image without file names addresses only). FILE is a raw trace; --image FILE@ADDR adds code. */
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <sys/stat.h>
 #include <Zydis/Zydis.h>
 
+#include "arch/errata.h"
 #include "decode/flow.h"
 #include "decode/flow_print.h"
 #include "tools/commands.h"
@@ -257,6 +260,72 @@ static int parse_sideband(const char *text, const char *dir, struct images *im)
     return *p == ']' ? 0 : -1;
 }
 
+/* The "cpu" object of sideband.json: vendor, family, model, stepping (a signature of 0 means the
+ * processor was not identified). 0: *id filled (known only when family and model were found);
+ * 1: no "cpu" object (*id: none); -1: a malformed one. */
+static int parse_sideband_cpu(const char *text, struct fwpt_cpu_id *id)
+{
+    const char *p = strstr(text, "\"cpu\"");
+    char vendor[16] = "";
+    uint64_t family = 0, model = 0, stepping = 0, signature = 1;
+    int have_family = 0, have_model = 0, have_stepping = 0;
+    memset(id, 0, sizeof *id);
+    if (!p)
+        return 1;
+    p = ws(p + 5);
+    if (*p != ':')
+        return -1;
+    p = ws(p + 1);
+    if (*p != '{')
+        return -1;
+    p = ws(p + 1);
+    while (*p == '"') {
+        char key[64];
+        int ok = 0;
+        p = jstring(p, key, sizeof key);
+        if (!p)
+            return -1;
+        p = ws(p);
+        if (*p != ':')
+            return -1;
+        p = ws(p + 1);
+        if (!strcmp(key, "vendor") && *p == '"') {
+            p = jstring(p, vendor, sizeof vendor);
+        } else if (!strcmp(key, "family")) {
+            p = jnumber(p, &family, &ok);
+            have_family = ok;
+        } else if (!strcmp(key, "model")) {
+            p = jnumber(p, &model, &ok);
+            have_model = ok;
+        } else if (!strcmp(key, "stepping")) {
+            p = jnumber(p, &stepping, &ok);
+            have_stepping = ok;
+        } else if (!strcmp(key, "signature")) {
+            p = jnumber(p, &signature, &ok);
+            if (!ok)
+                signature = 1;
+        } else {
+            p = jskip(p, 0);
+        }
+        if (!p)
+            return -1;
+        p = ws(p);
+        if (*p == ',')
+            p = ws(p + 1);
+    }
+    if (*p != '}')
+        return -1;
+    if (!have_family || !have_model || signature == 0 || family > 270 || model > 255)
+        return 0; /* the processor was not identified: no errata */
+    id->known = true;
+    id->intel = !strcmp(vendor, "GenuineIntel");
+    id->family = (uint32_t)family;
+    id->model = (uint32_t)model;
+    id->stepping_known = have_stepping && stepping <= 15;
+    id->stepping = id->stepping_known ? (uint32_t)stepping : 0;
+    return 0;
+}
+
 /* ---- Zydis disassembly (host only) ---- */
 struct disasm {
     ZydisDecoder dec64, dec32, dec16;
@@ -294,7 +363,10 @@ static void usage(FILE *f)
             "  --profile      instructions per module and per function entry\n"
             "  --top N        functions shown by --profile (default 40)\n"
             "  --depth N      call tree depth shown by --calls (default 32)\n"
-            "  --no-disasm    no Zydis disassembly in the instruction listing\n");
+            "  --no-disasm    no Zydis disassembly in the instruction listing\n"
+            "  --cpu F/M[/S]  the Intel processor that wrote the trace: family/model[/stepping], decimal or\n"
+            "                 0x-hex (as ptxed --cpu); the decoder applies its errata. none: no processor.\n"
+            "                 Default: the \"cpu\" of DIR's sideband.json, else none\n");
 }
 
 static int cmp_base(const void *a, const void *b)
@@ -309,6 +381,9 @@ int fwpt_cmd_flow(int argc, char **argv)
     int calls = 0, profile = 0, no_disasm = 0;
     uint64_t top = 40, depth = 32;
     struct images im = {0};
+    struct fwpt_cpu_id cpu = {0};
+    int have_cpu = 0;
+    struct fwpt_errata errata;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -338,6 +413,16 @@ int fwpt_cmd_flow(int argc, char **argv)
             const char *slash = strrchr(m->name, '/');
             if (slash)
                 memmove(m->name, slash + 1, strlen(slash + 1) + 1);
+        } else if (!strcmp(a, "--cpu") || !strncmp(a, "--cpu=", 6)) {
+            const char *cv = a[5] == '=' ? a + 6 : v;
+            const char *why = "expected FAMILY/MODEL[/STEPPING] or none";
+            if (a[5] != '=' && v)
+                i++;
+            if (!cv || fwpt_cpu_parse_why(cv, &cpu, &why) != FWPT_OK) {
+                fprintf(stderr, "fwpt flow: --cpu: %s, got '%s'\n", why, cv ? cv : "(nothing)");
+                return 2;
+            }
+            have_cpu = 1;
         } else if (!strcmp(a, "--calls")) {
             calls = 1;
         } else if (!strcmp(a, "--profile")) {
@@ -395,6 +480,8 @@ int fwpt_cmd_flow(int argc, char **argv)
             sb[sbn] = 0;
             if (parse_sideband((const char *)sb, path, &im) != 0)
                 fprintf(stderr, "fwpt flow: %s: no usable \"images\" list (continuing with what was read)\n", p);
+            if (!have_cpu && parse_sideband_cpu((const char *)sb, &cpu) < 0)
+                fprintf(stderr, "fwpt flow: %s: no usable \"cpu\" object (decoding without processor errata)\n", p);
             free(sb);
         } else {
             fprintf(stderr, "fwpt flow: %s: %s (no images: addresses only)\n", p, strerror(errno));
@@ -427,6 +514,8 @@ int fwpt_cmd_flow(int argc, char **argv)
     static struct fwpt_flow_block cache[1 << 16]; /* indexed by IP bits: 64 KiB of code map without a collision */
     struct fwpt_flow *f = malloc(sizeof *f);
     fwpt_flow_init(f, trace, trace_size, read_code, &im, cache, sizeof cache / sizeof cache[0]);
+    fwpt_errata_for_cpu(&cpu, &errata);
+    fwpt_flow_set_errata(f, &errata);
     struct fwpt_sink out = fwpt_file_sink(stdout);
     struct fwpt_flow_printer pr = {&out, fmt, &mods, dz ? disasm : NULL, dz, 0};
 

@@ -406,6 +406,7 @@ static void check_row(const struct row *r)
     CHECK(strstr(rep, fwpt_caps_reason_msg(c.reason)) != NULL);
     CHECK(strstr(rep, c.pt_supported ? "verdict                 Intel PT usable (usable)"
                                      : "verdict                 Intel PT not usable (") != NULL);
+    CHECK(strstr(rep, "\nerrata                  ") != NULL); /* the errata of the processor */
 
     /* the JSON object parses, has every name once, and says the same things */
     const char *js = render(&c, true);
@@ -420,6 +421,7 @@ static void check_row(const struct row *r)
     CHECK_STR(json_get(js, "mtc_periods", buf, sizeof buf), want);
     snprintf(want, sizeof want, "%u", c.num_address_ranges);
     CHECK_STR(json_get(js, "num_address_ranges", buf, sizeof buf), want);
+    CHECK_EQ(json_count_key(js, "errata"), 1); /* the errata of the processor */
 
     /* the replay backend answers like that processor: fwpt_caps_read gets the same capabilities */
     struct fwpt_replay rp;
@@ -924,7 +926,14 @@ static void test_golden_report(void)
         "  mtc_periods           0x249\n"
         "  cycle_thresholds      0x3fff\n"
         "  psb_periods           0x3f\n"
-        "verdict                 Intel PT usable (usable): Intel PT is usable\n";
+        "verdict                 Intel PT usable (usable): Intel PT is usable\n"
+        "errata                  decoder: worked around when decoding; trace: avoided by the trace settings\n"
+        "  BDM70   decoder  SKD024 SKL021 KBL021  PSB+ may contain FUP and MODE.Exec while tracing is off, ahead of a TIP.PGE\n"
+        "  SKD007  decoder  SKL049 KBL041         OVF may follow the first byte of a multi-byte CYC (the rest of the CYC is missing)\n"
+        "  SKD022  decoder  SKL024 KBL023         a VM entry that clears TraceEn may write a FUP before the TIP.PGD\n"
+        "  SKD010  decoder  SKD014 SKL033 KBL030  the FUP or TIP.PGE that should follow an OVF may be missing\n"
+        "  SKL014  decoder  KBL014                TIP.PGD of a direct branch that clears FilterEn may have no IP payload\n"
+        "  SKL168  decoder  -                     a CYC (and its MTC) just before a PSB may be dropped\n";
     struct fwpt_cpuid_snapshot s;
     struct fwpt_caps c;
     fwpt_cpu_profile_snapshot(fwpt_cpu_profile_find("skylake"), &s);
@@ -1011,6 +1020,21 @@ static void test_tool(void)
     CHECK_STR(json_get(out, "pt_supported", v, sizeof v), "false");
     tool_row(sel[4], "", out, sizeof out);
     CHECK_STR(json_get(out, "reason", v, sizeof v), "\"not_intel\"");
+    CHECK_STR(json_get(out, "errata", v, sizeof v), "[]"); /* errata are listed for Intel only */
+    /* Broadwell: two decoder errata and BDM106 (BranchEn forced), exactly */
+    CHECK_EQ(run_tool("--profile broadwell --json", out, sizeof out), 0);
+    static char ev[1024];
+    CHECK_STR(json_get(out, "errata", ev, sizeof ev),
+              "[{\"name\":\"BDM70\",\"aliases\":[\"SKD024\",\"SKL021\",\"KBL021\"],\"kind\":\"decoder\",\"what\":"
+              "\"PSB+ may contain FUP and MODE.Exec while tracing is off, ahead of a TIP.PGE\"},{\"name\":\"BDM64\","
+              "\"aliases\":[],\"kind\":\"decoder\",\"what\":\"a TSX abort right after a branch may write an incorrect "
+              "TIP or TNT before the abort's TIP\"},{\"name\":\"BDM106\",\"aliases\":[],\"kind\":\"trace\",\"what\":"
+              "\"BranchEn must be 1: fwpt always sets it on these models\"}]");
+    /* Tiger Lake: the single-range output erratum (TGL052) in the same table as the decoder errata */
+    CHECK_EQ(run_tool("--profile tigerlake", out, sizeof out), 0);
+    CHECK(strstr(out, "\n  SKL014  decoder  KBL014                TIP.PGD") != NULL);
+    CHECK(strstr(out, "\n  TGL052  trace    ADL037 RPL017         single-range output above 4 KiB") != NULL);
+    CHECK(strstr(out, "BDM106") == NULL);
 
     /* the issue's minimal form: defaults GenuineIntel, max leaf 14H */
     CHECK_EQ(run_tool("--leaf7-ebx 029c6fbf --leaf14-0 1,f,7,0 --leaf14-1 02490002,003f3fff,0,0 --maxphyaddr 39 --json",
