@@ -166,7 +166,6 @@ struct fwpt_flow {
     struct fwpt_errata errata;
     /* statistics */
     uint64_t n_insns, n_errors, cache_hits, cache_misses;
-    struct fwpt_errata errata;
 };
 
 /* cache may be NULL (ncache 0): every block is then decoded again (slow). ncache: power of two. */
@@ -181,9 +180,6 @@ void fwpt_flow_cache_reset(struct fwpt_flow *f);
 
 /* Limit of instructions walked without consuming a packet before FWPT_E_RUNAWAY (default 1M). */
 void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n);
-
-/* The errata of the processor that recorded the trace (default after init: none). */
-void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e);
 
 /* Next instruction or event. FWPT_OK with *ev filled, FWPT_E_EOS at the end of the trace.
  * Errors inside the trace are FWPT_FLOW_ERROR events (decoding continues). Instructions of the
