@@ -56,6 +56,26 @@ void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n) { f->runaway_l
 
 void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e) { f->errata = *e; }
 
+void fwpt_flow_set_filter(struct fwpt_flow *f, const uint64_t (*ranges)[2], uint32_t n)
+{
+    f->n_filter = n < FWPT_FLOW_FILTERS ? n : FWPT_FLOW_FILTERS;
+    for (uint32_t i = 0; i < f->n_filter; i++) {
+        f->filter[i][0] = ranges[i][0];
+        f->filter[i][1] = ranges[i][1];
+    }
+}
+
+/* Outside every IP filter range (SDM "IP Filtering": FilterEn is 1 only inside a range). */
+static bool filtered_out(const struct fwpt_flow *f, uint64_t ip)
+{
+    if (!f->n_filter)
+        return false;
+    for (uint32_t i = 0; i < f->n_filter; i++)
+        if (ip >= f->filter[i][0] && ip <= f->filter[i][1])
+            return false;
+    return true;
+}
+
 /* TNT in either form (SDM: short TNT carries 1-6 bits, long TNT 1-47). */
 static inline bool is_tnt(uint8_t t) { return t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64; }
 
@@ -342,30 +362,51 @@ static void enter_walk(struct fwpt_flow *f, uint64_t ip)
  * TIP.PGE? Then the FUP did not mean "tracing is on at this IP" (a TIP.PGE can only follow a time when
  * PacketEn was 0), the processor wrote it anyway: erratum BDM70 (PSB+ may contain FUP and MODE.Exec
  * ahead of a TIP.PGE). Decided from the packets, so the workaround needs no CPU model. */
-static bool pge_follows(const struct fwpt_flow *f)
+/* The type of the next packet that is not status or timing (PSB and PSBEND included: a PSB+ without
+ * FUP is status), looking past f->peek when skip_peek; FWPT_PKT_NONE at the end or on an error. */
+static uint8_t next_control(const struct fwpt_flow *f, bool skip_peek)
 {
     struct fwpt_pkt_decoder d = f->pkt;
     struct fwpt_packet p;
-    bool first = f->have_peek;
+    bool first = f->have_peek && !skip_peek;
     for (unsigned i = 0; i < 256; i++) {
         if (first)
             p = f->peek;
         else if (fwpt_pkt_next(&d, &p) != FWPT_OK)
-            return false;
+            return FWPT_PKT_NONE;
         first = false;
         switch (p.type) {
-        case FWPT_PKT_TIP_PGE:
-            return true;
         case FWPT_PKT_PAD: case FWPT_PKT_TSC: case FWPT_PKT_MTC: case FWPT_PKT_CYC: case FWPT_PKT_CBR:
         case FWPT_PKT_TMA: case FWPT_PKT_MNT: case FWPT_PKT_PIP: case FWPT_PKT_VMCS:
-        case FWPT_PKT_MODE_EXEC: case FWPT_PKT_MODE_TSX:
+        case FWPT_PKT_MODE_EXEC: case FWPT_PKT_MODE_TSX: case FWPT_PKT_PSB: case FWPT_PKT_PSBEND:
             continue;
         default:
-            return false;
+            return p.type;
         }
     }
-    return false;
+    return FWPT_PKT_NONE;
 }
+
+static bool pge_follows(const struct fwpt_flow *f) { return next_control(f, false) == FWPT_PKT_TIP_PGE; }
+
+/* SKD007: an OVF written over the second byte of a multi-byte CYC reads as a 2-byte CYC whose second
+ * byte is the OVF's 02h, followed by the OVF's F3h as a 1-byte CYC. With f->peek at the first CYC: true
+ * (both CYCs consumed, f->peek made the OVF at its offset) when the bytes are that. */
+static bool skd007_ovf(struct fwpt_flow *f)
+{
+    const uint8_t *b = f->pkt.buf + f->peek.offset;
+    if (f->peek.size != 2 || b[1] != 0x02 || f->pkt.offset >= f->pkt.len || f->pkt.buf[f->pkt.offset] != 0xf3)
+        return false;
+    struct fwpt_packet cyc2;
+    if (fwpt_pkt_next(&f->pkt, &cyc2) != FWPT_OK)
+        return false;
+    f->peek.type = FWPT_PKT_OVF;
+    f->peek.offset += 1;
+    f->peek.size = 2;
+    return true;
+}
+
+static void lookahead(struct fwpt_flow *f);
 
 static void psb_plus(struct fwpt_flow *f)
 {
@@ -393,6 +434,8 @@ static void psb_plus(struct fwpt_flow *f)
             mode = f->peek.mode_exec.mode;
         } else if (t == FWPT_PKT_MODE_TSX) {
             intx = f->peek.mode_tsx.intx;
+        } else if (t == FWPT_PKT_CYC && f->errata.skd007 && skd007_ovf(f)) {
+            break; /* an OVF ends the PSB+: the caller takes it */
         } else if (t == FWPT_PKT_PSB || is_tnt(t) ||
                    t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGE || t == FWPT_PKT_TIP_PGD ||
                    t == FWPT_PKT_OVF) {
@@ -419,12 +462,11 @@ static void psb_plus(struct fwpt_flow *f)
         e->ip_valid = 1;
         e->sync = 1;
         e->offset = psb_off;
+        lookahead(f);
     } else if (f->state == ST_UNSYNCED) {
         f->state = ST_DISABLED;
     }
 }
-
-static void lookahead(struct fwpt_flow *f);
 
 /* OVF (seed 003 "Overflow": OVF, then PSB+ or none, then FUP or TIP.PGE). */
 static void overflow(struct fwpt_flow *f)
@@ -448,12 +490,27 @@ static void overflow(struct fwpt_flow *f)
             continue;
         }
         if (t == FWPT_PKT_FUP && !f->peek.ip.suppressed) {
+            uint64_t ip = f->peek.ip.ip;
+            consume(f);
+            if (pge_follows(f))
+                continue; /* APL12: a FUP although FilterEn is clear; the TIP.PGE says where tracing starts */
             /* resolved while ContextEn=1: tracing continues at the FUP IP */
+            e->ip = ip;
+            e->ip_valid = 1;
+            apply_mode(f);
+            enter_walk(f, ip);
+            lookahead(f);
+            return;
+        }
+        if (t == FWPT_PKT_TIP && !f->peek.ip.suppressed) {
+            /* SKD010: the FUP after OVF was dropped; the TIP's target is where execution goes on (a TIP
+             * cannot follow OVF otherwise, so this needs no CPU model) */
             e->ip = f->peek.ip.ip;
             e->ip_valid = 1;
             consume(f);
             apply_mode(f);
             enter_walk(f, e->ip);
+            lookahead(f);
             return;
         }
         if (t == FWPT_PKT_TIP_PGE)
@@ -464,6 +521,9 @@ static void overflow(struct fwpt_flow *f)
         side_packet(f, false);
     }
 }
+
+static int insn_class_at(struct fwpt_flow *f, uint64_t ip);
+static bool reachable(struct fwpt_flow *f, uint64_t from, uint64_t to);
 
 /* After a packet was consumed by the walk: handle what the processor emitted before the next
  * branch packet (asynchronous FUP, OVF, PSB+, MODE, timing). Stops at TNT/TIP/TIP.PGE/TIP.PGD. */
@@ -486,6 +546,19 @@ static void lookahead(struct fwpt_flow *f)
         case FWPT_PKT_FUP:
             if (fup_of_status(f, true))
                 continue;
+            if (f->errata.skd022 && !f->peek.ip.suppressed && !f->pend_tsx &&
+                next_control(f, true) == FWPT_PKT_TIP_PGD && insn_class_at(f, f->peek.ip.ip) == FWPT_IC_VMENTRY) {
+                /* SKD022: a VM entry that clears TraceEn wrote a FUP before its TIP.PGD: the VMLAUNCH or
+                 * VMRESUME at the FUP's IP executes, and its TIP.PGD disables tracing */
+                consume(f);
+                continue;
+            }
+            if (f->errata.bdm64 && f->pend_tsx == FWPT_TSX_ABORT && !f->peek.ip.suppressed &&
+                f->last_class != FWPT_IC_OTHER && !reachable(f, f->ip, f->peek.ip.ip)) {
+                /* BDM64: the branch just taken logged a wrong target before the abort; the abort's FUP
+                 * cannot be reached from there, so the branch went to the FUP's IP */
+                f->ip = f->peek.ip.ip;
+            }
             if (!f->peek.ip.suppressed) {
                 f->fup_pending = 1; /* seed 003: FUP..TIP compound event, bound to this IP */
                 f->stop_ip = f->peek.ip.ip;
@@ -498,6 +571,13 @@ static void lookahead(struct fwpt_flow *f)
             continue;
         case FWPT_PKT_PSB:
             psb_plus(f);
+            continue;
+        case FWPT_PKT_CYC:
+            if (f->errata.skd007 && skd007_ovf(f)) {
+                overflow(f);
+                continue;
+            }
+            consume(f);
             continue;
         default:
             if (!side_packet(f, true))
@@ -673,6 +753,37 @@ static enum fwpt_status build_block(struct fwpt_flow *f, uint64_t ip, struct fwp
     return FWPT_OK;
 }
 
+/* The class of the instruction at ip (FWPT_IC_COUNT when it cannot be read). */
+static int insn_class_at(struct fwpt_flow *f, uint64_t ip)
+{
+    struct fwpt_flow_block b;
+    uint64_t fail;
+    if (build_block(f, ip, &b, &fail) != FWPT_OK)
+        return FWPT_IC_COUNT;
+    return b.ninsn == 1 ? b.iclass : FWPT_IC_OTHER;
+}
+
+/* Does the code run from 'from' to 'to' without a branch (libipt's test for BDM64)? Up to 64 blocks. */
+static bool reachable(struct fwpt_flow *f, uint64_t from, uint64_t to)
+{
+    struct fwpt_flow_block b;
+    uint64_t fail;
+    for (unsigned k = 0; k < 64; k++) {
+        if (build_block(f, from, &b, &fail) != FWPT_OK)
+            return false;
+        uint64_t a = from;
+        for (unsigned i = 0; i < b.ninsn; i++) {
+            if (a == to)
+                return true;
+            a += b.sizes[i];
+        }
+        if (b.iclass != FWPT_IC_OTHER)
+            return false;
+        from = a;
+    }
+    return false;
+}
+
 static inline const struct fwpt_flow_block *get_block(struct fwpt_flow *f, uint64_t ip,
                                                       enum fwpt_status *st)
 {
@@ -786,9 +897,10 @@ static void resolve(struct fwpt_flow *f)
         if (f->last_class == FWPT_IC_CALL_REL && !(f->last_flags & FWPT_FLOW_BF_ZERO_LEN_CALL))
             push_ret(f, next); /* seed 002: zero-length calls are not pushed */
         f->ip = f->last_target;
-        if (f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD && !f->peek.ip.suppressed &&
-            f->peek.ip.ip == f->last_target) {
-            /* a direct branch out of the IP filter range: TIP.PGD with its target */
+        if (f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD &&
+            (f->peek.ip.suppressed ? filtered_out(f, f->last_target) : f->peek.ip.ip == f->last_target)) {
+            /* a direct branch out of the IP filter range: TIP.PGD with its target, or without an IP when
+             * the target lies outside the ranges the trace was recorded with (erratum SKL014) */
             struct fwpt_packet pgd = f->peek;
             consume(f);
             disabled_at(f, &pgd, false, 0);

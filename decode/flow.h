@@ -110,6 +110,7 @@ struct fwpt_flow_run {
 };
 
 #define FWPT_FLOW_RETSTACK 64
+#define FWPT_FLOW_FILTERS 4
 #define FWPT_FLOW_EVQ 16
 #define FWPT_FLOW_OBUF 256 /* instructions decoded ahead for fwpt_flow_next */
 
@@ -164,6 +165,8 @@ struct fwpt_flow {
     uint8_t resume_valid;      /* resume_ip: where the walk would go on after the last disable */
     uint64_t ptw_payload, ptw_ip, pip_cr3, vmcs_base, resume_ip;
     struct fwpt_errata errata;
+    uint32_t n_filter;         /* IP filter ranges the trace was recorded with (0: none known) */
+    uint64_t filter[FWPT_FLOW_FILTERS][2];
     /* statistics */
     uint64_t n_insns, n_errors, cache_hits, cache_misses;
 };
@@ -174,6 +177,11 @@ void fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_
 
 /* The processor's errata (arch/errata.h) the decoder works around; default: none known. */
 void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e);
+
+/* The IP filter ranges (ADDRn_A..ADDRn_B, inclusive; ADDRn_CFG = 1) the trace was recorded with, so
+ * that a TIP.PGD without an IP can be bound to the direct branch that left them (erratum SKL014).
+ * At most FWPT_FLOW_FILTERS; n = 0: none known. */
+void fwpt_flow_set_filter(struct fwpt_flow *f, const uint64_t (*ranges)[2], uint32_t n);
 
 /* Empties the instruction cache (after code changed). */
 void fwpt_flow_cache_reset(struct fwpt_flow *f);

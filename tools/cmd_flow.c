@@ -366,7 +366,10 @@ static void usage(FILE *f)
             "  --no-disasm    no Zydis disassembly in the instruction listing\n"
             "  --cpu F/M[/S]  the Intel processor that wrote the trace: family/model[/stepping], decimal or\n"
             "                 0x-hex (as ptxed --cpu); the decoder applies its errata. none: no processor.\n"
-            "                 Default: the \"cpu\" of DIR's sideband.json, else none\n");
+            "                 Default: the \"cpu\" of DIR's sideband.json, else none\n"
+            "  --filter A-B   an IP filter range (hex, inclusive; up to 4) the trace was recorded with:\n"
+            "                 binds a TIP.PGD without IP to the direct branch that left the ranges\n"
+            "                 (erratum SKL014)\n");
 }
 
 static int cmp_base(const void *a, const void *b)
@@ -384,6 +387,8 @@ int fwpt_cmd_flow(int argc, char **argv)
     struct fwpt_cpu_id cpu = {0};
     int have_cpu = 0;
     struct fwpt_errata errata;
+    uint64_t filter[FWPT_FLOW_FILTERS][2];
+    uint32_t n_filter = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -423,6 +428,24 @@ int fwpt_cmd_flow(int argc, char **argv)
                 return 2;
             }
             have_cpu = 1;
+        } else if (!strcmp(a, "--filter") && v) {
+            i++;
+            const char *dash = strchr(v, '-');
+            uint64_t fa, fb;
+            char lo[32];
+            if (!dash || (size_t)(dash - v) >= sizeof lo || n_filter == FWPT_FLOW_FILTERS) {
+                fprintf(stderr, "fwpt flow: --filter: expected A-B (hex), at most %d, got '%s'\n", FWPT_FLOW_FILTERS, v);
+                return 2;
+            }
+            memcpy(lo, v, (size_t)(dash - v));
+            lo[dash - v] = 0;
+            if (fwpt_parse_u64(lo, 1, &fa) != 0 || fwpt_parse_u64(dash + 1, 1, &fb) != 0 || fb < fa) {
+                fprintf(stderr, "fwpt flow: --filter: expected A-B with hex A <= B, got '%s'\n", v);
+                return 2;
+            }
+            filter[n_filter][0] = fa;
+            filter[n_filter][1] = fb;
+            n_filter++;
         } else if (!strcmp(a, "--calls")) {
             calls = 1;
         } else if (!strcmp(a, "--profile")) {
@@ -516,6 +539,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     fwpt_flow_init(f, trace, trace_size, read_code, &im, cache, sizeof cache / sizeof cache[0]);
     fwpt_errata_for_cpu(&cpu, &errata);
     fwpt_flow_set_errata(f, &errata);
+    fwpt_flow_set_filter(f, (const uint64_t (*)[2])filter, n_filter);
     struct fwpt_sink out = fwpt_file_sink(stdout);
     struct fwpt_flow_printer pr = {&out, fmt, &mods, dz ? disasm : NULL, dz, 0};
 

@@ -100,8 +100,6 @@ def fwpt_lines(out, opts):
             lines.append(line)
     return lines
 
-_HAS_CPU = b"--cpu" in subprocess.run(["build/fwpt", "flow", "--help"], capture_output=True).stderr + subprocess.run(["build/fwpt", "flow", "--help"], capture_output=True).stdout
-
 def run_case(repo, case_dir, row):
     opts = row["ptxed_opts"].split()
     org = int(row["org"], 16)
@@ -111,8 +109,14 @@ def run_case(repo, case_dir, row):
     cpu = row["cpu"]
     if "--cpu" in opts:
         cpu = opts[opts.index("--cpu") + 1]
-    if cpu != "-" and _HAS_CPU:
+    if cpu != "-":
         cmd += ["--cpu", cpu]
+    # ptxed --filter:addrN_cfg/_a/_b: the IP filter ranges the trace was recorded with
+    for n in range(4):
+        key = "--filter:addr%d_" % n
+        if key + "cfg" in opts and opts[opts.index(key + "cfg") + 1] == "1":
+            cmd += ["--filter", "%x-%x" % (int(opts[opts.index(key + "a") + 1], 0),
+                                           int(opts[opts.index(key + "b") + 1], 0))]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
     return p, fwpt_lines(p.stdout, opts)
 
