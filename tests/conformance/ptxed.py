@@ -149,27 +149,122 @@ def read_manifest(root):
             rows.append(dict(zip(head, vals)))
     return rows
 
+_ROOT = [None]
+
+def _ptdump_listing(name):
+    """The case's ptxed.exp is a packet listing (offset, two spaces, psb), not a flow."""
+    try:
+        with open(os.path.join(_ROOT[0], name, "ptxed.exp")) as f:
+            return f.readline().startswith("0000000000000000  psb")
+    except OSError:
+        return False
+
+# Cases about ptxed's own presentation, not the flow: name pattern -> reason. Each is still compared
+# where it can be (see PRESENTATION_FILTERS); none hides a disagreement on instructions or events.
+PRESENTATION_ONLY = [
+    (lambda n, o: "--block:show-blocks" in o and not _ptdump_listing(n),
+     "ptxed --block:show-blocks marks the block decoder's blocks with [block]: compared with those lines left out"),
+    (lambda n, o: "--stat" in o and "--quiet" in o,
+     "ptxed --quiet --stat prints only its statistics, no flow: nothing to compare (the packets are checked by the ptdump half)"),
+    (lambda n, o: _ptdump_listing(n),
+     "the corpus keeps ptdump's listing as this case's ptxed.exp (it tests ptxed's --stat or --block:end-on-jump "
+     "output, which the corpus does not keep): the packets are checked by the ptdump half"),
+    (lambda n, o: n == "bad_cpu",
+     "ptxed --cpu 0/0 prints a config error and decodes nothing; fwpt flow refuses --cpu 0/0 with exit 2 naming the option (checked)"),
+]
+
+# Cases fwpt does not decode the way ptxed does yet, with the reason; each must fail (a case that now
+# passes must leave this list, so the list stays exact). Issue 16 is open until this is empty.
+NOT_YET = [
+    (lambda n, o: n.startswith("ptet"), "Event Trace (CFE/EVD packets: interrupt vectors, IRET, SMI, VM exits, IF changes) is not decoded into events yet"),
+    (lambda n, o: "--event:tick" in o, "tick events and time (ptxed --event:tick/--event:time) are issue 19"),
+    (lambda n, o: "trig" in n, "TRIG packets are not flow events yet"),
+    (lambda n, o: "mwait" in n or "pwre" in n or "pwrx" in n, "power events (MWAIT, PWRE, PWRX) are not flow events yet"),
+    (lambda n, o: "mnt" in n, "MNT is not a flow event yet"),
+    (lambda n, o: n.startswith("ovf-timing"), "CBR is not a flow event yet"),
+    (lambda n, o: "mov_cr3" in n, "MOV CR3 is not an instruction class yet: PIP and TIP.PGD without IP cannot bind to it"),
+    (lambda n, o: "jmpabs" in n, "JMPABS (APX, REX2 prefix) is not decoded yet"),
+    (lambda n, o: "eretu" in n, "ERETU/ERETS (FRED) are not decoded yet"),
+    (lambda n, o: n in ("pip-vmcs-tip_pgd", "fup-pip-vmcs-tip_pgd"), "PIP/VMCS before a TIP.PGD: ptxed gives them after the disable"),
+    (lambda n, o: n == "call_indirect_deferred-ret_compressed", "a TIP deferred past the TNT of later branches (SDM 'Indirect Transfer Compression') is not followed yet"),
+    (lambda n, o: n.startswith("ptxed-resync") and n not in ("ptxed-resync-bad_query-ovf", "ptxed-resync-bad_query-tip",
+                                                            "ptxed-resync-nomap-tip"), "error offsets and resynchronization points differ from libipt's query decoder"),
+    (lambda n, o: "--event:ip" in o and ("tsx_abort" in n), "[interrupt, from, to] and a TIP.PGD's target with --event:ip are not printed yet"),
+]
+
+def classify(name, opts, table):
+    for test, why in table:
+        if test(name, opts):
+            return why
+    return None
+
+def check_presentation(repo, case_dir, row, why):
+    opts = row["ptxed_opts"].split()
+    if _ptdump_listing(row["name"]):
+        return True, ""
+    if "--block:show-blocks" in opts:
+        exp = [l for l in expected_lines(os.path.join(case_dir, "ptxed.exp")) if l != "[block]"]
+        p, got = run_case(repo, case_dir, row)
+        return exp == got, "" if exp == got else "flow differs with [block] lines left out"
+    if row["name"] == "bad_cpu":
+        p, _ = run_case(repo, case_dir, row)
+        ok = p.returncode == 2 and "--cpu" in p.stderr
+        return ok, "" if ok else "fwpt flow did not refuse --cpu 0/0 with exit 2"
+    return True, ""
+
 def main():
     import sys
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    root = os.path.join(os.path.dirname(repo), "shared", "conformance", "libipt")
+    root = os.environ.get("FWPT_CONFORMANCE") or os.path.join(os.path.dirname(repo), "shared", "conformance", "libipt")
+    if not os.path.isfile(os.path.join(root, "manifest.tsv")):
+        print("conformance corpus not found at %s: the ptxed cases were NOT RUN" % root)
+        print("conformance_ptxed: 0 passed, 1 failed (corpus missing)")
+        return 1
+    _ROOT[0] = root
     rows = [r for r in read_manifest(root) if "ptxed.exp" in r["files"].split()]
     only = sys.argv[1:]
-    fams = {}
-    fails = []
+    fams, fails, notyet, stale, pres = {}, [], [], [], 0
     for r in rows:
         if only and not any(o in r["name"] for o in only):
             continue
-        ok, why = check_case(repo, os.path.join(root, r["name"]), r)
-        f = fams.setdefault(family(r["name"]), [0, 0])
-        f[0 if ok else 1] += 1
-        if not ok:
+        opts = r["ptxed_opts"].split()
+        case_dir = os.path.join(root, r["name"])
+        why_p = classify(r["name"], opts, PRESENTATION_ONLY)
+        if why_p:
+            ok, why = check_presentation(repo, case_dir, r, why_p)
+            pres += 1
+        else:
+            ok, why = check_case(repo, case_dir, r)
+        f = fams.setdefault(family(r["name"]), [0, 0, 0])
+        ny = None if why_p else classify(r["name"], opts, NOT_YET)
+        if ok and ny:
+            stale.append((r["name"], ny))
+            f[1] += 1
+        elif ok:
+            f[0] += 1
+        elif ny:
+            notyet.append((r["name"], ny, why))
+            f[2] += 1
+        else:
             fails.append((r["name"], why))
+            f[1] += 1
     for n, why in fails:
         print("FAIL %s: %s" % (n, why))
+    for n, ny in stale:
+        print("FAIL %s: passes now: take it off NOT_YET (%s)" % (n, ny))
+    reasons = {}
+    for n, ny, why in notyet:
+        reasons.setdefault(ny, []).append(n)
+    for ny, names in reasons.items():
+        print("NOT YET (%d): %s: %s" % (len(names), ny, " ".join(names)))
+    print("%-22s %6s %6s %7s" % ("family", "passed", "failed", "not yet"))
     for k in sorted(fams):
-        print("%-14s %3d passed, %3d failed" % (k, fams[k][0], fams[k][1]))
-    print("ptxed: %d passed, %d failed" % (sum(v[0] for v in fams.values()), sum(v[1] for v in fams.values())))
+        print("%-22s %6d %6d %7d" % (k, fams[k][0], fams[k][1], fams[k][2]))
+    passed = sum(v[0] for v in fams.values())
+    failed = sum(v[1] for v in fams.values())
+    print("conformance_ptxed: %d passed, %d failed (of %d cases with a ptxed.exp; %d presentation-only checked as such, "
+          "%d not yet decoded as ptxed does, listed above)" % (passed, failed, len(rows), pres, len(notyet)))
+    return 1 if failed else 0
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
