@@ -136,7 +136,7 @@ static void reset_walk(struct fwpt_flow *f)
 /* A flow error: report it, then resume at the next IP packet. */
 static void drop_pending(struct fwpt_flow *f)
 {
-    f->pend_tsx = f->pend_exstop = f->pend_ptw = f->pend_pip = f->pend_vmcs = 0;
+    f->pend_tsx = f->pend_exstop = f->pend_ptw = f->pend_pip = f->pend_vmcs = f->pend_mwait = f->pend_pwre = 0;
     f->resume_valid = 0;
 }
 
@@ -251,6 +251,67 @@ static void push_ptwrite(struct fwpt_flow *f)
     f->ptw_ip_valid = 0;
 }
 
+/* An EXSTOP, with the MWAIT that led to it first and the PWRE after it (the order libipt gives: SDM
+ * "Power Event Tracing": MWAIT, PWRE, EXSTOP are written together when a C-state is entered). */
+static void push_exstop(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset)
+{
+    struct fwpt_flow_event *e;
+    if (f->pend_mwait) {
+        e = evq_push(f, FWPT_FLOW_MWAIT);
+        e->to = f->mwait_hints;
+        e->ip = ip;
+        e->ip_valid = ip_valid;
+        e->offset = offset;
+        f->pend_mwait = 0;
+    }
+    e = evq_push(f, FWPT_FLOW_EXSTOP);
+    e->ip = ip;
+    e->ip_valid = ip_valid;
+    e->offset = offset;
+    f->pend_exstop = 0;
+    if (f->pend_pwre) {
+        e = evq_push(f, FWPT_FLOW_PWRE);
+        e->detail = f->pwre_state;
+        e->size = f->pwre_sub;
+        e->async = f->pwre_hw;
+        e->offset = offset;
+        f->pend_pwre = 0;
+    }
+}
+
+/* MWAIT and PWRE whose EXSTOP did not come (an OVF, the trace's end): given as they are. */
+static void flush_power(struct fwpt_flow *f, uint64_t offset)
+{
+    if (f->pend_exstop) {
+        /* EXSTOP with IP bit whose FUP did not come: libipt gives PWRE, MWAIT, EXSTOP */
+        uint8_t pw = f->pend_pwre;
+        f->pend_pwre = 0;
+        if (pw) {
+            struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_PWRE);
+            e->detail = f->pwre_state;
+            e->size = f->pwre_sub;
+            e->async = f->pwre_hw;
+            e->offset = offset;
+        }
+        push_exstop(f, false, 0, offset);
+        return;
+    }
+    if (f->pend_mwait) {
+        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_MWAIT);
+        e->to = f->mwait_hints;
+        e->offset = offset;
+        f->pend_mwait = 0;
+    }
+    if (f->pend_pwre) {
+        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_PWRE);
+        e->detail = f->pwre_state;
+        e->size = f->pwre_sub;
+        e->async = f->pwre_hw;
+        e->offset = offset;
+        f->pend_pwre = 0;
+    }
+}
+
 static uint8_t tsx_what(const struct fwpt_packet *p)
 {
     return p->mode_tsx.abrt ? FWPT_TSX_ABORT : p->mode_tsx.intx ? FWPT_TSX_BEGIN : FWPT_TSX_COMMIT;
@@ -277,12 +338,53 @@ static bool side_packet(struct fwpt_flow *f, bool walking)
             push_tsx(f, tsx_what(p), false, 0, p->offset);
         break;
     case FWPT_PKT_EXSTOP:
-        if (p->exstop.ip) {
+        if (p->exstop.ip)
             f->pend_exstop = 1; /* its FUP follows */
-        } else {
-            e = evq_push(f, FWPT_FLOW_EXSTOP);
+        else
+            push_exstop(f, false, 0, p->offset);
+        break;
+    case FWPT_PKT_MWAIT:
+        f->pend_mwait = 1;
+        f->mwait_hints = p->mwait.hints | (uint64_t)p->mwait.ext << 32;
+        break;
+    case FWPT_PKT_PWRE:
+        f->pwre_state = p->pwre.state;
+        f->pwre_sub = p->pwre.sub_state;
+        f->pwre_hw = p->pwre.hw;
+        f->pend_pwre = 1;
+        if (!walking && !f->pend_mwait) {
+            f->pend_pwre = 0;
+            e = evq_push(f, FWPT_FLOW_PWRE);
+            e->detail = f->pwre_state;
+            e->size = f->pwre_sub;
+            e->async = f->pwre_hw;
             e->offset = p->offset;
         }
+        break;
+    case FWPT_PKT_PWRX:
+        if (f->pend_pwre && !f->pend_exstop) {
+            f->pend_pwre = 0; /* the PWRE of a C-state entered without EXSTOP */
+            e = evq_push(f, FWPT_FLOW_PWRE);
+            e->detail = f->pwre_state;
+            e->size = f->pwre_sub;
+            e->async = f->pwre_hw;
+            e->offset = p->offset;
+        }
+        e = evq_push(f, FWPT_FLOW_PWRX);
+        e->detail = p->pwrx.last;
+        e->size = p->pwrx.deepest;
+        e->status = p->pwrx.wake_reason;
+        e->offset = p->offset;
+        break;
+    case FWPT_PKT_CBR:
+        e = evq_push(f, FWPT_FLOW_CBR);
+        e->detail = p->cbr.ratio;
+        e->offset = p->offset;
+        break;
+    case FWPT_PKT_MNT:
+        e = evq_push(f, FWPT_FLOW_MNT);
+        e->to = p->mnt.payload;
+        e->offset = p->offset;
         break;
     case FWPT_PKT_PTW:
         if (f->pend_ptw) {
@@ -339,11 +441,7 @@ static bool fup_of_status(struct fwpt_flow *f, bool walking)
         return true;
     }
     if (f->pend_exstop && !walking) {
-        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_EXSTOP);
-        e->ip = p->ip.ip;
-        e->ip_valid = !p->ip.suppressed;
-        e->offset = p->offset;
-        f->pend_exstop = 0;
+        push_exstop(f, !p->ip.suppressed, p->ip.ip, p->offset);
         consume(f);
         return true;
     }
@@ -434,6 +532,9 @@ static void psb_plus(struct fwpt_flow *f)
             mode = f->peek.mode_exec.mode;
         } else if (t == FWPT_PKT_MODE_TSX) {
             intx = f->peek.mode_tsx.intx;
+        } else if (t == FWPT_PKT_MNT) {
+            side_packet(f, false); /* MNT is an event wherever it stands */
+            continue;
         } else if (t == FWPT_PKT_CYC && f->errata.skd007 && skd007_ovf(f)) {
             break; /* an OVF ends the PSB+: the caller takes it */
         } else if (t == FWPT_PKT_PSB || is_tnt(t) ||
@@ -473,16 +574,31 @@ static void overflow(struct fwpt_flow *f)
 {
     uint64_t off = f->peek.offset;
     consume(f);
+    flush_power(f, off);
     reset_walk(f);
     f->resume_valid = 0;
+    f->pend_tsx = 0;
     retstack_clear(f); /* seed 002: no RET compressed across an overflow */
-    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_OVERFLOW);
-    e->offset = off;
     f->state = ST_DISABLED; /* PSB+ in between must not synchronize by itself */
+    /* The OVERFLOW event: at once, or (as libipt orders it) after what the packets up to the FUP that
+     * resolves the overflow report, when a FUP is what resolves it. */
+    struct fwpt_flow_event *e = NULL;
+    if (next_control(f, false) != FWPT_PKT_FUP)
+        e = evq_push(f, FWPT_FLOW_OVERFLOW), e->offset = off;
     for (;;) {
         if (fetch(f) != FWPT_OK)
-            return;
+            break;
         uint8_t t = f->peek.type;
+        if (t == FWPT_PKT_MODE_TSX) {
+            f->pend_tsx = tsx_what(&f->peek); /* given after the OVERFLOW */
+            consume(f);
+            continue;
+        }
+        if (t == FWPT_PKT_PSB || t == FWPT_PKT_FUP || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGE ||
+            t == FWPT_PKT_TIP_PGD || t == FWPT_PKT_OVF || is_tnt(t)) {
+            if (!e)
+                e = evq_push(f, FWPT_FLOW_OVERFLOW), e->offset = off;
+        }
         if (t == FWPT_PKT_PSB) {
             psb_plus(f);
             if (f->state == ST_WALK)
@@ -491,12 +607,17 @@ static void overflow(struct fwpt_flow *f)
         }
         if (t == FWPT_PKT_FUP && !f->peek.ip.suppressed) {
             uint64_t ip = f->peek.ip.ip;
+            uint64_t fup_off = f->peek.offset;
             consume(f);
             if (pge_follows(f))
                 continue; /* APL12: a FUP although FilterEn is clear; the TIP.PGE says where tracing starts */
             /* resolved while ContextEn=1: tracing continues at the FUP IP */
             e->ip = ip;
             e->ip_valid = 1;
+            if (f->pend_tsx) {
+                push_tsx(f, f->pend_tsx, true, ip, fup_off);
+                f->pend_tsx = 0;
+            }
             apply_mode(f);
             enter_walk(f, ip);
             lookahead(f);
@@ -513,12 +634,16 @@ static void overflow(struct fwpt_flow *f)
             lookahead(f);
             return;
         }
-        if (t == FWPT_PKT_TIP_PGE)
-            return; /* the TIP.PGE is handled by the disabled state */
-        if (is_tnt(t) || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGD ||
+        if (t == FWPT_PKT_TIP_PGE || is_tnt(t) || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGD ||
             t == FWPT_PKT_OVF || t == FWPT_PKT_FUP)
-            return; /* no resume IP: wait for one */
+            break; /* no resume IP here: the disabled state waits for one (a TIP.PGE: handled there) */
         side_packet(f, false);
+    }
+    if (!e)
+        e = evq_push(f, FWPT_FLOW_OVERFLOW), e->offset = off;
+    if (f->pend_tsx) {
+        push_tsx(f, f->pend_tsx, false, 0, off);
+        f->pend_tsx = 0;
     }
 }
 
@@ -634,13 +759,8 @@ static void fup_reached(struct fwpt_flow *f)
         push_tsx(f, f->pend_tsx, true, f->stop_ip, f->stop_offset);
         f->pend_tsx = 0;
     }
-    if (f->pend_exstop) {
-        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_EXSTOP);
-        e->ip = f->stop_ip;
-        e->ip_valid = 1;
-        e->offset = f->stop_offset;
-        f->pend_exstop = 0;
-    }
+    if (f->pend_exstop)
+        push_exstop(f, true, f->stop_ip, f->stop_offset);
     for (;;) {
         enum fwpt_status s = fetch(f);
         if (s == FWPT_E_EOS) {
@@ -1509,7 +1629,7 @@ const char *fwpt_flow_kind_name(enum fwpt_flow_kind k)
 {
     static const char *const names[FWPT_FLOW_KIND_COUNT] = {
         "insn", "enabled", "disabled", "interrupt", "overflow", "mode", "error",
-        "tsx", "stopped", "paging", "vmcs", "ptwrite", "exstop", "end",
+        "tsx", "stopped", "paging", "vmcs", "ptwrite", "exstop", "cbr", "mnt", "mwait", "pwre", "pwrx", "end",
     };
     return (unsigned)k < FWPT_FLOW_KIND_COUNT ? names[k] : "?";
 }

@@ -71,6 +71,23 @@ static void json_offset(const struct fwpt_sink *o, uint64_t off)
     fwpt_put_dec(o, off);
 }
 
+/* PWRE/PWRX C-state fields hold the C-state minus one, modulo 16 (SDM "PWRE Packet": 0000b C1 ...
+ * 1111b C0), as MWAIT's hints do. */
+static unsigned cstate(uint8_t raw) { return (raw + 1u) & 0xfu; }
+
+/* PWRX wake reason bits (SDM "PWRX Packet"): interrupt, timer deadline, store to the monitored
+ * address, hardware (autonomous) wake; the first set one. */
+static const char *wake_name(uint32_t w)
+{
+    return w & 1 ? "interrupt" : w & 2 ? "timer" : w & 4 ? "store" : w & 8 ? "hw" : "none";
+}
+
+static void put_cstate(const struct fwpt_sink *o, uint8_t raw)
+{
+    fwpt_putc(o, 'C');
+    fwpt_put_dec(o, cstate(raw));
+}
+
 static const char *tsx_name(uint8_t what)
 {
     return what == FWPT_TSX_BEGIN ? "begin" : what == FWPT_TSX_COMMIT ? "commit" : "abort";
@@ -178,6 +195,45 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
     case FWPT_FLOW_EXSTOP:
         if (ev->ip_valid)
             json_ip(p, "ip", "module", "module_offset", ev->ip);
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_CBR:
+        fwpt_puts(o, ",\"ratio\":");
+        fwpt_put_dec(o, ev->detail);
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_MNT:
+        fwpt_puts(o, ",\"payload\":\"");
+        fwpt_put_0x(o, ev->to);
+        fwpt_putc(o, '"');
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_MWAIT:
+        fwpt_puts(o, ",\"hints\":\"");
+        fwpt_put_0x(o, ev->to & 0xffffffffu);
+        fwpt_puts(o, "\",\"ext\":\"");
+        fwpt_put_0x(o, ev->to >> 32);
+        fwpt_putc(o, '"');
+        if (ev->ip_valid)
+            json_ip(p, "ip", "module", "module_offset", ev->ip);
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_PWRE:
+        fwpt_puts(o, ",\"state\":\"");
+        put_cstate(o, ev->detail);
+        fwpt_putc(o, '.');
+        fwpt_put_dec(o, cstate(ev->size));
+        fwpt_puts(o, ev->async ? "\",\"hw\":true" : "\",\"hw\":false");
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_PWRX:
+        fwpt_puts(o, ",\"last\":\"");
+        put_cstate(o, ev->detail);
+        fwpt_puts(o, "\",\"deepest\":\"");
+        put_cstate(o, ev->size);
+        fwpt_puts(o, "\",\"wake\":\"");
+        fwpt_puts(o, wake_name(ev->status));
+        fwpt_putc(o, '"');
         json_offset(o, ev->offset);
         break;
     case FWPT_FLOW_STOPPED:
@@ -300,6 +356,40 @@ static void print_text(const struct fwpt_flow_printer *p, const struct fwpt_flow
             fwpt_puts(o, " at ");
             text_ip(p, ev->ip);
         }
+        break;
+    case FWPT_FLOW_CBR:
+        fwpt_puts(o, "-- core:bus ratio ");
+        fwpt_put_dec(o, ev->detail);
+        break;
+    case FWPT_FLOW_MNT:
+        fwpt_puts(o, "-- maintenance packet ");
+        fwpt_put_0x(o, ev->to);
+        break;
+    case FWPT_FLOW_MWAIT:
+        fwpt_puts(o, "-- MWAIT hints ");
+        fwpt_put_0x(o, ev->to & 0xffffffffu);
+        fwpt_puts(o, ", extensions ");
+        fwpt_put_0x(o, ev->to >> 32);
+        if (ev->ip_valid) {
+            fwpt_puts(o, " at ");
+            text_ip(p, ev->ip);
+        }
+        break;
+    case FWPT_FLOW_PWRE:
+        fwpt_puts(o, "-- power entry: ");
+        put_cstate(o, ev->detail);
+        fwpt_putc(o, '.');
+        fwpt_put_dec(o, cstate(ev->size));
+        if (ev->async)
+            fwpt_puts(o, " (hardware)");
+        break;
+    case FWPT_FLOW_PWRX:
+        fwpt_puts(o, "-- power exit: last ");
+        put_cstate(o, ev->detail);
+        fwpt_puts(o, ", deepest ");
+        put_cstate(o, ev->size);
+        fwpt_puts(o, ", wake: ");
+        fwpt_puts(o, wake_name(ev->status));
         break;
     case FWPT_FLOW_END:
         fwpt_puts(o, "-- end of the trace data, tracing on: what follows comes from the code alone");

@@ -55,6 +55,11 @@ struct fwpt_flow_printer {
  *        {"type":"vmcs","base":"0x..","offset":N}
  *        {"type":"ptwrite","payload":"0x..","bytes":4|8[,"ip":"0x.."],"offset":N}
  *        {"type":"exstop"[,"ip":"0x.."],"offset":N}
+ *        {"type":"cbr","ratio":N,"offset":N}
+ *        {"type":"mnt","payload":"0x..","offset":N}
+ *        {"type":"mwait","hints":"0x..","ext":"0x.."[,"ip":"0x.."],"offset":N}
+ *        {"type":"pwre","state":"C1.0","hw":true|false,"offset":N}
+ *        {"type":"pwrx","last":"C1","deepest":"C0","wake":"interrupt|timer|store|hw|none","offset":N}
  *        {"type":"end","offset":N}   (the trace data ends; later instructions follow from the code)
  * "spec": the instruction ran inside a TSX transaction (printed after a tsx begin, until commit/abort).
  * Module names and offsets are added to event IPs as "module"/"offset" (or "from_module"...). */

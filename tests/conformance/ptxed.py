@@ -37,6 +37,8 @@ def _disabled_ip(ev, opts):
         return ""
     return ", %s: %016x" % ("at" if ev.get("async") else "ip", int(ev["ip"], 16))
 
+WAKE = {"interrupt": "int", "timer": "tmr", "store": "st", "hw": "hw", "none": "none"}
+
 TSX_NAMES = {"begin": "begin transaction", "commit": "committed", "abort": "aborted"}
 
 def _tsx(ev, opts):
@@ -64,6 +66,11 @@ EVENTS = {
     # The trace data ends with tracing on. ptxed stops here (pts_eos); fwpt goes on listing what the
     # code alone implies up to the first instruction that needs a packet (docs: "the end of a trace"):
     # those instructions are not compared.
+    "cbr": lambda ev, opts: "[cbr: %x]" % ev["ratio"],
+    "mnt": lambda ev, opts: "[mnt: %x]" % int(ev["payload"], 16),
+    "mwait": lambda ev, opts: "[mwait %x %x%s]" % (int(ev["hints"], 16), int(ev["ext"], 16), _ip_suffix(ev, opts)),
+    "pwre": lambda ev, opts: "[pwre %s%s]" % (ev["state"].lower(), " hw" if ev["hw"] else ""),
+    "pwrx": lambda ev, opts: "[pwrx %s: %s (%s)]" % (WAKE[ev["wake"]], ev["last"].lower(), ev["deepest"].lower()),
     "end": lambda ev, opts: "[end of trace]",
     "cut": lambda ev, opts: None,
 }
@@ -120,6 +127,19 @@ def run_case(repo, case_dir, row):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
     return p, fwpt_lines(p.stdout, opts)
 
+# Where libipt reads a packet otherwise than the SDM and fwpt follows the SDM (the ptdump half lists
+# the same): (name, reason, test(expected line, fwpt's line, trace bytes) -> True when that is the difference).
+def _pwre_hw(e, g, trace):
+    # SDM Table "PWRE Packet Definition": HW is byte 2 bit 7; libipt 2.x reads it from bit 3.
+    if not (e.startswith("[pwre ") and e == g[:-1] + " hw]"):
+        return False
+    return any(trace[i] == 0x02 and trace[i + 1] == 0x22 and trace[i + 2] & 0x08 and not trace[i + 2] & 0x80
+               for i in range(len(trace) - 3))
+
+LIBIPT_DIFFERENCES = [
+    ("pwre-hw", "libipt reads PWRE's HW from byte 2 bit 3, the SDM table puts it in bit 7", _pwre_hw),
+]
+
 def check_case(repo, case_dir, row):
     """(ok, reason): fwpt flow's instructions and events against ptxed.exp."""
     exp = expected_lines(os.path.join(case_dir, "ptxed.exp"))
@@ -129,10 +149,12 @@ def check_case(repo, case_dir, row):
         return False, "fwpt flow timed out (30 s)"
     if p.returncode not in (0, 1):
         return False, "fwpt flow exit %d: %s" % (p.returncode, p.stderr.strip()[:200])
+    with open(os.path.join(case_dir, "trace.pt"), "rb") as f:
+        trace = f.read()
     for i in range(max(len(exp), len(got))):
         e = exp[i] if i < len(exp) else "<end>"
         g = got[i] if i < len(got) else "<end>"
-        if e != g:
+        if e != g and not any(d[2](e, g, trace) for d in LIBIPT_DIFFERENCES):
             return False, "line %d: expected %r, fwpt %r" % (i + 1, e, g)
     return True, ""
 
@@ -179,9 +201,6 @@ NOT_YET = [
     (lambda n, o: n.startswith("ptet"), "Event Trace (CFE/EVD packets: interrupt vectors, IRET, SMI, VM exits, IF changes) is not decoded into events yet"),
     (lambda n, o: "--event:tick" in o, "tick events and time (ptxed --event:tick/--event:time) are issue 19"),
     (lambda n, o: "trig" in n, "TRIG packets are not flow events yet"),
-    (lambda n, o: "mwait" in n or "pwre" in n or "pwrx" in n, "power events (MWAIT, PWRE, PWRX) are not flow events yet"),
-    (lambda n, o: "mnt" in n, "MNT is not a flow event yet"),
-    (lambda n, o: n.startswith("ovf-timing"), "CBR is not a flow event yet"),
     (lambda n, o: "mov_cr3" in n, "MOV CR3 is not an instruction class yet: PIP and TIP.PGD without IP cannot bind to it"),
     (lambda n, o: "jmpabs" in n, "JMPABS (APX, REX2 prefix) is not decoded yet"),
     (lambda n, o: "eretu" in n, "ERETU/ERETS (FRED) are not decoded yet"),
