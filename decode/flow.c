@@ -210,8 +210,20 @@ static void apply_mode(struct fwpt_flow *f)
 
 /* The events a PIP or VMCS describe, at the transfer they bind to (SDM "PIP Packet": it precedes the TIP
  * of the far transfer or VM entry/exit that loaded CR3; "VMCS Packet" likewise). */
-static void apply_pip(struct fwpt_flow *f)
+static void apply_pip_order(struct fwpt_flow *f, bool pip_first);
+static void apply_pip(struct fwpt_flow *f) { apply_pip_order(f, false); }
+
+/* pip_first: the order libipt gives at a TIP.PGD of the transfer itself (PIP, VMCS, then the disable);
+ * elsewhere VMCS comes first. */
+static void apply_pip_order(struct fwpt_flow *f, bool pip_first)
 {
+    if (pip_first && f->pend_pip) {
+        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_PAGING);
+        e->to = f->pip_cr3;
+        e->detail = f->pip_nr;
+        e->offset = cur_offset(f);
+        f->pend_pip = 0;
+    }
     if (f->pend_vmcs) {
         struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_VMCS);
         e->to = f->vmcs_base;
@@ -720,6 +732,10 @@ static void disabled_at(struct fwpt_flow *f, const struct fwpt_packet *pgd, bool
     if (async) {
         e->ip = at;
         e->ip_valid = 1;
+        if (!pgd->ip.suppressed) {
+            e->to = pgd->ip.ip; /* where the transfer that disabled tracing went */
+            e->detail = 1;
+        }
     } else if (!pgd->ip.suppressed) {
         e->ip = pgd->ip.ip;
         e->ip_valid = 1;
@@ -787,8 +803,8 @@ static void fup_reached(struct fwpt_flow *f)
         if (t == FWPT_PKT_TIP_PGD) {
             struct fwpt_packet pgd = f->peek;
             consume(f);
-            apply_pip(f);
             disabled_at(f, &pgd, true, f->stop_ip);
+            apply_pip(f); /* libipt gives a PIP or VMCS bound to a TIP.PGD after the disable */
             return;
         }
         if (t == FWPT_PKT_MODE_EXEC || t == FWPT_PKT_PIP || t == FWPT_PKT_VMCS || t == FWPT_PKT_PAD ||
@@ -954,6 +970,7 @@ static int take_tnt(struct fwpt_flow *f, enum fwpt_status miss)
         } else if (t == FWPT_PKT_TIP_PGD) {
             struct fwpt_packet pgd = f->peek;
             consume(f);
+            apply_pip_order(f, true);
             disabled_at(f, &pgd, false, 0);
             return -1;
         } else {
@@ -990,6 +1007,7 @@ static bool take_tip(struct fwpt_flow *f, uint64_t *ip)
     if (t == FWPT_PKT_TIP_PGD) {
         struct fwpt_packet pgd = f->peek;
         consume(f);
+        apply_pip_order(f, true);
         disabled_at(f, &pgd, false, 0);
         return false;
     }
@@ -1023,6 +1041,7 @@ static void resolve(struct fwpt_flow *f)
              * the target lies outside the ranges the trace was recorded with (erratum SKL014) */
             struct fwpt_packet pgd = f->peek;
             consume(f);
+            apply_pip_order(f, true);
             disabled_at(f, &pgd, false, 0);
         }
         break;

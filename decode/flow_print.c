@@ -134,6 +134,8 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
     case FWPT_FLOW_DISABLED:
         if (ev->ip_valid)
             json_ip(p, "ip", "module", "module_offset", ev->ip);
+        if (ev->async && ev->detail)
+            json_ip(p, "target", "target_module", "target_offset", ev->to);
         fwpt_puts(o, ev->async ? ",\"async\":true" : ",\"async\":false");
         json_offset(o, ev->offset);
         break;

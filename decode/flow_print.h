@@ -44,7 +44,8 @@ struct fwpt_flow_printer {
  * text:  "0x<ip16>  Module+0xoff  <size>  <disassembly>"  /  "-- <event> ..."
  * jsonl: {"type":"insn","ip":"0x..","size":N[,"module":"..","offset":"0x.."][,"asm":".."][,"spec":true]}
  *        {"type":"enabled","ip":"0x..","offset":N[,"sync":true][,"resumed":true]}
- *        {"type":"disabled"[,"ip":"0x.."],"async":true|false,"offset":N}
+ *        {"type":"disabled"[,"ip":"0x.."][,"target":"0x.."],"async":true|false,"offset":N}
+ *          (async: ip = the FUP's, the next instruction not executed; target: the TIP.PGD's IP, if any)
  *        {"type":"interrupt","from":"0x..","to":"0x..","offset":N}
  *        {"type":"overflow"[,"ip":"0x.."],"offset":N}
  *        {"type":"mode","mode":16|32|64,"offset":N}

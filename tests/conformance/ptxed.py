@@ -9,6 +9,7 @@ fwpt's JSON events become ptxed's bracketed lines through EVENTS below (the tabl
 Importable: no work at import time.
 """
 import json
+import re
 import os
 import subprocess
 
@@ -35,7 +36,10 @@ def _disabled_ip(ev, opts):
     # ptxed --event:ip: "at" for an asynchronous disable (FUP + TIP.PGD), "ip" for the TIP.PGD target
     if "--event:ip" not in opts or "ip" not in ev:
         return ""
-    return ", %s: %016x" % ("at" if ev.get("async") else "ip", int(ev["ip"], 16))
+    s = ", %s: %016x" % ("at" if ev.get("async") else "ip", int(ev["ip"], 16))
+    if ev.get("async") and "target" in ev:
+        s += ", ip: %016x" % int(ev["target"], 16)
+    return s
 
 WAKE = {"interrupt": "int", "timer": "tmr", "store": "st", "hw": "hw", "none": "none"}
 
@@ -53,7 +57,8 @@ def _error(ev, opts):
 EVENTS = {
     "enabled": _enabled,                                   # TIP.PGE (or PSB+ FUP at sync)
     "disabled": _disabled,                                 # TIP.PGD
-    "interrupt": lambda ev, opts: "[interrupt]",           # FUP + TIP: asynchronous branch
+    "interrupt": lambda ev, opts: "[interrupt%s]" % (      # FUP + TIP: asynchronous branch
+        ", from: %016x, to: %016x" % (int(ev["from"], 16), int(ev["to"], 16)) if "--event:ip" in opts else ""),
     "overflow": lambda ev, opts: "[overflow%s]" % _ip_suffix(ev, opts),
     "mode": _exec_mode,                                    # MODE.Exec changed the code size
     "error": _error,
@@ -136,7 +141,20 @@ def _pwre_hw(e, g, trace):
     return any(trace[i] == 0x02 and trace[i + 1] == 0x22 and trace[i + 2] & 0x08 and not trace[i + 2] & 0x80
                for i in range(len(trace) - 3))
 
+_ERR = re.compile(r"^\[([0-9a-f]+), ([0-9a-f]+): (error: .*)\]$")
+
+def _error_offset(e, g, trace):
+    # The trace offset of a decode error: fwpt names the packet the walk was at when it failed (the next
+    # one it would have read); libipt names its query decoder's read position, which runs ahead of the
+    # walk by a packet or a PSB+ (it decodes TNT and PSB+ ahead). Same IP, same error, same place in
+    # the flow: only the number differs, by less than a PSB+.
+    me, mg = _ERR.match(e), _ERR.match(g)
+    return bool(me and mg and me.group(2, 3) == mg.group(2, 3) and
+                abs(int(me.group(1), 16) - int(mg.group(1), 16)) <= 0x20)
+
 LIBIPT_DIFFERENCES = [
+    ("error-offset", "libipt's error offset is its query decoder's read position, fwpt's the packet the walk was at",
+     _error_offset),
     ("pwre-hw", "libipt reads PWRE's HW from byte 2 bit 3, the SDM table puts it in bit 7", _pwre_hw),
 ]
 
@@ -204,12 +222,17 @@ NOT_YET = [
     (lambda n, o: "mov_cr3" in n, "MOV CR3 is not an instruction class yet: PIP and TIP.PGD without IP cannot bind to it"),
     (lambda n, o: "jmpabs" in n, "JMPABS (APX, REX2 prefix) is not decoded yet"),
     (lambda n, o: "eretu" in n, "ERETU/ERETS (FRED) are not decoded yet"),
-    (lambda n, o: n in ("pip-vmcs-tip_pgd", "fup-pip-vmcs-tip_pgd"), "PIP/VMCS before a TIP.PGD: ptxed gives them after the disable"),
     (lambda n, o: n == "call_indirect_deferred-ret_compressed", "a TIP deferred past the TNT of later branches (SDM 'Indirect Transfer Compression') is not followed yet"),
-    (lambda n, o: n.startswith("ptxed-resync") and n not in ("ptxed-resync-bad_query-ovf", "ptxed-resync-bad_query-tip",
-                                                            "ptxed-resync-nomap-tip"), "error offsets and resynchronization points differ from libipt's query decoder"),
-    (lambda n, o: "--event:ip" in o and ("tsx_abort" in n), "[interrupt, from, to] and a TIP.PGD's target with --event:ip are not printed yet"),
+    (lambda n, o: n in RESYNC_NOT_YET, "ptxed --resync-on-error resumes where libipt's query decoder resumes (at the next "
+     "event of any kind after an error); fwpt resumes at the next IP packet or PSB, so the events between differ"),
 ]
+
+RESYNC_NOT_YET = {
+    "ptxed-resync-bad_query-fup-tip", "ptxed-resync-nomap-fup-tip", "ptxed-resync-nomap-mode_exec-fup",
+    "ptxed-resync-nomap-mode_tsx-eos", "ptxed-resync-nomap-mode_tsx-fup-tip", "ptxed-resync-nomap-mode_tsx-tip_pgd",
+    "ptxed-resync-nomap-psb", "ptxed-resync-nomap-ptw-fup", "ptxed-resync-nomap-tip_pgd",
+    "ptxed-resync-nomap-tip_pge", "ptxed-resync-psb-bad_status-psb", "ptxed-resync-psb-nomap-psb",
+}
 
 def classify(name, opts, table):
     for test, why in table:
