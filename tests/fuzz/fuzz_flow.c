@@ -32,6 +32,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct fwpt_flow f;
     fwpt_flow_init(&f, trace, tlen, code_image_read, &im, (size & 1) ? cache : NULL, (size & 1) ? 256 : 0);
     fwpt_flow_set_runaway_limit(&f, 2000); /* keeps long but valid walks short under ASan */
+    if (size & 2) {
+        /* every workaround on (they are keyed by the processor) and a filter range from the input */
+        struct fwpt_errata all = {true, true, true, true, true, true, true, true, true, true};
+        fwpt_flow_set_errata(&f, &all);
+        const uint64_t range[1][2] = {{im.base, im.base + (size & 0xfff)}};
+        fwpt_flow_set_filter(&f, range, 1);
+    }
     struct fwpt_flow_event ev;
     unsigned long n = 0;
     while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
