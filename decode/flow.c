@@ -537,7 +537,9 @@ static void psb_plus(struct fwpt_flow *f)
             consume(f);
             break;
         }
-        if (t == FWPT_PKT_FUP && !f->peek.ip.suppressed) {
+        if (t == FWPT_PKT_FUP && have_fup) {
+            break; /* PSB+ holds one FUP: a second one is past a PSB+ that has no PSBEND */
+        } else if (t == FWPT_PKT_FUP && !f->peek.ip.suppressed) {
             have_fup = true;
             fup_ip = f->peek.ip.ip;
         } else if (t == FWPT_PKT_MODE_EXEC && f->peek.mode_exec.mode) {

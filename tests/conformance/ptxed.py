@@ -112,7 +112,7 @@ def fwpt_lines(out, opts):
             lines.append(line)
     return lines
 
-def run_case(repo, case_dir, row):
+def run_case(repo, case_dir, row, cpu_none=False):
     opts = row["ptxed_opts"].split()
     org = int(row["org"], 16)
     cmd = [os.path.join(repo, "build", "fwpt"), "flow", os.path.join(case_dir, "trace.pt"),
@@ -121,7 +121,9 @@ def run_case(repo, case_dir, row):
     cpu = row["cpu"]
     if "--cpu" in opts:
         cpu = opts[opts.index("--cpu") + 1]
-    if cpu != "-":
+    if cpu_none:
+        cmd += ["--cpu", "none"]
+    elif cpu != "-":
         cmd += ["--cpu", cpu]
     # ptxed --filter:addrN_cfg/_a/_b: the IP filter ranges the trace was recorded with
     for n in range(4):
@@ -254,6 +256,22 @@ def check_presentation(repo, case_dir, row, why):
         return ok, "" if ok else "fwpt flow did not refuse --cpu 0/0 with exit 2"
     return True, ""
 
+def check_without_cpu(repo, case_dir, row):
+    """An errata case decoded with no processor (no errata): fwpt may not report more decode errors
+    than libipt's instruction decoder with no processor (build/tests/ipt_errors), and may not list an
+    instruction twice in a row at the same place after an error. (ok, reason, fwpt errors, libipt errors)"""
+    p, _ = run_case(repo, case_dir, row, cpu_none=True)
+    ferr = sum(1 for l in p.stdout.splitlines() if l.startswith('{"type":"error"'))
+    q = subprocess.run([os.path.join(repo, "build", "tests", "ipt_errors"), os.path.join(case_dir, "trace.pt"),
+                        os.path.join(case_dir, "code.bin"), "%x" % int(row["org"], 16)],
+                       capture_output=True, text=True, timeout=30)
+    if q.returncode != 0 or not q.stdout.startswith("errors "):
+        return False, "ipt_errors failed: %s" % q.stderr.strip(), ferr, -1
+    ierr = int(q.stdout.split()[1])
+    if ferr > ierr:
+        return False, "without a processor fwpt reports %d errors, libipt %d" % (ferr, ierr), ferr, ierr
+    return True, "", ferr, ierr
+
 def main():
     import sys
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -290,6 +308,23 @@ def main():
         else:
             fails.append((r["name"], why))
             f[1] += 1
+    # errata cases without the processor, against libipt without one
+    nocpu = {}
+    for r in rows:
+        if "@cpu_" not in r["name"] or (only and not any(o in r["name"] for o in only)):
+            continue
+        ok, why, ferr, ierr = check_without_cpu(repo, os.path.join(root, r["name"]), r)
+        c = nocpu.setdefault(family(r["name"]), [0, 0, 0, 0])
+        c[0 if ok else 1] += 1
+        c[2] += ferr
+        c[3] += max(ierr, 0)
+        if not ok:
+            fails.append((r["name"] + " (--cpu none)", why))
+    for k in sorted(nocpu):
+        print("without a processor %-8s %3d passed, %d failed; decode errors: fwpt %d, libipt %d" %
+              (k, nocpu[k][0], nocpu[k][1], nocpu[k][2], nocpu[k][3]))
+    passed_nocpu = sum(v[0] for v in nocpu.values())
+    failed_nocpu = sum(v[1] for v in nocpu.values())
     for n, why in fails:
         print("FAIL %s: %s" % (n, why))
     for n, ny in stale:
@@ -302,10 +337,11 @@ def main():
     print("%-22s %6s %6s %7s" % ("family", "passed", "failed", "not yet"))
     for k in sorted(fams):
         print("%-22s %6d %6d %7d" % (k, fams[k][0], fams[k][1], fams[k][2]))
-    passed = sum(v[0] for v in fams.values())
-    failed = sum(v[1] for v in fams.values())
-    print("conformance_ptxed: %d passed, %d failed (of %d cases with a ptxed.exp; %d presentation-only checked as such, "
-          "%d not yet decoded as ptxed does, listed above)" % (passed, failed, len(rows), pres, len(notyet)))
+    passed = sum(v[0] for v in fams.values()) + passed_nocpu
+    failed = sum(v[1] for v in fams.values()) + failed_nocpu
+    print("conformance_ptxed: %d passed, %d failed (%d cases with a ptxed.exp: %d presentation-only checked as such, "
+          "%d not yet decoded as ptxed does, listed above; %d errata cases also without a processor)" %
+          (passed, failed, len(rows), pres, len(notyet), passed_nocpu + failed_nocpu))
     return 1 if failed else 0
 
 if __name__ == "__main__":
