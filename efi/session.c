@@ -277,6 +277,27 @@ static bool flow_summary_init(struct session *s, struct flow_summary *fs)
 
 /* Decodes the flow in place. flow.txt gets the profile, the call tree, then every instruction and
  * event in order (the same printers as `fwpt flow --profile`, `--calls` and plain `fwpt flow`). */
+/* The processor's errata (from CPUID: the hardware's, or the soft backend's profile) and the IP filter
+ * ranges the trace was recorded with: what the decoder needs to read this processor's packets. */
+static void flow_setup(const struct session *s, struct fwpt_flow *f)
+{
+    struct fwpt_cpu_id id;
+    struct fwpt_errata errata;
+    fwpt_caps_cpu_id(s->caps, &id);
+    fwpt_errata_for_cpu(&id, &errata);
+    fwpt_flow_set_errata(f, &errata);
+    uint64_t ranges[FWPT_FLOW_FILTERS][2];
+    uint32_t n = 0;
+    for (unsigned i = 0; i < s->cfg.n_ranges && n < FWPT_FLOW_FILTERS; i++) {
+        if (s->cfg.range[i].cfg == RTIT_ADDR_CFG_FILTER) {
+            ranges[n][0] = s->cfg.range[i].a;
+            ranges[n][1] = s->cfg.range[i].b;
+            n++;
+        }
+    }
+    fwpt_flow_set_filter(f, (const uint64_t (*)[2])ranges, n);
+}
+
 static void decode_flow(struct session *s, struct fwpt_membuf *txt)
 {
     static struct fwpt_flow_block static_cache[FLOW_CACHE_STATIC];
@@ -293,6 +314,7 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
         say(s, "flow: not enough pool memory for the profile and call tree; flow.txt lists instructions only", NULL);
     struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &fs.mods : NULL, NULL, NULL, 0};
     fwpt_flow_init(&f, s->trace, (size_t)s->trace_len, read_code, s, cache ? cache : static_cache, ncache);
+    flow_setup(s, &f);
     struct fwpt_image *last = NULL;
     const uint64_t cap = s->opt->listing; /* listing=: instructions listed; the events among them too */
     bool listing_on = cap != 0;

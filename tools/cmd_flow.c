@@ -260,6 +260,64 @@ static int parse_sideband(const char *text, const char *dir, struct images *im)
     return *p == ']' ? 0 : -1;
 }
 
+/* The IP filter ranges of sideband.json's settings ("addr_ranges":[{"cfg":"filter","a":"0x..","b":"0x.."},..]):
+ * how many were read into r (at most FWPT_FLOW_FILTERS; TraceStop ranges are skipped), -1 when malformed. */
+static int parse_sideband_filters(const char *text, uint64_t (*r)[2])
+{
+    const char *p = strstr(text, "\"addr_ranges\"");
+    int n = 0;
+    if (!p)
+        return 0;
+    p = ws(p + 13);
+    if (*p != ':')
+        return -1;
+    p = ws(p + 1);
+    if (*p != '[')
+        return -1;
+    p = ws(p + 1);
+    while (*p == '{') {
+        char cfg[16] = "";
+        uint64_t a = 0, b = 0;
+        int ok_a = 0, ok_b = 0;
+        p = ws(p + 1);
+        while (*p == '"') {
+            char key[16];
+            int ok = 0;
+            p = jstring(p, key, sizeof key);
+            if (!p)
+                return -1;
+            p = ws(p);
+            if (*p != ':')
+                return -1;
+            p = ws(p + 1);
+            if (!strcmp(key, "cfg") && *p == '"')
+                p = jstring(p, cfg, sizeof cfg);
+            else if (!strcmp(key, "a"))
+                p = jnumber(p, &a, &ok), ok_a = ok;
+            else if (!strcmp(key, "b"))
+                p = jnumber(p, &b, &ok), ok_b = ok;
+            else
+                p = jskip(p, 0);
+            if (!p)
+                return -1;
+            p = ws(p);
+            if (*p == ',')
+                p = ws(p + 1);
+        }
+        if (*p != '}')
+            return -1;
+        p = ws(p + 1);
+        if (!strcmp(cfg, "filter") && ok_a && ok_b && a <= b && n < FWPT_FLOW_FILTERS) {
+            r[n][0] = a;
+            r[n][1] = b;
+            n++;
+        }
+        if (*p == ',')
+            p = ws(p + 1);
+    }
+    return *p == ']' ? n : -1;
+}
+
 /* The "cpu" object of sideband.json: vendor, family, model, stepping (a signature of 0 means the
  * processor was not identified). 0: *id filled (known only when family and model were found);
  * 1: no "cpu" object (*id: none); -1: a malformed one. */
@@ -369,7 +427,7 @@ static void usage(FILE *f)
             "                 Default: the \"cpu\" of DIR's sideband.json, else none\n"
             "  --filter A-B   an IP filter range (hex, inclusive; up to 4) the trace was recorded with:\n"
             "                 binds a TIP.PGD without IP to the direct branch that left the ranges\n"
-            "                 (erratum SKL014)\n");
+            "                 (erratum SKL014). Default: the filter ranges of DIR's sideband.json\n");
 }
 
 static int cmp_base(const void *a, const void *b)
@@ -503,6 +561,13 @@ int fwpt_cmd_flow(int argc, char **argv)
             sb[sbn] = 0;
             if (parse_sideband((const char *)sb, path, &im) != 0)
                 fprintf(stderr, "fwpt flow: %s: no usable \"images\" list (continuing with what was read)\n", p);
+            if (!n_filter) {
+                int nf = parse_sideband_filters((const char *)sb, filter);
+                if (nf < 0)
+                    fprintf(stderr, "fwpt flow: %s: unusable \"addr_ranges\" (decoding without the IP filter ranges)\n", p);
+                else
+                    n_filter = (uint32_t)nf;
+            }
             if (!have_cpu && parse_sideband_cpu((const char *)sb, &cpu) < 0)
                 fprintf(stderr, "fwpt flow: %s: no usable \"cpu\" object (decoding without processor errata)\n", p);
             free(sb);

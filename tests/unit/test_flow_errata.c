@@ -5,6 +5,7 @@
  * by hand (no encoder writes a broken CYC). */
 #include <intel-pt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arch/errata.h"
@@ -12,6 +13,7 @@
 #define FLOW_FIXTURE_CODE 0x400
 #include "tests/common/flow_fixture.h"
 #include "tests/check.h"
+#include "tests/common/tool_run.h"
 
 static uint8_t trace[4096];
 static size_t trace_len;
@@ -274,6 +276,47 @@ static void case_skl014(void)
     CHECK(strncmp(got, "S10000 I10000 I10001 I10050", 27) == 0);
 }
 
+/* fwpt flow DIR takes the processor and the filter ranges from sideband.json: the SKL014 trace of
+ * case_skl014 is decoded as with --filter; a --filter on the command line wins. */
+static void case_sideband(void)
+{
+    static const uint8_t prog[] = {0x90, 0xeb, 0x4d, 0xf4};
+    memset(code, 0xf4, sizeof code);
+    memcpy(code, prog, sizeof prog);
+    enc_begin(trace, sizeof trace, base);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    end();
+    char dir[] = "/tmp/fwpt-errata-XXXXXX", path[256], out[8192];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/trace.pt", dir);
+    FILE *f = fopen(path, "wb");
+    fwrite(trace, 1, trace_len, f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/img-10000.bin", dir);
+    f = fopen(path, "wb");
+    fwrite(code, 1, sizeof code, f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/sideband.json", dir);
+    f = fopen(path, "w");
+    fprintf(f, "{\"cpu\":{\"vendor\":\"GenuineIntel\",\"family\":6,\"model\":78,\"stepping\":3},\n"
+               "\"settings\":{\"addr_ranges\":[{\"cfg\":\"tracestop\",\"a\":\"0x0\",\"b\":\"0x10\"},"
+               "{\"cfg\":\"filter\",\"a\":\"0x10000\",\"b\":\"0x1003f\"}]},\n"
+               "\"images\":[{\"name\":\"prog\",\"base\":\"0x10000\",\"file\":\"img-10000.bin\"}]}\n");
+    fclose(f);
+    char args[512];
+    snprintf(args, sizeof args, "%s --format jsonl --no-disasm", dir);
+    CHECK_EQ(tool_run("flow", args, out, sizeof out), 0);
+    CHECK(strstr(out, "{\"type\":\"insn\",\"ip\":\"0x10001\"") != NULL);
+    CHECK(strstr(out, "\"ip\":\"0x10050\"") == NULL);
+    CHECK(strstr(out, "{\"type\":\"disabled\",\"async\":false") != NULL);
+    /* a command-line range that holds the target: the TIP.PGD is not the jmp's */
+    snprintf(args, sizeof args, "%s --format jsonl --no-disasm --filter 10000-100ff", dir);
+    tool_run("flow", args, out, sizeof out);
+    CHECK(strstr(out, "\"ip\":\"0x10050\"") != NULL);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    CHECK_EQ(system(args), 0);
+}
+
 int main(void)
 {
     case_bdm70();
@@ -282,5 +325,6 @@ int main(void)
     case_skd007();
     case_ovf();
     case_skl014();
+    case_sideband();
     return check_summary("flow_errata");
 }
