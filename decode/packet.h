@@ -60,6 +60,7 @@ enum fwpt_pkt_type {
     FWPT_PKT_BEP,
     FWPT_PKT_CFE,
     FWPT_PKT_EVD,
+    FWPT_PKT_TRIG,     /* trigger tracing */
     FWPT_PKT_COUNT
 };
 
@@ -77,7 +78,7 @@ enum fwpt_ipc {
 struct fwpt_packet {
     uint64_t offset; /* trace offset of the packet's first byte (also set on error) */
     uint8_t type;    /* enum fwpt_pkt_type; FWPT_PKT_NONE on error */
-    uint8_t size;    /* bytes, header included: 1..16 (0 on error) */
+    uint8_t size;    /* bytes, header included: 1..255 (PSB 16; only a CYC is longer; 0 on error) */
     union {
         /* TIP, TIP_PGE, TIP_PGD, FUP */
         struct {
@@ -124,7 +125,8 @@ struct fwpt_packet {
             uint16_t ctc;
             uint16_t fc;
         } tma;
-        /* CYC: cycle counter (up to 61 bits in 1..9 bytes) */
+        /* CYC: cycle counter, the low 64 bits of its 5 + 7 * (size - 1) bits (the SDM sets no limit on
+         * the Exp chain; bits beyond 63 are dropped, as Linux perf does) */
         struct {
             uint64_t value;
         } cyc;
@@ -192,6 +194,13 @@ struct fwpt_packet {
             uint8_t type;
             uint64_t payload;
         } evd;
+        /* TRIG: TRBV (byte 2, the triggers that fired), IP (byte 1 bit 7: a FUP follows), MULT (byte 1 bit 5:
+         * a trigger fired more than once), ICNTV (byte 1 bit 6: icnt = bytes 3-4 is valid, 5-byte packet) */
+        struct {
+            uint8_t trbv;
+            bool ip, mult, icntv;
+            uint16_t icnt;
+        } trig;
     };
 };
 
@@ -250,8 +259,9 @@ enum fwpt_status fwpt_pkt_sync_set(struct fwpt_pkt_decoder *dec, size_t offset);
  *   FWPT_E_BAD_OPCODE  unknown or reserved opcode / extended opcode
  *   FWPT_E_BAD_IPC     reserved IPBytes (101b, 111b)
  *   FWPT_E_BAD_PACKET  reserved field encodings: PTW PayloadBytes 1xb, MODE leaf other than Exec/TSX, broken
- *                      PSB pattern, long TNT without a branch bit, CYC longer than 64 bits (reserved *bits*
- *                      are ignored: SDM "Packet bits listed as RSVD are not guaranteed to be 0")
+ *                      PSB pattern, long TNT without a branch bit (reserved *bits* are ignored: SDM "Packet
+ *                      bits listed as RSVD are not guaranteed to be 0")
+ *   FWPT_E_TOO_LONG    a CYC longer than 255 bytes (pkt->size cannot hold it; any shorter CYC is decoded)
  * On error the decoder does not move: pkt->offset == dec->offset == the failing packet's offset,
  * pkt->type == FWPT_PKT_NONE, pkt->size == 0. IP reconstruction happens here: IP packets update
  * dec->last_ip unless suppressed (a TIP.PGD with IPBytes 000b leaves Last IP unchanged). */

@@ -202,7 +202,7 @@ int main(void)
     ONE(0x02, 0x73, 0x34, 0x12, 0x77, 0x0f, 0xfe); /* reserved bits set: ignored (SDM) */
     CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.tma.fc, 0x0f);
 
-    /* --- CYC: Exp bits, 1..9 bytes (SDM Table "Cycle Count Packet Definition") --- */
+    /* --- CYC: Exp bits, any length (SDM Table "Cycle Count Packet Definition"; no limit on the chain) --- */
     ONE(0x2b);
     CHECK_EQ(pkt.type, FWPT_PKT_CYC); CHECK_EQ(pkt.cyc.value, 5); CHECK_EQ(pkt.size, 1);
     ONE(0xfb);
@@ -215,8 +215,39 @@ int main(void)
     CHECK_EQ(pkt.cyc.value, 4096); CHECK_EQ(pkt.size, 3);
     ONE(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe);
     CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.cyc.value, (1ull << 61) - 1); CHECK_EQ(pkt.size, 9);
+    /* 10 bytes: 5 + 9 * 7 = 68 counter bits, the low 64 kept (bits 64..67 of the last byte drop out) */
     ONE(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00);
-    CHECK_EQ(st, FWPT_E_BAD_PACKET);
+    CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_CYC); CHECK_EQ(pkt.size, 10);
+    CHECK_EQ(pkt.cyc.value, (1ull << 61) - 1);
+    ONE(0x07, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x12); /* byte 9 bits 7:1 = 0x09: counter bit 61 and 64 */
+    CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.size, 10); CHECK_EQ(pkt.cyc.value, 1ull << 61);
+    ONE(0x07, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x0f, 0xfe); /* 11 bytes: bits 61..63 = 111b */
+    CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.size, 11); CHECK_EQ(pkt.cyc.value, 7ull << 61);
+    {
+        /* the longest CYC fwpt_packet.size holds (255 bytes), one past it (E_TOO_LONG at the CYC), and a long
+         * one cut by the end of the trace (E_TRUNCATED) */
+        static uint8_t b[300];
+        for (unsigned i = 0; i < sizeof b; i++)
+            b[i] = 0xff;
+        b[254] = 0x02; /* Exp clear: the 255th byte ends it */
+        st = one(b, sizeof b);
+        CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.size, 255); CHECK_EQ(pkt.cyc.value, ~0ull);
+        CHECK_EQ(dec.offset, 255);
+        b[254] = 0xff;
+        b[255] = 0x02;
+        st = one(b, sizeof b);
+        CHECK_EQ(st, FWPT_E_TOO_LONG); CHECK_EQ(pkt.type, FWPT_PKT_NONE); CHECK_EQ(pkt.size, 0);
+        CHECK_EQ(pkt.offset, 0); CHECK_EQ(dec.offset, 0);
+        st = one(b, 200);
+        CHECK_EQ(st, FWPT_E_TRUNCATED); CHECK_EQ(dec.offset, 0);
+        /* after a packet: the error names the CYC's own offset */
+        b[0] = 0x00;
+        b[255] = 0xff;
+        b[256] = 0x02; /* the CYC at 1: bytes 1..256, 256 bytes */
+        fwpt_pkt_init(&dec, b, sizeof b);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_PAD);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_E_TOO_LONG); CHECK_EQ(pkt.offset, 1); CHECK_EQ(dec.offset, 1);
+    }
     ONE(0x07);
     CHECK_EQ(st, FWPT_E_TRUNCATED);
     ONE(0x07, 0x01);
@@ -312,6 +343,24 @@ int main(void)
     CHECK_EQ(pkt.type, FWPT_PKT_EVD); CHECK_EQ(pkt.evd.type, 63); CHECK_EQ(pkt.evd.payload, 0x0102030405060708ull);
     CHECK_EQ(pkt.size, 11);
 
+    /* --- TRIG (SDM "TRIG Packet Definition"): D9h, [IP ICNTV MULT rsvd:5], TRBV, ICNT[15:0] if ICNTV --- */
+    ONE(0xd9, 0x00, 0x01);
+    CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_TRIG); CHECK_EQ(pkt.size, 3); CHECK_EQ(pkt.trig.trbv, 1);
+    CHECK_EQ(pkt.trig.ip, 0); CHECK_EQ(pkt.trig.mult, 0); CHECK_EQ(pkt.trig.icntv, 0); CHECK_EQ(pkt.trig.icnt, 0);
+    CHECK_STR(text_of(&pkt, 1), "{\"offset\":0,\"type\":\"trig\",\"size\":3,\"trbv\":1,\"ip\":false,\"mult\":false}\n");
+    ONE(0xd9, 0xe0, 0xa1, 0x17, 0x01);
+    CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.size, 5); CHECK_EQ(pkt.trig.trbv, 0xa1); CHECK_EQ(pkt.trig.ip, 1);
+    CHECK_EQ(pkt.trig.mult, 1); CHECK_EQ(pkt.trig.icntv, 1); CHECK_EQ(pkt.trig.icnt, 0x117);
+    CHECK_STR(text_of(&pkt, 0), "0000000000000000  trig      trbv 0xa1, ip, mult, icnt 279\n");
+    CHECK_STR(text_of(&pkt, 1),
+              "{\"offset\":0,\"type\":\"trig\",\"size\":5,\"trbv\":161,\"ip\":true,\"mult\":true,\"icnt\":279}\n");
+    ONE(0xd9, 0x1f, 0x02); /* reserved bits 4:0 ignored */
+    CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.size, 3); CHECK_EQ(pkt.trig.trbv, 2); CHECK_EQ(pkt.trig.icntv, 0);
+    ONE(0xd9, 0x40, 0x01, 0x00);
+    CHECK_EQ(st, FWPT_E_TRUNCATED); CHECK_EQ(pkt.type, FWPT_PKT_NONE);
+    ONE(0xd9, 0x00);
+    CHECK_EQ(st, FWPT_E_TRUNCATED);
+
     /* --- reserved opcodes and truncation --- */
     ONE(0x05);
     CHECK_EQ(st, FWPT_E_BAD_OPCODE); CHECK_EQ(pkt.size, 0);
@@ -385,7 +434,7 @@ int main(void)
     {
         static const char *const names[] = {"none", "pad", "psb", "psbend", "tnt.8", "tnt.64", "tip", "tip.pge",
             "tip.pgd", "fup", "pip", "mode.exec", "mode.tsx", "stop", "cbr", "tsc", "mtc", "tma", "cyc", "vmcs",
-            "ovf", "mnt", "ptw", "exstop", "mwait", "pwre", "pwrx", "bbp", "bip", "bep", "cfe", "evd"};
+            "ovf", "mnt", "ptw", "exstop", "mwait", "pwre", "pwrx", "bbp", "bip", "bep", "cfe", "evd", "trig"};
         _Static_assert(sizeof names / sizeof names[0] == FWPT_PKT_COUNT, "one expected name per packet type");
         for (int t = 0; t < FWPT_PKT_COUNT; t++)
             CHECK_STR(fwpt_pkt_type_name((enum fwpt_pkt_type)t), names[t]);
