@@ -7,7 +7,8 @@ by line with ptdump.exp. The comparison ignores the amount of white space, as li
 script does (it compares with `diff -ub`).
 
 Importable: nothing runs at import time. `check_case(repo_root, case_dir, row)` checks one case;
-`main()` (python3 tests/conformance/ptdump.py [NAME...]) checks all of them (or the named ones),
+`main()` (python3 tests/conformance/ptdump.py [NAME...]) checks all of them (or the named ones; the corpus
+is ../shared/conformance/libipt beside the repository, or $FWPT_CONFORMANCE),
 prints per-family counts and the failing cases with their first differing line, and ends with the
 summary line `conformance_ptdump: N passed, N failed` that tests/run.sh reads.
 """
@@ -16,6 +17,9 @@ import os
 import re
 import subprocess
 import sys
+
+# The corpus' cases with a ptdump.exp (of 479; README.md of the corpus), for the count of a missing corpus.
+CORPUS_PTDUMP_CASES = 451
 
 # ---------------------------------------------------------------- ptdump options
 
@@ -279,11 +283,16 @@ def expected_lines(case_dir, opts):
     return out
 
 
+def fwpt_path(repo_root):
+    """build/fwpt, or $FWPT_BUILD/fwpt (the Makefile exports FWPT_BUILD)."""
+    return os.path.join(os.environ.get("FWPT_BUILD") or os.path.join(repo_root, "build"), "fwpt")
+
+
 def fwpt_lines(repo_root, case_dir, opts):
     trace_path = os.path.join(case_dir, "trace.pt")
     with open(trace_path, "rb") as f:
         trace = f.read()
-    cmd = [os.path.join(repo_root, "build", "fwpt"), "dump", trace_path, "--format", "jsonl"]
+    cmd = [fwpt_path(repo_root), "dump", trace_path, "--format", "jsonl"]
     if opts["sync"]:
         cmd.append("--sync")
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
@@ -337,11 +346,11 @@ def main(argv=None):
     corpus = os.path.join(os.path.dirname(repo_root), "shared", "conformance", "libipt")
     corpus = os.environ.get("FWPT_CONFORMANCE", corpus)
     if not os.path.isfile(os.path.join(corpus, "manifest.tsv")):
-        print("conformance corpus not found at %s: 451 cases not run" % corpus)
-        print("conformance_ptdump: 0 passed, 451 failed")
+        print("*** conformance corpus not found at %s: %d cases not run ***" % (corpus, CORPUS_PTDUMP_CASES))
+        print("conformance_ptdump: 0 passed, %d failed" % CORPUS_PTDUMP_CASES)
         return 1
-    if not os.access(os.path.join(repo_root, "build", "fwpt"), os.X_OK):
-        print("build/fwpt not found in %s (make all)" % repo_root)
+    if not os.access(fwpt_path(repo_root), os.X_OK):
+        print("%s not found (make all)" % fwpt_path(repo_root))
         print("conformance_ptdump: 0 passed, 1 failed")
         return 1
     rows = [r for r in read_manifest(corpus) if "ptdump.exp" in r.get("files", "").split()]
