@@ -1,6 +1,7 @@
 /* fwpt — Intel PT packet decoder (SDM Vol. 3C, "Packet Definitions"). Freestanding: no libc, no
  * allocation; the trace is read in place. Hot path: one table lookup on the first byte, then a switch. */
 #include "decode/packet.h"
+#include "arch/errata.h"
 #include "arch/text.h"
 
 /* Header bytes and fields, in the SDM's words (packet tables of SDM Vol. 3C, "Packet Definitions"). */
@@ -503,6 +504,8 @@ static void set_window(struct fwpt_pkt_decoder *dec, size_t bytes)
     dec->window_end = dec->offset + bytes;
     size_t tail = dec->len >= 15 ? dec->len - 15 : 0;
     dec->fast_end = dec->window_end < tail ? dec->window_end : tail;
+    if (dec->errata)
+        dec->fast_end = 0; /* every packet through fwpt_pkt_next_edge and its errata checks */
 }
 
 static void lean_trial(struct fwpt_pkt_decoder *dec)
@@ -547,10 +550,47 @@ void fwpt_pkt_window(struct fwpt_pkt_decoder *dec)
     }
 }
 
+/* The packet at dec->offset under the decoder's errata, if one applies: true when it filled *pkt. */
+static bool errata_packet(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
+{
+    size_t o = dec->offset, avail = dec->len - o;
+    const uint8_t *p = dec->buf + o;
+    if ((dec->errata & FWPT_PKT_ERRATUM_SKD007) && avail >= 3 && (p[0] & 7) == 7 && p[1] == 0x02 && p[2] == 0xf3) {
+        /* SKD007: "an OVF packet may be issued after the first byte of a multi-byte CYC" */
+        pkt->offset = o;
+        pkt->type = FWPT_PKT_OVF;
+        pkt->size = 3;
+        dec->block_item_bytes = 0; /* as any OVF */
+        dec->offset = o + 3;
+        return true;
+    }
+    if ((dec->errata & FWPT_PKT_ERRATUM_SKZ84) && avail >= 8 && p[0] == 0x02 && p[1] == 0x73 &&
+        (p[4] != 0 || (p[6] & 0xfe) != 0)) {
+        /* SKZ84: the corrupted TMA is followed by a bogus byte; reserved bits set are how it shows */
+        pkt->offset = o;
+        pkt->type = FWPT_PKT_INVALID;
+        pkt->size = 8;
+        dec->offset = o + 8;
+        return true;
+    }
+    return false;
+}
+
+void fwpt_pkt_set_errata(struct fwpt_pkt_decoder *dec, const struct fwpt_errata *errata)
+{
+    dec->errata = (uint8_t)((errata && errata->skd007 ? FWPT_PKT_ERRATUM_SKD007 : 0) |
+                            (errata && errata->skz84 ? FWPT_PKT_ERRATUM_SKZ84 : 0));
+    set_window(dec, dec->window_end > dec->offset ? dec->window_end - dec->offset : 0);
+}
+
 enum fwpt_status fwpt_pkt_next_edge(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
 {
     if (dec->offset >= dec->window_end)
         fwpt_pkt_window(dec);
+    if (__builtin_expect(dec->errata != 0, 0) && dec->offset < dec->len && errata_packet(dec, pkt)) {
+        dec->run_end = dec->offset;
+        return FWPT_OK;
+    }
     enum fwpt_status s = FWPT_OK;
     if (!(!dec->block_item_bytes && fwpt_pkt_fast_one(dec->buf, dec->len, &dec->offset, &dec->last_ip, pkt)))
         s = fwpt_pkt_next_slow(dec, pkt);
@@ -566,6 +606,7 @@ void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len)
     dec->sync_offset = FWPT_PKT_NO_SYNC;
     dec->last_ip = 0;
     dec->block_item_bytes = 0;
+    dec->errata = 0;
     dec->lean_fails = 0;
     dec->run_hist = 0;
     fwpt_memset(dec->run_pred, 0xff, sizeof dec->run_pred); /* no run length predicted yet */
@@ -702,6 +743,7 @@ static const char *const type_names[FWPT_PKT_COUNT] = {
     [FWPT_PKT_MWAIT] = "mwait",     [FWPT_PKT_PWRE] = "pwre",       [FWPT_PKT_PWRX] = "pwrx",
     [FWPT_PKT_BBP] = "bbp",         [FWPT_PKT_BIP] = "bip",         [FWPT_PKT_BEP] = "bep",
     [FWPT_PKT_CFE] = "cfe",         [FWPT_PKT_EVD] = "evd",         [FWPT_PKT_TRIG] = "trig",
+    [FWPT_PKT_INVALID] = "invalid",
 };
 
 const char *fwpt_pkt_type_name(enum fwpt_pkt_type t)

@@ -61,6 +61,7 @@ enum fwpt_pkt_type {
     FWPT_PKT_CFE,
     FWPT_PKT_EVD,
     FWPT_PKT_TRIG,     /* trigger tracing */
+    FWPT_PKT_INVALID,  /* bytes an erratum says the processor corrupted, skipped as one unit (SKZ84) */
     FWPT_PKT_COUNT
 };
 
@@ -219,6 +220,7 @@ struct fwpt_pkt_decoder {
      * follow at random. 'lean' switches it on and off per window of the trace (fwpt_pkt_window). */
     uint8_t lean;        /* FWPT_PKT_LEAN_*; after block_item_bytes: both read as one 16-bit word */
     uint8_t lean_fails;  /* trials failed in a row: the next comes 2^lean_fails times later (up to 32) */
+    uint8_t errata;      /* FWPT_PKT_ERRATUM_*: the packet-level errata of the processor (fwpt_pkt_set_errata) */
     size_t window_end;   /* offset where the window ends and 'lean' is decided again */
     size_t fast_end;     /* min(window_end, len - 15): packets before it have 16 readable bytes, same window */
     size_t run_end;      /* trial: offset after the last packet that was not one byte with an even header */
@@ -231,6 +233,18 @@ struct fwpt_pkt_decoder {
 
 /* dec->lean: the one-byte path is off (0), on (ON), or on and on trial (ON | TRIAL: its statistics kept) */
 enum { FWPT_PKT_LEAN_ON = 1, FWPT_PKT_LEAN_TRIAL = 2 };
+
+/* dec->errata: the errata that change how bytes split into packets (decode/packet.c says how) */
+enum { FWPT_PKT_ERRATUM_SKD007 = 1, FWPT_PKT_ERRATUM_SKZ84 = 2 };
+
+struct fwpt_errata;
+/* Decode as the processor with these errata writes (arch/errata.h; NULL: none, the SDM's packets alone):
+ *   SKD007: an OVF may replace the rest of a multi-byte CYC: a CYC header with Exp followed by 02 F3 is an OVF
+ *           packet at the CYC's offset, 3 bytes long (the CYC's lone first byte, then the OVF);
+ *   SKZ84:  a TMA with reserved bits set is corrupt and followed by a bogus byte: FWPT_PKT_INVALID, 8 bytes.
+ * The fast path stays off for a decoder with errata (every packet goes through the checks). A fresh decoder
+ * (fwpt_pkt_init) has none. */
+void fwpt_pkt_set_errata(struct fwpt_pkt_decoder *dec, const struct fwpt_errata *errata);
 
 /* A fresh decoder at offset 0, not synchronized, Last IP 0. */
 void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len);

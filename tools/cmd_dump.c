@@ -1,24 +1,62 @@
 /* fwpt dump FILE [--format text|jsonl] [--offset N] [--sync]: one packet per line. On a decode error
  * the error is printed as a line and decoding resumes at the next PSB. */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "arch/errata.h"
 #include "decode/packet.h"
 #include "decode/pkt_print.h"
 #include "tools/commands.h"
 
 static void dump_usage(FILE *f)
 {
-    fprintf(f, "usage: fwpt dump FILE [--format text|jsonl] [--offset N] [--sync]\n"
+    fprintf(f, "usage: fwpt dump FILE [--format text|jsonl] [--offset N] [--sync] [--errata LIST]\n"
                "  --format F   text (ptdump style, default) or jsonl (one JSON object per line)\n"
                "  --offset N   start decoding at byte N (decimal or 0x-hex)\n"
                "  --sync       start at the first PSB at or after the start offset (of PSBs back to back,\n"
                "               the last, as libipt)\n"
+               "  --errata L   decode as a processor with these errata writes (comma-separated names of\n"
+               "               arch/errata.h, e.g. skd007,skz84; only skd007 and skz84 change packets)\n"
                "On a decode error the error is printed and decoding resumes at the next PSB.\n");
+}
+
+/* The names --errata accepts: the fields of struct fwpt_errata. */
+static const struct {
+    const char *name;
+    size_t off;
+} errata_names[] = {
+    {"bdm70", offsetof(struct fwpt_errata, bdm70)},   {"bdm64", offsetof(struct fwpt_errata, bdm64)},
+    {"skd007", offsetof(struct fwpt_errata, skd007)}, {"skd022", offsetof(struct fwpt_errata, skd022)},
+    {"skd010", offsetof(struct fwpt_errata, skd010)}, {"skl014", offsetof(struct fwpt_errata, skl014)},
+    {"apl12", offsetof(struct fwpt_errata, apl12)},   {"apl11", offsetof(struct fwpt_errata, apl11)},
+    {"skl168", offsetof(struct fwpt_errata, skl168)}, {"skz84", offsetof(struct fwpt_errata, skz84)},
+};
+
+/* "skd007,skz84" -> *e; the first unknown name, or NULL. */
+static const char *parse_errata(const char *list, struct fwpt_errata *e, char *bad, size_t badlen)
+{
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        size_t i = 0;
+        for (; i < sizeof errata_names / sizeof errata_names[0]; i++)
+            if (strlen(errata_names[i].name) == n && !strncmp(errata_names[i].name, p, n))
+                break;
+        if (i == sizeof errata_names / sizeof errata_names[0]) {
+            snprintf(bad, badlen, "%.*s", (int)n, p);
+            return bad;
+        }
+        *(bool *)((char *)e + errata_names[i].off) = true;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return NULL;
 }
 
 int fwpt_cmd_dump(int argc, char **argv)
@@ -26,6 +64,7 @@ int fwpt_cmd_dump(int argc, char **argv)
     const char *file = NULL;
     int jsonl = 0, sync = 0;
     uint64_t start = 0;
+    struct fwpt_errata errata = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -49,6 +88,14 @@ int fwpt_cmd_dump(int argc, char **argv)
             }
         } else if (!strcmp(a, "--sync")) {
             sync = 1;
+        } else if (!strcmp(a, "--errata") || !strncmp(a, "--errata=", 9)) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            char bad[32];
+            const char *unknown = v ? parse_errata(v, &errata, bad, sizeof bad) : "(nothing)";
+            if (unknown) {
+                fprintf(stderr, "fwpt dump: --errata: unknown erratum '%s'\n", unknown);
+                return 2;
+            }
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "fwpt dump: unknown option '%s'\n", a);
             dump_usage(stderr);
@@ -101,6 +148,7 @@ int fwpt_cmd_dump(int argc, char **argv)
     struct fwpt_packet pkt;
     unsigned long long packets = 0, errors = 0;
     fwpt_pkt_init(&dec, buf, len);
+    fwpt_pkt_set_errata(&dec, &errata);
     int rc = 0;
     if (sync && start)
         fwpt_pkt_sync_set(&dec, (size_t)start - 1); /* sync_forward then finds the first PSB >= start */
