@@ -70,6 +70,7 @@ ERROR_MESSAGES = {
     "bad_packet": "unknown packet",   # -pte_bad_packet
     "bad_ipc": "unknown packet",      # libipt rejects IPBytes 101b/111b as -pte_bad_packet
     "truncated": None,                # -pte_eos
+    "too_long": "unknown packet",     # a CYC past 255 bytes; libipt stops CYC at 64 bits (-pte_bad_packet)
 }
 
 TIME_DIAG = re.compile(r"^\[[0-9a-f]+: (error updating time|calibration error|error calibrating time|"
