@@ -1253,7 +1253,8 @@ size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt
     struct fwpt_packet *q = pkts, *qe = pkts + n;
     while (q < qe) {
         uint8_t lean = dec->lean;
-        if (__builtin_expect(!dec->block_item_bytes && !(lean & FWPT_PKT_LEAN_TRIAL), 1)) {
+        /* errata: fast_end is 0, no run to try */
+        if (__builtin_expect(!dec->block_item_bytes && !(lean & FWPT_PKT_LEAN_TRIAL) && !dec->errata, 1)) {
             /* a pointer, not an offset: the header load needs no buf + off add on the offset chain */
             const uint8_t *p = buf + dec->offset;
             q = (lean ? batch_run_lean : batch_run_full)(buf, &p, buf + dec->fast_end, &dec->last_ip, q, qe);
