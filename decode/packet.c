@@ -1042,6 +1042,7 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
         pkt->trig.mult = (f & TRIG_MULT) != 0;
         pkt->trig.icntv = (f & TRIG_ICNTV) != 0;
         pkt->trig.icnt = (uint16_t)(f & TRIG_ICNTV ? p[3] | p[4] << 8 : 0);
+        END_BLOCK();
         DONE(FWPT_PKT_TRIG, n);
     }
     default:

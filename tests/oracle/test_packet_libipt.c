@@ -2,7 +2,7 @@
  *  1. Random valid streams of every packet type libipt can encode (pt_enc_next): fwpt_pkt_next and
  *     pt_pkt_next must agree packet by packet (offset, type, size, payload) and fwpt must reproduce
  *     exactly what the generator encoded (incl. the reconstructed IP from an independent model).
- *  2. Streams that also hold BBP/BIP/BEP/CFE/EVD (libipt 2.0.5 cannot encode or decode them):
+ *  2. Streams that also hold BBP/BIP/BEP/CFE/EVD/TRIG (libipt 2.0.5 cannot encode or decode them):
  *     hand-encoded from the SDM tables, checked against the generator's record only.
  *  3. Corrupted variants (bit flips, byte deletions, truncations): both decoders in lockstep; errors
  *     at the same offset with the same class, resync (pt_pkt_sync_forward) at the same PSB, bounded

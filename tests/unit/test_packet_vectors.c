@@ -361,6 +361,15 @@ int main(void)
     CHECK_EQ(st, FWPT_E_TRUNCATED); CHECK_EQ(pkt.type, FWPT_PKT_NONE);
     ONE(0xd9, 0x00);
     CHECK_EQ(st, FWPT_E_TRUNCATED);
+    {
+        /* TRIG ends a block, as every packet but BIP and the timing/power ones */
+        static const uint8_t b[] = {0x02, 0x63, 0x80, 0xd9, 0x00, 0x01, 0x04};
+        fwpt_pkt_init(&dec, b, sizeof b);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(dec.block_item_bytes, 4);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_TRIG);
+        CHECK_EQ(dec.block_item_bytes, 0);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_TNT_8); /* 04h: not a BIP */
+    }
 
     /* --- errata that change packets (fwpt_pkt_set_errata) --- */
     {
