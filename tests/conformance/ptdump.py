@@ -34,15 +34,17 @@ PRESENTATION_ONLY = {}
 
 # Where libipt reads a packet otherwise than the SDM and fwpt follows the SDM: one rule each, applied to
 # one line only when the trace's bytes show exactly that case; every other line is still compared.
-# (name, reason, test(expected line, fwpt's JSON packet, trace) -> True when the difference is this one)
-def _pwre_hw_bit(e, p, trace):
-    # SDM Table "PWRE Packet Definition": HW is byte 2 bit 7; libipt 2.x reads it from bit 3.
+# (name, reason, test(expected line, fwpt's line, fwpt's JSON packet, trace) -> True when the difference is
+# exactly this one)
+def _pwre_hw_bit(e, g, p, trace):
+    # SDM Table "PWRE Packet Definition": HW is byte 2 bit 7; libipt 2.x reads it from bit 3. The rest of the
+    # line (offset, C-states) must be the same.
     b2 = trace[p["offset"] + 2] if p.get("type") == "pwre" else 0
     return (p.get("type") == "pwre" and not p["hw"] and b2 & 0x08 and not b2 & 0x80 and
-            normalize(e).endswith(", hw"))
+            normalize(e) == normalize(g) + ", hw")
 
 
-def _tma_reserved_bits(e, p, trace):
+def _tma_reserved_bits(e, g, p, trace):
     # SDM "Packet Definitions": "Packet bits listed as RSVD are not guaranteed to be 0"; libipt rejects a TMA
     # whose byte 4 or byte 6 bits 7:1 are set (without the SKZ84 erratum).
     o = p.get("offset", -1)
@@ -390,7 +392,7 @@ def check_case(repo_root, case_dir, row):
         e = exp[i] if i < len(exp) else "<end>"
         g = got[i] if i < len(got) else "<end>"
         if normalize(e) != normalize(g):
-            diff = [d for d in LIBIPT_DIFFERENCES if i < len(pkts) and d[2](e, pkts[i], trace)]
+            diff = [d for d in LIBIPT_DIFFERENCES if i < len(pkts) and d[2](e, g, pkts[i], trace)]
             if not diff:
                 return False, "line %d: expected '%s', fwpt '%s'" % (i + 1, e, g)
             known.append(diff[0][0])
