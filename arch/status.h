@@ -28,6 +28,7 @@
     X(E_BAD_OPCODE, "unknown or reserved packet encoding")                               \
     X(E_BAD_IPC, "reserved IPBytes value")                                               \
     X(E_BAD_PACKET, "malformed packet payload")                                          \
+    X(E_TOO_LONG, "CYC packet longer than 255 bytes")                                    \
     /* decode: instructions and flow */                                                  \
     X(E_BAD_INSN, "undecodable instruction")                                             \
     X(E_NOMAP, "no code bytes at this address")                                          \

@@ -54,7 +54,15 @@ void fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_
 
 void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n) { f->runaway_limit = n ? n : 1; }
 
-void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e) { f->errata = *e; }
+/* SKZ84 changes how bytes split into packets everywhere: the packet decoder applies it. SKD007 only
+ * where a CYC stands: the walk checks there (skd007_ovf), so the packet decoder's fast path stays on. */
+void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e)
+{
+    f->errata = *e;
+    struct fwpt_errata pkt = {0};
+    pkt.skz84 = e->skz84;
+    fwpt_pkt_set_errata(&f->pkt, &pkt);
+}
 
 void fwpt_flow_set_filter(struct fwpt_flow *f, const uint64_t (*ranges)[2], uint32_t n)
 {
@@ -504,8 +512,7 @@ static bool pge_follows(const struct fwpt_flow *f) { return next_control(f, fals
  * (both CYCs consumed, f->peek made the OVF at its offset) when the bytes are that. */
 static bool skd007_ovf(struct fwpt_flow *f)
 {
-    const uint8_t *b = f->pkt.buf + f->peek.offset;
-    if (f->peek.size != 2 || b[1] != 0x02 || f->pkt.offset >= f->pkt.len || f->pkt.buf[f->pkt.offset] != 0xf3)
+    if (f->peek.size != 2 || !fwpt_pkt_skd007_ovf(f->pkt.buf + f->peek.offset, f->pkt.len - f->peek.offset))
         return false;
     struct fwpt_packet cyc2;
     if (fwpt_pkt_next(&f->pkt, &cyc2) != FWPT_OK)

@@ -1,6 +1,7 @@
 /* fwpt — Intel PT packet decoder (SDM Vol. 3C, "Packet Definitions"). Freestanding: no libc, no
  * allocation; the trace is read in place. Hot path: one table lookup on the first byte, then a switch. */
 #include "decode/packet.h"
+#include "arch/errata.h"
 #include "arch/text.h"
 
 /* Header bytes and fields, in the SDM's words (packet tables of SDM Vol. 3C, "Packet Definitions"). */
@@ -12,6 +13,10 @@ enum {
     OPC_TSC = 0x19,
     OPC_MTC = 0x59,
     OPC_MODE = 0x99,
+    OPC_TRIG = 0xd9,
+    TRIG_IP = 0x80,            /* TRIG byte 1: IP bit 7, ICNTV bit 6, MULT bit 5; byte 2 TRBV; bytes 3-4 ICNT */
+    TRIG_ICNTV = 0x40,
+    TRIG_MULT = 0x20,
     TNT8_SHIFT = 1,            /* short TNT: bit 0 is 0, bits 7:1 hold B1..BN and the stop bit */
     CYC_EXP = 0x04,            /* CYC byte 0: Exp in bit 2, Cycle Counter[4:0] in bits 7:3 */
     CYC_SHIFT = 3,
@@ -73,15 +78,16 @@ enum {
     PSB_SIZE = 16, PSBEND_SIZE = 2, OVF_SIZE = 2, CBR_SIZE = 4, PIP_SIZE = 8, TNT_64_SIZE = 8,
     STOP_SIZE = 2, VMCS_SIZE = 7, TMA_SIZE = 7, MNT_SIZE = 11, EXSTOP_SIZE = 2, MWAIT_SIZE = 10,
     PWRE_SIZE = 4, PWRX_SIZE = 7, PTW_HDR_SIZE = 2, BBP_SIZE = 3, BEP_SIZE = 2, CFE_SIZE = 4,
-    EVD_SIZE = 11, TSC_SIZE = 8, MTC_SIZE = 2, MODE_SIZE = 2,
-    CYC_MAX_EXT_BYTES = 8,     /* 5 + 8 * 7 = 61 counter bits; one more byte would exceed 64 (as libipt) */
+    EVD_SIZE = 11, TSC_SIZE = 8, MTC_SIZE = 2, MODE_SIZE = 2, TRIG_SIZE = 3, TRIG_ICNT_SIZE = 5,
+    CYC_MAX_SIZE = 255,        /* the SDM sets no limit on CYC's Exp chain; struct fwpt_packet's size holds 255 */
+    CYC_VALUE_BITS = 64,       /* counter bits kept: the low 64 (as Linux perf) */
 };
 
 #define PSB_PATTERN 0x8202820282028202ull /* "02 82" x 4, little-endian */
 
 /* First-byte classes, then second-byte classes of the extended opcodes: one switch dispatches all. */
 enum {
-    K_BAD, K_PAD, K_TNT, K_EXT, K_TIP, K_PGE, K_PGD, K_FUP, K_CYC, K_TSC, K_MTC, K_MOD,
+    K_BAD, K_PAD, K_TNT, K_EXT, K_TIP, K_PGE, K_PGD, K_FUP, K_CYC, K_TSC, K_MTC, K_MOD, K_TRIG,
     X_PSB, X_PSBEND, X_OVF, X_STOP, X_TNT64, X_CBR, X_PIP, X_VMCS, X_TMA, X_EXT2,
     X_EXSTOP, X_MWAIT, X_PWRE, X_PWRX, X_BBP, X_BEP, X_CFE, X_EVD, X_PTW, X_BAD, X_SHORT
 };
@@ -123,7 +129,8 @@ static const uint8_t ext_kind[256] = {
 };
 
 /* Generated: bit 0 = 0 -> PAD (00), EXT (02), else short TNT; bits 1:0 = 11b -> CYC; otherwise bits 4:0
- * select TIP (0Dh), TIP.PGE (11h), TIP.PGD (01h), FUP (1Dh); 19h TSC, 59h MTC, 99h MODE; rest reserved. */
+ * select TIP (0Dh), TIP.PGE (11h), TIP.PGD (01h), FUP (1Dh); 19h TSC, 59h MTC, 99h MODE, D9h TRIG; rest
+ * reserved. */
 static const uint8_t first_kind[256] = {
     K_PAD, K_PGD, K_EXT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TIP, K_TNT, K_CYC, /* 00 */
     K_TNT, K_PGE, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TSC, K_TNT, K_CYC, K_TNT, K_FUP, K_TNT, K_CYC, /* 10 */
@@ -138,7 +145,7 @@ static const uint8_t first_kind[256] = {
     K_TNT, K_PGD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TIP, K_TNT, K_CYC, /* a0 */
     K_TNT, K_PGE, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_FUP, K_TNT, K_CYC, /* b0 */
     K_TNT, K_PGD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TIP, K_TNT, K_CYC, /* c0 */
-    K_TNT, K_PGE, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_FUP, K_TNT, K_CYC, /* d0 */
+    K_TNT, K_PGE, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TRIG, K_TNT, K_CYC, K_TNT, K_FUP, K_TNT, K_CYC, /* d0 */
     K_TNT, K_PGD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_TIP, K_TNT, K_CYC, /* e0 */
     K_TNT, K_PGE, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_BAD, K_TNT, K_CYC, K_TNT, K_FUP, K_TNT, K_CYC, /* f0 */
 };
@@ -497,6 +504,8 @@ static void set_window(struct fwpt_pkt_decoder *dec, size_t bytes)
     dec->window_end = dec->offset + bytes;
     size_t tail = dec->len >= 15 ? dec->len - 15 : 0;
     dec->fast_end = dec->window_end < tail ? dec->window_end : tail;
+    if (dec->errata)
+        dec->fast_end = 0; /* every packet through fwpt_pkt_next_edge and its errata checks */
 }
 
 static void lean_trial(struct fwpt_pkt_decoder *dec)
@@ -541,10 +550,47 @@ void fwpt_pkt_window(struct fwpt_pkt_decoder *dec)
     }
 }
 
+/* The packet at dec->offset under the decoder's errata, if one applies: true when it filled *pkt. */
+static bool errata_packet(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
+{
+    size_t o = dec->offset, avail = dec->len - o;
+    const uint8_t *p = dec->buf + o;
+    if ((dec->errata & FWPT_PKT_ERRATUM_SKD007) && fwpt_pkt_skd007_ovf(p, avail)) {
+        /* SKD007: "an OVF packet may be issued after the first byte of a multi-byte CYC" */
+        pkt->offset = o;
+        pkt->type = FWPT_PKT_OVF;
+        pkt->size = 3;
+        dec->block_item_bytes = 0; /* as any OVF */
+        dec->offset = o + 3;
+        return true;
+    }
+    if ((dec->errata & FWPT_PKT_ERRATUM_SKZ84) && avail >= 8 && p[0] == 0x02 && p[1] == 0x73 &&
+        (p[4] != 0 || (p[6] & 0xfe) != 0)) {
+        /* SKZ84: the corrupted TMA is followed by a bogus byte; reserved bits set are how it shows */
+        pkt->offset = o;
+        pkt->type = FWPT_PKT_INVALID;
+        pkt->size = 8;
+        dec->offset = o + 8;
+        return true;
+    }
+    return false;
+}
+
+void fwpt_pkt_set_errata(struct fwpt_pkt_decoder *dec, const struct fwpt_errata *errata)
+{
+    dec->errata = (uint8_t)((errata && errata->skd007 ? FWPT_PKT_ERRATUM_SKD007 : 0) |
+                            (errata && errata->skz84 ? FWPT_PKT_ERRATUM_SKZ84 : 0));
+    set_window(dec, dec->window_end > dec->offset ? dec->window_end - dec->offset : 0);
+}
+
 enum fwpt_status fwpt_pkt_next_edge(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
 {
     if (dec->offset >= dec->window_end)
         fwpt_pkt_window(dec);
+    if (__builtin_expect(dec->errata != 0, 0) && dec->offset < dec->len && errata_packet(dec, pkt)) {
+        dec->run_end = dec->offset;
+        return FWPT_OK;
+    }
     enum fwpt_status s = FWPT_OK;
     if (!(!dec->block_item_bytes && fwpt_pkt_fast_one(dec->buf, dec->len, &dec->offset, &dec->last_ip, pkt)))
         s = fwpt_pkt_next_slow(dec, pkt);
@@ -560,6 +606,7 @@ void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len)
     dec->sync_offset = FWPT_PKT_NO_SYNC;
     dec->last_ip = 0;
     dec->block_item_bytes = 0;
+    dec->errata = 0;
     dec->lean_fails = 0;
     dec->run_hist = 0;
     fwpt_memset(dec->run_pred, 0xff, sizeof dec->run_pred); /* no run length predicted yet */
@@ -695,7 +742,8 @@ static const char *const type_names[FWPT_PKT_COUNT] = {
     [FWPT_PKT_MNT] = "mnt",         [FWPT_PKT_PTW] = "ptw",         [FWPT_PKT_EXSTOP] = "exstop",
     [FWPT_PKT_MWAIT] = "mwait",     [FWPT_PKT_PWRE] = "pwre",       [FWPT_PKT_PWRX] = "pwrx",
     [FWPT_PKT_BBP] = "bbp",         [FWPT_PKT_BIP] = "bip",         [FWPT_PKT_BEP] = "bep",
-    [FWPT_PKT_CFE] = "cfe",         [FWPT_PKT_EVD] = "evd",
+    [FWPT_PKT_CFE] = "cfe",         [FWPT_PKT_EVD] = "evd",         [FWPT_PKT_TRIG] = "trig",
+    [FWPT_PKT_INVALID] = "invalid",
 };
 
 const char *fwpt_pkt_type_name(enum fwpt_pkt_type t)
@@ -795,6 +843,7 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
         DONE(type, 1 + n);
     }
     case K_CYC: {
+        /* SDM "CYC Packet Definition": each byte with Exp set adds one more; no limit on their number */
         uint64_t value = b >> CYC_SHIFT;
         size_t n = 1;
         if (b & CYC_EXP) {
@@ -802,10 +851,11 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
             for (;;) {
                 if (n >= avail)
                     return fail(pkt, FWPT_E_TRUNCATED);
-                if (n > CYC_MAX_EXT_BYTES)
-                    return fail(pkt, FWPT_E_BAD_PACKET);
+                if (n >= CYC_MAX_SIZE)
+                    return fail(pkt, FWPT_E_TOO_LONG);
                 unsigned x = p[n++];
-                value |= (uint64_t)(x >> CYCX_SHIFT) << shift;
+                if (shift < CYC_VALUE_BITS)
+                    value |= (uint64_t)(x >> CYCX_SHIFT) << shift; /* bits past 63 drop out */
                 shift += 8 - CYCX_SHIFT;
                 if (!(x & CYCX_EXP))
                     break;
@@ -979,6 +1029,21 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
             DONE(FWPT_PKT_MODE_TSX, MODE_SIZE);
         }
         return fail(pkt, FWPT_E_BAD_PACKET);
+    }
+    case K_TRIG: {
+        /* SDM "TRIG Packet Definition": D9h, flags, TRBV, and ICNT[15:0] when ICNTV is set */
+        if (avail < TRIG_SIZE)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        unsigned f = p[1], n = f & TRIG_ICNTV ? TRIG_ICNT_SIZE : TRIG_SIZE;
+        if (avail < n)
+            return fail(pkt, FWPT_E_TRUNCATED);
+        pkt->trig.trbv = p[2];
+        pkt->trig.ip = (f & TRIG_IP) != 0;
+        pkt->trig.mult = (f & TRIG_MULT) != 0;
+        pkt->trig.icntv = (f & TRIG_ICNTV) != 0;
+        pkt->trig.icnt = (uint16_t)(f & TRIG_ICNTV ? p[3] | p[4] << 8 : 0);
+        END_BLOCK();
+        DONE(FWPT_PKT_TRIG, n);
     }
     default:
         return fail(pkt, FWPT_E_BAD_OPCODE);
@@ -1189,7 +1254,8 @@ size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt
     struct fwpt_packet *q = pkts, *qe = pkts + n;
     while (q < qe) {
         uint8_t lean = dec->lean;
-        if (__builtin_expect(!dec->block_item_bytes && !(lean & FWPT_PKT_LEAN_TRIAL), 1)) {
+        /* errata: fast_end is 0, no run to try */
+        if (__builtin_expect(!dec->block_item_bytes && !(lean & FWPT_PKT_LEAN_TRIAL) && !dec->errata, 1)) {
             /* a pointer, not an offset: the header load needs no buf + off add on the offset chain */
             const uint8_t *p = buf + dec->offset;
             q = (lean ? batch_run_lean : batch_run_full)(buf, &p, buf + dec->fast_end, &dec->last_ip, q, qe);

@@ -60,6 +60,8 @@ enum fwpt_pkt_type {
     FWPT_PKT_BEP,
     FWPT_PKT_CFE,
     FWPT_PKT_EVD,
+    FWPT_PKT_TRIG,     /* trigger tracing */
+    FWPT_PKT_INVALID,  /* bytes an erratum says the processor corrupted, skipped as one unit (SKZ84) */
     FWPT_PKT_COUNT
 };
 
@@ -77,7 +79,7 @@ enum fwpt_ipc {
 struct fwpt_packet {
     uint64_t offset; /* trace offset of the packet's first byte (also set on error) */
     uint8_t type;    /* enum fwpt_pkt_type; FWPT_PKT_NONE on error */
-    uint8_t size;    /* bytes, header included: 1..16 (0 on error) */
+    uint8_t size;    /* bytes, header included: 1..255 (PSB 16; only a CYC is longer; 0 on error) */
     union {
         /* TIP, TIP_PGE, TIP_PGD, FUP */
         struct {
@@ -124,7 +126,8 @@ struct fwpt_packet {
             uint16_t ctc;
             uint16_t fc;
         } tma;
-        /* CYC: cycle counter (up to 61 bits in 1..9 bytes) */
+        /* CYC: cycle counter, the low 64 bits of its 5 + 7 * (size - 1) bits (the SDM sets no limit on
+         * the Exp chain; bits beyond 63 are dropped, as Linux perf does) */
         struct {
             uint64_t value;
         } cyc;
@@ -192,6 +195,13 @@ struct fwpt_packet {
             uint8_t type;
             uint64_t payload;
         } evd;
+        /* TRIG: TRBV (byte 2, the triggers that fired), IP (byte 1 bit 7: a FUP follows), MULT (byte 1 bit 5:
+         * a trigger fired more than once), ICNTV (byte 1 bit 6: icnt = bytes 3-4 is valid, 5-byte packet) */
+        struct {
+            uint8_t trbv;
+            bool ip, mult, icntv;
+            uint16_t icnt;
+        } trig;
     };
 };
 
@@ -210,6 +220,7 @@ struct fwpt_pkt_decoder {
      * follow at random. 'lean' switches it on and off per window of the trace (fwpt_pkt_window). */
     uint8_t lean;        /* FWPT_PKT_LEAN_*; after block_item_bytes: both read as one 16-bit word */
     uint8_t lean_fails;  /* trials failed in a row: the next comes 2^lean_fails times later (up to 32) */
+    uint8_t errata;      /* FWPT_PKT_ERRATUM_*: the packet-level errata of the processor (fwpt_pkt_set_errata) */
     size_t window_end;   /* offset where the window ends and 'lean' is decided again */
     size_t fast_end;     /* min(window_end, len - 15): packets before it have 16 readable bytes, same window */
     size_t run_end;      /* trial: offset after the last packet that was not one byte with an even header */
@@ -222,6 +233,24 @@ struct fwpt_pkt_decoder {
 
 /* dec->lean: the one-byte path is off (0), on (ON), or on and on trial (ON | TRIAL: its statistics kept) */
 enum { FWPT_PKT_LEAN_ON = 1, FWPT_PKT_LEAN_TRIAL = 2 };
+
+/* dec->errata: the errata that change how bytes split into packets (decode/packet.c says how) */
+enum { FWPT_PKT_ERRATUM_SKD007 = 1, FWPT_PKT_ERRATUM_SKZ84 = 2 };
+
+/* SKD007's bytes at p (avail readable): a CYC header with Exp, then the OVF's 02 F3. */
+static inline bool fwpt_pkt_skd007_ovf(const uint8_t *p, size_t avail)
+{
+    return avail >= 3 && (p[0] & 7) == 7 && p[1] == 0x02 && p[2] == 0xf3;
+}
+
+struct fwpt_errata;
+/* Decode as the processor with these errata writes (arch/errata.h; NULL: none, the SDM's packets alone):
+ *   SKD007: an OVF may replace the rest of a multi-byte CYC: a CYC header with Exp followed by 02 F3 is an OVF
+ *           packet at the CYC's offset, 3 bytes long (the CYC's lone first byte, then the OVF);
+ *   SKZ84:  a TMA with reserved bits set is corrupt and followed by a bogus byte: FWPT_PKT_INVALID, 8 bytes.
+ * The fast path stays off for a decoder with errata (every packet goes through the checks). A fresh decoder
+ * (fwpt_pkt_init) has none. */
+void fwpt_pkt_set_errata(struct fwpt_pkt_decoder *dec, const struct fwpt_errata *errata);
 
 /* A fresh decoder at offset 0, not synchronized, Last IP 0. */
 void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len);
@@ -250,8 +279,9 @@ enum fwpt_status fwpt_pkt_sync_set(struct fwpt_pkt_decoder *dec, size_t offset);
  *   FWPT_E_BAD_OPCODE  unknown or reserved opcode / extended opcode
  *   FWPT_E_BAD_IPC     reserved IPBytes (101b, 111b)
  *   FWPT_E_BAD_PACKET  reserved field encodings: PTW PayloadBytes 1xb, MODE leaf other than Exec/TSX, broken
- *                      PSB pattern, long TNT without a branch bit, CYC longer than 64 bits (reserved *bits*
- *                      are ignored: SDM "Packet bits listed as RSVD are not guaranteed to be 0")
+ *                      PSB pattern, long TNT without a branch bit (reserved *bits* are ignored: SDM "Packet
+ *                      bits listed as RSVD are not guaranteed to be 0")
+ *   FWPT_E_TOO_LONG    a CYC longer than 255 bytes (pkt->size cannot hold it; any shorter CYC is decoded)
  * On error the decoder does not move: pkt->offset == dec->offset == the failing packet's offset,
  * pkt->type == FWPT_PKT_NONE, pkt->size == 0. IP reconstruction happens here: IP packets update
  * dec->last_ip unless suppressed (a TIP.PGD with IPBytes 000b leaves Last IP unchanged). */

@@ -10,6 +10,7 @@ const char *fwpt_pkt_error_name(enum fwpt_status s)
     case FWPT_E_BAD_OPCODE: return "bad_opcode";
     case FWPT_E_BAD_IPC: return "bad_ipc";
     case FWPT_E_BAD_PACKET: return "bad_packet";
+    case FWPT_E_TOO_LONG: return "too_long";
     default: return "error";
     }
 }
@@ -159,6 +160,18 @@ static void text_payload(const struct fwpt_sink *o, const struct fwpt_packet *p)
         fwpt_puts(o, ": ");
         text_hex(o, 0, p->evd.payload);
         break;
+    case FWPT_PKT_TRIG:
+        fwpt_puts(o, "trbv ");
+        fwpt_put_0x(o, p->trig.trbv);
+        if (p->trig.ip)
+            fwpt_puts(o, ", ip");
+        if (p->trig.mult)
+            fwpt_puts(o, ", mult");
+        if (p->trig.icntv) {
+            fwpt_puts(o, ", icnt ");
+            fwpt_put_dec(o, p->trig.icnt);
+        }
+        break;
     default:
         break;
     }
@@ -289,6 +302,13 @@ void fwpt_pkt_print_json(const struct fwpt_sink *o, const struct fwpt_packet *p)
         json_b(o, "ip", p->cfe.ip);
         break;
     case FWPT_PKT_EVD: json_u(o, "evd_type", p->evd.type); json_x(o, "payload", p->evd.payload); break;
+    case FWPT_PKT_TRIG:
+        json_u(o, "trbv", p->trig.trbv);
+        json_b(o, "ip", p->trig.ip);
+        json_b(o, "mult", p->trig.mult);
+        if (p->trig.icntv)
+            json_u(o, "icnt", p->trig.icnt);
+        break;
     default:
         break;
     }

@@ -1,6 +1,7 @@
-/* fwpt dump FILE [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none]: one packet per line. On a decode error
+/* fwpt dump FILE [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none] [--errata LIST]: one packet per line. On a decode error
  * the error is printed as a line and decoding resumes at the next PSB. */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,14 +15,48 @@
 
 static void dump_usage(FILE *f)
 {
-    fprintf(f, "usage: fwpt dump FILE [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none]\n"
+    fprintf(f, "usage: fwpt dump FILE [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none] [--errata LIST]\n"
                "  --format F   text (ptdump style, default) or jsonl (one JSON object per line)\n"
                "  --offset N   start decoding at byte N (decimal or 0x-hex)\n"
                "  --sync       start at the first PSB at or after the start offset (of PSBs back to back,\n"
                "               the last, as libipt)\n"
                "  --cpu F/M[/S] the Intel processor that wrote the trace: family/model[/stepping], decimal or\n"
-               "               0x-hex (as ptxed --cpu); selects its errata. none: no processor (the default)\n"
+               "               0x-hex (as ptxed --cpu); decodes with its errata. none: no processor (the default)\n"
+               "  --errata L   and these errata too (comma-separated names of arch/errata.h, e.g.\n"
+               "               skd007,skz84; only skd007 and skz84 change packets)\n"
                "On a decode error the error is printed and decoding resumes at the next PSB.\n");
+}
+
+/* The names --errata accepts: the fields of struct fwpt_errata (arch/errata.h's list). */
+static const struct {
+    const char *name;
+    size_t off;
+} errata_names[] = {
+#define FWPT_ERRATUM_NAME(field, name, aliases, what) {#field, offsetof(struct fwpt_errata, field)},
+    FWPT_ERRATA_DECODE_LIST(FWPT_ERRATUM_NAME)
+#undef FWPT_ERRATUM_NAME
+};
+
+/* "skd007,skz84" -> *e; the first unknown name, or NULL. */
+static const char *parse_errata(const char *list, struct fwpt_errata *e, char *bad, size_t badlen)
+{
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        size_t i = 0;
+        for (; i < sizeof errata_names / sizeof errata_names[0]; i++)
+            if (strlen(errata_names[i].name) == n && !strncmp(errata_names[i].name, p, n))
+                break;
+        if (i == sizeof errata_names / sizeof errata_names[0]) {
+            snprintf(bad, badlen, "%.*s", (int)n, p);
+            return bad;
+        }
+        *(bool *)((char *)e + errata_names[i].off) = true;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return NULL;
 }
 
 int fwpt_cmd_dump(int argc, char **argv)
@@ -30,9 +65,7 @@ int fwpt_cmd_dump(int argc, char **argv)
     int jsonl = 0, sync = 0;
     uint64_t start = 0;
     struct fwpt_cpu_id cpu = {0};
-    /* The packet decoder does not need them yet (SKD007 and SKZ84 are packet-level errata): carried
-     * so that --cpu is accepted and validated as by fwpt flow. */
-    struct fwpt_errata errata;
+    struct fwpt_errata errata = {0}, of_cpu; /* --errata's, and --cpu's */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -63,6 +96,14 @@ int fwpt_cmd_dump(int argc, char **argv)
             }
         } else if (!strcmp(a, "--sync")) {
             sync = 1;
+        } else if (!strcmp(a, "--errata") || !strncmp(a, "--errata=", 9)) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            char bad[32];
+            const char *unknown = v ? parse_errata(v, &errata, bad, sizeof bad) : "(nothing)";
+            if (unknown) {
+                fprintf(stderr, "fwpt dump: --errata: unknown erratum '%s'\n", unknown);
+                return 2;
+            }
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "fwpt dump: unknown option '%s'\n", a);
             dump_usage(stderr);
@@ -74,7 +115,10 @@ int fwpt_cmd_dump(int argc, char **argv)
             return 2;
         }
     }
-    fwpt_errata_for_cpu(&cpu, &errata);
+    fwpt_errata_for_cpu(&cpu, &of_cpu);
+#define FWPT_ERRATUM_OR(field, name, aliases, what) errata.field |= of_cpu.field;
+    FWPT_ERRATA_DECODE_LIST(FWPT_ERRATUM_OR)
+#undef FWPT_ERRATUM_OR
     if (!file) {
         fprintf(stderr, "fwpt dump: no FILE given\n");
         dump_usage(stderr);
@@ -116,6 +160,7 @@ int fwpt_cmd_dump(int argc, char **argv)
     struct fwpt_packet pkt;
     unsigned long long packets = 0, errors = 0;
     fwpt_pkt_init(&dec, buf, len);
+    fwpt_pkt_set_errata(&dec, &errata);
     int rc = 0;
     if (sync && start)
         fwpt_pkt_sync_set(&dec, (size_t)start - 1); /* sync_forward then finds the first PSB >= start */

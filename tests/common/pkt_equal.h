@@ -42,6 +42,9 @@ static inline int pkt_same_fields(const struct fwpt_packet *a, const struct fwpt
     case FWPT_PKT_BEP: return a->bep.ip == b->bep.ip;
     case FWPT_PKT_CFE: return a->cfe.type == b->cfe.type && a->cfe.vector == b->cfe.vector && a->cfe.ip == b->cfe.ip;
     case FWPT_PKT_EVD: return a->evd.type == b->evd.type && a->evd.payload == b->evd.payload;
+    case FWPT_PKT_TRIG:
+        return a->trig.trbv == b->trig.trbv && a->trig.ip == b->trig.ip && a->trig.mult == b->trig.mult &&
+               a->trig.icntv == b->trig.icntv && a->trig.icnt == b->trig.icnt;
     default: return 1;
     }
 }

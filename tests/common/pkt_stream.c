@@ -173,8 +173,8 @@ static void gen_libipt(struct pkt_stream *s, struct pt_packet *pp, struct fwpt_p
 static size_t gen_new(struct pkt_stream *s, uint8_t *p, struct fwpt_packet *e, uint8_t *block)
 {
     memset(e, 0, sizeof *e);
-    unsigned k = *block ? rn(s, 6) : rn(s, 4);
-    if (k >= 4) { /* BIP inside a block */
+    unsigned k = *block ? rn(s, 7) : rn(s, 5);
+    if (k >= 5) { /* BIP inside a block */
         unsigned id = rn(s, 32), n = *block;
         uint64_t v = rbits(s, 8 * n);
         p[0] = (uint8_t)(id << 3 | 4);
@@ -208,6 +208,18 @@ static size_t gen_new(struct pkt_stream *s, uint8_t *p, struct fwpt_packet *e, u
         *block = 0;
         return 4;
     }
+    case 4: { /* TRIG: D9 [IP:1 ICNTV:1 MULT:1 rsvd:5] TRBV [ICNT[15:0] when ICNTV] */
+        unsigned ip = rn(s, 2), icntv = rn(s, 2), mult = rn(s, 2), trbv = rn(s, 256), icnt = rn(s, 65536);
+        p[0] = 0xd9; p[1] = (uint8_t)(ip << 7 | icntv << 6 | mult << 5); p[2] = (uint8_t)trbv;
+        e->type = FWPT_PKT_TRIG; e->trig.ip = ip; e->trig.icntv = icntv; e->trig.mult = mult;
+        e->trig.trbv = (uint8_t)trbv;
+        *block = 0;
+        if (!icntv)
+            return 3;
+        p[3] = (uint8_t)icnt; p[4] = (uint8_t)(icnt >> 8);
+        e->trig.icnt = (uint16_t)icnt;
+        return 5;
+    }
     default: { /* EVD: 02 53 [rsvd:2 Type:6] Payload[63:0] */
         unsigned ty = rn(s, 64);
         uint64_t v = rnd(s);
@@ -234,7 +246,7 @@ static int ends_block(uint8_t t)
     }
 }
 
-/* Build a stream: PSB first, then random packets. with_new: also BBP/BIP/BEP/CFE/EVD. */
+/* Build a stream: PSB first, then random packets. with_new: also BBP/BIP/BEP/CFE/EVD/TRIG. */
 size_t pkt_stream_build(struct pkt_stream *s, size_t npkts, int with_new)
 {
     struct pt_config cfg;

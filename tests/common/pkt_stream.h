@@ -1,5 +1,5 @@
 /* Random packet streams for the packet tests (test_packet_libipt, test_dump_tool): every packet type libipt
- * encodes (pt_enc_next), optionally with BBP/BIP/BEP/CFE/EVD hand-encoded from the SDM tables (libipt 2.0.5
+ * encodes (pt_enc_next), optionally with BBP/BIP/BEP/CFE/EVD/TRIG hand-encoded from the SDM tables (libipt 2.0.5
  * lacks them), and the packets the generator put there as fwpt should decode them, the reconstructed IPs
  * from a model of its own (SDM Table "FUP/TIP IP Reconstruction"). Then corrupted copies. */
 #ifndef FWPT_TESTS_PKT_STREAM_H
@@ -28,7 +28,7 @@ unsigned pkt_stream_rn(struct pkt_stream *s, unsigned n);
 /* Last IP after an IP packet with IPBytes ipc and payload pl (ipc 0: unchanged). */
 uint64_t pkt_stream_model_ip(uint64_t last, unsigned ipc, uint64_t pl);
 
-/* A PSB, then npkts - 1 random packets; with_new: also BBP/BIP/BEP/CFE/EVD. Returns s->len. */
+/* A PSB, then npkts - 1 random packets; with_new: also BBP/BIP/BEP/CFE/EVD/TRIG. Returns s->len. */
 size_t pkt_stream_build(struct pkt_stream *s, size_t npkts, int with_new);
 
 /* A copy of src[0..len) in out (len bytes) with one random kind of damage, drawn from *rng: bit flips,

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "arch/errata.h"
 #include "decode/packet.h"
 #include "decode/pkt_print.h"
 #include "tests/common/pkt_equal.h"
@@ -49,7 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         if (s != FWPT_OK) {
-            ASSERT(s == FWPT_E_TRUNCATED || s == FWPT_E_BAD_OPCODE || s == FWPT_E_BAD_IPC || s == FWPT_E_BAD_PACKET);
+            ASSERT(s == FWPT_E_TRUNCATED || s == FWPT_E_BAD_OPCODE || s == FWPT_E_BAD_IPC || s == FWPT_E_BAD_PACKET ||
+                   s == FWPT_E_TOO_LONG);
             ASSERT(dec.offset == pkt.offset && pkt.size == 0 && pkt.type == FWPT_PKT_NONE);
             if (print) {
                 fwpt_pkt_print_error_text(&sink, pkt.offset, s);
@@ -68,7 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             ASSERT(dec.last_ip == 0);
             continue;
         }
-        ASSERT(pkt.size >= 1 && pkt.size <= 16 && pkt.offset + pkt.size <= size);
+        /* only a CYC is longer than a PSB (its Exp chain has no limit; 255 bytes at most) */
+        ASSERT(pkt.size >= 1 && (pkt.size <= 16 || pkt.type == FWPT_PKT_CYC) && pkt.offset + pkt.size <= size);
         ASSERT(pkt.type > FWPT_PKT_NONE && pkt.type < FWPT_PKT_COUNT);
         ASSERT(dec.offset == pkt.offset + pkt.size);
         switch (pkt.type) {
@@ -108,6 +111,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ASSERT(k <= 7 && (k == 7 || bs != FWPT_OK));
         for (size_t i = 0; i < k; i++)
             ASSERT(fwpt_pkt_next(&dec, &pkt) == FWPT_OK && pkt_same_fields(&pkt, &bp[i]));
+    }
+    ASSERT(fwpt_pkt_next(&dec, &pkt) == bs && dec.offset == bd.offset && dec.last_ip == bd.last_ip);
+    /* with the packet-level errata (SKD007, SKZ84): packets back to back, next and batch alike, to the same stop */
+    static const struct fwpt_errata errata = {.skd007 = true, .skz84 = true};
+    fwpt_pkt_init(&bd, buf, size);
+    fwpt_pkt_init(&dec, buf, size);
+    fwpt_pkt_set_errata(&bd, &errata);
+    fwpt_pkt_set_errata(&dec, &errata);
+    bs = FWPT_OK;
+    expect = 0;
+    while (bs == FWPT_OK) {
+        size_t k = fwpt_pkt_next_batch(&bd, bp, 7, &bs);
+        ASSERT(k <= 7 && (k == 7 || bs != FWPT_OK));
+        for (size_t i = 0; i < k; i++) {
+            ASSERT(fwpt_pkt_next(&dec, &pkt) == FWPT_OK && pkt_same_fields(&pkt, &bp[i]) && pkt.offset == expect);
+            ASSERT(pkt.type != FWPT_PKT_INVALID || pkt.size == 8);
+            ASSERT(pkt.type != FWPT_PKT_OVF || pkt.size == 2 || pkt.size == 3);
+            expect = dec.offset;
+        }
     }
     ASSERT(fwpt_pkt_next(&dec, &pkt) == bs && dec.offset == bd.offset && dec.last_ip == bd.last_ip);
     free(buf);

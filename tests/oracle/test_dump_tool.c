@@ -1,5 +1,5 @@
 /* fwpt dump end to end: the streams of tests/common/pkt_stream (every packet type libipt encodes, and in every
- * third stream BBP/BIP/BEP/CFE/EVD hand-encoded from the SDM tables) written to files and dumped by
+ * third stream BBP/BIP/BEP/CFE/EVD/TRIG hand-encoded from the SDM tables) written to files and dumped by
  * $FWPT_BUILD/fwpt, the way a user runs it.
  *  1. Valid streams, --format jsonl: one object per packet; offset, type (libipt's name), size, then exactly
  *     the keys the README's schema lists for the type, in its order, with the values the generator encoded
@@ -201,6 +201,7 @@ static const struct schema schema[] = {
     {FWPT_PKT_BEP, "bep", {{"ip", BOOL}}},
     {FWPT_PKT_CFE, "cfe", {{"cfe_type", DEC}, {"vector", DEC}, {"ip", BOOL}}},
     {FWPT_PKT_EVD, "evd", {{"evd_type", DEC}, {"payload", HEX}}},
+    {FWPT_PKT_TRIG, "trig", {{"trbv", DEC}, {"ip", BOOL}, {"mult", BOOL}, {"icnt", DEC}}},
 };
 
 static const struct schema *schema_of(uint8_t type)
@@ -240,6 +241,7 @@ static uint64_t want(const struct fwpt_packet *e, const char *k)
     case FWPT_PKT_BEP: return e->bep.ip;
     case FWPT_PKT_CFE: return K("cfe_type") ? e->cfe.type : K("vector") ? e->cfe.vector : e->cfe.ip;
     case FWPT_PKT_EVD: return K("evd_type") ? e->evd.type : e->evd.payload;
+    case FWPT_PKT_TRIG: return K("trbv") ? e->trig.trbv : K("ip") ? e->trig.ip : K("mult") ? e->trig.mult : e->trig.icnt;
     default: return 0;
     }
 #undef K
@@ -275,6 +277,8 @@ static int check_obj(const char *line, size_t len, const struct fwpt_packet *e, 
         if ((sc->type == FWPT_PKT_TIP || sc->type == FWPT_PKT_TIP_PGE || sc->type == FWPT_PKT_TIP_PGD ||
              sc->type == FWPT_PKT_FUP) && e->ip.suppressed && strcmp(f->key, "ipc"))
             continue; /* IPBytes 000b: no payload, no ip */
+        if (sc->type == FWPT_PKT_TRIG && !e->trig.icntv && !strcmp(f->key, "icnt"))
+            continue; /* ICNTV clear: no instruction count */
         if (i >= o.n || strcmp(o.key[i], f->key))
             return 0;
         if (f->kind == BITS) {

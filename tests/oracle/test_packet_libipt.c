@@ -2,7 +2,7 @@
  *  1. Random valid streams of every packet type libipt can encode (pt_enc_next): fwpt_pkt_next and
  *     pt_pkt_next must agree packet by packet (offset, type, size, payload) and fwpt must reproduce
  *     exactly what the generator encoded (incl. the reconstructed IP from an independent model).
- *  2. Streams that also hold BBP/BIP/BEP/CFE/EVD (libipt 2.0.5 cannot encode or decode them):
+ *  2. Streams that also hold BBP/BIP/BEP/CFE/EVD/TRIG (libipt 2.0.5 cannot encode or decode them):
  *     hand-encoded from the SDM tables, checked against the generator's record only.
  *  3. Corrupted variants (bit flips, byte deletions, truncations): both decoders in lockstep; errors
  *     at the same offset with the same class, resync (pt_pkt_sync_forward) at the same PSB, bounded
@@ -89,12 +89,25 @@ static enum fwpt_status map_libipt_err(int err, int at_end)
     }
 }
 
-static unsigned long n_paths_pkts, n_tma_rsvd, n_libipt_stuck, n_valid_pkts, n_new_pkts, n_corrupt, n_err_agree, n_resync_agree, n_unchecked_new,
+static unsigned long n_paths_pkts, n_tma_rsvd, n_cyc_long, n_libipt_stuck, n_valid_pkts, n_new_pkts, n_corrupt, n_err_agree, n_resync_agree, n_unchecked_new,
     n_back_agree;
 
 static int is_new_type(uint8_t t)
 {
-    return t == FWPT_PKT_BBP || t == FWPT_PKT_BIP || t == FWPT_PKT_BEP || t == FWPT_PKT_CFE || t == FWPT_PKT_EVD;
+    return t == FWPT_PKT_BBP || t == FWPT_PKT_BIP || t == FWPT_PKT_BEP || t == FWPT_PKT_CFE || t == FWPT_PKT_EVD ||
+           t == FWPT_PKT_TRIG;
+}
+
+/* A CYC whose Exp chain runs past 9 bytes (more than 61 counter bits), with bytes left after the 9th: libipt 2.0.5
+ * rejects it (bad packet); the SDM sets no limit, and fwpt decodes it (the low 64 bits). */
+static int cyc_past_9_bytes(const uint8_t *p, size_t avail)
+{
+    if ((p[0] & 7) != 7 || avail <= 9)
+        return 0;
+    for (unsigned i = 1; i <= 8; i++)
+        if (!(p[i] & 1))
+            return 0;
+    return 1;
 }
 
 /* Check fwpt alone against the generator's record. */
@@ -282,13 +295,20 @@ static int lockstep(const uint8_t *b, size_t len, uint64_t seed, int count_valid
                  * guaranteed to be 0, so fwpt decodes it. Resync both after it. */
                 n_tma_rsvd++;
                 dec.offset = pkt.offset;
+            } else if (lr == -pte_bad_packet && cyc_past_9_bytes(b + at, len - at) &&
+                       ((fr == FWPT_OK && pkt.type == FWPT_PKT_CYC && pkt.offset == at) || fr == FWPT_E_TRUNCATED ||
+                        fr == FWPT_E_TOO_LONG)) {
+                /* libipt 2.0.5 stops CYC at 64 bits; fwpt reads the whole chain: resync both from the CYC */
+                n_cyc_long++;
+                dec.offset = at;
             } else if (lr < 0 && fr == FWPT_OK && lr == -pte_bad_opc && is_new_type(pkt.type)) {
                 /* a packet libipt 2.0.5 does not know: resync both after it */
                 n_unchecked_new++;
                 dec.offset = pkt.offset; /* restart the search where libipt stopped */
-            } else if (lr == -pte_bad_opc && fr == FWPT_E_TRUNCATED && at + 1 < len && b[at] == 0x02 &&
-                       (b[at + 1] == 0x63 || (b[at + 1] & 0x7f) == 0x33 || b[at + 1] == 0x13 || b[at + 1] == 0x53)) {
-                /* a truncated BBP/BEP/CFE/EVD: an opcode libipt 2.0.5 does not know */
+            } else if (lr == -pte_bad_opc && fr == FWPT_E_TRUNCATED &&
+                       (b[at] == 0xd9 || (at + 1 < len && b[at] == 0x02 &&
+                        (b[at + 1] == 0x63 || (b[at + 1] & 0x7f) == 0x33 || b[at + 1] == 0x13 || b[at + 1] == 0x53)))) {
+                /* a truncated BBP/BEP/CFE/EVD/TRIG: an opcode libipt 2.0.5 does not know */
                 n_unchecked_new++;
             } else if (lr < 0 && fr != FWPT_OK) {
                 enum fwpt_status want = map_libipt_err(lr, at == len);
@@ -397,7 +417,7 @@ int main(void)
            n_new_pkts);
     printf("corrupted streams: %lu; errors agreeing (offset+class): %lu; resyncs agreeing: %lu; "
            "PSB walk steps agreeing: %lu; packets libipt cannot decode: %lu; libipt backward walks stuck: %lu; "
-           "TMA with reserved bits (libipt rejects): %lu\n",
-           n_corrupt, n_err_agree, n_resync_agree, n_back_agree, n_unchecked_new, n_libipt_stuck, n_tma_rsvd);
+           "TMA with reserved bits (libipt rejects): %lu; CYC past 9 bytes (libipt rejects): %lu\n",
+           n_corrupt, n_err_agree, n_resync_agree, n_back_agree, n_unchecked_new, n_libipt_stuck, n_tma_rsvd, n_cyc_long);
     return check_summary("test_packet_libipt");
 }

@@ -1,6 +1,7 @@
 /* Hand-written byte vectors from the SDM packet tables (Vol. 3C "Packet Definitions"): bytes -> fields,
  * IP reconstruction per IPBytes (Table "FUP/TIP IP Reconstruction"), reserved encodings, TNT bit order,
  * CYC lengths, block packets, PSB sync forward/backward, and the printers' exact output. */
+#include "arch/errata.h"
 #include "decode/packet.h"
 #include "decode/pkt_print.h"
 #include "tests/check.h"
@@ -202,7 +203,7 @@ int main(void)
     ONE(0x02, 0x73, 0x34, 0x12, 0x77, 0x0f, 0xfe); /* reserved bits set: ignored (SDM) */
     CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.tma.fc, 0x0f);
 
-    /* --- CYC: Exp bits, 1..9 bytes (SDM Table "Cycle Count Packet Definition") --- */
+    /* --- CYC: Exp bits, any length (SDM Table "Cycle Count Packet Definition"; no limit on the chain) --- */
     ONE(0x2b);
     CHECK_EQ(pkt.type, FWPT_PKT_CYC); CHECK_EQ(pkt.cyc.value, 5); CHECK_EQ(pkt.size, 1);
     ONE(0xfb);
@@ -215,8 +216,39 @@ int main(void)
     CHECK_EQ(pkt.cyc.value, 4096); CHECK_EQ(pkt.size, 3);
     ONE(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe);
     CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.cyc.value, (1ull << 61) - 1); CHECK_EQ(pkt.size, 9);
+    /* 10 bytes: 5 + 9 * 7 = 68 counter bits, the low 64 kept (bits 64..67 of the last byte drop out) */
     ONE(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00);
-    CHECK_EQ(st, FWPT_E_BAD_PACKET);
+    CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_CYC); CHECK_EQ(pkt.size, 10);
+    CHECK_EQ(pkt.cyc.value, (1ull << 61) - 1);
+    ONE(0x07, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x12); /* byte 9 bits 7:1 = 0x09: counter bit 61 and 64 */
+    CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.size, 10); CHECK_EQ(pkt.cyc.value, 1ull << 61);
+    ONE(0x07, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x0f, 0xfe); /* 11 bytes: bits 61..63 = 111b */
+    CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.size, 11); CHECK_EQ(pkt.cyc.value, 7ull << 61);
+    {
+        /* the longest CYC fwpt_packet.size holds (255 bytes), one past it (E_TOO_LONG at the CYC), and a long
+         * one cut by the end of the trace (E_TRUNCATED) */
+        static uint8_t b[300];
+        for (unsigned i = 0; i < sizeof b; i++)
+            b[i] = 0xff;
+        b[254] = 0x02; /* Exp clear: the 255th byte ends it */
+        st = one(b, sizeof b);
+        CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.size, 255); CHECK_EQ(pkt.cyc.value, ~0ull);
+        CHECK_EQ(dec.offset, 255);
+        b[254] = 0xff;
+        b[255] = 0x02;
+        st = one(b, sizeof b);
+        CHECK_EQ(st, FWPT_E_TOO_LONG); CHECK_EQ(pkt.type, FWPT_PKT_NONE); CHECK_EQ(pkt.size, 0);
+        CHECK_EQ(pkt.offset, 0); CHECK_EQ(dec.offset, 0);
+        st = one(b, 200);
+        CHECK_EQ(st, FWPT_E_TRUNCATED); CHECK_EQ(dec.offset, 0);
+        /* after a packet: the error names the CYC's own offset */
+        b[0] = 0x00;
+        b[255] = 0xff;
+        b[256] = 0x02; /* the CYC at 1: bytes 1..256, 256 bytes */
+        fwpt_pkt_init(&dec, b, sizeof b);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_PAD);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_E_TOO_LONG); CHECK_EQ(pkt.offset, 1); CHECK_EQ(dec.offset, 1);
+    }
     ONE(0x07);
     CHECK_EQ(st, FWPT_E_TRUNCATED);
     ONE(0x07, 0x01);
@@ -312,6 +344,124 @@ int main(void)
     CHECK_EQ(pkt.type, FWPT_PKT_EVD); CHECK_EQ(pkt.evd.type, 63); CHECK_EQ(pkt.evd.payload, 0x0102030405060708ull);
     CHECK_EQ(pkt.size, 11);
 
+    /* --- TRIG (SDM "TRIG Packet Definition"): D9h, [IP ICNTV MULT rsvd:5], TRBV, ICNT[15:0] if ICNTV --- */
+    ONE(0xd9, 0x00, 0x01);
+    CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_TRIG); CHECK_EQ(pkt.size, 3); CHECK_EQ(pkt.trig.trbv, 1);
+    CHECK_EQ(pkt.trig.ip, 0); CHECK_EQ(pkt.trig.mult, 0); CHECK_EQ(pkt.trig.icntv, 0); CHECK_EQ(pkt.trig.icnt, 0);
+    CHECK_STR(text_of(&pkt, 1), "{\"offset\":0,\"type\":\"trig\",\"size\":3,\"trbv\":1,\"ip\":false,\"mult\":false}\n");
+    ONE(0xd9, 0xe0, 0xa1, 0x17, 0x01);
+    CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.size, 5); CHECK_EQ(pkt.trig.trbv, 0xa1); CHECK_EQ(pkt.trig.ip, 1);
+    CHECK_EQ(pkt.trig.mult, 1); CHECK_EQ(pkt.trig.icntv, 1); CHECK_EQ(pkt.trig.icnt, 0x117);
+    CHECK_STR(text_of(&pkt, 0), "0000000000000000  trig      trbv 0xa1, ip, mult, icnt 279\n");
+    CHECK_STR(text_of(&pkt, 1),
+              "{\"offset\":0,\"type\":\"trig\",\"size\":5,\"trbv\":161,\"ip\":true,\"mult\":true,\"icnt\":279}\n");
+    ONE(0xd9, 0x1f, 0x02); /* reserved bits 4:0 ignored */
+    CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.size, 3); CHECK_EQ(pkt.trig.trbv, 2); CHECK_EQ(pkt.trig.icntv, 0);
+    ONE(0xd9, 0x40, 0x01, 0x00);
+    CHECK_EQ(st, FWPT_E_TRUNCATED); CHECK_EQ(pkt.type, FWPT_PKT_NONE);
+    ONE(0xd9, 0x00);
+    CHECK_EQ(st, FWPT_E_TRUNCATED);
+    {
+        /* TRIG ends a block, as every packet but BIP and the timing/power ones */
+        static const uint8_t b[] = {0x02, 0x63, 0x80, 0xd9, 0x00, 0x01, 0x04};
+        fwpt_pkt_init(&dec, b, sizeof b);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(dec.block_item_bytes, 4);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_TRIG);
+        CHECK_EQ(dec.block_item_bytes, 0);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_TNT_8); /* 04h: not a BIP */
+    }
+
+    /* --- errata that change packets (fwpt_pkt_set_errata) --- */
+    {
+        static const struct fwpt_errata skd007 = {.skd007 = true}, skz84 = {.skz84 = true}, other = {
+            .bdm70 = true, .bdm64 = true, .skd022 = true, .skd010 = true, .skl014 = true, .apl12 = true,
+            .apl11 = true, .skl168 = true};
+        /* SKD007: a CYC header with Exp, then OVF (02 F3) in place of the CYC's other bytes */
+        static const uint8_t cyc_ovf[] = {0xf7, 0x02, 0xf3, 0x00};
+        fwpt_pkt_init(&dec, cyc_ovf, sizeof cyc_ovf); /* the SDM's packets: CYC (2 bytes), CYC (F3), PAD */
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_CYC); CHECK_EQ(pkt.size, 2);
+        CHECK_EQ(pkt.cyc.value, 0x3e);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_CYC); CHECK_EQ(pkt.size, 1);
+        for (int with = 0; with < 3; with++) {
+            /* with: 0 SKD007 alone, 1 every erratum but SKD007 (no change), 2 SKD007 inside a block */
+            uint8_t b[3 + sizeof cyc_ovf] = {0x02, 0x63, 0x80};
+            size_t pre = with == 2 ? 3 : 0;
+            __builtin_memcpy(b + pre, cyc_ovf, sizeof cyc_ovf);
+            fwpt_pkt_init(&dec, b, pre + sizeof cyc_ovf);
+            fwpt_pkt_set_errata(&dec, with == 1 ? &other : &skd007);
+            CHECK_EQ(dec.errata, with == 1 ? 0 : FWPT_PKT_ERRATUM_SKD007);
+            if (pre) {
+                CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(dec.block_item_bytes, 4);
+            }
+            CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK);
+            CHECK_EQ(pkt.type, with == 1 ? FWPT_PKT_CYC : FWPT_PKT_OVF); CHECK_EQ(pkt.offset, pre);
+            CHECK_EQ(pkt.size, with == 1 ? 2 : 3);
+            CHECK_EQ(dec.block_item_bytes, 0);
+            if (with != 1) {
+                CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_PAD);
+                CHECK_EQ(pkt.offset, pre + 3);
+            }
+        }
+        static const uint8_t cyc_no_ovf[] = {0xf7, 0x02, 0xf2}, cyc1_ovf[] = {0xf3, 0x02, 0xf3};
+        fwpt_pkt_init(&dec, cyc_no_ovf, sizeof cyc_no_ovf); /* not an OVF after it: the CYC stands */
+        fwpt_pkt_set_errata(&dec, &skd007);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_CYC); CHECK_EQ(pkt.size, 2);
+        fwpt_pkt_init(&dec, cyc1_ovf, sizeof cyc1_ovf); /* a CYC without Exp: a CYC, then the OVF */
+        fwpt_pkt_set_errata(&dec, &skd007);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_CYC); CHECK_EQ(pkt.size, 1);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_OVF); CHECK_EQ(pkt.size, 2);
+
+        /* SKZ84: a TMA with reserved bits set, and the bogus byte after it, are one invalid packet */
+        static const uint8_t tma_bad[] = {0x02, 0x73, 0x01, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00};
+        fwpt_pkt_init(&dec, tma_bad, sizeof tma_bad);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_TMA); CHECK_EQ(pkt.size, 7);
+        fwpt_pkt_init(&dec, tma_bad, sizeof tma_bad);
+        fwpt_pkt_set_errata(&dec, &skz84);
+        CHECK_EQ(dec.errata, FWPT_PKT_ERRATUM_SKZ84);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_INVALID); CHECK_EQ(pkt.size, 8);
+        CHECK_STR(text_of(&pkt, 0), "0000000000000000  invalid\n");
+        CHECK_STR(text_of(&pkt, 1), "{\"offset\":0,\"type\":\"invalid\",\"size\":8}\n");
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_PAD); CHECK_EQ(pkt.offset, 8);
+        static const uint8_t tma_fc[] = {0x02, 0x73, 0x01, 0x01, 0x00, 0x01, 0x02, 0x00}; /* byte 6 bit 1 */
+        fwpt_pkt_init(&dec, tma_fc, sizeof tma_fc);
+        fwpt_pkt_set_errata(&dec, &skz84);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_INVALID);
+        static const uint8_t tma_ok[] = {0x02, 0x73, 0x01, 0x01, 0x00, 0xff, 0x01, 0x00}; /* no reserved bit set */
+        fwpt_pkt_init(&dec, tma_ok, sizeof tma_ok);
+        fwpt_pkt_set_errata(&dec, &skz84);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_TMA); CHECK_EQ(pkt.tma.fc, 0x1ff);
+        fwpt_pkt_init(&dec, tma_bad, 7); /* no bogus byte left: the TMA as the SDM reads it */
+        fwpt_pkt_set_errata(&dec, &skz84);
+        CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_TMA);
+        fwpt_pkt_set_errata(&dec, NULL);
+        CHECK_EQ(dec.errata, 0);
+
+        /* far from the trace's end (where the fast path would run): the same, next and batch alike */
+        static uint8_t big[256];
+        __builtin_memset(big, 0, sizeof big);
+        __builtin_memcpy(big + 40, cyc_ovf, 3);
+        __builtin_memcpy(big + 100, tma_bad, 8);
+        static struct fwpt_packet pk[256];
+        for (int batch = 0; batch < 2; batch++) {
+            struct fwpt_errata both = {.skd007 = true, .skz84 = true};
+            fwpt_pkt_init(&dec, big, sizeof big);
+            fwpt_pkt_set_errata(&dec, &both);
+            size_t n = 0;
+            if (batch) {
+                n = fwpt_pkt_next_batch(&dec, pk, 256, &st);
+                CHECK_EQ(st, FWPT_E_EOS);
+            } else {
+                while ((st = fwpt_pkt_next(&dec, &pk[n])) == FWPT_OK)
+                    n++;
+                CHECK_EQ(st, FWPT_E_EOS);
+            }
+            CHECK_EQ(n, 256 - 2 - 7); /* 256 bytes: OVF takes 3, INVALID 8, the rest are PADs */
+            CHECK_EQ(pk[40].type, FWPT_PKT_OVF); CHECK_EQ(pk[40].offset, 40); CHECK_EQ(pk[40].size, 3);
+            CHECK_EQ(pk[41].offset, 43); CHECK_EQ(pk[41].type, FWPT_PKT_PAD);
+            CHECK_EQ(pk[98].type, FWPT_PKT_INVALID); CHECK_EQ(pk[98].offset, 100); CHECK_EQ(pk[99].offset, 108);
+        }
+    }
+
     /* --- reserved opcodes and truncation --- */
     ONE(0x05);
     CHECK_EQ(st, FWPT_E_BAD_OPCODE); CHECK_EQ(pkt.size, 0);
@@ -385,7 +535,7 @@ int main(void)
     {
         static const char *const names[] = {"none", "pad", "psb", "psbend", "tnt.8", "tnt.64", "tip", "tip.pge",
             "tip.pgd", "fup", "pip", "mode.exec", "mode.tsx", "stop", "cbr", "tsc", "mtc", "tma", "cyc", "vmcs",
-            "ovf", "mnt", "ptw", "exstop", "mwait", "pwre", "pwrx", "bbp", "bip", "bep", "cfe", "evd"};
+            "ovf", "mnt", "ptw", "exstop", "mwait", "pwre", "pwrx", "bbp", "bip", "bep", "cfe", "evd", "trig", "invalid"};
         _Static_assert(sizeof names / sizeof names[0] == FWPT_PKT_COUNT, "one expected name per packet type");
         for (int t = 0; t < FWPT_PKT_COUNT; t++)
             CHECK_STR(fwpt_pkt_type_name((enum fwpt_pkt_type)t), names[t]);
