@@ -144,7 +144,7 @@ static void reset_walk(struct fwpt_flow *f)
 /* A flow error: report it, then resume at the next IP packet. */
 static void drop_pending(struct fwpt_flow *f)
 {
-    f->pend_tsx = f->pend_exstop = f->pend_ptw = f->pend_pip = f->pend_vmcs = f->pend_mwait = f->pend_pwre = 0;
+    f->pend_tsx = f->pend_exstop = f->pend_ptw = f->pend_pip = f->pend_vmcs = f->pend_mwait = f->pend_pwre = f->pend_trig = 0;
     f->resume_valid = 0;
 }
 
@@ -396,6 +396,20 @@ static bool side_packet(struct fwpt_flow *f, bool walking)
         e->status = p->pwrx.wake_reason;
         e->offset = p->offset;
         break;
+    case FWPT_PKT_TRIG:
+        /* SDM "TRIG Packet": with IP, the FUP that follows gives the IP it binds to; else it binds where
+         * the walk is (ICNT, instructions since then, is not applied yet) */
+        if (p->trig.ip) {
+            f->pend_trig = 1;
+            f->trig_trbv = p->trig.trbv;
+            f->trig_mult = p->trig.mult;
+        } else {
+            e = evq_push(f, FWPT_FLOW_TRIG);
+            e->detail = p->trig.trbv;
+            e->async = p->trig.mult;
+            e->offset = p->offset;
+        }
+        break;
     case FWPT_PKT_CBR:
         e = evq_push(f, FWPT_FLOW_CBR);
         e->detail = p->cbr.ratio;
@@ -451,6 +465,17 @@ static bool side_packet(struct fwpt_flow *f, bool walking)
 static bool fup_of_status(struct fwpt_flow *f, bool walking)
 {
     const struct fwpt_packet *p = &f->peek;
+    if (f->pend_trig && !walking) {
+        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_TRIG);
+        e->detail = f->trig_trbv;
+        e->async = f->trig_mult;
+        e->ip = p->ip.ip;
+        e->ip_valid = !p->ip.suppressed;
+        e->offset = p->offset;
+        f->pend_trig = 0;
+        consume(f);
+        return true;
+    }
     if (f->pend_ptw == 2) {
         f->ptw_ip = p->ip.ip;
         f->ptw_ip_valid = !p->ip.suppressed;
@@ -784,8 +809,24 @@ static void fup_reached(struct fwpt_flow *f)
         push_tsx(f, f->pend_tsx, true, f->stop_ip, f->stop_offset);
         f->pend_tsx = 0;
     }
+    /* the FUP of an EXSTOP or TRIG with IP bit is theirs alone (SDM "Packet relationships"): it pairs
+     * with no TIP or TIP.PGD after it */
+    bool status_fup = f->pend_exstop || f->pend_trig;
     if (f->pend_exstop)
         push_exstop(f, true, f->stop_ip, f->stop_offset);
+    if (f->pend_trig) {
+        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_TRIG);
+        e->detail = f->trig_trbv;
+        e->async = f->trig_mult;
+        e->ip = f->stop_ip;
+        e->ip_valid = 1;
+        e->offset = f->stop_offset;
+        f->pend_trig = 0;
+    }
+    if (status_fup) {
+        lookahead(f);
+        return;
+    }
     for (;;) {
         enum fwpt_status s = fetch(f);
         if (s == FWPT_E_EOS) {
@@ -1657,7 +1698,8 @@ const char *fwpt_flow_kind_name(enum fwpt_flow_kind k)
 {
     static const char *const names[FWPT_FLOW_KIND_COUNT] = {
         "insn", "enabled", "disabled", "interrupt", "overflow", "mode", "error",
-        "tsx", "stopped", "paging", "vmcs", "ptwrite", "exstop", "cbr", "mnt", "mwait", "pwre", "pwrx", "end",
+        "tsx", "stopped", "paging", "vmcs", "ptwrite", "exstop", "cbr", "mnt", "mwait", "pwre", "pwrx", "trig",
+        "end",
     };
     return (unsigned)k < FWPT_FLOW_KIND_COUNT ? names[k] : "?";
 }

@@ -82,6 +82,7 @@ enum fwpt_flow_kind {
     FWPT_FLOW_MWAIT,      /* MWAIT: to = hints (EAX) | extensions (ECX) << 32; ip when the EXSTOP's FUP gave it */
     FWPT_FLOW_PWRE,       /* PWRE: detail = resolved C-state, size = sub C-state (raw fields), async = HW */
     FWPT_FLOW_PWRX,       /* PWRX: detail = last core C-state, size = deepest (raw fields), status = wake reason */
+    FWPT_FLOW_TRIG,       /* TRIG: detail = TRBV (the triggers that fired), async = MULT; ip when a FUP gave it */
     FWPT_FLOW_END,        /* the trace data ends here with tracing on: what follows comes from the code
                            * alone, up to the first instruction that needs a packet (see fwpt_flow_cut) */
     FWPT_FLOW_KIND_COUNT
@@ -166,6 +167,7 @@ struct fwpt_flow {
     uint8_t pend_ptw;          /* PTW waiting for its PTWRITE; 2: and for its FUP (IP bit) */
     uint8_t pend_pip, pip_nr, pend_vmcs;
     uint8_t pend_mwait, pend_pwre;   /* MWAIT and PWRE wait for the EXSTOP they lead to */
+    uint8_t pend_trig, trig_trbv, trig_mult; /* TRIG with IP bit: waits for its FUP */
     uint8_t pwre_state, pwre_sub, pwre_hw;
     uint64_t mwait_hints;
     uint8_t ptw_bytes, ptw_ip_valid;

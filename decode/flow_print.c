@@ -238,6 +238,14 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
         fwpt_putc(o, '"');
         json_offset(o, ev->offset);
         break;
+    case FWPT_FLOW_TRIG:
+        fwpt_puts(o, ",\"trbv\":\"");
+        fwpt_put_0x(o, ev->detail);
+        fwpt_puts(o, ev->async ? "\",\"mult\":true" : "\",\"mult\":false");
+        if (ev->ip_valid)
+            json_ip(p, "ip", "module", "module_offset", ev->ip);
+        json_offset(o, ev->offset);
+        break;
     case FWPT_FLOW_STOPPED:
     case FWPT_FLOW_END:
         json_offset(o, ev->offset);
@@ -392,6 +400,16 @@ static void print_text(const struct fwpt_flow_printer *p, const struct fwpt_flow
         put_cstate(o, ev->size);
         fwpt_puts(o, ", wake: ");
         fwpt_puts(o, wake_name(ev->status));
+        break;
+    case FWPT_FLOW_TRIG:
+        fwpt_puts(o, "-- trigger ");
+        fwpt_put_0x(o, ev->detail);
+        if (ev->async)
+            fwpt_puts(o, " (fired more than once)");
+        if (ev->ip_valid) {
+            fwpt_puts(o, " at ");
+            text_ip(p, ev->ip);
+        }
         break;
     case FWPT_FLOW_END:
         fwpt_puts(o, "-- end of the trace data, tracing on: what follows comes from the code alone");

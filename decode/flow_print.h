@@ -61,6 +61,7 @@ struct fwpt_flow_printer {
  *        {"type":"mwait","hints":"0x..","ext":"0x.."[,"ip":"0x.."],"offset":N}
  *        {"type":"pwre","state":"C1.0","hw":true|false,"offset":N}
  *        {"type":"pwrx","last":"C1","deepest":"C0","wake":"interrupt|timer|store|hw|none","offset":N}
+ *        {"type":"trig","trbv":"0x..","mult":true|false[,"ip":"0x.."],"offset":N}
  *        {"type":"end","offset":N}   (the trace data ends; later instructions follow from the code)
  * "spec": the instruction ran inside a TSX transaction (printed after a tsx begin, until commit/abort).
  * Module names and offsets are added to event IPs as "module"/"offset" (or "from_module"...). */

@@ -76,6 +76,8 @@ EVENTS = {
     "mwait": lambda ev, opts: "[mwait %x %x%s]" % (int(ev["hints"], 16), int(ev["ext"], 16), _ip_suffix(ev, opts)),
     "pwre": lambda ev, opts: "[pwre %s%s]" % (ev["state"].lower(), " hw" if ev["hw"] else ""),
     "pwrx": lambda ev, opts: "[pwrx %s: %s (%s)]" % (WAKE[ev["wake"]], ev["last"].lower(), ev["deepest"].lower()),
+    "trig": lambda ev, opts: "[trig %02x%s%s]" % (int(ev["trbv"], 16), ", mult" if ev["mult"] else "",
+                                                  ", ip: %016x" % int(ev["ip"], 16) if "ip" in ev else ""),
     "end": lambda ev, opts: "[end of trace]",
     "cut": lambda ev, opts: None,
 }
@@ -220,7 +222,8 @@ PRESENTATION_ONLY = [
 NOT_YET = [
     (lambda n, o: n.startswith("ptet"), "Event Trace (CFE/EVD packets: interrupt vectors, IRET, SMI, VM exits, IF changes) is not decoded into events yet"),
     (lambda n, o: "--event:tick" in o, "tick events and time (ptxed --event:tick/--event:time) are issue 19"),
-    (lambda n, o: "trig" in n, "TRIG packets are not flow events yet"),
+    (lambda n, o: "trig" in n and n not in ("trig", "trig-fup"),
+     "TRIG's ICNT (the instructions retired since the last packet) does not place the event yet: it is given where the walk is"),
     (lambda n, o: "mov_cr3" in n, "MOV CR3 is not an instruction class yet: PIP and TIP.PGD without IP cannot bind to it"),
     (lambda n, o: "jmpabs" in n, "JMPABS (APX, REX2 prefix) is not decoded yet"),
     (lambda n, o: "eretu" in n, "ERETU/ERETS (FRED) are not decoded yet"),
