@@ -142,6 +142,29 @@ static void reset_walk(struct fwpt_flow *f)
 }
 
 /* A flow error: report it, then resume at the next IP packet. */
+/* After an error the trace is read without a walk until an IP packet or PSB+ gives the IP again:
+ * those bytes are what the error cost (fwpt_flow_bytes_skipped). */
+static void lost_step(struct fwpt_flow *f, uint64_t offset)
+{
+    if (!f->err_open) {
+        f->err_open = 1;
+        f->err_offset = offset;
+    }
+}
+
+static void regained_step(struct fwpt_flow *f, uint64_t offset)
+{
+    if (f->err_open) {
+        f->err_open = 0;
+        f->bytes_skipped += offset > f->err_offset ? offset - f->err_offset : 0;
+    }
+}
+
+uint64_t fwpt_flow_bytes_skipped(const struct fwpt_flow *f)
+{
+    return f->bytes_skipped + (f->err_open && f->pkt.len > f->err_offset ? f->pkt.len - f->err_offset : 0);
+}
+
 static void drop_pending(struct fwpt_flow *f)
 {
     f->pend_tsx = f->pend_exstop = f->pend_ptw = f->pend_pip = f->pend_vmcs = f->pend_mwait = f->pend_pwre = f->pend_trig = 0;
@@ -157,6 +180,7 @@ static void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uin
     e->ip_valid = 1;
     e->offset = offset;
     f->n_errors++;
+    lost_step(f, offset);
     reset_walk(f);
     retstack_clear(f);
     f->state = ST_SEARCH;
@@ -172,6 +196,7 @@ static void packet_error(struct fwpt_flow *f, enum fwpt_status s)
     e->ip_valid = f->state == ST_WALK;
     e->offset = f->pkt.offset;
     f->n_errors++;
+    lost_step(f, f->pkt.offset);
     reset_walk(f);
     retstack_clear(f);
     f->have_peek = 0;
@@ -495,6 +520,7 @@ static bool fup_of_status(struct fwpt_flow *f, bool walking)
 
 static void enter_walk(struct fwpt_flow *f, uint64_t ip)
 {
+    regained_step(f, f->pkt.offset);
     f->ip = ip;
     f->state = ST_WALK;
     reset_walk(f);

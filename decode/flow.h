@@ -175,6 +175,8 @@ struct fwpt_flow {
     uint8_t resume_valid;      /* resume_ip: where the walk would go on after the last disable */
     uint64_t ptw_payload, ptw_ip, pip_cr3, vmcs_base, resume_ip;
     struct fwpt_errata errata;
+    uint8_t err_open;          /* an error's bytes are being skipped, since err_offset */
+    uint64_t err_offset, bytes_skipped;
     uint32_t n_filter;         /* IP filter ranges the trace was recorded with (0: none known) */
     uint64_t filter[FWPT_FLOW_FILTERS][2];
     /* statistics */
@@ -235,5 +237,9 @@ enum fwpt_status fwpt_flow_next_batch(struct fwpt_flow *f, const struct fwpt_flo
 bool fwpt_flow_cut(const struct fwpt_flow *f, uint64_t *ip);
 
 const char *fwpt_flow_kind_name(enum fwpt_flow_kind k);
+
+/* The trace bytes decode errors cost so far: from each error to the packet where the walk took up
+ * the IP again (to the trace's end when it did not). */
+uint64_t fwpt_flow_bytes_skipped(const struct fwpt_flow *f);
 
 #endif

@@ -641,7 +641,11 @@ int fwpt_cmd_flow(int argc, char **argv)
             fwpt_calltree_print(prof, &out, (uint32_t)depth);
     }
     fflush(stdout);
-    if (errors)
-        fprintf(stderr, "fwpt flow: %lu decode error%s (shown in line)\n", errors, errors == 1 ? "" : "s");
+    if (errors) {
+        uint64_t lost = fwpt_flow_bytes_skipped(f);
+        fprintf(stderr, "fwpt flow: %lu decode error%s (shown in line); the decoder skipped %llu of %zu trace bytes "
+                "(%.2f%%) until it had the IP again\n", errors, errors == 1 ? "" : "s", (unsigned long long)lost,
+                trace_size, trace_size ? 100.0 * (double)lost / (double)trace_size : 0.0);
+    }
     return errors ? 1 : 0;
 }

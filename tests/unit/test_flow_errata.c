@@ -17,6 +17,7 @@
 
 static uint8_t trace[4096];
 static size_t trace_len;
+static uint64_t skipped; /* fwpt_flow_bytes_skipped after the last decode */
 
 /* One decoded item as text ("I10001" instruction, "E10000" enabled, "D" disabled, "O10005" overflow,
  * "X" error, "T+"/"T-"/"TA" TSX begin/commit/abort, "V" vmcs, "P" paging, "M" mode, "N" end of data),
@@ -56,6 +57,7 @@ static void decode(const struct fwpt_errata *er, const uint64_t (*filter)[2], ui
         }
         n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? " " : "", item);
     }
+    skipped = fwpt_flow_bytes_skipped(&f);
 }
 
 static void expect(const char *what, const struct fwpt_errata *er, const uint64_t (*filter)[2], uint32_t nf,
@@ -188,7 +190,9 @@ static void case_bdm64(void)
     pk_tnt(1, 0); /* the wrong outcome */
     pk_tsx(0, 1);
     pk_ip(ppt_fup, base + 8, pt_ipc_update_16);
+    uint64_t tip = enc_offset();
     pk_ip(ppt_tip, base + 10, pt_ipc_update_16);
+    uint64_t tip_end = enc_offset();
     pk_ip(ppt_fup, base + 11, pt_ipc_update_16);
     pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
     end();
@@ -198,6 +202,10 @@ static void case_bdm64(void)
     /* without: the walk from the fall-through meets the second jz with no TNT bit left; decoding
      * resumes at the abort's TIP */
     expect("bdm64 without a processor", NULL, NULL, 0, "S10000 T+ I10000 I10003 I10005 I10006 X I1000a D");
+    /* the error (at the TIP the walk met where it wanted a TNT bit) cost the TIP's bytes */
+    CHECK_EQ(skipped, tip_end - tip);
+    decode(&bdw, NULL, 0, (char[512]){0}, 512);
+    CHECK_EQ(skipped, 0);
 }
 
 /* SKD007: the OVF's 02h became the second byte of a CYC, its F3h a CYC of its own. */
