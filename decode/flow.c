@@ -243,34 +243,33 @@ static void apply_mode(struct fwpt_flow *f)
 
 /* The events a PIP or VMCS describe, at the transfer they bind to (SDM "PIP Packet": it precedes the TIP
  * of the far transfer or VM entry/exit that loaded CR3; "VMCS Packet" likewise). */
-static void apply_pip_order(struct fwpt_flow *f, bool pip_first);
-static void apply_pip(struct fwpt_flow *f) { apply_pip_order(f, false); }
+static void push_pip(struct fwpt_flow *f)
+{
+    if (!f->pend_pip)
+        return;
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_PAGING);
+    e->to = f->pip_cr3;
+    e->detail = f->pip_nr;
+    e->offset = cur_offset(f);
+    f->pend_pip = 0;
+}
 
 /* pip_first: the order libipt gives at a TIP.PGD of the transfer itself (PIP, VMCS, then the disable);
  * elsewhere VMCS comes first. */
 static void apply_pip_order(struct fwpt_flow *f, bool pip_first)
 {
-    if (pip_first && f->pend_pip) {
-        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_PAGING);
-        e->to = f->pip_cr3;
-        e->detail = f->pip_nr;
-        e->offset = cur_offset(f);
-        f->pend_pip = 0;
-    }
+    if (pip_first)
+        push_pip(f);
     if (f->pend_vmcs) {
         struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_VMCS);
         e->to = f->vmcs_base;
         e->offset = cur_offset(f);
         f->pend_vmcs = 0;
     }
-    if (f->pend_pip) {
-        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_PAGING);
-        e->to = f->pip_cr3;
-        e->detail = f->pip_nr;
-        e->offset = cur_offset(f);
-        f->pend_pip = 0;
-    }
+    push_pip(f);
 }
+
+static void apply_pip(struct fwpt_flow *f) { apply_pip_order(f, false); }
 
 static struct fwpt_flow_event *push_tsx(struct fwpt_flow *f, uint8_t what, bool ip_valid, uint64_t ip,
                                          uint64_t offset)
@@ -296,32 +295,53 @@ static void push_ptwrite(struct fwpt_flow *f)
     f->ptw_ip_valid = 0;
 }
 
+/* The PWRE, MWAIT or TRIG held back until now (the flag says whether there is one). */
+static void push_pwre(struct fwpt_flow *f, uint64_t offset)
+{
+    if (!f->pend_pwre)
+        return;
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_PWRE);
+    e->detail = f->pwre_state;
+    e->size = f->pwre_sub;
+    e->async = f->pwre_hw;
+    e->offset = offset;
+    f->pend_pwre = 0;
+}
+
+static void push_mwait(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset)
+{
+    if (!f->pend_mwait)
+        return;
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_MWAIT);
+    e->to = f->mwait_hints;
+    e->ip = ip;
+    e->ip_valid = ip_valid;
+    e->offset = offset;
+    f->pend_mwait = 0;
+}
+
+static void push_trig(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset)
+{
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_TRIG);
+    e->detail = f->trig_trbv;
+    e->async = f->trig_mult;
+    e->ip = ip;
+    e->ip_valid = ip_valid;
+    e->offset = offset;
+    f->pend_trig = 0;
+}
+
 /* An EXSTOP, with the MWAIT that led to it first and the PWRE after it (the order libipt gives: SDM
  * "Power Event Tracing": MWAIT, PWRE, EXSTOP are written together when a C-state is entered). */
 static void push_exstop(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset)
 {
-    struct fwpt_flow_event *e;
-    if (f->pend_mwait) {
-        e = evq_push(f, FWPT_FLOW_MWAIT);
-        e->to = f->mwait_hints;
-        e->ip = ip;
-        e->ip_valid = ip_valid;
-        e->offset = offset;
-        f->pend_mwait = 0;
-    }
-    e = evq_push(f, FWPT_FLOW_EXSTOP);
+    push_mwait(f, ip_valid, ip, offset);
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_EXSTOP);
     e->ip = ip;
     e->ip_valid = ip_valid;
     e->offset = offset;
     f->pend_exstop = 0;
-    if (f->pend_pwre) {
-        e = evq_push(f, FWPT_FLOW_PWRE);
-        e->detail = f->pwre_state;
-        e->size = f->pwre_sub;
-        e->async = f->pwre_hw;
-        e->offset = offset;
-        f->pend_pwre = 0;
-    }
+    push_pwre(f, offset);
 }
 
 /* MWAIT and PWRE whose EXSTOP did not come (an OVF, the trace's end): given as they are. */
@@ -329,32 +349,12 @@ static void flush_power(struct fwpt_flow *f, uint64_t offset)
 {
     if (f->pend_exstop) {
         /* EXSTOP with IP bit whose FUP did not come: libipt gives PWRE, MWAIT, EXSTOP */
-        uint8_t pw = f->pend_pwre;
-        f->pend_pwre = 0;
-        if (pw) {
-            struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_PWRE);
-            e->detail = f->pwre_state;
-            e->size = f->pwre_sub;
-            e->async = f->pwre_hw;
-            e->offset = offset;
-        }
+        push_pwre(f, offset);
         push_exstop(f, false, 0, offset);
         return;
     }
-    if (f->pend_mwait) {
-        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_MWAIT);
-        e->to = f->mwait_hints;
-        e->offset = offset;
-        f->pend_mwait = 0;
-    }
-    if (f->pend_pwre) {
-        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_PWRE);
-        e->detail = f->pwre_state;
-        e->size = f->pwre_sub;
-        e->async = f->pwre_hw;
-        e->offset = offset;
-        f->pend_pwre = 0;
-    }
+    push_mwait(f, false, 0, offset);
+    push_pwre(f, offset);
 }
 
 static uint8_t tsx_what(const struct fwpt_packet *p)
@@ -397,24 +397,12 @@ static bool side_packet(struct fwpt_flow *f, bool walking)
         f->pwre_sub = p->pwre.sub_state;
         f->pwre_hw = p->pwre.hw;
         f->pend_pwre = 1;
-        if (!walking && !f->pend_mwait) {
-            f->pend_pwre = 0;
-            e = evq_push(f, FWPT_FLOW_PWRE);
-            e->detail = f->pwre_state;
-            e->size = f->pwre_sub;
-            e->async = f->pwre_hw;
-            e->offset = p->offset;
-        }
+        if (!walking && !f->pend_mwait)
+            push_pwre(f, p->offset);
         break;
     case FWPT_PKT_PWRX:
-        if (f->pend_pwre && !f->pend_exstop) {
-            f->pend_pwre = 0; /* the PWRE of a C-state entered without EXSTOP */
-            e = evq_push(f, FWPT_FLOW_PWRE);
-            e->detail = f->pwre_state;
-            e->size = f->pwre_sub;
-            e->async = f->pwre_hw;
-            e->offset = p->offset;
-        }
+        if (!f->pend_exstop)
+            push_pwre(f, p->offset); /* the PWRE of a C-state entered without EXSTOP */
         e = evq_push(f, FWPT_FLOW_PWRX);
         e->detail = p->pwrx.last;
         e->size = p->pwrx.deepest;
@@ -424,16 +412,11 @@ static bool side_packet(struct fwpt_flow *f, bool walking)
     case FWPT_PKT_TRIG:
         /* SDM "TRIG Packet": with IP, the FUP that follows gives the IP it binds to; else it binds where
          * the walk is (ICNT, instructions since then, is not applied yet) */
-        if (p->trig.ip) {
-            f->pend_trig = 1;
-            f->trig_trbv = p->trig.trbv;
-            f->trig_mult = p->trig.mult;
-        } else {
-            e = evq_push(f, FWPT_FLOW_TRIG);
-            e->detail = p->trig.trbv;
-            e->async = p->trig.mult;
-            e->offset = p->offset;
-        }
+        f->trig_trbv = p->trig.trbv;
+        f->trig_mult = p->trig.mult;
+        f->pend_trig = 1;
+        if (!p->trig.ip)
+            push_trig(f, false, 0, p->offset);
         break;
     case FWPT_PKT_CBR:
         e = evq_push(f, FWPT_FLOW_CBR);
@@ -491,13 +474,7 @@ static bool fup_of_status(struct fwpt_flow *f, bool walking)
 {
     const struct fwpt_packet *p = &f->peek;
     if (f->pend_trig && !walking) {
-        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_TRIG);
-        e->detail = f->trig_trbv;
-        e->async = f->trig_mult;
-        e->ip = p->ip.ip;
-        e->ip_valid = !p->ip.suppressed;
-        e->offset = p->offset;
-        f->pend_trig = 0;
+        push_trig(f, !p->ip.suppressed, p->ip.ip, p->offset);
         consume(f);
         return true;
     }
@@ -840,15 +817,8 @@ static void fup_reached(struct fwpt_flow *f)
     bool status_fup = f->pend_exstop || f->pend_trig;
     if (f->pend_exstop)
         push_exstop(f, true, f->stop_ip, f->stop_offset);
-    if (f->pend_trig) {
-        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_TRIG);
-        e->detail = f->trig_trbv;
-        e->async = f->trig_mult;
-        e->ip = f->stop_ip;
-        e->ip_valid = 1;
-        e->offset = f->stop_offset;
-        f->pend_trig = 0;
-    }
+    if (f->pend_trig)
+        push_trig(f, true, f->stop_ip, f->stop_offset);
     if (status_fup) {
         lookahead(f);
         return;

@@ -8,6 +8,22 @@
 #include <intel-pt.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include "tests/common/code_image.h"
+
+/* libipt's read callback over a struct code_image (ctx). */
+static inline int code_image_ipt_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip, void *ctx)
+{
+    (void)asid;
+    const struct code_image *im = ctx;
+    if (ip < im->base || ip - im->base >= im->size)
+        return -pte_nomap;
+    size_t n = im->size - (ip - im->base);
+    if (n > size)
+        n = size;
+    memcpy(buf, im->code + (ip - im->base), n);
+    return (int)n;
+}
 
 struct ipt_insn_sink {
     void (*event)(void *ctx, const struct pt_event *ev); /* NULL: events are dropped */

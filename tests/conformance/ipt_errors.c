@@ -10,18 +10,6 @@
 #include "tests/common/code_image.h"
 #include "tests/common/ipt_insn.h"
 
-static int ipt_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip, void *ctx)
-{
-    (void)asid;
-    const struct code_image *im = ctx;
-    if (ip < im->base || ip - im->base >= im->size)
-        return -pte_nomap;
-    size_t n = im->size - (ip - im->base);
-    if (n > size)
-        n = size;
-    memcpy(buf, im->code + (ip - im->base), n);
-    return (int)n;
-}
 
 static unsigned long n_err, n_insn;
 static void on_insn(void *ctx, const struct pt_insn *insn) { (void)ctx, (void)insn, n_insn++; }
@@ -50,7 +38,7 @@ int main(int argc, char **argv)
     }
     struct code_image im = {strtoull(argv[3], NULL, 16), code, clen, 0};
     struct ipt_insn_sink s = {.event = NULL, .insn = on_insn, .error = on_error, .ctx = NULL};
-    ipt_insn_walk(trace, tlen, ipt_read, &im, &s, NULL);
+    ipt_insn_walk(trace, tlen, code_image_ipt_read, &im, &s, NULL);
     printf("errors %lu insns %lu\n", n_err, n_insn);
     return 0;
 }

@@ -39,20 +39,6 @@ static void add(struct list *l, uint8_t kind, uint64_t a, uint64_t b)
 
 static const char *kname[] = {"insn", "enabled", "disabled", "interrupt", "overflow", "error"};
 
-/* ---- code access ---- */
-static int ipt_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip, void *ctx)
-{
-    (void)asid;
-    const struct code_image *im = ctx;
-    if (ip < im->base || ip - im->base >= im->size)
-        return -pte_nomap;
-    size_t n = im->size - (ip - im->base);
-    if (n > size)
-        n = size;
-    memcpy(buf, im->code + (ip - im->base), n);
-    return (int)n;
-}
-
 /* ---- the three sequences ---- */
 static void truth_list(const struct progen *p, struct list *l)
 {
@@ -90,7 +76,7 @@ static void ipt_error(void *ctx, int status, uint64_t offset) { add(ctx, IT_ERRO
 static int libipt_list(const struct progen *p, struct code_image *im, struct list *l)
 {
     struct ipt_insn_sink s = {.event = ipt_event, .insn = ipt_insn, .error = ipt_error, .ctx = l};
-    return ipt_insn_walk(p->trace, p->trace_size, ipt_read, im, &s, NULL) == -pte_nomem ? -1 : 0;
+    return ipt_insn_walk(p->trace, p->trace_size, code_image_ipt_read, im, &s, NULL) == -pte_nomem ? -1 : 0;
 }
 
 static struct fwpt_flow_block cache[4096];
