@@ -192,130 +192,162 @@ static const char *jnumber(const char *p, uint64_t *v, int *ok)
     return p;
 }
 
-static int parse_sideband(const char *text, const char *dir, struct images *im)
+/* One key of a JSON object to read: into str (a string, cap bytes) or num (a number); *have = 1 when
+ * it was there (numbers: and valid). */
+struct jfield {
+    const char *key;
+    char *str;
+    size_t cap;
+    uint64_t *num;
+    int *have;
+};
+
+/* Reads the JSON object at p ('{') into the fields named (other keys skipped); returns the end or NULL. */
+static const char *jobject(const char *p, const struct jfield *f, size_t n)
 {
-    const char *p = strstr(text, "\"images\"");
-    if (!p)
-        return -1;
-    p = ws(p + 8);
-    if (*p != ':')
-        return -1;
+    p = ws(p);
+    if (*p != '{')
+        return NULL;
     p = ws(p + 1);
-    if (*p != '[')
+    while (*p == '"') {
+        char key[64];
+        p = jstring(p, key, sizeof key);
+        if (!p)
+            return NULL;
+        p = ws(p);
+        if (*p != ':')
+            return NULL;
+        p = ws(p + 1);
+        size_t i = 0;
+        while (i < n && strcmp(key, f[i].key))
+            i++;
+        int ok = 1;
+        if (i < n && f[i].str && *p == '"')
+            p = jstring(p, f[i].str, f[i].cap);
+        else if (i < n && f[i].num)
+            p = jnumber(p, f[i].num, &ok);
+        else
+            p = jskip(p, 0), ok = 0;
+        if (!p)
+            return NULL;
+        if (i < n && f[i].have)
+            *f[i].have = ok;
+        p = ws(p);
+        if (*p == ',')
+            p = ws(p + 1);
+    }
+    return *p == '}' ? p + 1 : NULL;
+}
+
+/* Where the value of the first "key" in text starts (after the colon), or NULL. */
+static const char *jvalue(const char *text, const char *key)
+{
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"%s\"", key);
+    const char *p = strstr(text, quoted);
+    if (!p)
+        return NULL;
+    p = ws(p + strlen(quoted));
+    return *p == ':' ? ws(p + 1) : NULL;
+}
+
+/* The array of objects at p ('['): each read with jobject into f, then handed to each(ctx) (return
+ * nonzero to stop with -1). 0 at the end of the array, -1 when malformed. */
+static int jarray(const char *p, const struct jfield *f, size_t n, int (*each)(void *ctx), void *ctx)
+{
+    if (!p || *p != '[')
         return -1;
     p = ws(p + 1);
     while (*p == '{') {
-        char name[256] = "", file[512] = "";
-        uint64_t base = 0, size = 0;
-        int have_base = 0, have_size = 0;
-        p = ws(p + 1);
-        while (*p == '"') {
-            char key[64];
-            p = jstring(p, key, sizeof key);
-            if (!p)
-                return -1;
-            p = ws(p);
-            if (*p != ':')
-                return -1;
-            p = ws(p + 1);
-            int ok = 0;
-            if (!strcmp(key, "name") && *p == '"')
-                p = jstring(p, name, sizeof name);
-            else if (!strcmp(key, "file") && *p == '"')
-                p = jstring(p, file, sizeof file);
-            else if (!strcmp(key, "base")) {
-                p = jnumber(p, &base, &ok);
-                have_base = ok;
-            } else if (!strcmp(key, "size")) {
-                p = jnumber(p, &size, &ok);
-                have_size = ok;
-            } else
-                p = jskip(p, 0);
-            if (!p)
-                return -1;
-            p = ws(p);
-            if (*p == ',')
-                p = ws(p + 1);
+        for (size_t i = 0; i < n; i++) {
+            if (f[i].str && f[i].cap)
+                f[i].str[0] = 0;
+            if (f[i].have)
+                *f[i].have = 0;
         }
-        if (*p != '}')
+        p = jobject(p, f, n);
+        if (!p || each(ctx))
             return -1;
-        p = ws(p + 1);
-        if (have_base) {
-            struct image *m = add_image(im);
-            m->name = strdup(name[0] ? name : "?");
-            m->base = base;
-            m->size = have_size ? size : 0;
-            if (file[0]) {
-                char path[2048];
-                snprintf(path, sizeof path, "%s/%s", dir, file);
-                if (load_file(path, &m->code, &m->code_size) != 0)
-                    fprintf(stderr, "fwpt flow: %s: %s (image %s without code)\n", path, strerror(errno), m->name);
-                if (!have_size)
-                    m->size = m->code_size;
-            }
-        }
+        p = ws(p);
         if (*p == ',')
             p = ws(p + 1);
     }
     return *p == ']' ? 0 : -1;
 }
 
+struct image_fields {
+    char name[256], file[512];
+    uint64_t base, size;
+    int have_base, have_size;
+    const char *dir;
+    struct images *im;
+};
+
+static int add_sideband_image(void *ctx)
+{
+    struct image_fields *v = ctx;
+    if (!v->have_base)
+        return 0;
+    struct image *m = add_image(v->im);
+    m->name = strdup(v->name[0] ? v->name : "?");
+    m->base = v->base;
+    m->size = v->have_size ? v->size : 0;
+    if (v->file[0]) {
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", v->dir, v->file);
+        if (load_file(path, &m->code, &m->code_size) != 0)
+            fprintf(stderr, "fwpt flow: %s: %s (image %s without code)\n", path, strerror(errno), m->name);
+        if (!v->have_size)
+            m->size = m->code_size;
+    }
+    return 0;
+}
+
+static int parse_sideband(const char *text, const char *dir, struct images *im)
+{
+    struct image_fields v = {.dir = dir, .im = im};
+    const struct jfield f[] = {
+        {"name", v.name, sizeof v.name, NULL, NULL},
+        {"file", v.file, sizeof v.file, NULL, NULL},
+        {"base", NULL, 0, &v.base, &v.have_base},
+        {"size", NULL, 0, &v.size, &v.have_size},
+    };
+    return jarray(jvalue(text, "images"), f, sizeof f / sizeof f[0], add_sideband_image, &v);
+}
+
+struct filter_fields {
+    char cfg[16];
+    uint64_t a, b;
+    int have_a, have_b;
+    uint64_t (*r)[2];
+    int n;
+};
+
+static int add_sideband_filter(void *ctx)
+{
+    struct filter_fields *v = ctx;
+    if (!strcmp(v->cfg, "filter") && v->have_a && v->have_b && v->a <= v->b && v->n < FWPT_FLOW_FILTERS) {
+        v->r[v->n][0] = v->a;
+        v->r[v->n][1] = v->b;
+        v->n++;
+    }
+    return 0;
+}
+
 /* The IP filter ranges of sideband.json's settings ("addr_ranges":[{"cfg":"filter","a":"0x..","b":"0x.."},..]):
  * how many were read into r (at most FWPT_FLOW_FILTERS; TraceStop ranges are skipped), -1 when malformed. */
 static int parse_sideband_filters(const char *text, uint64_t (*r)[2])
 {
-    const char *p = strstr(text, "\"addr_ranges\"");
-    int n = 0;
+    struct filter_fields v = {.r = r};
+    const struct jfield f[] = {
+        {"cfg", v.cfg, sizeof v.cfg, NULL, NULL},
+        {"a", NULL, 0, &v.a, &v.have_a},
+        {"b", NULL, 0, &v.b, &v.have_b},
+    };
+    const char *p = jvalue(text, "addr_ranges");
     if (!p)
-        return 0;
-    p = ws(p + 13);
-    if (*p != ':')
-        return -1;
-    p = ws(p + 1);
-    if (*p != '[')
-        return -1;
-    p = ws(p + 1);
-    while (*p == '{') {
-        char cfg[16] = "";
-        uint64_t a = 0, b = 0;
-        int ok_a = 0, ok_b = 0;
-        p = ws(p + 1);
-        while (*p == '"') {
-            char key[16];
-            int ok = 0;
-            p = jstring(p, key, sizeof key);
-            if (!p)
-                return -1;
-            p = ws(p);
-            if (*p != ':')
-                return -1;
-            p = ws(p + 1);
-            if (!strcmp(key, "cfg") && *p == '"')
-                p = jstring(p, cfg, sizeof cfg);
-            else if (!strcmp(key, "a"))
-                p = jnumber(p, &a, &ok), ok_a = ok;
-            else if (!strcmp(key, "b"))
-                p = jnumber(p, &b, &ok), ok_b = ok;
-            else
-                p = jskip(p, 0);
-            if (!p)
-                return -1;
-            p = ws(p);
-            if (*p == ',')
-                p = ws(p + 1);
-        }
-        if (*p != '}')
-            return -1;
-        p = ws(p + 1);
-        if (!strcmp(cfg, "filter") && ok_a && ok_b && a <= b && n < FWPT_FLOW_FILTERS) {
-            r[n][0] = a;
-            r[n][1] = b;
-            n++;
-        }
-        if (*p == ',')
-            p = ws(p + 1);
-    }
-    return *p == ']' ? n : -1;
+        return strstr(text, "\"addr_ranges\"") ? -1 : 0;
+    return jarray(p, f, sizeof f / sizeof f[0], add_sideband_filter, &v) ? -1 : v.n;
 }
 
 /* The "cpu" object of sideband.json: vendor, family, model, stepping (a signature of 0 means the
@@ -323,56 +355,24 @@ static int parse_sideband_filters(const char *text, uint64_t (*r)[2])
  * 1: no "cpu" object (*id: none); -1: a malformed one. */
 static int parse_sideband_cpu(const char *text, struct fwpt_cpu_id *id)
 {
-    const char *p = strstr(text, "\"cpu\"");
     char vendor[16] = "";
     uint64_t family = 0, model = 0, stepping = 0, signature = 1;
-    int have_family = 0, have_model = 0, have_stepping = 0;
+    int have_family = 0, have_model = 0, have_stepping = 0, have_signature = 0;
+    const struct jfield f[] = {
+        {"vendor", vendor, sizeof vendor, NULL, NULL},
+        {"family", NULL, 0, &family, &have_family},
+        {"model", NULL, 0, &model, &have_model},
+        {"stepping", NULL, 0, &stepping, &have_stepping},
+        {"signature", NULL, 0, &signature, &have_signature},
+    };
     memset(id, 0, sizeof *id);
-    if (!p)
+    if (!strstr(text, "\"cpu\""))
         return 1;
-    p = ws(p + 5);
-    if (*p != ':')
+    const char *p = jvalue(text, "cpu");
+    if (!p || !jobject(p, f, sizeof f / sizeof f[0]))
         return -1;
-    p = ws(p + 1);
-    if (*p != '{')
-        return -1;
-    p = ws(p + 1);
-    while (*p == '"') {
-        char key[64];
-        int ok = 0;
-        p = jstring(p, key, sizeof key);
-        if (!p)
-            return -1;
-        p = ws(p);
-        if (*p != ':')
-            return -1;
-        p = ws(p + 1);
-        if (!strcmp(key, "vendor") && *p == '"') {
-            p = jstring(p, vendor, sizeof vendor);
-        } else if (!strcmp(key, "family")) {
-            p = jnumber(p, &family, &ok);
-            have_family = ok;
-        } else if (!strcmp(key, "model")) {
-            p = jnumber(p, &model, &ok);
-            have_model = ok;
-        } else if (!strcmp(key, "stepping")) {
-            p = jnumber(p, &stepping, &ok);
-            have_stepping = ok;
-        } else if (!strcmp(key, "signature")) {
-            p = jnumber(p, &signature, &ok);
-            if (!ok)
-                signature = 1;
-        } else {
-            p = jskip(p, 0);
-        }
-        if (!p)
-            return -1;
-        p = ws(p);
-        if (*p == ',')
-            p = ws(p + 1);
-    }
-    if (*p != '}')
-        return -1;
+    if (!have_signature)
+        signature = 1;
     if (!have_family || !have_model || signature == 0 || family > 270 || model > 255)
         return 0; /* the processor was not identified: no errata */
     id->known = true;
