@@ -445,6 +445,8 @@ static bool side_packet(struct fwpt_flow *f, bool walking)
         }
         break;
     case FWPT_PKT_PIP:
+        if (walking && f->pend_pip)
+            return false; /* the MOV CR3 or transfer the earlier one describes comes first */
         f->pip_cr3 = p->pip.cr3;
         f->pip_nr = p->pip.nr;
         f->pend_pip = 1;
@@ -1147,6 +1149,18 @@ static void resolve(struct fwpt_flow *f)
         f->ip = next;
         if (f->last_class == FWPT_IC_PTWRITE && f->pend_ptw == 1) {
             push_ptwrite(f); /* SDM "PTW Packet": written by this PTWRITE */
+            look = true;
+        } else if (f->last_class == FWPT_IC_MOV_CR3) {
+            /* SDM "PIP Packet": a MOV CR3 writes one; with CR3 filtering it may clear ContextEn, and its
+             * TIP.PGD carries no branch target (no IP, or the next instruction's) */
+            push_pip(f);
+            if (f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD &&
+                (f->peek.ip.suppressed || f->peek.ip.ip == next)) {
+                struct fwpt_packet pgd = f->peek;
+                consume(f);
+                disabled_at(f, &pgd, false, 0);
+                return;
+            }
             look = true;
         }
         break;

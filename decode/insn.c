@@ -491,6 +491,11 @@ decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode, struct fwpt
                 if (reg == 4 && rep == PF_F3)
                     iclass = FWPT_IC_PTWRITE;
                 break;
+            case S_CRDR:
+                /* 0F 22 /3 MOV CR3, r (REX.R would select CR11) */
+                if (op2 == 0x22 && reg == 3 && !(rex & 4))
+                    iclass = FWPT_IC_MOV_CR3;
+                break;
             case S_0F78:
                 /* Mandatory prefix: the last F2/F3, else 66 (AMD APM: EXTRQ/INSERTQ). */
                 if (rep == PF_F3)
@@ -608,6 +613,7 @@ const char *fwpt_insn_class_name(enum fwpt_insn_class c)
         [FWPT_IC_SYSCALL] = "syscall",   [FWPT_IC_SYSRET] = "sysret",
         [FWPT_IC_SYSENTER] = "sysenter", [FWPT_IC_SYSEXIT] = "sysexit",
         [FWPT_IC_VMENTRY] = "vmentry",   [FWPT_IC_PTWRITE] = "ptwrite",
+        [FWPT_IC_MOV_CR3] = "mov_cr3",
     };
     return (unsigned)c < FWPT_IC_COUNT ? names[c] : "?";
 }

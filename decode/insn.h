@@ -34,6 +34,7 @@ enum fwpt_insn_class {
     FWPT_IC_SYSEXIT,
     FWPT_IC_VMENTRY,       /* vmlaunch, vmresume */
     FWPT_IC_PTWRITE,       /* ptwrite r/m32/64 */
+    FWPT_IC_MOV_CR3,       /* mov cr3, r: a PIP binds to it; with CR3 filtering it may enable or disable */
     FWPT_IC_COUNT
 };
 

@@ -74,6 +74,11 @@ static inline enum fwpt_insn_class zy_class(const ZydisDecodedInstruction *z)
         return FWPT_IC_VMENTRY;
     case ZYDIS_MNEMONIC_PTWRITE:
         return FWPT_IC_PTWRITE;
+    case ZYDIS_MNEMONIC_MOV:
+        return z->operand_count_visible && z->raw.modrm.reg == 3 && z->opcode == 0x22 &&
+                       z->opcode_map == ZYDIS_OPCODE_MAP_0F && !z->raw.rex.R
+                   ? FWPT_IC_MOV_CR3
+                   : FWPT_IC_OTHER;
     default:
         return FWPT_IC_OTHER;
     }

@@ -100,6 +100,11 @@ static const struct vec vecs[] = {
     V(64, OK, 4, FWPT_IC_PTWRITE, 0, 0xf3, 0x0f, 0xae, 0xe0),           /* ptwrite eax */
     V(64, OK, 5, FWPT_IC_PTWRITE, 0, 0xf3, 0x48, 0x0f, 0xae, 0xe0),     /* ptwrite rax */
     V(64, OK, 9, FWPT_IC_PTWRITE, 0, 0xf3, 0x0f, 0xae, 0xa4, 0x24, 0x10, 0, 0, 0), /* [rsp+disp32] */
+    V(64, OK, 3, FWPT_IC_MOV_CR3, 0, 0x0f, 0x22, 0xd8),                /* mov cr3, rax */
+    V(32, OK, 3, FWPT_IC_MOV_CR3, 0, 0x0f, 0x22, 0x18),                /* mov cr3, eax (mod ignored) */
+    V(64, OK, 3, FWPT_IC_OTHER, 0, 0x0f, 0x22, 0xc0),                  /* mov cr0, rax */
+    V(64, OK, 3, FWPT_IC_OTHER, 0, 0x0f, 0x20, 0xd8),                  /* mov rax, cr3: a read */
+    V(64, OK, 4, FWPT_IC_OTHER, 0, 0x44, 0x0f, 0x22, 0xd8),            /* REX.R: cr11, not cr3 */
     V(64, OK, 3, FWPT_IC_OTHER, 0, 0x0f, 0xae, 0x20),                   /* xsave [rax]: no F3 */
     /* lengths: prefixes, REX, 15-byte limit */
     V(64, OK, 10, FWPT_IC_OTHER, 0, 0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8), /* mov rax, imm64 */
@@ -232,6 +237,7 @@ int main(void)
     CHECK_EQ(fwpt_insn_decode(call64, sizeof call64, FWPT_MODE_UNKNOWN, &in), FWPT_E_INVAL);
     CHECK_STR(fwpt_insn_class_name(FWPT_IC_CALL_REL), "call_rel");
     CHECK_STR(fwpt_insn_class_name(FWPT_IC_PTWRITE), "ptwrite");
+    CHECK_STR(fwpt_insn_class_name(FWPT_IC_MOV_CR3), "mov_cr3");
     CHECK_STR(fwpt_insn_class_name(FWPT_IC_COUNT), "?");
     return check_summary("insn");
 }
