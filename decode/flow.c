@@ -87,11 +87,18 @@ static bool filtered_out(const struct fwpt_flow *f, uint64_t ip)
 /* TNT in either form (SDM: short TNT carries 1-6 bits, long TNT 1-47). */
 static inline bool is_tnt(uint8_t t) { return t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64; }
 
+/* The loops that can give an event per packet (lookahead, OVF resolution, PSB+) stop while fewer than
+ * EVQ_STEP slots are free and go on after the queue drained (look_pending, ovf_open); one step gives at
+ * most EVQ_STEP events (a FUP reached: TSX, MWAIT, EXSTOP, PWRE, TRIG, INTERRUPT, VMCS, PAGING, MODE). */
+#define EVQ_STEP 12
+_Static_assert(FWPT_FLOW_EVQ >= 2 * EVQ_STEP, "the event queue holds a full step past the stop point");
+static inline bool evq_tight(const struct fwpt_flow *f) { return f->evq_n + EVQ_STEP > FWPT_FLOW_EVQ; }
+
 static struct fwpt_flow_event *evq_push(struct fwpt_flow *f, unsigned kind)
 {
     struct fwpt_flow_event *e;
     if (f->evq_n == FWPT_FLOW_EVQ)
-        f->evq_n--; /* cannot happen by construction (at most 4 per step); keep the newest */
+        f->evq_n--; /* cannot happen: the loops stop at evq_tight, a step gives at most EVQ_STEP */
     e = &f->evq[(f->evq_head + f->evq_n++) % FWPT_FLOW_EVQ];
     fwpt_memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;
@@ -168,7 +175,7 @@ uint64_t fwpt_flow_bytes_skipped(const struct fwpt_flow *f)
 static void drop_pending(struct fwpt_flow *f)
 {
     f->pend_tsx = f->pend_exstop = f->pend_ptw = f->pend_pip = f->pend_vmcs = f->pend_mwait = f->pend_pwre = f->pend_trig = 0;
-    f->resume_valid = 0;
+    f->resume_valid = f->look_pending = f->ovf_open = 0;
 }
 
 static void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t offset)
@@ -574,6 +581,8 @@ static void psb_plus(struct fwpt_flow *f)
             consume(f);
             break;
         }
+        if (evq_tight(f))
+            break; /* its MNTs filled the queue: the rest of the PSB+ is read as status after it */
         if (t == FWPT_PKT_FUP && have_fup) {
             break; /* PSB+ holds one FUP: a second one is past a PSB+ that has no PSBEND */
         } else if (t == FWPT_PKT_FUP && !f->peek.ip.suppressed) {
@@ -620,7 +629,81 @@ static void psb_plus(struct fwpt_flow *f)
     }
 }
 
-/* OVF (seed 003 "Overflow": OVF, then PSB+ or none, then FUP or TIP.PGE). */
+/* The OVERFLOW event of the OVF being resolved, once: NULL when it was given in an earlier call (its IP
+ * can then no longer be added). */
+static struct fwpt_flow_event *ovf_event(struct fwpt_flow *f, struct fwpt_flow_event *e)
+{
+    if (e || f->ovf_pushed)
+        return e;
+    f->ovf_pushed = 1;
+    e = evq_push(f, FWPT_FLOW_OVERFLOW);
+    e->offset = f->ovf_offset;
+    return e;
+}
+
+/* The packets after an OVF up to the one that says where execution goes on (seed 003 "Overflow": OVF,
+ * then PSB+ or none, then FUP or TIP.PGE). Stops while the event queue is nearly full (ovf_open stays
+ * set: search_step calls it again). e: the OVERFLOW event when overflow() gave it just now. */
+static void overflow_resolve(struct fwpt_flow *f, struct fwpt_flow_event *e)
+{
+    for (;;) {
+        if (evq_tight(f))
+            return;
+        if (fetch(f) != FWPT_OK)
+            break;
+        uint8_t t = f->peek.type;
+        if (t == FWPT_PKT_MODE_TSX) {
+            f->pend_tsx = tsx_what(&f->peek); /* given after the OVERFLOW */
+            consume(f);
+            continue;
+        }
+        if (t == FWPT_PKT_PSB || t == FWPT_PKT_FUP || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGE ||
+            t == FWPT_PKT_TIP_PGD || t == FWPT_PKT_OVF || is_tnt(t))
+            e = ovf_event(f, e);
+        if (t == FWPT_PKT_PSB) {
+            psb_plus(f);
+            if (f->state == ST_WALK) {
+                f->ovf_open = 0;
+                return;
+            }
+            continue;
+        }
+        bool fup = t == FWPT_PKT_FUP;
+        if ((fup || t == FWPT_PKT_TIP) && !f->peek.ip.suppressed) {
+            uint64_t ip = f->peek.ip.ip, at = f->peek.offset;
+            consume(f);
+            if (fup && pge_follows(f))
+                continue; /* APL12: a FUP although FilterEn is clear; the TIP.PGE says where tracing starts */
+            /* a FUP: resolved while ContextEn=1, tracing goes on at its IP. A TIP: SKD010, the FUP after
+             * OVF was dropped and the TIP's target is where execution goes on (a TIP cannot follow OVF
+             * otherwise, so this needs no CPU model) */
+            if (e) {
+                e->ip = ip;
+                e->ip_valid = 1;
+            }
+            if (f->pend_tsx && fup) {
+                push_tsx(f, f->pend_tsx, true, ip, at);
+                f->pend_tsx = 0;
+            }
+            f->ovf_open = 0;
+            apply_mode(f);
+            enter_walk(f, ip);
+            lookahead(f);
+            return;
+        }
+        if (t == FWPT_PKT_TIP_PGE || is_tnt(t) || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGD ||
+            t == FWPT_PKT_OVF || t == FWPT_PKT_FUP)
+            break; /* no resume IP here: the disabled state waits for one (a TIP.PGE: handled there) */
+        side_packet(f, false);
+    }
+    ovf_event(f, e);
+    f->ovf_open = 0;
+    if (f->pend_tsx) {
+        push_tsx(f, f->pend_tsx, false, 0, f->ovf_offset);
+        f->pend_tsx = 0;
+    }
+}
+
 static void overflow(struct fwpt_flow *f)
 {
     uint64_t off = f->peek.offset;
@@ -631,71 +714,13 @@ static void overflow(struct fwpt_flow *f)
     f->pend_tsx = 0;
     retstack_clear(f); /* seed 002: no RET compressed across an overflow */
     f->state = ST_DISABLED; /* PSB+ in between must not synchronize by itself */
+    f->ovf_open = 1;
+    f->ovf_pushed = 0;
+    f->ovf_offset = off;
     /* The OVERFLOW event: at once, or (as libipt orders it) after what the packets up to the FUP that
      * resolves the overflow report, when a FUP is what resolves it. */
-    struct fwpt_flow_event *e = NULL;
-    if (next_control(f, false) != FWPT_PKT_FUP)
-        e = evq_push(f, FWPT_FLOW_OVERFLOW), e->offset = off;
-    for (;;) {
-        if (fetch(f) != FWPT_OK)
-            break;
-        uint8_t t = f->peek.type;
-        if (t == FWPT_PKT_MODE_TSX) {
-            f->pend_tsx = tsx_what(&f->peek); /* given after the OVERFLOW */
-            consume(f);
-            continue;
-        }
-        if (t == FWPT_PKT_PSB || t == FWPT_PKT_FUP || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGE ||
-            t == FWPT_PKT_TIP_PGD || t == FWPT_PKT_OVF || is_tnt(t)) {
-            if (!e)
-                e = evq_push(f, FWPT_FLOW_OVERFLOW), e->offset = off;
-        }
-        if (t == FWPT_PKT_PSB) {
-            psb_plus(f);
-            if (f->state == ST_WALK)
-                return;
-            continue;
-        }
-        if (t == FWPT_PKT_FUP && !f->peek.ip.suppressed) {
-            uint64_t ip = f->peek.ip.ip;
-            uint64_t fup_off = f->peek.offset;
-            consume(f);
-            if (pge_follows(f))
-                continue; /* APL12: a FUP although FilterEn is clear; the TIP.PGE says where tracing starts */
-            /* resolved while ContextEn=1: tracing continues at the FUP IP */
-            e->ip = ip;
-            e->ip_valid = 1;
-            if (f->pend_tsx) {
-                push_tsx(f, f->pend_tsx, true, ip, fup_off);
-                f->pend_tsx = 0;
-            }
-            apply_mode(f);
-            enter_walk(f, ip);
-            lookahead(f);
-            return;
-        }
-        if (t == FWPT_PKT_TIP && !f->peek.ip.suppressed) {
-            /* SKD010: the FUP after OVF was dropped; the TIP's target is where execution goes on (a TIP
-             * cannot follow OVF otherwise, so this needs no CPU model) */
-            e->ip = f->peek.ip.ip;
-            e->ip_valid = 1;
-            consume(f);
-            apply_mode(f);
-            enter_walk(f, e->ip);
-            lookahead(f);
-            return;
-        }
-        if (t == FWPT_PKT_TIP_PGE || is_tnt(t) || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGD ||
-            t == FWPT_PKT_OVF || t == FWPT_PKT_FUP)
-            break; /* no resume IP here: the disabled state waits for one (a TIP.PGE: handled there) */
-        side_packet(f, false);
-    }
-    if (!e)
-        e = evq_push(f, FWPT_FLOW_OVERFLOW), e->offset = off;
-    if (f->pend_tsx) {
-        push_tsx(f, f->pend_tsx, false, 0, off);
-        f->pend_tsx = 0;
-    }
+    struct fwpt_flow_event *e = next_control(f, false) != FWPT_PKT_FUP ? ovf_event(f, NULL) : NULL;
+    overflow_resolve(f, e);
 }
 
 static int insn_class_at(struct fwpt_flow *f, uint64_t ip);
@@ -705,7 +730,12 @@ static bool reachable(struct fwpt_flow *f, uint64_t from, uint64_t to);
  * branch packet (asynchronous FUP, OVF, PSB+, MODE, timing). Stops at TNT/TIP/TIP.PGE/TIP.PGD. */
 static void lookahead(struct fwpt_flow *f)
 {
+    f->look_pending = 0;
     while (f->state == ST_WALK && !f->fup_pending) {
+        if (evq_tight(f)) {
+            f->look_pending = 1; /* the walk waits until the rest is looked at */
+            return;
+        }
         enum fwpt_status s = fetch(f);
         if (s != FWPT_OK) {
             if (s == FWPT_E_EOS && !f->end_seen && !f->tnt_count && f->state == ST_WALK) {
@@ -826,6 +856,10 @@ static void fup_reached(struct fwpt_flow *f)
         return;
     }
     for (;;) {
+        if (evq_tight(f)) {
+            f->fup_pending = 1; /* reached again after the queue drained (what was given above is not) */
+            return;
+        }
         enum fwpt_status s = fetch(f);
         if (s == FWPT_E_EOS) {
             walk_cut(f, f->ip);
@@ -858,8 +892,10 @@ static void fup_reached(struct fwpt_flow *f)
         if (t == FWPT_PKT_MODE_EXEC || t == FWPT_PKT_PIP || t == FWPT_PKT_VMCS || t == FWPT_PKT_PAD ||
             t == FWPT_PKT_TSC || t == FWPT_PKT_MTC || t == FWPT_PKT_CYC || t == FWPT_PKT_CBR ||
             t == FWPT_PKT_TMA) {
-            /* SDM "Packet relationships": PIP, VMCS, MODE.Exec may sit between FUP and TIP */
-            side_packet(f, true);
+            /* SDM "Packet relationships": PIP, VMCS, MODE.Exec may sit between FUP and TIP. A second PIP
+             * before the TIP (no MOV CR3 can come between): the first is given now, or this would wait forever */
+            if (!side_packet(f, true))
+                push_pip(f);
             continue;
         }
         /* a FUP not coupled with a TIP (e.g. PTWRITE, EXSTOP): nothing changes the flow */
@@ -1173,6 +1209,10 @@ static void resolve(struct fwpt_flow *f)
 
 static void search_step(struct fwpt_flow *f)
 {
+    if (f->ovf_open) {
+        overflow_resolve(f, NULL); /* it stopped to let the event queue drain */
+        return;
+    }
     enum fwpt_status s = fetch(f);
     if (s == FWPT_E_EOS) {
         f->state = ST_END;
@@ -1339,7 +1379,7 @@ static inline bool run_resolve(struct fwpt_flow *f)
 enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
                                     struct fwpt_flow_event *ev)
 {
-    if (f->resolve_pending && !f->evq_n && !f->fup_pending && f->cache && f->state == ST_WALK &&
+    if (f->resolve_pending && !f->evq_n && !f->fup_pending && !f->look_pending && f->cache && f->state == ST_WALK &&
         run_resolve(f) && !f->evq_n && !f->fup_pending && f->state == ST_WALK) {
         /* the hot case first: a cached block after a transfer resolved without packets */
         const struct fwpt_flow_block *b = &f->cache[FLOW_SLOT(f->ip) & f->cache_mask];
@@ -1383,6 +1423,10 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
                 continue;
             }
             search_step(f);
+            continue;
+        }
+        if (f->look_pending) {
+            lookahead(f);
             continue;
         }
         if (f->resolve_pending && !fast_resolve(f)) {
@@ -1614,6 +1658,10 @@ static void fill(struct fwpt_flow *f)
     struct fwpt_flow_obuf_insn *o = f->obuf;
     uint32_t on = 0;
     while (f->state == ST_WALK && !f->evq_n && on + FWPT_FLOW_BLOCK_INSNS <= FWPT_FLOW_OBUF) {
+        if (f->look_pending) {
+            lookahead(f);
+            continue;
+        }
         if (f->resolve_pending && !fast_resolve(f)) {
             resolve(f);
             continue;

@@ -117,7 +117,7 @@ struct fwpt_flow_run {
 
 #define FWPT_FLOW_RETSTACK 64
 #define FWPT_FLOW_FILTERS 4
-#define FWPT_FLOW_EVQ 16
+#define FWPT_FLOW_EVQ 32
 #define FWPT_FLOW_OBUF 256 /* instructions decoded ahead for fwpt_flow_next */
 
 /* One buffered instruction. kind..mode are laid out as the first four bytes of struct
@@ -172,6 +172,9 @@ struct fwpt_flow {
     uint64_t mwait_hints;
     uint8_t ptw_bytes, ptw_ip_valid;
     uint8_t end_seen;          /* FWPT_FLOW_END was given: the trace data is over */
+    uint8_t look_pending;      /* lookahead stopped with the event queue nearly full: finish it first */
+    uint8_t ovf_open, ovf_pushed; /* an OVF being resolved (its loop stopped likewise); OVERFLOW given */
+    uint64_t ovf_offset;
     uint8_t resume_valid;      /* resume_ip: where the walk would go on after the last disable */
     uint64_t ptw_payload, ptw_ip, pip_cr3, vmcs_base, resume_ip;
     struct fwpt_errata errata;

@@ -52,6 +52,7 @@ static void decode(const struct fwpt_errata *er, const uint64_t (*filter)[2], ui
         case FWPT_FLOW_PAGING: snprintf(item, sizeof item, "P"); break;
         case FWPT_FLOW_MODE: snprintf(item, sizeof item, "M"); break;
         case FWPT_FLOW_CBR: snprintf(item, sizeof item, "C"); break;
+        case FWPT_FLOW_MNT: snprintf(item, sizeof item, "K"); break;
         case FWPT_FLOW_END: snprintf(item, sizeof item, "N"); break;
         default: snprintf(item, sizeof item, "?%u", ev.kind); break;
         }
@@ -63,7 +64,7 @@ static void decode(const struct fwpt_errata *er, const uint64_t (*filter)[2], ui
 static void expect(const char *what, const struct fwpt_errata *er, const uint64_t (*filter)[2], uint32_t nf,
                    const char *want)
 {
-    char got[2048];
+    char got[4096];
     decode(er, filter, nf, got, sizeof got);
     if (strcmp(got, want))
         fprintf(stderr, "%s:\n  want %s\n  got  %s\n", what, want, got);
@@ -107,6 +108,14 @@ static void pk_vmcs(uint64_t base_addr)
     memset(&p, 0, sizeof p);
     p.type = ppt_vmcs;
     p.payload.vmcs.base = base_addr;
+    emit(&p);
+}
+static void pk_mnt(uint64_t payload)
+{
+    struct pt_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = ppt_mnt;
+    p.payload.mnt.payload = payload;
     emit(&p);
 }
 static void pk_cbr(uint8_t ratio)
@@ -325,6 +334,110 @@ static void case_sideband(void)
     CHECK_EQ(system(args), 0);
 }
 
+/* Runs of event-only packets longer than the event queue: every event comes out, in order, and the FUP
+ * after them still binds where it belongs (the walk does not go on before it has looked past them). In
+ * the walk (after a TNT), inside PSB+, and after OVF. Code: nop; jz +1; nop; nop; hlt. */
+static void case_long_runs(void)
+{
+    static const uint8_t prog[] = {0x90, 0x74, 0x01, 0x90, 0x90, 0xf4};
+    memset(code, 0xf4, sizeof code);
+    memcpy(code, prog, sizeof prog);
+    char want[4096];
+    size_t n;
+    for (unsigned runs = 1; runs <= 3 * FWPT_FLOW_EVQ; runs += FWPT_FLOW_EVQ / 2 - 1) {
+        /* walking: TNT, then runs CBRs, then FUP+TIP.PGD at 10004 */
+        enc_begin(trace, sizeof trace, base);
+        pk_tnt(1, 1);
+        for (unsigned i = 0; i < runs; i++)
+            pk_cbr((uint8_t)(i + 1));
+        pk_ip(ppt_fup, base + 4, pt_ipc_update_16);
+        pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+        end();
+        n = (size_t)snprintf(want, sizeof want, "S10000 I10000 I10001");
+        for (unsigned i = 0; i < runs; i++)
+            n += (size_t)snprintf(want + n, sizeof want - n, " C");
+        snprintf(want + n, sizeof want - n, " D");
+        expect("CBRs while walking", NULL, NULL, 0, want);
+
+        /* walking: FUP 10001, runs CBRs, TIP 10004: an interrupt after the CBRs */
+        enc_begin(trace, sizeof trace, base);
+        pk_ip(ppt_fup, base + 1, pt_ipc_update_16);
+        for (unsigned i = 0; i < runs; i++)
+            pk_cbr((uint8_t)(i + 1));
+        pk_ip(ppt_tip, base + 4, pt_ipc_update_16);
+        pk_ip(ppt_fup, base + 5, pt_ipc_update_16);
+        pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+        end();
+        n = (size_t)snprintf(want, sizeof want, "S10000 I10000");
+        for (unsigned i = 0; i < runs; i++)
+            n += (size_t)snprintf(want + n, sizeof want - n, " C");
+        snprintf(want + n, sizeof want - n, " Q10004 I10004 D");
+        expect("CBRs between FUP and TIP", NULL, NULL, 0, want);
+
+        /* PSB+ holding runs MNTs, while tracing is on */
+        begin_raw();
+        pk_plain(ppt_psb);
+        pk_mode(64);
+        pk_ip(ppt_fup, base, pt_ipc_sext_48);
+        for (unsigned i = 0; i < runs; i++)
+            pk_mnt(i);
+        pk_plain(ppt_psbend);
+        pk_tnt(1, 1);
+        pk_ip(ppt_fup, base + 4, pt_ipc_update_16);
+        pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+        end();
+        /* every MNT; the synchronization (S) comes where the PSB+ was cut short for the queue, so it is
+         * taken out before comparing, and must precede the instructions */
+        char got[4096], *sync;
+        decode(NULL, NULL, 0, got, sizeof got);
+        CHECK((sync = strstr(got, "S10000 ")) != NULL && sync < strstr(got, "I10000"));
+        if (sync)
+            memmove(sync, sync + 7, strlen(sync + 7) + 1);
+        n = 0;
+        want[0] = 0;
+        for (unsigned i = 0; i < runs; i++)
+            n += (size_t)snprintf(want + n, sizeof want - n, "K ");
+        snprintf(want + n, sizeof want - n, "I10000 I10001 D");
+        if (strcmp(got, want))
+            fprintf(stderr, "MNTs inside PSB+:\n  want %s\n  got  %s\n", want, got);
+        CHECK(!strcmp(got, want));
+
+        /* OVF, runs CBRs, FUP 10004: resumes there */
+        enc_begin(trace, sizeof trace, base);
+        pk_plain(ppt_ovf);
+        for (unsigned i = 0; i < runs; i++)
+            pk_cbr((uint8_t)(i + 1));
+        pk_ip(ppt_fup, base + 4, pt_ipc_update_16);
+        pk_ip(ppt_fup, base + 5, pt_ipc_update_16);
+        pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+        end();
+        n = (size_t)snprintf(want, sizeof want, "S10000");
+        for (unsigned i = 0; i < runs; i++)
+            n += (size_t)snprintf(want + n, sizeof want - n, " C");
+        snprintf(want + n, sizeof want - n, " O10004 I10004 D");
+        expect("CBRs between OVF and its FUP", NULL, NULL, 0, want);
+    }
+}
+
+/* Two PIPs between a FUP and its TIP (a fuzzed trace hung the decoder there: the second PIP waited for
+ * the first to bind, and nothing between FUP and TIP could bind it). */
+static void case_two_pips(void)
+{
+    static const uint8_t prog[] = {0x90, 0x90, 0x90, 0x90, 0x90, 0xf4};
+    memcpy(code, prog, sizeof prog);
+    enc_begin(trace, sizeof trace, base);
+    pk_ip(ppt_fup, base + 1, pt_ipc_update_16);
+    pk_pip(0x1000);
+    pk_pip(0x2000);
+    pk_ip(ppt_tip, base + 4, pt_ipc_update_16);
+    pk_ip(ppt_fup, base + 5, pt_ipc_update_16);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    end();
+    /* the first PIP when the second arrives, the second with the interrupt it describes (after it, as
+     * fup-pip-vmcs-tip of the conformance corpus) */
+    expect("two PIPs between FUP and TIP", NULL, NULL, 0, "S10000 I10000 P Q10004 P I10004 D");
+}
+
 int main(void)
 {
     case_bdm70();
@@ -334,5 +447,7 @@ int main(void)
     case_ovf();
     case_skl014();
     case_sideband();
+    case_long_runs();
+    case_two_pips();
     return check_summary("flow_errata");
 }
