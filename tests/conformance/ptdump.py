@@ -18,6 +18,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from corpus import REPO, build_path, case_cpu, corpus_root, family, read_manifest  # noqa: E402
+
 # The corpus' cases with a ptdump.exp (of 479; README.md of the corpus), for the count of a missing corpus.
 CORPUS_PTDUMP_CASES = 451
 
@@ -285,20 +288,6 @@ def normalize(line):
 
 # ---------------------------------------------------------------- one case
 
-def read_manifest(corpus):
-    rows = []
-    with open(os.path.join(corpus, "manifest.tsv")) as f:
-        header = f.readline().rstrip("\n").split("\t")
-        for line in f:
-            if line.strip():
-                rows.append(dict(zip(header, line.rstrip("\n").split("\t"))))
-    return rows
-
-
-def family(name):
-    return re.split(r"[-@]", name, maxsplit=1)[0]
-
-
 CPU_DIAG = "[0: failed to determine errata: unknown cpu]"
 
 
@@ -321,23 +310,12 @@ def expected_lines(case_dir, opts):
     return out
 
 
-def fwpt_path(repo_root):
-    """build/fwpt, or $FWPT_BUILD/fwpt (the Makefile exports FWPT_BUILD)."""
-    return os.path.join(os.environ.get("FWPT_BUILD") or os.path.join(repo_root, "build"), "fwpt")
-
-
-def case_cpu(row):
-    """The case's processor for --cpu ("F/M"), or None."""
-    cpu = row.get("cpu", "-")
-    return None if cpu in ("-", "") else cpu
-
-
 def fwpt_lines(repo_root, case_dir, opts, cpu=None):
     """fwpt dump's packets as ptdump lines, and the JSON object of each line (None for error lines)."""
     trace_path = os.path.join(case_dir, "trace.pt")
     with open(trace_path, "rb") as f:
         trace = f.read()
-    cmd = [fwpt_path(repo_root), "dump", trace_path, "--format", "jsonl"]
+    cmd = [build_path("fwpt"), "dump", trace_path, "--format", "jsonl"]
     if opts["sync"]:
         cmd.append("--sync")
     if cpu:
@@ -404,15 +382,14 @@ def check_case(repo_root, case_dir, row):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    repo_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    corpus = os.path.join(os.path.dirname(repo_root), "shared", "conformance", "libipt")
-    corpus = os.environ.get("FWPT_CONFORMANCE", corpus)
+    repo_root = REPO
+    corpus = corpus_root()
     if not os.path.isfile(os.path.join(corpus, "manifest.tsv")):
         print("*** conformance corpus not found at %s: %d cases not run ***" % (corpus, CORPUS_PTDUMP_CASES))
         print("conformance_ptdump: 0 passed, %d failed" % CORPUS_PTDUMP_CASES)
         return 1
-    if not os.access(fwpt_path(repo_root), os.X_OK):
-        print("%s not found (make all)" % fwpt_path(repo_root))
+    if not os.access(build_path("fwpt"), os.X_OK):
+        print("%s not found (make all)" % build_path("fwpt"))
         print("conformance_ptdump: 0 passed, 1 failed")
         return 1
     rows = [r for r in read_manifest(corpus) if "ptdump.exp" in r.get("files", "").split()]

@@ -9,15 +9,19 @@ fwpt's JSON events become ptxed's bracketed lines through EVENTS below (the tabl
 Importable: no work at import time.
 """
 import json
-import re
 import os
+import re
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from corpus import REPO, build_path, case_cpu, corpus_root, family, read_manifest  # noqa: E402
 
 # fwpt flow --format jsonl "type" -> the line ptxed prints. A function gets the JSON object and
 # the case's options and returns the line, or None when ptxed prints nothing for that event.
-def _ip_suffix(ev, opts, key="ip"):
-    if "--event:ip" in opts and key in ev:
-        return ", ip: %016x" % int(ev[key], 16)
+def _ip_suffix(ev, opts):
+    if "--event:ip" in opts and "ip" in ev:
+        return ", ip: %016x" % int(ev["ip"], 16)
     return ""
 
 def _enabled(ev, opts):
@@ -117,15 +121,15 @@ def fwpt_lines(out, opts):
 def run_case(repo, case_dir, row, cpu_none=False):
     opts = row["ptxed_opts"].split()
     org = int(row["org"], 16)
-    cmd = [os.path.join(repo, "build", "fwpt"), "flow", os.path.join(case_dir, "trace.pt"),
+    cmd = [build_path("fwpt"), "flow", os.path.join(case_dir, "trace.pt"),
            "--image", "%s@%x" % (os.path.join(case_dir, "code.bin"), org), "--format", "jsonl",
            "--no-disasm"]
-    cpu = row["cpu"]
+    cpu = case_cpu(row)
     if "--cpu" in opts:
         cpu = opts[opts.index("--cpu") + 1]
     if cpu_none:
         cmd += ["--cpu", "none"]
-    elif cpu != "-":
+    elif cpu:
         cmd += ["--cpu", cpu]
     # ptxed --filter:addrN_cfg/_a/_b: the IP filter ranges the trace was recorded with
     for n in range(4):
@@ -180,25 +184,10 @@ def check_case(repo, case_dir, row):
             return False, "line %d: expected %r, fwpt %r" % (i + 1, e, g)
     return True, ""
 
-def family(name):
-    base = name.split("@")[0]
-    return base.split("-")[0]
-
-def read_manifest(root):
-    rows = []
-    with open(os.path.join(root, "manifest.tsv")) as f:
-        head = f.readline().rstrip("\n").split("\t")
-        for line in f:
-            vals = line.rstrip("\n").split("\t")
-            rows.append(dict(zip(head, vals)))
-    return rows
-
-_ROOT = [None]
-
 def _ptdump_listing(name):
     """The case's ptxed.exp is a packet listing (offset, two spaces, psb), not a flow."""
     try:
-        with open(os.path.join(_ROOT[0], name, "ptxed.exp")) as f:
+        with open(os.path.join(corpus_root(), name, "ptxed.exp")) as f:
             return f.readline().startswith("0000000000000000  psb")
     except OSError:
         return False
@@ -246,7 +235,7 @@ def classify(name, opts, table):
             return why
     return None
 
-def check_presentation(repo, case_dir, row, why):
+def check_presentation(repo, case_dir, row):
     opts = row["ptxed_opts"].split()
     if _ptdump_listing(row["name"]):
         return True, ""
@@ -266,7 +255,7 @@ def check_without_cpu(repo, case_dir, row):
     instruction twice in a row at the same place after an error. (ok, reason, fwpt errors, libipt errors)"""
     p, _ = run_case(repo, case_dir, row, cpu_none=True)
     ferr = sum(1 for l in p.stdout.splitlines() if l.startswith('{"type":"error"'))
-    q = subprocess.run([os.path.join(repo, "build", "tests", "ipt_errors"), os.path.join(case_dir, "trace.pt"),
+    q = subprocess.run([build_path("tests", "ipt_errors"), os.path.join(case_dir, "trace.pt"),
                         os.path.join(case_dir, "code.bin"), "%x" % int(row["org"], 16)],
                        capture_output=True, text=True, timeout=30)
     if q.returncode != 0 or not q.stdout.startswith("errors "):
@@ -277,14 +266,12 @@ def check_without_cpu(repo, case_dir, row):
     return True, "", ferr, ierr
 
 def main():
-    import sys
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    root = os.environ.get("FWPT_CONFORMANCE") or os.path.join(os.path.dirname(repo), "shared", "conformance", "libipt")
+    repo = REPO
+    root = corpus_root()
     if not os.path.isfile(os.path.join(root, "manifest.tsv")):
         print("conformance corpus not found at %s: the ptxed cases were NOT RUN" % root)
         print("conformance_ptxed: 0 passed, 1 failed (corpus missing)")
         return 1
-    _ROOT[0] = root
     rows = [r for r in read_manifest(root) if "ptxed.exp" in r["files"].split()]
     only = sys.argv[1:]
     fams, fails, notyet, stale, pres = {}, [], [], [], 0
@@ -295,7 +282,7 @@ def main():
         case_dir = os.path.join(root, r["name"])
         why_p = classify(r["name"], opts, PRESENTATION_ONLY)
         if why_p:
-            ok, why = check_presentation(repo, case_dir, r, why_p)
+            ok, why = check_presentation(repo, case_dir, r)
             pres += 1
         else:
             ok, why = check_case(repo, case_dir, r)
