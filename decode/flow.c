@@ -178,8 +178,29 @@ static void drop_pending(struct fwpt_flow *f)
     f->resume_valid = f->look_pending = f->ovf_open = 0;
 }
 
+static bool passed_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to);
+
+static void enter_walk(struct fwpt_flow *f, uint64_t ip)
+{
+    regained_step(f, f->pkt.offset);
+    f->ip = ip;
+    f->state = ST_WALK;
+    reset_walk(f);
+    f->psb_resume = 0;
+}
+
+/* A flow error: report it, then resume where the state is known again. That is the first of what the
+ * walk had already read ahead: a PSB+ with FUP whose IP the walk has not reached (SDM "Decoder
+ * Synchronization (PSB+)": the FUP is the IP at the PSB), then a FUP not yet reached (with the TSX
+ * change bound to it). Otherwise the next IP packet or PSB+ (search_step). */
 static void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t offset)
 {
+    bool fup = f->fup_pending;
+    uint64_t fup_ip = f->stop_ip, fup_off = f->stop_offset;
+    uint8_t tsx = f->pend_tsx;
+    bool psb = f->psb_resume && cur_offset(f) <= f->psb_branch_at && !passed_on_the_way(f, f->psb_from, f->psb_ip);
+    uint64_t psb_ip = f->psb_ip;
+    uint8_t psb_mode = f->psb_mode;
     drop_pending(f);
     struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_ERROR);
     e->status = s;
@@ -191,6 +212,20 @@ static void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uin
     reset_walk(f);
     retstack_clear(f);
     f->state = ST_SEARCH;
+    f->psb_resume = 0;
+    if (psb) {
+        if (psb_mode)
+            f->mode = psb_mode;
+        enter_walk(f, psb_ip);
+    } else if (fup) {
+        enter_walk(f, fup_ip);
+    }
+    if (fup && (psb || fup)) {
+        f->fup_pending = 1; /* reached when the walk gets there, as before the error */
+        f->stop_ip = fup_ip;
+        f->stop_offset = fup_off;
+        f->pend_tsx = tsx;
+    }
 }
 
 /* A packet-level error: report it, then resume at the next PSB. */
@@ -504,13 +539,7 @@ static bool fup_of_status(struct fwpt_flow *f, bool walking)
     return false;
 }
 
-static void enter_walk(struct fwpt_flow *f, uint64_t ip)
-{
-    regained_step(f, f->pkt.offset);
-    f->ip = ip;
-    f->state = ST_WALK;
-    reset_walk(f);
-}
+
 
 /* PSB+ (SDM "Decoder Synchronization (PSB+)"): status up to PSBEND. The PSB itself is consumed. */
 /* After a PSB+ with a FUP while tracing was off: is the next packet that is not status or timing a
@@ -604,13 +633,32 @@ static void psb_plus(struct fwpt_flow *f)
         }
         consume(f);
     }
+    if (f->state == ST_WALK && have_fup && mode && mode != f->mode && mode != f->pending_mode) {
+        /* PSB+ gives the execution mode as it is at the PSB (SDM "Decoder Synchronization (PSB+)"); the
+         * walk decoded in another one, so a MODE.Exec was lost or the code is not what ran. The PSB+'s
+         * FUP cannot be bound to the walk either: resume at the next IP packet or PSB+ */
+        f->psb_resume = 0;
+        flow_error(f, FWPT_E_BAD_STATUS, fup_ip, psb_off);
+        f->mode = mode;
+        return;
+    }
     /* status (SDM "Decoder Synchronization (PSB+)"): the state as it is, no event of its own */
     if (mode)
         f->mode = mode;
     if (intx >= 0 && (uint8_t)intx != f->intx)
         push_tsx(f, intx ? FWPT_TSX_BEGIN : FWPT_TSX_COMMIT, false, 0, psb_off)->sync = 1;
-    if (f->state == ST_WALK)
-        return; /* in sync: PSB+ is status only */
+    if (f->state == ST_WALK) {
+        /* in sync: PSB+ is status only. Its FUP is where the walk will be at the PSB: should an error
+         * come before the walk takes its next branch packet, the walk resumes there (flow_error) */
+        if (have_fup && !f->tnt_count && !f->fup_pending) {
+            f->psb_resume = 1;
+            f->psb_ip = fup_ip;
+            f->psb_mode = mode;
+            f->psb_from = f->ip;
+            f->psb_branch_at = ~(uint64_t)0;
+        }
+        return;
+    }
     if (have_fup && pge_follows(f))
         have_fup = false; /* BDM70: tracing is off, the TIP.PGE turns it on */
     if (have_fup) {
@@ -748,6 +796,8 @@ static void lookahead(struct fwpt_flow *f)
         switch (f->peek.type) {
         case FWPT_PKT_TNT_8: case FWPT_PKT_TNT_64: case FWPT_PKT_TIP: case FWPT_PKT_TIP_PGE:
         case FWPT_PKT_TIP_PGD:
+            if (f->psb_resume && f->psb_branch_at == ~(uint64_t)0)
+                f->psb_branch_at = f->peek.offset;
             return;
         case FWPT_PKT_FUP:
             if (fup_of_status(f, true))
@@ -840,13 +890,15 @@ bool fwpt_flow_cut(const struct fwpt_flow *f, uint64_t *ip)
 static void fup_reached(struct fwpt_flow *f)
 {
     f->fup_pending = 0;
+    f->psb_resume = 0; /* what follows the FUP is taken now */
+    /* the FUP of an EXSTOP or TRIG with IP bit, or of a transaction's begin or commit (XBEGIN, XEND: no
+     * transfer), is theirs alone (SDM "Packet relationships"): it pairs with no TIP or TIP.PGD after it.
+     * An abort's FUP pairs with the TIP (or TIP.PGD) to the abort handler */
+    bool status_fup = f->pend_exstop || f->pend_trig || (f->pend_tsx && f->pend_tsx != FWPT_TSX_ABORT);
     if (f->pend_tsx) {
         push_tsx(f, f->pend_tsx, true, f->stop_ip, f->stop_offset);
         f->pend_tsx = 0;
     }
-    /* the FUP of an EXSTOP or TRIG with IP bit is theirs alone (SDM "Packet relationships"): it pairs
-     * with no TIP or TIP.PGD after it */
-    bool status_fup = f->pend_exstop || f->pend_trig;
     if (f->pend_exstop)
         push_exstop(f, true, f->stop_ip, f->stop_offset);
     if (f->pend_trig)
@@ -1000,6 +1052,31 @@ static bool reachable(struct fwpt_flow *f, uint64_t from, uint64_t to)
         if (b.iclass != FWPT_IC_OTHER)
             return false;
         from = a;
+    }
+    return false;
+}
+
+/* Does the walk from `from`, along fall-through and direct jumps and calls (what it does without a
+ * packet), meet `to`? At most 64 blocks; false where the code ends or a packet would be needed. */
+static bool passed_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to)
+{
+    struct fwpt_flow_block b;
+    uint64_t fail;
+    for (unsigned k = 0; k < 64; k++) {
+        if (build_block(f, from, &b, &fail) != FWPT_OK)
+            return false;
+        uint64_t a = from;
+        for (unsigned i = 0; i < b.ninsn; i++) {
+            if (a == to)
+                return true;
+            a += b.sizes[i];
+        }
+        if (b.iclass == FWPT_IC_JMP_REL || b.iclass == FWPT_IC_CALL_REL)
+            from = b.target;
+        else if (b.iclass == FWPT_IC_OTHER)
+            from = a;
+        else
+            return false;
     }
     return false;
 }
@@ -1236,6 +1313,12 @@ static void search_step(struct fwpt_flow *f)
         }
         if (f->state != ST_DISABLED)
             retstack_clear(f);
+        if (f->state == ST_SEARCH) {
+            /* lost after an error: a TIP.PGE says tracing had been disabled somewhere in what was lost
+             * (SDM "TIP.PGE Packet": generated when PacketEn goes from 0 to 1) */
+            e = evq_push(f, FWPT_FLOW_DISABLED);
+            e->offset = p->offset;
+        }
         e = evq_push(f, FWPT_FLOW_ENABLED);
         e->ip = p->ip.ip;
         e->ip_valid = 1;
@@ -1260,9 +1343,50 @@ static void search_step(struct fwpt_flow *f)
         }
         consume(f);
         break;
+    case FWPT_PKT_TIP_PGD:
+        if (f->state == ST_SEARCH) {
+            /* lost after an error: tracing turned off here; the state is known again (disabled) */
+            struct fwpt_packet pgd = *p;
+            consume(f);
+            regained_step(f, pgd.offset);
+            disabled_at(f, &pgd, false, 0);
+            f->resume_valid = !pgd.ip.suppressed;
+            apply_pip(f);
+            break;
+        }
+        consume(f);
+        break;
     case FWPT_PKT_FUP:
+        if (f->state == ST_SEARCH && !p->ip.suppressed && !f->pend_trig && !f->pend_exstop) {
+            /* lost after an error: a FUP gives the IP where the processor was (SDM "FUP Packet"), so the
+             * walk resumes there with the FUP pending, as if it had just reached it: an asynchronous
+             * transfer (FUP+TIP), a disable (FUP+TIP.PGD), a TSX change or a PTWRITE bound to it is then
+             * taken as when walking */
+            uint64_t ip = p->ip.ip;
+            if (f->pend_ptw == 2) {
+                fup_of_status(f, true); /* the PTWRITE at ip: its event after that instruction */
+                enter_walk(f, ip);
+            } else {
+                enter_walk(f, ip);
+                f->fup_pending = 1;
+                f->stop_ip = ip;
+                f->stop_offset = p->offset;
+                consume(f);
+            }
+            if (!f->fup_pending)
+                lookahead(f);
+            break;
+        }
         if (!fup_of_status(f, false))
             consume(f);
+        break;
+    case FWPT_PKT_MODE_TSX:
+        if (f->state == ST_SEARCH && next_control(f, true) == FWPT_PKT_FUP) {
+            f->pend_tsx = tsx_what(p); /* binds at its FUP, where the walk resumes */
+            consume(f);
+            break;
+        }
+        side_packet(f, false);
         break;
     default:
         side_packet(f, false);

@@ -176,6 +176,9 @@ struct fwpt_flow {
     uint8_t ovf_open, ovf_pushed; /* an OVF being resolved (its loop stopped likewise); OVERFLOW given */
     uint64_t ovf_offset;
     uint8_t resume_valid;      /* resume_ip: where the walk would go on after the last disable */
+    uint8_t psb_resume;        /* a PSB+ read ahead while walking, no branch packet taken since: psb_ip */
+    uint8_t psb_mode;          /* its MODE.Exec (0: none) */
+    uint64_t psb_ip, psb_from, psb_branch_at; /* its FUP; where the walk was; the next branch packet's offset */
     uint64_t ptw_payload, ptw_ip, pip_cr3, vmcs_base, resume_ip;
     struct fwpt_errata errata;
     uint8_t err_open;          /* an error's bytes are being skipped, since err_offset */

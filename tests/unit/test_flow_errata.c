@@ -209,8 +209,8 @@ static void case_bdm64(void)
     CHECK(bdw.bdm64);
     expect("bdm64 with 6/61", &bdw, NULL, 0, "S10000 T+ I10000 I10003 TA Q1000a I1000a D");
     /* without: the walk from the fall-through meets the second jz with no TNT bit left; decoding
-     * resumes at the abort's TIP */
-    expect("bdm64 without a processor", NULL, NULL, 0, "S10000 T+ I10000 I10003 I10005 I10006 X I1000a D");
+     * resumes at the abort's FUP, already read: the abort and its transfer to the handler are given */
+    expect("bdm64 without a processor", NULL, NULL, 0, "S10000 T+ I10000 I10003 I10005 I10006 X TA Q1000a I1000a D");
     /* the error (at the TIP the walk met where it wanted a TNT bit) cost the TIP's bytes */
     CHECK_EQ(skipped, tip_end - tip);
     decode(&bdw, NULL, 0, (char[512]){0}, 512);
@@ -438,6 +438,105 @@ static void case_two_pips(void)
     expect("two PIPs between FUP and TIP", NULL, NULL, 0, "S10000 I10000 P Q10004 P I10004 D");
 }
 
+/* ---- after an error: where the state is known again (flow.c flow_error, search_step) ----
+ * Code: jmp rel32 to 11005 (unmapped: the error); at 10010: nop; hlt; at 10020: jmp rax. */
+static void resync_code(void)
+{
+    static const uint8_t prog[] = {0xe9, 0x00, 0x10, 0x00, 0x00};
+    memset(code, 0xf4, sizeof code);
+    memcpy(code, prog, sizeof prog);
+    code[0x10] = 0x90;
+    code[0x20] = 0xff;
+    code[0x21] = 0xe0;
+}
+
+/* a PSB+ with MODE.Exec 'bits' and FUP ip */
+static void psb_at(uint64_t ip, int bits)
+{
+    pk_plain(ppt_psb);
+    pk_mode(bits);
+    pk_ip(ppt_fup, ip, pt_ipc_sext_48);
+    pk_plain(ppt_psbend);
+}
+
+static void fup_pgd(uint64_t ip)
+{
+    pk_ip(ppt_fup, ip, pt_ipc_sext_48);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+}
+
+static void case_resync(void)
+{
+    resync_code();
+    /* a FUP+TIP read ahead of the error: the interrupt is given and the walk resumes at its target */
+    enc_begin(trace, sizeof trace, base);
+    pk_ip(ppt_fup, base + 0x30, pt_ipc_sext_48);
+    pk_ip(ppt_tip, base + 0x10, pt_ipc_sext_48);
+    fup_pgd(base + 0x11);
+    end();
+    expect("resync: a FUP+TIP read ahead", NULL, NULL, 0, "S10000 I10000 X Q10010 I10010 D");
+    CHECK(skipped == 0); /* nothing was skipped: the FUP had been read */
+
+    /* a FUP+TIP after the error: the same, found by the search */
+    enc_begin(trace, sizeof trace, base);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    pk_ip(ppt_tip_pge, base, pt_ipc_sext_48);
+    pk_ip(ppt_fup, base + 0x30, pt_ipc_sext_48);
+    pk_ip(ppt_tip, base + 0x10, pt_ipc_sext_48);
+    fup_pgd(base + 0x11);
+    end();
+    expect("resync: a TIP.PGD and TIP.PGE before the FUP+TIP", NULL, NULL, 0,
+           "S10000 I10000 X D E10000 I10000 X Q10010 I10010 D");
+
+    /* a TIP.PGE while lost: tracing had been off somewhere in what was lost (the TNT keeps it from
+     * reading as BDM70's TIP.PGE right after a PSB+) */
+    enc_begin(trace, sizeof trace, base);
+    pk_tnt(1, 1);
+    pk_ip(ppt_tip_pge, base + 0x10, pt_ipc_sext_48);
+    fup_pgd(base + 0x11);
+    end();
+    expect("resync: a TIP.PGE while lost", NULL, NULL, 0, "S10000 I10000 X D E10010 I10010 D");
+
+    /* a PSB+ read ahead whose FUP the walk has not reached: resume there */
+    enc_begin(trace, sizeof trace, base);
+    psb_at(base + 0x10, 64);
+    fup_pgd(base + 0x11);
+    end();
+    expect("resync: at a PSB+ read ahead", NULL, NULL, 0, "S10000 I10000 X I10010 D");
+
+    /* the same PSB+ FUP on the walk's way to the error (10000): no resume there, nothing listed twice;
+     * the FUP after it gives the IP again */
+    enc_begin(trace, sizeof trace, base);
+    psb_at(base, 64);
+    fup_pgd(base + 0x11);
+    end();
+    expect("resync: a PSB+ whose FUP was passed", NULL, NULL, 0, "S10000 I10000 X D");
+
+    /* a PSB+ whose MODE.Exec contradicts the walk: an error, and its FUP is not trusted */
+    enc_begin(trace, sizeof trace, base + 0x10);
+    psb_at(base + 0x11, 32);
+    psb_at(base + 0x10, 64);
+    fup_pgd(base + 0x11);
+    end();
+    expect("resync: bad status", NULL, NULL, 0, "S10010 X S10010 I10010 D");
+    enc_begin(trace, sizeof trace, base + 0x10);
+    psb_at(base + 0x11, 64);
+    fup_pgd(base + 0x11);
+    end();
+    expect("resync: the same PSB+ with the right mode", NULL, NULL, 0, "S10010 I10010 D");
+
+    /* a transaction's commit FUP is its own (XEND transfers nothing): the TIP.PGD after it belongs to the
+     * jmp rax that follows, not to the FUP */
+    enc_begin(trace, sizeof trace, base + 0x20);
+    pk_tsx(1, 0);
+    pk_ip(ppt_fup, base + 0x20, pt_ipc_sext_48);
+    pk_tsx(0, 0);
+    pk_ip(ppt_fup, base + 0x20, pt_ipc_sext_48);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    end();
+    expect("commit FUP then TIP.PGD", NULL, NULL, 0, "S10020 T+ T- I10020 D");
+}
+
 int main(void)
 {
     case_bdm70();
@@ -449,5 +548,6 @@ int main(void)
     case_sideband();
     case_long_runs();
     case_two_pips();
+    case_resync();
     return check_summary("flow_errata");
 }
