@@ -31,11 +31,28 @@ void fwpt_flow_cache_reset(struct fwpt_flow *f)
     f->scratch.ip = FWPT_FLOW_NO_IP;
 }
 
+static void flow_init(struct fwpt_flow *f, fwpt_flow_read_fn read, void *read_ctx, struct fwpt_flow_block *cache,
+                      size_t ncache);
+
 void fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_flow_read_fn read,
                     void *read_ctx, struct fwpt_flow_block *cache, size_t ncache)
 {
     fwpt_memset(f, 0, sizeof *f);
     fwpt_pkt_init(&f->pkt, trace, len);
+    flow_init(f, read, read_ctx, cache, ncache);
+}
+
+void fwpt_flow_init_segs(struct fwpt_flow *f, const struct fwpt_pkt_seg *segs, uint32_t nsegs, fwpt_flow_read_fn read,
+                         void *read_ctx, struct fwpt_flow_block *cache, size_t ncache)
+{
+    fwpt_memset(f, 0, sizeof *f);
+    fwpt_pkt_init_segs(&f->pkt, segs, nsegs);
+    flow_init(f, read, read_ctx, cache, ncache);
+}
+
+static void flow_init(struct fwpt_flow *f, fwpt_flow_read_fn read, void *read_ctx, struct fwpt_flow_block *cache,
+                      size_t ncache)
+{
     f->read = read;
     f->read_ctx = read_ctx;
     /* a power of two, else only the largest power of two below it is used */
@@ -169,7 +186,7 @@ static void regained_step(struct fwpt_flow *f, uint64_t offset)
 
 uint64_t fwpt_flow_bytes_skipped(const struct fwpt_flow *f)
 {
-    return f->bytes_skipped + (f->err_open && f->pkt.len > f->err_offset ? f->pkt.len - f->err_offset : 0);
+    return f->bytes_skipped + (f->err_open && f->pkt.total > f->err_offset ? f->pkt.total - f->err_offset : 0);
 }
 
 static void drop_pending(struct fwpt_flow *f)
@@ -578,7 +595,8 @@ static bool pge_follows(const struct fwpt_flow *f) { return next_control(f, fals
  * (both CYCs consumed, f->peek made the OVF at its offset) when the bytes are that. */
 static bool skd007_ovf(struct fwpt_flow *f)
 {
-    if (f->peek.size != 2 || !fwpt_pkt_skd007_ovf(f->pkt.buf + f->peek.offset, f->pkt.len - f->peek.offset))
+    uint8_t b[3];
+    if (f->peek.size != 2 || !fwpt_pkt_skd007_ovf(b, fwpt_pkt_bytes(&f->pkt, f->peek.offset, b, sizeof b)))
         return false;
     struct fwpt_packet cyc2;
     if (fwpt_pkt_next(&f->pkt, &cyc2) != FWPT_OK)

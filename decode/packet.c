@@ -499,13 +499,91 @@ enum fwpt_status fwpt_pkt_ip_reconstruct(uint64_t last_ip, unsigned ipc, uint64_
  * of random packet types pays for a trial less and less often). */
 enum { TRIAL_WINDOW = 2048, LEAN_WINDOW = 65536, FULL_WINDOW = 131072, MAX_FAILS = 5 };
 
+static void set_fast_end(struct fwpt_pkt_decoder *dec)
+{
+    dec->fast_end = dec->window_end < dec->lim ? dec->window_end : dec->lim;
+    if (dec->errata)
+        dec->fast_end = 0; /* every packet through fwpt_pkt_next_edge and its errata checks */
+}
+
 static void set_window(struct fwpt_pkt_decoder *dec, size_t bytes)
 {
     dec->window_end = dec->offset + bytes;
-    size_t tail = dec->len >= 15 ? dec->len - 15 : 0;
-    dec->fast_end = dec->window_end < tail ? dec->window_end : tail;
-    if (dec->errata)
-        dec->fast_end = 0; /* every packet through fwpt_pkt_next_edge and its errata checks */
+    set_fast_end(dec);
+}
+
+/* ---- a trace in pieces (fwpt_pkt_init_segs) ---- */
+
+/* buf such that buf + off is mem's byte for offset off, mem being the bytes from offset lo on */
+static inline const uint8_t *biased(const uint8_t *mem, size_t lo)
+{
+    return (const uint8_t *)((uintptr_t)mem - (uintptr_t)lo);
+}
+
+size_t fwpt_pkt_bytes(const struct fwpt_pkt_decoder *dec, size_t off, uint8_t *dst, size_t n)
+{
+    if (!dec->segs) {
+        if (off >= dec->total)
+            return 0;
+        size_t m = n < dec->total - off ? n : dec->total - off;
+        fwpt_memcpy(dst, dec->buf + off, m);
+        return m;
+    }
+    size_t done = 0, lo = 0;
+    for (uint32_t k = 0; k < dec->nsegs && done < n; k++) {
+        size_t len = dec->segs[k].len, hi = lo + len;
+        if (off + done < hi) {
+            size_t at = off + done - lo, m = len - at < n - done ? len - at : n - done;
+            fwpt_memcpy(dst + done, dec->segs[k].p + at, m);
+            done += m;
+        }
+        lo = hi;
+    }
+    return done;
+}
+
+/* Point the window at dec->offset: the piece that holds it when every packet starting there lies in it
+ * (FWPT_PKT_STITCH bytes, or the trace's end, ahead), else the copy of the bytes around the boundary ahead.
+ * A stitched window sends every packet through fwpt_pkt_next_edge (lim 0), which re-points buf at this
+ * decoder's own copy: copies of the decoder never read another's. */
+static void seg_window(struct fwpt_pkt_decoder *dec)
+{
+    size_t o = dec->offset;
+    if (dec->stitched) {
+        size_t b = dec->seg_lo + dec->segs[dec->seg].len;
+        if (o >= dec->win_lo && o < b) {
+            dec->buf = biased(dec->stitch, dec->win_lo);
+            return;
+        }
+    } else if (o >= dec->win_lo && (o + FWPT_PKT_STITCH <= dec->len || dec->len == dec->total)) {
+        return;
+    }
+    uint32_t k = 0;
+    size_t lo = 0;
+    while (k + 1 < dec->nsegs && o >= lo + dec->segs[k].len) {
+        lo += dec->segs[k].len;
+        k++;
+    }
+    size_t hi = lo + dec->segs[k].len;
+    dec->seg = k;
+    dec->seg_lo = lo;
+    if (hi == dec->total || o + FWPT_PKT_STITCH <= hi) {
+        dec->stitched = 0;
+        dec->win_lo = lo;
+        dec->buf = biased(dec->segs[k].p, lo);
+        dec->len = hi;
+        dec->lim = hi == dec->total ? (hi >= lo + 15 ? hi - 15 : lo) : hi - FWPT_PKT_STITCH;
+    } else {
+        size_t wlo = hi > FWPT_PKT_STITCH ? hi - FWPT_PKT_STITCH : 0;
+        size_t whi = dec->total - hi > FWPT_PKT_STITCH ? hi + FWPT_PKT_STITCH : dec->total;
+        fwpt_pkt_bytes(dec, wlo, dec->stitch, whi - wlo);
+        dec->stitched = 1;
+        dec->win_lo = wlo;
+        dec->buf = biased(dec->stitch, wlo);
+        dec->len = whi;
+        dec->lim = 0;
+    }
+    set_fast_end(dec);
 }
 
 static void lean_trial(struct fwpt_pkt_decoder *dec)
@@ -585,6 +663,8 @@ void fwpt_pkt_set_errata(struct fwpt_pkt_decoder *dec, const struct fwpt_errata 
 
 enum fwpt_status fwpt_pkt_next_edge(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
 {
+    if (dec->segs)
+        seg_window(dec);
     if (dec->offset >= dec->window_end)
         fwpt_pkt_window(dec);
     if (__builtin_expect(dec->errata != 0, 0) && dec->offset < dec->len && errata_packet(dec, pkt)) {
@@ -601,7 +681,13 @@ enum fwpt_status fwpt_pkt_next_edge(struct fwpt_pkt_decoder *dec, struct fwpt_pa
 void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len)
 {
     dec->buf = buf;
-    dec->len = buf ? len : 0;
+    dec->len = dec->total = buf ? len : 0;
+    dec->lim = dec->len >= 15 ? dec->len - 15 : 0;
+    dec->win_lo = 0;
+    dec->segs = NULL;
+    dec->nsegs = dec->seg = 0;
+    dec->stitched = 0;
+    dec->seg_lo = 0;
     dec->offset = 0;
     dec->sync_offset = FWPT_PKT_NO_SYNC;
     dec->last_ip = 0;
@@ -613,11 +699,29 @@ void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len)
     lean_trial(dec);
 }
 
+void fwpt_pkt_init_segs(struct fwpt_pkt_decoder *dec, const struct fwpt_pkt_seg *segs, uint32_t n)
+{
+    size_t total = 0;
+    for (uint32_t k = 0; k < n; k++)
+        total += segs[k].len;
+    fwpt_pkt_init(dec, NULL, 0);
+    if (!n)
+        return;
+    dec->segs = segs;
+    dec->nsegs = n;
+    dec->total = total;
+    dec->len = 0; /* no window yet: seg_window picks one */
+    seg_window(dec);
+    lean_trial(dec);
+}
+
 enum fwpt_status fwpt_pkt_sync_set(struct fwpt_pkt_decoder *dec, size_t offset)
 {
-    if (offset > dec->len)
+    if (offset > dec->total)
         return FWPT_E_EOS;
     dec->offset = offset;
+    if (dec->segs)
+        seg_window(dec);
     dec->sync_offset = offset;
     dec->last_ip = 0;
     dec->block_item_bytes = 0;
@@ -628,6 +732,8 @@ enum fwpt_status fwpt_pkt_sync_set(struct fwpt_pkt_decoder *dec, size_t offset)
 static void synced_at(struct fwpt_pkt_decoder *dec, size_t psb)
 {
     dec->offset = psb;
+    if (dec->segs)
+        seg_window(dec);
     dec->sync_offset = psb;
     dec->last_ip = 0; /* SDM: Last IP is reset to zero at PSB */
     dec->block_item_bytes = 0;
@@ -707,6 +813,40 @@ static bool find_psb_backward(const uint8_t *b, size_t len, size_t before, size_
     }
 }
 
+/* The PSB searches over a trace in pieces: the same searches over copies of SEARCH bytes (and 64 more: a PSB
+ * or a run of 02 82 pairs that starts in one copy ends in it). */
+enum { SEARCH = 4096 };
+
+static bool seg_find_forward(const struct fwpt_pkt_decoder *dec, size_t from, size_t *psb)
+{
+    uint8_t tmp[SEARCH + 64];
+    for (size_t lo = from; lo < dec->total; lo += SEARCH) {
+        size_t n = fwpt_pkt_bytes(dec, lo, tmp, sizeof tmp), rel;
+        if (find_psb_forward(tmp, n, 0, &rel) && rel < SEARCH) {
+            *psb = lo + rel;
+            return true;
+        }
+        if (n < sizeof tmp)
+            break;
+    }
+    return false;
+}
+
+static bool seg_find_backward(const struct fwpt_pkt_decoder *dec, size_t before, size_t *psb)
+{
+    uint8_t tmp[SEARCH + 64];
+    for (size_t hi = before; hi > 0;) {
+        size_t lo = hi > SEARCH ? hi - SEARCH : 0, rel;
+        size_t n = fwpt_pkt_bytes(dec, lo, tmp, hi - lo + 64);
+        if (find_psb_backward(tmp, n, hi - lo, &rel)) {
+            *psb = lo + rel;
+            return true;
+        }
+        hi = lo;
+    }
+    return false;
+}
+
 enum fwpt_status fwpt_pkt_sync_forward(struct fwpt_pkt_decoder *dec)
 {
     size_t from = dec->offset;
@@ -715,7 +855,8 @@ enum fwpt_status fwpt_pkt_sync_forward(struct fwpt_pkt_decoder *dec)
     /* A PSB partly swallowed by a corrupt packet before it starts up to 15 bytes back (as libipt). */
     from = from > PSB_SIZE - 1 ? from - (PSB_SIZE - 1) : 0;
     size_t psb = 0;
-    if (from > dec->len || !find_psb_forward(dec->buf, dec->len, from, &psb))
+    if (from > dec->total ||
+        !(dec->segs ? seg_find_forward(dec, from, &psb) : find_psb_forward(dec->buf, dec->len, from, &psb)))
         return FWPT_E_NOSYNC;
     synced_at(dec, psb);
     return FWPT_OK;
@@ -723,9 +864,9 @@ enum fwpt_status fwpt_pkt_sync_forward(struct fwpt_pkt_decoder *dec)
 
 enum fwpt_status fwpt_pkt_sync_backward(struct fwpt_pkt_decoder *dec)
 {
-    size_t before = dec->sync_offset == FWPT_PKT_NO_SYNC ? dec->len : dec->offset;
+    size_t before = dec->sync_offset == FWPT_PKT_NO_SYNC ? dec->total : dec->offset;
     size_t psb = 0;
-    if (!find_psb_backward(dec->buf, dec->len, before, &psb))
+    if (!(dec->segs ? seg_find_backward(dec, before, &psb) : find_psb_backward(dec->buf, dec->len, before, &psb)))
         return FWPT_E_NOSYNC;
     synced_at(dec, psb);
     return FWPT_OK;
@@ -1250,9 +1391,9 @@ BATCH_RUN(batch_run_lean, 1)
 size_t fwpt_pkt_next_batch(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkts, size_t n,
                            enum fwpt_status *status)
 {
-    const uint8_t *buf = dec->buf;
     struct fwpt_packet *q = pkts, *qe = pkts + n;
     while (q < qe) {
+        const uint8_t *buf = dec->buf; /* a trace in pieces: fwpt_pkt_next below may move the window */
         uint8_t lean = dec->lean;
         /* errata: fast_end is 0, no run to try */
         if (__builtin_expect(!dec->block_item_bytes && !(lean & FWPT_PKT_LEAN_TRIAL) && !dec->errata, 1)) {

@@ -207,10 +207,24 @@ struct fwpt_packet {
 
 #define FWPT_PKT_NO_SYNC ((size_t)-1)
 
-/* Caller-owned decoder state. Treat fields as read-only; set them through the functions below. */
-struct fwpt_pkt_decoder {
-    const uint8_t *buf;  /* the trace, read in place */
+/* One piece of a trace that lies in several places (the readback's spans: ToPA regions, a wrapped ring),
+ * oldest first. The decoder reads each where it lies. */
+struct fwpt_pkt_seg {
+    const uint8_t *p;
     size_t len;
+};
+
+/* A packet that straddles two pieces is read from a copy of the bytes around their boundary: STITCH bytes
+ * on each side, more than the longest packet (255 bytes: a longer CYC is FWPT_E_TOO_LONG). */
+enum { FWPT_PKT_STITCH = 256 };
+
+/* Caller-owned decoder state. Treat fields as read-only; set them through the functions below.
+ * Offsets are trace offsets (from the start of the whole trace, over all pieces). 'buf' + offset is the
+ * byte at that offset for offsets in the current window [win_lo, len): the whole trace, a piece, or the
+ * copy around a boundary ('stitch'), so buf may point outside the window's memory (never read there). */
+struct fwpt_pkt_decoder {
+    const uint8_t *buf;  /* the trace, read in place (biased: see above) */
+    size_t len;          /* end of the window */
     size_t offset;       /* offset of the next packet; on error: of the packet that failed */
     size_t sync_offset;  /* offset of the PSB last synchronized to, or FWPT_PKT_NO_SYNC */
     uint64_t last_ip;    /* SDM "Last IP": reset to 0 at PSB, updated by IP packets with IPBytes != 000b */
@@ -229,6 +243,16 @@ struct fwpt_pkt_decoder {
     /* Trial: the run length that last followed each run_hist (hashed), a model of the CPU's branch predictor:
      * it learns a repeating pattern of run lengths (5 1 1 5 1 1 0 6 ...), not only a constant one. */
     uint8_t run_pred[256];
+    /* A trace in pieces (fwpt_pkt_init_segs); segs NULL: one buffer, window = the whole trace. */
+    size_t total;        /* the trace's length */
+    size_t lim;          /* fast path limit of the window: packets starting before it have 16 readable
+                          * bytes (and, before a boundary, all of theirs) */
+    size_t win_lo;       /* start of the window */
+    const struct fwpt_pkt_seg *segs;
+    uint32_t nsegs, seg; /* pieces; the window's piece (the one before the boundary when stitched) */
+    uint8_t stitched;    /* the window is stitch[]: [boundary - STITCH, boundary + STITCH) */
+    size_t seg_lo;       /* trace offset of segs[seg] */
+    uint8_t stitch[2 * FWPT_PKT_STITCH];
 };
 
 /* dec->lean: the one-byte path is off (0), on (ON), or on and on trial (ON | TRIAL: its statistics kept) */
@@ -254,6 +278,14 @@ void fwpt_pkt_set_errata(struct fwpt_pkt_decoder *dec, const struct fwpt_errata 
 
 /* A fresh decoder at offset 0, not synchronized, Last IP 0. */
 void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len);
+
+/* The same over a trace in n pieces, read where they lie (segs must stay valid while the decoder is used;
+ * empty pieces are skipped). Same packets, offsets and errors as over one buffer holding the pieces in
+ * order. Copies of the decoder (look-ahead) are fine: each reads its own copy of a boundary. */
+void fwpt_pkt_init_segs(struct fwpt_pkt_decoder *dec, const struct fwpt_pkt_seg *segs, uint32_t n);
+
+/* Copies up to n trace bytes from offset off into dst (across pieces); returns how many (fewer at the end). */
+size_t fwpt_pkt_bytes(const struct fwpt_pkt_decoder *dec, size_t off, uint8_t *dst, size_t n);
 
 /* Move to the next PSB: the first one starting at or after dec->offset - 15 (a PSB partly swallowed by a
  * corrupt packet in front of it is found too), or at or after dec->offset + 1 when dec->offset is the sync

@@ -49,8 +49,10 @@ struct session {
     struct fwpt_trace_result result;
     bool started;
     struct fwpt_target_run target;
-    uint8_t *trace;
+    struct fwpt_pkt_seg *segs;     /* the trace where the processor wrote it: the readback's spans, oldest first */
+    uint32_t nsegs;
     uint64_t trace_len;
+    uint64_t pool_after;           /* pool bytes allocated after readback (the decode's own memory) */
     struct fwpt_readback rb;
     struct fwpt_span *spans;
     uint64_t pkt_count[FWPT_PKT_COUNT];
@@ -113,14 +115,14 @@ static void free_all(struct session *s)
         FreePool(s->table_phys);
     if (s->spans)
         FreePool(s->spans);
-    if (s->trace)
-        FreePool(s->trace);
+    if (s->segs)
+        FreePool(s->segs);
     if (s->decoded)
         FreePool(s->decoded);
     s->allocs = NULL;
     s->region_phys = s->table_phys = NULL;
     s->spans = NULL;
-    s->trace = NULL;
+    s->segs = NULL;
     s->decoded = NULL;
 }
 
@@ -188,7 +190,7 @@ static void decode_packets(struct session *s, struct fwpt_membuf *txt)
     struct fwpt_pkt_decoder d;
     struct fwpt_packet p;
     uint64_t shown = 0;
-    fwpt_pkt_init(&d, s->trace, (size_t)s->trace_len);
+    fwpt_pkt_init_segs(&d, s->segs, s->nsegs);
     enum fwpt_status st = fwpt_pkt_sync_forward(&d);
     if (st != FWPT_OK) {
         fwpt_pkt_print_error_text(&file, 0, st);
@@ -249,16 +251,25 @@ static void flow_summary_free(struct flow_summary *fs)
     fwpt_memset(fs, 0, sizeof *fs);
 }
 
+/* Pool memory after readback, counted: what decoding needs besides the trace, which it reads in place. */
+static void *pool(struct session *s, UINTN n, bool zero)
+{
+    void *p = zero ? AllocateZeroPool(n) : AllocatePool(n);
+    if (p)
+        s->pool_after += n;
+    return p;
+}
+
 /* Modules (for Module+offset) and the profile tables; false when the pool is too small. */
 static bool flow_summary_init(struct session *s, struct flow_summary *fs)
 {
     unsigned n = s->syms.count;
     fwpt_memset(fs, 0, sizeof *fs);
-    fs->mv = AllocateZeroPool((n + 1) * sizeof *fs->mv);
-    fs->mod_insns = AllocateZeroPool((n + 1) * sizeof *fs->mod_insns);
-    fs->funcs = AllocatePool(PROFILE_FUNCS * sizeof *fs->funcs);
-    fs->nodes = AllocatePool(PROFILE_NODES * sizeof *fs->nodes);
-    fs->hash = AllocatePool(PROFILE_HASH * sizeof *fs->hash);
+    fs->mv = pool(s, (n + 1) * sizeof *fs->mv, true);
+    fs->mod_insns = pool(s, (n + 1) * sizeof *fs->mod_insns, true);
+    fs->funcs = pool(s, PROFILE_FUNCS * sizeof *fs->funcs, false);
+    fs->nodes = pool(s, PROFILE_NODES * sizeof *fs->nodes, false);
+    fs->hash = pool(s, PROFILE_HASH * sizeof *fs->hash, false);
     if (!fs->mv || !fs->mod_insns || !fs->funcs || !fs->nodes || !fs->hash) {
         flow_summary_free(fs);
         return false;
@@ -303,7 +314,7 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
     static struct fwpt_flow_block static_cache[FLOW_CACHE_STATIC];
     static struct fwpt_flow f;
     /* the cache is indexed by IP bits: a large one keeps hot code of different images apart */
-    struct fwpt_flow_block *cache = AllocatePool(FLOW_CACHE * sizeof *cache);
+    struct fwpt_flow_block *cache = pool(s, FLOW_CACHE * sizeof *cache, false);
     size_t ncache = cache ? FLOW_CACHE : FLOW_CACHE_STATIC;
     struct fwpt_flow_event ev;
     struct fwpt_membuf listing = {0};
@@ -313,7 +324,7 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
     if (!summary)
         say(s, "flow: not enough pool memory for the profile and call tree; flow.txt lists instructions only", NULL);
     struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &fs.mods : NULL, NULL, NULL, 0};
-    fwpt_flow_init(&f, s->trace, (size_t)s->trace_len, read_code, s, cache ? cache : static_cache, ncache);
+    fwpt_flow_init_segs(&f, s->segs, s->nsegs, read_code, s, cache ? cache : static_cache, ncache);
     flow_setup(s, &f);
     struct fwpt_image *last = NULL;
     const uint64_t cap = s->opt->listing; /* listing=: instructions listed; the events among them too */
@@ -530,6 +541,8 @@ static void sideband(struct session *s, const struct fwpt_sink *o)
     fwpt_puts(o, "},\n\"trace\":{");
     put_kv_str(o, "file", "trace.pt", true);
     put_kv_dec(o, "bytes", s->trace_len, true);
+    put_kv_dec(o, "pieces", s->nsegs, true);
+    put_kv_dec(o, "decode_pool_bytes", s->pool_after, true);
     put_kv_hex(o, "status_msr", s->result.status, true);
     put_kv_bool(o, "wrapped", s->rb.wrapped, true);
     put_kv_bool(o, "stopped", s->rb.stopped, true);
@@ -612,7 +625,7 @@ static EFI_STATUS write_outputs(struct session *s, struct fwpt_membuf *packets, 
     const char *dir = s->opt->out_dir;
     EFI_STATUS worst = EFI_SUCCESS, st;
     char fn[40];
-    st = fwpt_save_file(v, &s->o, dir, "trace.pt", s->trace, s->trace_len);
+    st = fwpt_save_file_segs(v, &s->o, dir, "trace.pt", s->segs, s->nsegs); /* piece by piece, no copy */
     if (EFI_ERROR(st))
         worst = st;
     st = fwpt_save_file(v, &s->o, dir, "packets.txt", packets->data, packets->len);
@@ -979,10 +992,22 @@ static EFI_STATUS run(struct session *s)
         say(s, "readback: ", fwpt_status_msg(st));
         return EFI_DEVICE_ERROR;
     }
-    s->trace = AllocatePool(s->rb.bytes ? s->rb.bytes : 1);
-    if (!s->trace)
+    /* the trace stays where the processor wrote it: the decoders and trace.pt read the spans in place */
+    s->pool_after = 0;
+    s->segs = pool(s, (s->rb.count + 1) * sizeof *s->segs, true);
+    if (!s->segs)
         return EFI_OUT_OF_RESOURCES;
-    s->trace_len = fwpt_readback_copy(&s->mem, &s->rb, s->trace, s->rb.bytes);
+    s->trace_len = 0;
+    for (size_t i = 0; i < s->rb.count; i++) {
+        const void *p = fwpt_physmem_ptr(&s->mem, s->rb.spans[i].phys, s->rb.spans[i].len);
+        if (!p) {
+            fwpt_printf(o, "readback: the trace's span %lu (0x%lx, %lu bytes) is not mapped: nothing to decode\n",
+                        (uint64_t)i, s->rb.spans[i].phys, s->rb.spans[i].len);
+            return EFI_DEVICE_ERROR;
+        }
+        s->segs[s->nsegs++] = (struct fwpt_pkt_seg){p, (size_t)s->rb.spans[i].len};
+        s->trace_len += s->rb.spans[i].len;
+    }
     fwpt_printf(o, "trace: %lu bytes captured in %u of %u regions; IA32_RTIT_STATUS 0x%lx\ntrace: ended because: ",
                 s->trace_len, s->rb.regions_used, s->rb.regions_total, s->result.status);
     fwpt_puts(o, s->rb.error ? "operational error (STATUS.Error)"
@@ -1011,11 +1036,14 @@ static EFI_STATUS run(struct session *s)
     fwpt_puts(o, "\n");
     if (opt->verify) {
         s->cap_decoded = SOFT_GT_MAX;
-        s->decoded = AllocatePool(s->cap_decoded * sizeof *s->decoded);
+        s->decoded = pool(s, s->cap_decoded * sizeof *s->decoded, false);
     }
     struct fwpt_membuf flowtxt = {0};
     decode_flow(s, &flowtxt);
     print_top_modules(s);
+    /* what decoding cost in memory: independent of the trace's size (the files' text aside) */
+    fwpt_printf(o, "decode: in place, from %u pieces of trace (%lu bytes, not copied); pool memory for decoding: "
+                   "%lu bytes\n", s->nsegs, s->trace_len, s->pool_after);
     bool verified = true;
     if (s->decoded)
         fwpt_soft_ring_order(s->decoded, s->ndecoded, &s->decoded_start); /* oldest first */

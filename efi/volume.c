@@ -33,9 +33,12 @@ void fwpt_put_efi_status(const struct fwpt_sink *o, EFI_STATUS st)
 }
 
 /* Writes one file of the run, reporting success or failure on the console. */
-EFI_STATUS fwpt_save_file(struct fwpt_volume *v, const struct fwpt_sink *o, const char *dir, const char *name,
-                          const void *data, UINTN len)
+EFI_STATUS fwpt_save_file_segs(struct fwpt_volume *v, const struct fwpt_sink *o, const char *dir, const char *name,
+                               const struct fwpt_pkt_seg *segs, UINTN n)
 {
+    UINTN len = 0;
+    for (UINTN i = 0; i < n; i++)
+        len += segs[i].len;
     char path[300];
     struct fwpt_bufsink bs;
     struct fwpt_sink ps = fwpt_bufsink_init(&bs, path, sizeof path - 1);
@@ -45,7 +48,7 @@ EFI_STATUS fwpt_save_file(struct fwpt_volume *v, const struct fwpt_sink *o, cons
     path[bs.len] = 0;
     EFI_STATUS st = bs.overflow ? EFI_BUFFER_TOO_SMALL : fwpt_volume_mkdir(v, dir);
     if (!EFI_ERROR(st))
-        st = fwpt_volume_write(v, path, data, len);
+        st = fwpt_volume_write_segs(v, path, segs, n);
     fwpt_puts(o, EFI_ERROR(st) ? "file: FAILED to write " : "file: wrote ");
     fwpt_puts(o, path);
     fwpt_puts(o, " (");
@@ -59,6 +62,13 @@ EFI_STATUS fwpt_save_file(struct fwpt_volume *v, const struct fwpt_sink *o, cons
     }
     fwpt_puts(o, "\n");
     return st;
+}
+
+EFI_STATUS fwpt_save_file(struct fwpt_volume *v, const struct fwpt_sink *o, const char *dir, const char *name,
+                          const void *data, UINTN len)
+{
+    struct fwpt_pkt_seg one = {data, len};
+    return fwpt_save_file_segs(v, o, dir, name, &one, 1);
 }
 
 BOOLEAN fwpt_path16(const char *path, CHAR16 *out, UINTN cap)
@@ -136,7 +146,7 @@ EFI_STATUS fwpt_volume_mkdir(struct fwpt_volume *v, const char *path)
     return st;
 }
 
-EFI_STATUS fwpt_volume_write(struct fwpt_volume *v, const char *path, const void *data, UINTN len)
+EFI_STATUS fwpt_volume_write_segs(struct fwpt_volume *v, const char *path, const struct fwpt_pkt_seg *segs, UINTN n)
 {
     CHAR16 p[VOLUME_PATH_MAX];
     EFI_FILE_HANDLE f;
@@ -151,18 +161,26 @@ EFI_STATUS fwpt_volume_write(struct fwpt_volume *v, const char *path, const void
                            EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE, 0);
     if (EFI_ERROR(st))
         return st;
-    const char *d = data;
-    UINTN done = 0;
-    while (!EFI_ERROR(st) && done < len) {
-        UINTN n = len - done > (1u << 20) ? (1u << 20) : len - done;
-        UINTN wrote = n;
-        st = uefi_call_wrapper(f->Write, 3, f, &wrote, (void *)(d + done));
-        if (!EFI_ERROR(st) && wrote != n)
-            st = EFI_VOLUME_FULL;
-        done += wrote;
+    for (UINTN i = 0; i < n && !EFI_ERROR(st); i++) {
+        const char *d = (const char *)segs[i].p;
+        UINTN len = segs[i].len, done = 0;
+        while (!EFI_ERROR(st) && done < len) {
+            UINTN k = len - done > (1u << 20) ? (1u << 20) : len - done;
+            UINTN wrote = k;
+            st = uefi_call_wrapper(f->Write, 3, f, &wrote, (void *)(d + done));
+            if (!EFI_ERROR(st) && wrote != k)
+                st = EFI_VOLUME_FULL;
+            done += wrote;
+        }
     }
     EFI_STATUS st2 = uefi_call_wrapper(f->Close, 1, f); /* Close flushes */
     return EFI_ERROR(st) ? st : st2;
+}
+
+EFI_STATUS fwpt_volume_write(struct fwpt_volume *v, const char *path, const void *data, UINTN len)
+{
+    struct fwpt_pkt_seg one = {data, len};
+    return fwpt_volume_write_segs(v, path, &one, 1);
 }
 
 EFI_STATUS fwpt_volume_read(struct fwpt_volume *v, const char *path, UINTN max, char **data, UINTN *len)

@@ -4,6 +4,7 @@
 #define FWPT_EFI_VOLUME_H
 
 #include <efi.h>
+#include "decode/packet.h"
 #include "arch/text.h"
 
 struct fwpt_volume {
@@ -18,6 +19,8 @@ void fwpt_volume_close(struct fwpt_volume *v);
 EFI_STATUS fwpt_volume_mkdir(struct fwpt_volume *v, const char *path);
 /* Replaces the file with exactly these bytes. */
 EFI_STATUS fwpt_volume_write(struct fwpt_volume *v, const char *path, const void *data, UINTN len);
+/* The same for a file whose bytes lie in pieces (a trace where the processor wrote it), in order. */
+EFI_STATUS fwpt_volume_write_segs(struct fwpt_volume *v, const char *path, const struct fwpt_pkt_seg *segs, UINTN n);
 /* Reads a whole file into pool memory (caller frees with FreePool); at most max bytes. */
 EFI_STATUS fwpt_volume_read(struct fwpt_volume *v, const char *path, UINTN max, char **data, UINTN *len);
 /* ASCII path -> CHAR16 with '\' separators; returns false if it does not fit. */
@@ -28,5 +31,7 @@ void fwpt_put_efi_status(const struct fwpt_sink *o, EFI_STATUS st);
 /* Writes DIR\NAME (creating DIR) and reports "file: wrote ..." or "file: FAILED to write ...: why". */
 EFI_STATUS fwpt_save_file(struct fwpt_volume *v, const struct fwpt_sink *o, const char *dir, const char *name,
                           const void *data, UINTN len);
+EFI_STATUS fwpt_save_file_segs(struct fwpt_volume *v, const struct fwpt_sink *o, const char *dir, const char *name,
+                               const struct fwpt_pkt_seg *segs, UINTN n);
 
 #endif

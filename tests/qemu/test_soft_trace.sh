@@ -148,4 +148,24 @@ if [ -s "$tmp/sess5/listing" ] && cmp -s "$tmp/sess5/listing" "$tmp/sess5/hostli
 else
     bad "cut trace: flow.txt listing differs from the host's, or its last line is not the cut at $lastip: '$last'"
 fi
+# Decoded in place: the app reads the trace where the processor (here the soft encoder) wrote it, piece by piece
+# (the wrapping ring of session 2 is more than one), and the pool memory decoding takes does not grow with the
+# trace: the same call traced into buffers of different sizes (sessions 4 and 5, 1 and 6) takes the same pool.
+decode_line() { sed -n 's/^decode: in place, from \([0-9]*\) pieces of trace (\([0-9]*\) bytes, not copied); pool memory for decoding: \([0-9]*\) bytes$/\1 \2 \3/p' "$tmp/sess$1/log"; }
+for pair in "4 5" "1 6"; do
+    set -- $pair
+    a=$(decode_line "$1") b=$(decode_line "$2")
+    set -- $a $b
+    if [ $# = 6 ] && [ "$2" != "$5" ] && [ "$3" = "$6" ]; then
+        ok "in place: traces of $2 and $5 bytes ($1 and $4 pieces), decoded with the same $3 bytes of pool"
+    else
+        bad "in place: sessions $pair: '$a' / '$b' (pieces, trace bytes, pool bytes)"
+    fi
+done
+ring=$(decode_line 2)
+if [ "${ring%% *}" -ge 2 ] 2>/dev/null && grep -q '"wrapped":true' "$tmp/sess2/fwpt/sideband.json"; then
+    ok "in place: the wrapped ring was decoded from ${ring%% *} pieces, and verified"
+else
+    bad "in place: the wrapped ring: '$ring'"
+fi
 finish
