@@ -253,6 +253,11 @@ int fwpt_cmd_dump(int argc, char **argv)
             fprintf(stderr, "fwpt dump: cannot read '%s': %s\n", trace_path, strerror(errno));
         }
         snprintf(trace_path, sizeof trace_path, "%s/trace.pt", file);
+        if (access(trace_path, F_OK) != 0) {
+            fprintf(stderr, "fwpt dump: '%s' is a directory without trace.pt (a saved \\fwpt\\ directory holds one)\n",
+                    file);
+            return 1;
+        }
         file = trace_path;
     }
     fwpt_errata_for_cpu(&cpu, &of_cpu);
