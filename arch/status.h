@@ -38,6 +38,14 @@
     X(E_RETSTACK, "compressed return with an empty call stack")                          \
     X(E_RUNAWAY, "walk exceeded the step limit without a packet")                        \
     X(E_BAD_STATUS, "PSB+ status contradicts the decoded execution mode")                \
+    /* decode: time */                                                                   \
+    X(E_NO_TIME, "no timing information")                                                \
+    X(E_NO_CALIBRATION, "no calibration")                                                \
+    X(E_TIME_CONTEXT, "unexpected packet context")                                       \
+    X(E_TIME_CONFIG, "CPUID 15H ratio unknown (TSC per crystal clock)")                  \
+    X(E_CTC_GAP, "CTC moved by more than one wrap of the MTC payload")                   \
+    X(E_BAD_CBR, "CBR with core:bus ratio 0")                                            \
+    X(E_TIME_RANGE, "calibration interval too long")                                     \
     /* efi */                                                                            \
     X(E_FIRMWARE, "a firmware service failed")
 

@@ -177,7 +177,8 @@ static void text_payload(const struct fwpt_sink *o, const struct fwpt_packet *p)
     }
 }
 
-void fwpt_pkt_print_text(const struct fwpt_sink *o, const struct fwpt_packet *p)
+void fwpt_pkt_print_text_col(const struct fwpt_sink *o, const struct fwpt_packet *p, const char *col_id,
+                             const char *col)
 {
     char line[160];
     struct fwpt_bufsink bs;
@@ -185,13 +186,36 @@ void fwpt_pkt_print_text(const struct fwpt_sink *o, const struct fwpt_packet *p)
     text_payload(&ps, p);
     fwpt_put_hex(o, p->offset, 16);
     fwpt_puts(o, "  ");
-    if (bs.len) {
+    if (bs.len || col_id) {
         fwpt_put_padded(o, fwpt_pkt_type_name(p->type), 10);
         fwpt_putn(o, line, bs.len);
     } else {
         fwpt_puts(o, fwpt_pkt_type_name(p->type));
     }
+    if (col_id) {
+        for (size_t n = bs.len; n < 24; n++)
+            fwpt_putc(o, ' ');
+        fwpt_putc(o, ' ');
+        fwpt_put_padded(o, col_id, 5);
+        fwpt_puts(o, col);
+    }
     fwpt_putc(o, '\n');
+}
+
+void fwpt_pkt_print_text(const struct fwpt_sink *o, const struct fwpt_packet *p)
+{
+    fwpt_pkt_print_text_col(o, p, 0, 0);
+}
+
+void fwpt_pkt_print_time_diag_text(const struct fwpt_sink *o, uint64_t offset, const char *what, enum fwpt_status s)
+{
+    fwpt_putc(o, '[');
+    fwpt_put_hex(o, offset, 0);
+    fwpt_puts(o, ": ");
+    fwpt_puts(o, what);
+    fwpt_puts(o, ": ");
+    fwpt_puts(o, fwpt_status_msg(s));
+    fwpt_puts(o, "]\n");
 }
 
 void fwpt_pkt_print_error_text(const struct fwpt_sink *o, uint64_t offset, enum fwpt_status s)
@@ -231,6 +255,25 @@ static void json_b(const struct fwpt_sink *o, const char *k, bool v)
 }
 
 void fwpt_pkt_print_json(const struct fwpt_sink *o, const struct fwpt_packet *p)
+{
+    fwpt_pkt_print_json_col(o, p, 0, 0);
+}
+
+void fwpt_pkt_print_time_diag_json(const struct fwpt_sink *o, uint64_t offset, const char *what, enum fwpt_status s)
+{
+    fwpt_puts(o, "{\"offset\":");
+    fwpt_put_dec(o, offset);
+    fwpt_puts(o, ",\"time_error\":");
+    fwpt_put_json_str(o, what);
+    fwpt_puts(o, ",\"status\":");
+    fwpt_put_json_str(o, fwpt_status_name(s));
+    fwpt_puts(o, ",\"message\":");
+    fwpt_put_json_str(o, fwpt_status_msg(s));
+    fwpt_puts(o, "}\n");
+}
+
+void fwpt_pkt_print_json_col(const struct fwpt_sink *o, const struct fwpt_packet *p, const char *col_id,
+                             const char *col)
 {
     fwpt_puts(o, "{\"offset\":");
     fwpt_put_dec(o, p->offset);
@@ -311,6 +354,10 @@ void fwpt_pkt_print_json(const struct fwpt_sink *o, const struct fwpt_packet *p)
         break;
     default:
         break;
+    }
+    if (col_id) {
+        json_key(o, col_id[0] == 'f' ? "fcr" : "time");
+        fwpt_put_json_str(o, col);
     }
     fwpt_puts(o, "}\n");
 }

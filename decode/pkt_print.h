@@ -12,6 +12,17 @@ void fwpt_pkt_print_text(const struct fwpt_sink *o, const struct fwpt_packet *pk
 /* {"offset":16,"type":"tip","size":7,"ipc":3,"payload":"0x7fff12345678","ip":"0x7fff12345678"} */
 void fwpt_pkt_print_json(const struct fwpt_sink *o, const struct fwpt_packet *pkt);
 
+/* The same with a time column (decode/time.h's fwpt_time_column): col_id "tsc" or "fcr", col its text.
+ * Text: "000000000000001a  mtc       2                        tsc  +18"; JSON: "time":"+18" / "fcr":"+0.250". */
+void fwpt_pkt_print_text_col(const struct fwpt_sink *o, const struct fwpt_packet *pkt, const char *col_id,
+                             const char *col);
+void fwpt_pkt_print_json_col(const struct fwpt_sink *o, const struct fwpt_packet *pkt, const char *col_id,
+                             const char *col);
+/* A time diagnostic, as libipt's ptdump prints it: "[14: calibration error: no timing information]";
+ * {"offset":20,"time_error":"calibration error","status":"E_NO_TIME","message":"no timing information"} */
+void fwpt_pkt_print_time_diag_text(const struct fwpt_sink *o, uint64_t offset, const char *what, enum fwpt_status s);
+void fwpt_pkt_print_time_diag_json(const struct fwpt_sink *o, uint64_t offset, const char *what, enum fwpt_status s);
+
 /* "0000000000000123  error: truncated (packet truncated by the end of the trace)" */
 void fwpt_pkt_print_error_text(const struct fwpt_sink *o, uint64_t offset, enum fwpt_status s);
 /* {"offset":291,"error":"truncated"} */

@@ -1,9 +1,12 @@
-/* fwpt dump FILE [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none] [--errata LIST]: one packet per line. On a decode error
- * the error is printed as a line and decoding resumes at the next PSB. */
+/* fwpt dump FILE|DIR [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none] [--errata LIST]
+ * [--time|--tcal] [--time-delta] [timing configuration]: one packet per line, with the time after each
+ * timing packet as libipt's ptdump shows it. On a decode error the error is printed as a line and
+ * decoding resumes at the next PSB (the time starts again there). */
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -11,11 +14,17 @@
 #include "arch/errata.h"
 #include "decode/packet.h"
 #include "decode/pkt_print.h"
+#include "decode/time.h"
 #include "tools/commands.h"
+#include "tools/sideband.h"
 
 static void dump_usage(FILE *f)
 {
-    fprintf(f, "usage: fwpt dump FILE [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none] [--errata LIST]\n"
+    fprintf(f, "usage: fwpt dump FILE|DIR [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none] [--errata LIST]\n"
+               "                 [--time|--tcal] [--time-delta] [--no-tcal] [--no-wall-clock] [--no-cyc] [--keep-tcal-on-ovf]\n"
+               "                 [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N] [--cpuid-0x15.ebx N]\n"
+               "  DIR          a saved \\fwpt\\ directory: its trace.pt; the processor and the timing configuration\n"
+               "               come from its sideband.json (the options below override them)\n"
                "  --format F   text (ptdump style, default) or jsonl (one JSON object per line)\n"
                "  --offset N   start decoding at byte N (decimal or 0x-hex)\n"
                "  --sync       start at the first PSB at or after the start offset (of PSBs back to back,\n"
@@ -24,6 +33,14 @@ static void dump_usage(FILE *f)
                "               0x-hex (as ptxed --cpu); decodes with its errata. none: no processor (the default)\n"
                "  --errata L   and these errata too (comma-separated names of arch/errata.h, e.g.\n"
                "               skd007,skz84; only skd007 and skz84 change packets)\n"
+               "  --time       after TSC, TMA, MTC and CYC: the estimated TSC (\"tsc\" column)\n"
+               "  --tcal       after TSC, MTC and CBR: the calibration, TSC ticks per core cycle (\"fcr\" column)\n"
+               "  --time-delta the change since the last value shown instead of the value\n"
+               "  --no-tcal    do not calibrate (CYC gives no time); --no-cyc: hide CYC, no time from it\n"
+               "  --no-wall-clock  before the first TSC, show the time MTC/CYC accumulated (from 0)\n"
+               "  --keep-tcal-on-ovf  keep the calibration across an OVF\n"
+               "  --mtc-freq N IA32_RTIT_CTL.MTCFreq (0..15)       --nom-freq N  the max non-turbo ratio (P1/100 MHz)\n"
+               "  --cpuid-0x15.eax N, --cpuid-0x15.ebx N  the TSC / core crystal clock ratio (EBX/EAX)\n"
                "On a decode error the error is printed and decoding resumes at the next PSB.\n");
 }
 
@@ -59,6 +76,41 @@ static const char *parse_errata(const char *list, struct fwpt_errata *e, char *b
     return NULL;
 }
 
+/* The whole file as a NUL-terminated string (malloc), or NULL with errno set. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            char *n = realloc(buf, cap = cap ? cap * 2 : 65536);
+            if (!n) {
+                free(buf);
+                fclose(f);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = n;
+        }
+        size_t r = fread(buf + len, 1, cap - len - 1, f);
+        len += r;
+        if (r == 0)
+            break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        errno = EIO;
+        return NULL;
+    }
+    buf[len] = 0;
+    return buf;
+}
+
 int fwpt_cmd_dump(int argc, char **argv)
 {
     const char *file = NULL;
@@ -66,6 +118,12 @@ int fwpt_cmd_dump(int argc, char **argv)
     uint64_t start = 0;
     struct fwpt_cpu_id cpu = {0};
     struct fwpt_errata errata = {0}, of_cpu; /* --errata's, and --cpu's */
+    bool have_cpu = false;
+    struct fwpt_time_config tcfg = {0};
+    struct fwpt_time_show show = {0};
+    bool no_cyc = false;
+    unsigned tcfg_given = 0; /* bit 1: --nom-freq, bit 2: --mtc-freq (as fwpt_sideband_time's found) */
+    bool eax_given = false, ebx_given = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -94,8 +152,51 @@ int fwpt_cmd_dump(int argc, char **argv)
                 fprintf(stderr, "fwpt dump: --cpu: %s, got '%s'\n", why, v ? v : "(nothing)");
                 return 2;
             }
+            have_cpu = true;
         } else if (!strcmp(a, "--sync")) {
             sync = 1;
+        } else if (!strcmp(a, "--time") || !strcmp(a, "--tcal")) {
+            if (a[2] == 't' && a[3] == 'i' ? show.tcal : show.time) {
+                fprintf(stderr, "fwpt dump: specify either --time or --tcal\n");
+                return 2;
+            }
+            if (a[3] == 'i')
+                show.time = true;
+            else
+                show.tcal = true;
+        } else if (!strcmp(a, "--time-delta")) {
+            show.delta = true;
+        } else if (!strcmp(a, "--no-wall-clock")) {
+            show.no_wall_clock = true;
+        } else if (!strcmp(a, "--no-tcal")) {
+            tcfg.no_tcal = true;
+        } else if (!strcmp(a, "--no-cyc")) {
+            no_cyc = true;
+        } else if (!strcmp(a, "--keep-tcal-on-ovf")) {
+            tcfg.keep_tcal_on_ovf = true;
+        } else if (!strcmp(a, "--mtc-freq") || !strcmp(a, "--nom-freq") || !strcmp(a, "--cpuid-0x15.eax") ||
+                   !strcmp(a, "--cpuid-0x15.ebx")) {
+            const char *v = i + 1 < argc ? argv[++i] : NULL;
+            uint64_t x;
+            uint64_t max = a[2] == 'm' ? 15 : a[2] == 'n' ? 255 : UINT32_MAX;
+            if (!v || fwpt_parse_u64(v, 0, &x) != 0 || x > max) {
+                fprintf(stderr, "fwpt dump: %s: expected a number 0..%llu, got '%s'\n", a, (unsigned long long)max,
+                        v ? v : "(nothing)");
+                return 2;
+            }
+            if (a[2] == 'm') {
+                tcfg.mtc_freq = (uint8_t)x;
+                tcfg_given |= 4;
+            } else if (a[2] == 'n') {
+                tcfg.nom_freq = (uint8_t)x;
+                tcfg_given |= 2;
+            } else if (a[14] == 'a') {
+                tcfg.cpuid_15_eax = (uint32_t)x;
+                eax_given = true;
+            } else {
+                tcfg.cpuid_15_ebx = (uint32_t)x;
+                ebx_given = true;
+            }
         } else if (!strcmp(a, "--errata") || !strncmp(a, "--errata=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             char bad[32];
@@ -115,15 +216,55 @@ int fwpt_cmd_dump(int argc, char **argv)
             return 2;
         }
     }
-    fwpt_errata_for_cpu(&cpu, &of_cpu);
-#define FWPT_ERRATUM_OR(field, name, aliases, what) errata.field |= of_cpu.field;
-    FWPT_ERRATA_DECODE_LIST(FWPT_ERRATUM_OR)
-#undef FWPT_ERRATUM_OR
     if (!file) {
         fprintf(stderr, "fwpt dump: no FILE given\n");
         dump_usage(stderr);
         return 2;
     }
+    char trace_path[4096];
+    struct stat dst;
+    if (stat(file, &dst) == 0 && S_ISDIR(dst.st_mode)) {
+        /* A saved directory: its trace, and from its sideband what the options did not give. */
+        snprintf(trace_path, sizeof trace_path, "%s/sideband.json", file);
+        char *sb = read_text(trace_path);
+        if (sb) {
+            struct fwpt_time_config from = {0};
+            unsigned found = 0;
+            struct fwpt_cpu_id sb_cpu;
+            if (fwpt_sideband_time(sb, &from, &found) < 0)
+                fprintf(stderr, "fwpt dump: %s: malformed cpuid_15h, max_nonturbo_ratio or settings (ignored)\n",
+                        trace_path);
+            if ((found & 1) && !eax_given)
+                tcfg.cpuid_15_eax = from.cpuid_15_eax;
+            if ((found & 1) && !ebx_given)
+                tcfg.cpuid_15_ebx = from.cpuid_15_ebx;
+            if ((found & ~tcfg_given) & 2)
+                tcfg.nom_freq = from.nom_freq;
+            if ((found & ~tcfg_given) & 4)
+                tcfg.mtc_freq = from.mtc_freq;
+            if (!have_cpu) {
+                if (fwpt_sideband_cpu(sb, &sb_cpu) < 0)
+                    fprintf(stderr, "fwpt dump: %s: malformed \"cpu\" (ignored)\n", trace_path);
+                else
+                    cpu = sb_cpu;
+            }
+            free(sb);
+        } else if (errno != ENOENT) {
+            fprintf(stderr, "fwpt dump: cannot read '%s': %s\n", trace_path, strerror(errno));
+        }
+        snprintf(trace_path, sizeof trace_path, "%s/trace.pt", file);
+        if (access(trace_path, F_OK) != 0) {
+            fprintf(stderr, "fwpt dump: '%s' is a directory without trace.pt (a saved \\fwpt\\ directory holds one)\n",
+                    file);
+            return 1;
+        }
+        file = trace_path;
+    }
+    fwpt_errata_for_cpu(&cpu, &of_cpu);
+#define FWPT_ERRATUM_OR(field, name, aliases, what) errata.field |= of_cpu.field;
+    FWPT_ERRATA_DECODE_LIST(FWPT_ERRATUM_OR)
+#undef FWPT_ERRATUM_OR
+    tcfg.skl168 = errata.skl168;
     int fd = open(file, O_RDONLY);
     if (fd < 0) {
         fprintf(stderr, "fwpt dump: cannot open '%s': %s\n", file, strerror(errno));
@@ -171,12 +312,17 @@ int fwpt_cmd_dump(int argc, char **argv)
         rc = 1;
         goto done;
     }
+    struct fwpt_time tm;
+    fwpt_time_init(&tm, &tcfg);
+    bool track = show.time || show.tcal;
     for (;;) {
         enum fwpt_status s = fwpt_pkt_next(&dec, &pkt);
         if (s == FWPT_E_EOS)
             break;
         if (s != FWPT_OK) {
             errors++;
+            fwpt_time_reset(&tm); /* as after a PSB: nothing is known of the time before it */
+            show.last_tsc = show.last_fcr = 0;
             if (jsonl)
                 fwpt_pkt_print_error_json(&out, pkt.offset, s);
             else
@@ -186,10 +332,31 @@ int fwpt_cmd_dump(int argc, char **argv)
             continue;
         }
         packets++;
+        if (no_cyc && pkt.type == FWPT_PKT_CYC)
+            continue; /* hidden, and no time from it */
+        const char *col_id = 0;
+        char col[32];
+        if (track) {
+            struct fwpt_time_step st;
+            enum fwpt_status err;
+            fwpt_time_packet(&tm, &pkt, &st);
+            if (!fwpt_time_column(&tm, &show, &st, &col_id, col, &err))
+                col_id = 0;
+            for (unsigned d = 0; d <= st.ndiag; d++) { /* the step's diagnostics, then the column's */
+                unsigned kind = d < st.ndiag ? st.diag[d].kind : FWPT_TIME_DIAG_PRINT;
+                enum fwpt_status ds = d < st.ndiag ? st.diag[d].status : err;
+                if (ds == FWPT_OK)
+                    continue;
+                if (jsonl)
+                    fwpt_pkt_print_time_diag_json(&out, pkt.offset, fwpt_time_diag_what(kind), ds);
+                else
+                    fwpt_pkt_print_time_diag_text(&out, pkt.offset, fwpt_time_diag_what(kind), ds);
+            }
+        }
         if (jsonl)
-            fwpt_pkt_print_json(&out, &pkt);
+            fwpt_pkt_print_json_col(&out, &pkt, col_id, col);
         else
-            fwpt_pkt_print_text(&out, &pkt);
+            fwpt_pkt_print_text_col(&out, &pkt, col_id, col);
     }
 done:
     fflush(stdout);

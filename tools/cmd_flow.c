@@ -19,6 +19,7 @@
 #include "decode/flow.h"
 #include "decode/flow_print.h"
 #include "tools/commands.h"
+#include "tools/sideband.h"
 
 struct image {
     char *name;
@@ -96,185 +97,6 @@ static struct image *add_image(struct images *im)
     return m;
 }
 
-/* ---- a minimal, tolerant JSON reader for sideband.json ---- */
-static const char *ws(const char *p)
-{
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        p++;
-    return p;
-}
-
-/* Parses a JSON string at p (at '"') into out (cap bytes, truncated); returns the end or NULL. */
-static const char *jstring(const char *p, char *out, size_t cap)
-{
-    size_t n = 0;
-    if (*p != '"')
-        return NULL;
-    for (p++; *p && *p != '"'; p++) {
-        char c = *p;
-        if (c == '\\' && p[1]) {
-            p++;
-            c = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
-            if (*p == 'u') { /* \uXXXX: keep ASCII, else '?' */
-                unsigned v = 0;
-                int k;
-                for (k = 1; k <= 4 && p[k]; k++)
-                    v = v * 16 + (unsigned)(p[k] <= '9' ? p[k] - '0' : (p[k] | 32) - 'a' + 10);
-                p += k - 1;
-                c = v < 128 ? (char)v : '?';
-            }
-        }
-        if (n + 1 < cap)
-            out[n++] = c;
-    }
-    if (cap)
-        out[n] = 0;
-    return *p == '"' ? p + 1 : NULL;
-}
-
-/* Skips any JSON value; returns the end or NULL. */
-static const char *jskip(const char *p, int depth)
-{
-    p = ws(p);
-    if (depth > 64)
-        return NULL;
-    if (*p == '"') {
-        char tmp[1];
-        return jstring(p, tmp, 0);
-    }
-    if (*p == '{' || *p == '[') {
-        char close = *p == '{' ? '}' : ']';
-        p = ws(p + 1);
-        if (*p == close)
-            return p + 1;
-        for (;;) {
-            if (close == '}') {
-                char tmp[1];
-                p = jstring(ws(p), tmp, 0);
-                if (!p)
-                    return NULL;
-                p = ws(p);
-                if (*p != ':')
-                    return NULL;
-                p++;
-            }
-            p = jskip(p, depth + 1);
-            if (!p)
-                return NULL;
-            p = ws(p);
-            if (*p == ',') {
-                p++;
-                continue;
-            }
-            return *p == close ? p + 1 : NULL;
-        }
-    }
-    while (*p && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
-        p++;
-    return p;
-}
-
-/* A number given as a JSON string ("0x1000", "4096") or a bare number. */
-static const char *jnumber(const char *p, uint64_t *v, int *ok)
-{
-    char buf[64];
-    p = ws(p);
-    if (*p == '"') {
-        p = jstring(p, buf, sizeof buf);
-    } else {
-        size_t n = 0;
-        while (*p && ((*p >= '0' && *p <= '9') || (*p | 32) == 'x' || ((*p | 32) >= 'a' && (*p | 32) <= 'f')) &&
-               n + 1 < sizeof buf)
-            buf[n++] = *p++;
-        buf[n] = 0;
-    }
-    *ok = p && fwpt_parse_u64(buf, 0, v) == 0;
-    return p;
-}
-
-/* One key of a JSON object to read: into str (a string, cap bytes) or num (a number); *have = 1 when
- * it was there (numbers: and valid). */
-struct jfield {
-    const char *key;
-    char *str;
-    size_t cap;
-    uint64_t *num;
-    int *have;
-};
-
-/* Reads the JSON object at p ('{') into the fields named (other keys skipped); returns the end or NULL. */
-static const char *jobject(const char *p, const struct jfield *f, size_t n)
-{
-    p = ws(p);
-    if (*p != '{')
-        return NULL;
-    p = ws(p + 1);
-    while (*p == '"') {
-        char key[64];
-        p = jstring(p, key, sizeof key);
-        if (!p)
-            return NULL;
-        p = ws(p);
-        if (*p != ':')
-            return NULL;
-        p = ws(p + 1);
-        size_t i = 0;
-        while (i < n && strcmp(key, f[i].key))
-            i++;
-        int ok = 1;
-        if (i < n && f[i].str && *p == '"')
-            p = jstring(p, f[i].str, f[i].cap);
-        else if (i < n && f[i].num)
-            p = jnumber(p, f[i].num, &ok);
-        else
-            p = jskip(p, 0), ok = 0;
-        if (!p)
-            return NULL;
-        if (i < n && f[i].have)
-            *f[i].have = ok;
-        p = ws(p);
-        if (*p == ',')
-            p = ws(p + 1);
-    }
-    return *p == '}' ? p + 1 : NULL;
-}
-
-/* Where the value of the first "key" in text starts (after the colon), or NULL. */
-static const char *jvalue(const char *text, const char *key)
-{
-    char quoted[64];
-    snprintf(quoted, sizeof quoted, "\"%s\"", key);
-    const char *p = strstr(text, quoted);
-    if (!p)
-        return NULL;
-    p = ws(p + strlen(quoted));
-    return *p == ':' ? ws(p + 1) : NULL;
-}
-
-/* The array of objects at p ('['): each read with jobject into f, then handed to each(ctx) (return
- * nonzero to stop with -1). 0 at the end of the array, -1 when malformed. */
-static int jarray(const char *p, const struct jfield *f, size_t n, int (*each)(void *ctx), void *ctx)
-{
-    if (!p || *p != '[')
-        return -1;
-    p = ws(p + 1);
-    while (*p == '{') {
-        for (size_t i = 0; i < n; i++) {
-            if (f[i].str && f[i].cap)
-                f[i].str[0] = 0;
-            if (f[i].have)
-                *f[i].have = 0;
-        }
-        p = jobject(p, f, n);
-        if (!p || each(ctx))
-            return -1;
-        p = ws(p);
-        if (*p == ',')
-            p = ws(p + 1);
-    }
-    return *p == ']' ? 0 : -1;
-}
-
 struct image_fields {
     char name[256], file[512];
     uint64_t base, size;
@@ -306,13 +128,13 @@ static int add_sideband_image(void *ctx)
 static int parse_sideband(const char *text, const char *dir, struct images *im)
 {
     struct image_fields v = {.dir = dir, .im = im};
-    const struct jfield f[] = {
+    const struct fwpt_json_field f[] = {
         {"name", v.name, sizeof v.name, NULL, NULL},
         {"file", v.file, sizeof v.file, NULL, NULL},
         {"base", NULL, 0, &v.base, &v.have_base},
         {"size", NULL, 0, &v.size, &v.have_size},
     };
-    return jarray(jvalue(text, "images"), f, sizeof f / sizeof f[0], add_sideband_image, &v);
+    return fwpt_json_array(fwpt_json_value(text, "images"), f, sizeof f / sizeof f[0], add_sideband_image, &v);
 }
 
 struct filter_fields {
@@ -339,49 +161,15 @@ static int add_sideband_filter(void *ctx)
 static int parse_sideband_filters(const char *text, uint64_t (*r)[2])
 {
     struct filter_fields v = {.r = r};
-    const struct jfield f[] = {
+    const struct fwpt_json_field f[] = {
         {"cfg", v.cfg, sizeof v.cfg, NULL, NULL},
         {"a", NULL, 0, &v.a, &v.have_a},
         {"b", NULL, 0, &v.b, &v.have_b},
     };
-    const char *p = jvalue(text, "addr_ranges");
+    const char *p = fwpt_json_value(text, "addr_ranges");
     if (!p)
         return strstr(text, "\"addr_ranges\"") ? -1 : 0;
-    return jarray(p, f, sizeof f / sizeof f[0], add_sideband_filter, &v) ? -1 : v.n;
-}
-
-/* The "cpu" object of sideband.json: vendor, family, model, stepping (a signature of 0 means the
- * processor was not identified). 0: *id filled (known only when family and model were found);
- * 1: no "cpu" object (*id: none); -1: a malformed one. */
-static int parse_sideband_cpu(const char *text, struct fwpt_cpu_id *id)
-{
-    char vendor[16] = "";
-    uint64_t family = 0, model = 0, stepping = 0, signature = 1;
-    int have_family = 0, have_model = 0, have_stepping = 0, have_signature = 0;
-    const struct jfield f[] = {
-        {"vendor", vendor, sizeof vendor, NULL, NULL},
-        {"family", NULL, 0, &family, &have_family},
-        {"model", NULL, 0, &model, &have_model},
-        {"stepping", NULL, 0, &stepping, &have_stepping},
-        {"signature", NULL, 0, &signature, &have_signature},
-    };
-    memset(id, 0, sizeof *id);
-    if (!strstr(text, "\"cpu\""))
-        return 1;
-    const char *p = jvalue(text, "cpu");
-    if (!p || !jobject(p, f, sizeof f / sizeof f[0]))
-        return -1;
-    if (!have_signature)
-        signature = 1;
-    if (!have_family || !have_model || signature == 0 || family > 270 || model > 255)
-        return 0; /* the processor was not identified: no errata */
-    id->known = true;
-    id->intel = !strcmp(vendor, "GenuineIntel");
-    id->family = (uint32_t)family;
-    id->model = (uint32_t)model;
-    id->stepping_known = have_stepping && stepping <= 15;
-    id->stepping = id->stepping_known ? (uint32_t)stepping : 0;
-    return 0;
+    return fwpt_json_array(p, f, sizeof f / sizeof f[0], add_sideband_filter, &v) ? -1 : v.n;
 }
 
 /* ---- Zydis disassembly (host only) ---- */
@@ -568,7 +356,7 @@ int fwpt_cmd_flow(int argc, char **argv)
                 else
                     n_filter = (uint32_t)nf;
             }
-            if (!have_cpu && parse_sideband_cpu((const char *)sb, &cpu) < 0)
+            if (!have_cpu && fwpt_sideband_cpu((const char *)sb, &cpu) < 0)
                 fprintf(stderr, "fwpt flow: %s: no usable \"cpu\" object (decoding without processor errata)\n", p);
             free(sb);
         } else {

@@ -26,8 +26,8 @@ CORPUS_PTDUMP_CASES = 451
 
 # ---------------------------------------------------------------- ptdump options
 
-# Options that only change how ptdump shows time (issue 19): their columns and diagnostics are
-# stripped from the expected lines, the packets are still compared.
+# ptdump's timing options: fwpt dump takes the same (decode/time.c), and the time column ("tsc" or "fcr")
+# and the time diagnostics ("[1a: calibration error: no timing information]") are compared too.
 TIMING_OPTS = {"--time", "--tcal", "--time-delta", "--no-tcal", "--no-wall-clock", "--keep-tcal-on-ovf"}
 TIMING_OPTS_WITH_ARG = {"--mtc-freq", "--nom-freq", "--cpuid-0x15.eax", "--cpuid-0x15.ebx"}
 
@@ -76,14 +76,9 @@ ERROR_MESSAGES = {
     "too_long": "unknown packet",     # a CYC past 255 bytes; libipt stops CYC at 64 bits (-pte_bad_packet)
 }
 
-TIME_DIAG = re.compile(r"^\[[0-9a-f]+: (error updating time|calibration error|error calibrating time|"
-                       r"error printing time)")
-TRACKING_TIME = re.compile(r"\s+(tsc|fcr)\s+\S+$")
-
-
 def parse_opts(opts):
     """ptdump_opts -> dict of what changes the expected output."""
-    o = {"offset": True, "raw": False, "sync": True, "timing": False, "no_cyc": False,
+    o = {"offset": True, "raw": False, "sync": True, "timing": False, "no_cyc": False, "time_args": [],
          "lastip": False, "exec_mode": False, "cpu": None, "unknown": []}
     words = opts.split()
     i = 0
@@ -100,14 +95,17 @@ def parse_opts(opts):
         elif w == "--exec-mode":
             o["exec_mode"] = True
         elif w == "--no-cyc":
-            o["no_cyc"] = True  # ptdump hides CYC packets (and ignores them for time)
+            o["no_cyc"] = True  # ptdump hides CYC packets (and ignores them for time); so does fwpt dump
+            o["time_args"].append(w)
         elif w == "--cpu":
             i += 1
             o["cpu"] = words[i] if i < len(words) else ""
         elif w in TIMING_OPTS:
             o["timing"] = True
+            o["time_args"].append(w)
         elif w in TIMING_OPTS_WITH_ARG:
             o["timing"] = True
+            o["time_args"] += words[i:i + 2]
             i += 1
         else:
             o["unknown"].append(w)
@@ -266,6 +264,10 @@ def ptdump_line(p, opts, trace):
         tid, tpay = "ip", ("%016x" % _int(p["ip"])) if "ip" in p else "<suppressed>"
     if opts["exec_mode"] and p["type"] == "mode.exec":
         tid, tpay = "em", EXEC_MODES[p["mode"]]
+    if "time" in p:
+        tid, tpay = "tsc", p["time"]
+    elif "fcr" in p:
+        tid, tpay = "fcr", p["fcr"]
     cols = []
     if opts["offset"]:
         cols.append("%-17s" % ("%016x" % p["offset"]))
@@ -297,10 +299,6 @@ def expected_lines(case_dir, opts):
     opts["cpu_diag"] = False
     out = []
     for l in lines:
-        if opts["timing"]:
-            if TIME_DIAG.match(l):
-                continue  # time diagnostics (issue 19)
-            l = TRACKING_TIME.sub("", l)
         if opts["cpu"] is not None and l == CPU_DIAG:
             opts["cpu_diag"] = True
             continue  # ptdump's own diagnostic about its --cpu argument
@@ -320,6 +318,7 @@ def fwpt_lines(repo_root, case_dir, opts, cpu=None):
         cmd.append("--sync")
     if cpu:
         cmd += ["--cpu", cpu]
+    cmd += opts["time_args"]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     if r.returncode not in (0, 1):
         raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), r.returncode, r.stderr.strip()))
@@ -328,14 +327,16 @@ def fwpt_lines(repo_root, case_dir, opts, cpu=None):
     out, pkts = [], []
     for jl in r.stdout.splitlines():
         p = json.loads(jl)
+        if "time_error" in p:
+            out.append("[%x: %s: %s]" % (p["offset"], p["time_error"], p["message"]))
+            pkts.append(p)
+            continue
         if "error" in p:
             msg = ERROR_MESSAGES[p["error"]]
             if msg is None:
                 break  # libipt: end of the trace
             out.append("[%x: error decoding packet: %s]" % (p["offset"], msg))
             pkts.append(p)
-            continue
-        if opts["no_cyc"] and p["type"] == "cyc":
             continue
         out.append(ptdump_line(p, opts, trace))
         pkts.append(p)
@@ -367,7 +368,7 @@ def check_case(repo_root, case_dir, row):
             known.append(diff[0][0])
     what = "packets checked"
     if opts["timing"]:
-        what += ", time not (issue 19)"
+        what += ", time too"
     if cpu:
         what += " (--cpu %s)" % cpu
     if opts["cpu_diag"]:

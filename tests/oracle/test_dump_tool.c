@@ -615,7 +615,7 @@ static void check_usage(void)
         {"F F", "more than one FILE", 2},
         {"", "no FILE given", 2},
         {"D/missing.pt", "cannot open", 1},
-        {"D", "is not a regular file", 1},
+        {"D", "is a directory without trace.pt", 1},
         {"E --sync", "no PSB at or after offset 0", 1},
     };
     char empty[160];

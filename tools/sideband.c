@@ -1,0 +1,256 @@
+/* fwpt host tool — reading sideband.json: see tools/sideband.h. */
+#include <stdio.h>
+#include <string.h>
+#include "tools/sideband.h"
+#include "arch/text.h"
+
+/* ---- a minimal, tolerant JSON reader for sideband.json ---- */
+static const char *ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return p;
+}
+
+/* Parses a JSON string at p (at '"') into out (cap bytes, truncated); returns the end or NULL. */
+static const char *jstring(const char *p, char *out, size_t cap)
+{
+    size_t n = 0;
+    if (*p != '"')
+        return NULL;
+    for (p++; *p && *p != '"'; p++) {
+        char c = *p;
+        if (c == '\\' && p[1]) {
+            p++;
+            c = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+            if (*p == 'u') { /* \uXXXX: keep ASCII, else '?' */
+                unsigned v = 0;
+                int k;
+                for (k = 1; k <= 4 && p[k]; k++)
+                    v = v * 16 + (unsigned)(p[k] <= '9' ? p[k] - '0' : (p[k] | 32) - 'a' + 10);
+                p += k - 1;
+                c = v < 128 ? (char)v : '?';
+            }
+        }
+        if (n + 1 < cap)
+            out[n++] = c;
+    }
+    if (cap)
+        out[n] = 0;
+    return *p == '"' ? p + 1 : NULL;
+}
+
+/* Skips any JSON value; returns the end or NULL. */
+static const char *jskip(const char *p, int depth)
+{
+    p = ws(p);
+    if (depth > 64)
+        return NULL;
+    if (*p == '"') {
+        char tmp[1];
+        return jstring(p, tmp, 0);
+    }
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        p = ws(p + 1);
+        if (*p == close)
+            return p + 1;
+        for (;;) {
+            if (close == '}') {
+                char tmp[1];
+                p = jstring(ws(p), tmp, 0);
+                if (!p)
+                    return NULL;
+                p = ws(p);
+                if (*p != ':')
+                    return NULL;
+                p++;
+            }
+            p = jskip(p, depth + 1);
+            if (!p)
+                return NULL;
+            p = ws(p);
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            return *p == close ? p + 1 : NULL;
+        }
+    }
+    while (*p && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
+        p++;
+    return p;
+}
+
+/* A number given as a JSON string ("0x1000", "4096") or a bare number. */
+static const char *jnumber(const char *p, uint64_t *v, int *ok)
+{
+    char buf[64];
+    p = ws(p);
+    if (*p == '"') {
+        p = jstring(p, buf, sizeof buf);
+    } else {
+        size_t n = 0;
+        while (*p && ((*p >= '0' && *p <= '9') || (*p | 32) == 'x' || ((*p | 32) >= 'a' && (*p | 32) <= 'f')) &&
+               n + 1 < sizeof buf)
+            buf[n++] = *p++;
+        buf[n] = 0;
+    }
+    *ok = p && fwpt_parse_u64(buf, 0, v) == 0;
+    return p;
+}
+
+
+/* Reads the JSON object at p ('{') into the fields named (other keys skipped); returns the end or NULL. */
+const char *fwpt_json_object(const char *p, const struct fwpt_json_field *f, size_t n)
+{
+    p = ws(p);
+    if (*p != '{')
+        return NULL;
+    p = ws(p + 1);
+    while (*p == '"') {
+        char key[64];
+        p = jstring(p, key, sizeof key);
+        if (!p)
+            return NULL;
+        p = ws(p);
+        if (*p != ':')
+            return NULL;
+        p = ws(p + 1);
+        size_t i = 0;
+        while (i < n && strcmp(key, f[i].key))
+            i++;
+        int ok = 1;
+        if (i < n && f[i].str && *p == '"')
+            p = jstring(p, f[i].str, f[i].cap);
+        else if (i < n && f[i].num)
+            p = jnumber(p, f[i].num, &ok);
+        else
+            p = jskip(p, 0), ok = 0;
+        if (!p)
+            return NULL;
+        if (i < n && f[i].have)
+            *f[i].have = ok;
+        p = ws(p);
+        if (*p == ',')
+            p = ws(p + 1);
+    }
+    return *p == '}' ? p + 1 : NULL;
+}
+
+/* Where the value of the first "key" in text starts (after the colon), or NULL. */
+const char *fwpt_json_value(const char *text, const char *key)
+{
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"%s\"", key);
+    const char *p = strstr(text, quoted);
+    if (!p)
+        return NULL;
+    p = ws(p + strlen(quoted));
+    return *p == ':' ? ws(p + 1) : NULL;
+}
+
+/* The array of objects at p ('['): each read with fwpt_json_object into f, then handed to each(ctx) (return
+ * nonzero to stop with -1). 0 at the end of the array, -1 when malformed. */
+int fwpt_json_array(const char *p, const struct fwpt_json_field *f, size_t n, int (*each)(void *ctx), void *ctx)
+{
+    if (!p || *p != '[')
+        return -1;
+    p = ws(p + 1);
+    while (*p == '{') {
+        for (size_t i = 0; i < n; i++) {
+            if (f[i].str && f[i].cap)
+                f[i].str[0] = 0;
+            if (f[i].have)
+                *f[i].have = 0;
+        }
+        p = fwpt_json_object(p, f, n);
+        if (!p || each(ctx))
+            return -1;
+        p = ws(p);
+        if (*p == ',')
+            p = ws(p + 1);
+    }
+    return *p == ']' ? 0 : -1;
+}
+
+/* The "cpu" object of sideband.json: vendor, family, model, stepping (a signature of 0 means the
+ * processor was not identified). 0: *id filled (known only when family and model were found);
+ * 1: no "cpu" object (*id: none); -1: a malformed one. */
+int fwpt_sideband_cpu(const char *text, struct fwpt_cpu_id *id)
+{
+    char vendor[16] = "";
+    uint64_t family = 0, model = 0, stepping = 0, signature = 1;
+    int have_family = 0, have_model = 0, have_stepping = 0, have_signature = 0;
+    const struct fwpt_json_field f[] = {
+        {"vendor", vendor, sizeof vendor, NULL, NULL},
+        {"family", NULL, 0, &family, &have_family},
+        {"model", NULL, 0, &model, &have_model},
+        {"stepping", NULL, 0, &stepping, &have_stepping},
+        {"signature", NULL, 0, &signature, &have_signature},
+    };
+    memset(id, 0, sizeof *id);
+    if (!strstr(text, "\"cpu\""))
+        return 1;
+    const char *p = fwpt_json_value(text, "cpu");
+    if (!p || !fwpt_json_object(p, f, sizeof f / sizeof f[0]))
+        return -1;
+    if (!have_signature)
+        signature = 1;
+    if (!have_family || !have_model || signature == 0 || family > 270 || model > 255)
+        return 0; /* the processor was not identified: no errata */
+    id->known = true;
+    id->intel = !strcmp(vendor, "GenuineIntel");
+    id->family = (uint32_t)family;
+    id->model = (uint32_t)model;
+    id->stepping_known = have_stepping && stepping <= 15;
+    id->stepping = id->stepping_known ? (uint32_t)stepping : 0;
+    return 0;
+}
+
+int fwpt_sideband_time(const char *text, struct fwpt_time_config *cfg, unsigned *found)
+{
+    *found = 0;
+    const char *p = fwpt_json_value(text, "cpuid_15h");
+    if (p && *p == '{') {
+        uint64_t eax = 0, ebx = 0;
+        int have_eax = 0, have_ebx = 0;
+        const struct fwpt_json_field f[] = {{"eax", NULL, 0, &eax, &have_eax}, {"ebx", NULL, 0, &ebx, &have_ebx}};
+        if (!fwpt_json_object(p, f, 2) || !have_eax || !have_ebx || eax > UINT32_MAX || ebx > UINT32_MAX)
+            return -1;
+        if (eax && ebx) { /* SDM CPUID leaf 15H: "If EBX[31:0] is 0, the TSC/core crystal clock ratio is not enumerated" */
+            cfg->cpuid_15_eax = (uint32_t)eax;
+            cfg->cpuid_15_ebx = (uint32_t)ebx;
+            *found |= 1;
+        }
+    }
+    p = fwpt_json_value(text, "max_nonturbo_ratio");
+    if (p && *p != 'n') {
+        uint64_t v;
+        int ok;
+        jnumber(p, &v, &ok);
+        if (!ok || v > 255)
+            return -1;
+        if (v) {
+            cfg->nom_freq = (uint8_t)v;
+            *found |= 2;
+        }
+    }
+    p = fwpt_json_value(text, "settings");
+    if (p && *p == '{') {
+        uint64_t freq = 0;
+        int have_freq = 0;
+        char en[8] = "";
+        const struct fwpt_json_field f[] = {{"mtc_freq", NULL, 0, &freq, &have_freq}};
+        if (!fwpt_json_object(p, f, 1))
+            return -1;
+        const char *e = fwpt_json_value(p, "mtc_en");
+        if (e)
+            snprintf(en, sizeof en, "%.4s", e);
+        if (have_freq && freq <= 15 && !strcmp(en, "true")) {
+            cfg->mtc_freq = (uint8_t)freq;
+            *found |= 4;
+        }
+    }
+    return 0;
+}

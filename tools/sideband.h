@@ -1,0 +1,39 @@
+/* fwpt host tool — reading sideband.json (written by efi/session.c): a minimal, tolerant JSON object
+ * reader, and the values several commands take from it (the processor, the timing configuration). */
+#ifndef FWPT_TOOLS_SIDEBAND_H
+#define FWPT_TOOLS_SIDEBAND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "arch/errata.h"
+#include "decode/time.h"
+
+/* One key of a JSON object to read: into str (a string, cap bytes) or num (a number, given as a JSON
+ * string "0x1000"/"4096" or bare); *have = 1 when it was there (numbers: and valid). */
+struct fwpt_json_field {
+    const char *key;
+    char *str;
+    size_t cap;
+    uint64_t *num;
+    int *have;
+};
+
+/* Reads the JSON object at p ('{') into the fields named (other keys skipped); returns the end or NULL. */
+const char *fwpt_json_object(const char *p, const struct fwpt_json_field *f, size_t n);
+/* Where the value of the first "key" in text starts (after the colon), or NULL. */
+const char *fwpt_json_value(const char *text, const char *key);
+/* The array of objects at p ('['): each read with fwpt_json_object into f, then handed to each(ctx) (return
+ * nonzero to stop with -1). 0 at the end of the array, -1 when malformed. */
+int fwpt_json_array(const char *p, const struct fwpt_json_field *f, size_t n, int (*each)(void *ctx), void *ctx);
+
+/* The "cpu" object: vendor, family, model, stepping (a signature of 0 means the processor was not
+ * identified). 0: *id filled (known only when family and model were found); 1: no "cpu" object (*id:
+ * none); -1: a malformed one. */
+int fwpt_sideband_cpu(const char *text, struct fwpt_cpu_id *id);
+
+/* The timing configuration: cpuid_15h's eax/ebx, max_nonturbo_ratio (the nominal frequency ratio),
+ * settings' mtc_freq (when mtc_en). Only the values present (not null) are set in *cfg; *found says
+ * which: bit 0 CPUID 15H, bit 1 the ratio, bit 2 MTCFreq. -1 when one of them is malformed. */
+int fwpt_sideband_time(const char *text, struct fwpt_time_config *cfg, unsigned *found);
+
+#endif
