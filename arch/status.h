@@ -37,6 +37,7 @@
     X(E_BAD_QUERY, "packet does not fit the instruction flow")                           \
     X(E_RETSTACK, "compressed return with an empty call stack")                          \
     X(E_RUNAWAY, "walk exceeded the step limit without a packet")                        \
+    X(E_BAD_CONTEXT, "Event Trace packets that do not fit together (EVD and CFE)")       \
     /* efi */                                                                            \
     X(E_FIRMWARE, "a firmware service failed")
 
