@@ -68,7 +68,7 @@ enum fwpt_flow_kind {
     FWPT_FLOW_DISABLED,   /* TIP.PGD: after the last instruction; ip = FUP IP (async) or PGD target if any */
     FWPT_FLOW_INTERRUPT,  /* FUP+TIP: asynchronous transfer from ip (not executed) to 'to' */
     FWPT_FLOW_OVERFLOW,   /* OVF: execution lost; resumes at ip (ip_valid=0 when resuming with TIP.PGE) */
-    FWPT_FLOW_MODE,       /* MODE.Exec changed the code size: mode */
+    FWPT_FLOW_MODE,       /* MODE.Exec changed the code size (or it was not known): mode; ip when bound to a FUP */
     FWPT_FLOW_ERROR,      /* status, ip (where the walk was), offset (trace offset) */
     FWPT_FLOW_TSX,        /* MODE.TSX: detail = enum fwpt_flow_tsx; ip (ip_valid) where it binds; sync = status
                            * from PSB+ (the transaction state as the decoder found it, no change) */
@@ -82,7 +82,8 @@ enum fwpt_flow_kind {
     FWPT_FLOW_MWAIT,      /* MWAIT: to = hints (EAX) | extensions (ECX) << 32; ip when the EXSTOP's FUP gave it */
     FWPT_FLOW_PWRE,       /* PWRE: detail = resolved C-state, size = sub C-state (raw fields), async = HW */
     FWPT_FLOW_PWRX,       /* PWRX: detail = last core C-state, size = deepest (raw fields), status = wake reason */
-    FWPT_FLOW_TRIG,       /* TRIG: detail = TRBV (the triggers that fired), async = MULT; ip when a FUP gave it */
+    FWPT_FLOW_TRIG,       /* TRIG: detail = TRBV (the triggers that fired), async = MULT; ip when a FUP gave it, or
+                           * with ICNT: the instruction it stands before */
     FWPT_FLOW_END,        /* the trace data ends here with tracing on: what follows comes from the code
                            * alone, up to the first instruction that needs a packet (see fwpt_flow_cut) */
     FWPT_FLOW_CFE,        /* Event Trace CFE: detail = enum fwpt_cfe_type, size = vector; status = FWPT_EVD_* bits
