@@ -46,6 +46,7 @@
     X(E_CTC_GAP, "CTC moved by more than one wrap of the MTC payload")                   \
     X(E_BAD_CBR, "CBR with core:bus ratio 0")                                            \
     X(E_TIME_RANGE, "calibration interval too long")                                     \
+    X(E_BAD_CONTEXT, "Event Trace packets that do not fit together (EVD and CFE)")       \
     /* efi */                                                                            \
     X(E_FIRMWARE, "a firmware service failed")
 

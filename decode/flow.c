@@ -192,6 +192,7 @@ uint64_t fwpt_flow_bytes_skipped(const struct fwpt_flow *f)
 static void drop_pending(struct fwpt_flow *f)
 {
     f->pend_tsx = f->pend_exstop = f->pend_ptw = f->pend_pip = f->pend_vmcs = f->pend_mwait = f->pend_pwre = f->pend_trig = 0;
+    f->pend_cfe = f->evd_mask = f->mode_fup = f->ntrig = 0;
     f->resume_valid = f->look_pending = f->ovf_open = 0;
 }
 
@@ -214,7 +215,7 @@ static void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uin
 {
     bool fup = f->fup_pending;
     uint64_t fup_ip = f->stop_ip, fup_off = f->stop_offset;
-    uint8_t tsx = f->pend_tsx;
+    uint8_t tsx = f->pend_tsx, mode_fup = f->mode_fup;
     bool psb = f->psb_resume && cur_offset(f) <= f->psb_branch_at && !passed_on_the_way(f, f->psb_from, f->psb_ip);
     uint64_t psb_ip = f->psb_ip;
     uint8_t psb_mode = f->psb_mode;
@@ -237,11 +238,12 @@ static void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uin
     } else if (fup) {
         enter_walk(f, fup_ip);
     }
-    if (fup && (psb || fup)) {
+    if (fup) {
         f->fup_pending = 1; /* reached when the walk gets there, as before the error */
         f->stop_ip = fup_ip;
         f->stop_offset = fup_off;
         f->pend_tsx = tsx;
+        f->mode_fup = mode_fup; /* with its mode_fup_mode and mode_fup_if, which drop_pending leaves */
     }
 }
 
@@ -288,14 +290,22 @@ static inline __attribute__((always_inline)) enum fwpt_status fetch(struct fwpt_
 static void consume(struct fwpt_flow *f) { f->have_peek = 0; }
 
 /* A MODE.Exec bound to the TIP/TIP.PGE/FUP+TIP just consumed (SDM "MODE.Exec Packet": it precedes the
- * packet of the transfer that changes the mode, and every TIP.PGE): an event even when the size is the
- * same. A MODE.Exec inside PSB+ is status and set silently (psb_plus). */
+ * packet of the transfer that changes the mode, and every TIP.PGE): an event when the code size changed
+ * or was not known (at the start, after an OVF), and an IFLAGS event when its IF bit (SDM "Event Trace")
+ * changed. A MODE.Exec inside PSB+ is status and set silently (psb_plus). */
+static void set_iflag(struct fwpt_flow *f, uint8_t ifl, bool ip_valid, uint64_t ip, uint64_t offset);
+
 static void apply_mode(struct fwpt_flow *f)
 {
     if (f->pending_mode) {
+        bool changed = !f->mode_known || f->pending_mode != f->mode;
         f->mode = f->pending_mode;
-        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_MODE);
-        e->offset = cur_offset(f);
+        f->mode_known = 1;
+        if (changed) {
+            struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_MODE);
+            e->offset = cur_offset(f);
+        }
+        set_iflag(f, f->pending_if, false, 0, cur_offset(f));
     }
     f->pending_mode = 0;
 }
@@ -416,6 +426,203 @@ static void flush_power(struct fwpt_flow *f, uint64_t offset)
     push_pwre(f, offset);
 }
 
+/* ---- Event Trace (SDM "Event Trace": CFE, EVD, MODE.Exec IF) and TRIG's ICNT ---- */
+
+/* pend_cfe: a CFE without IP waits for the transfer it describes (the next FUP reached, TIP or TIP.PGD);
+ * one with IP for its FUP; a return-like one whose FUP named the returning instruction for that
+ * instruction's transfer (it is given after the instruction, before the packets of its TIP). */
+enum { CFE_NONE = 0, CFE_NEXT, CFE_FUP, CFE_BRANCH };
+
+/* RFLAGS.IF as a MODE.Exec gave it (ifl: 1 + IF): an event when it changed or was not known. */
+static void set_iflag(struct fwpt_flow *f, uint8_t ifl, bool ip_valid, uint64_t ip, uint64_t offset)
+{
+    if (!ifl || ifl == f->iflag)
+        return;
+    f->iflag = ifl;
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_IFLAGS);
+    e->detail = ifl == 2;
+    e->ip = ip;
+    e->ip_valid = ip_valid;
+    e->offset = offset;
+}
+
+/* A MODE.Exec followed by a FUP (SDM "Event Trace": an instruction that changed RFLAGS.IF writes MODE.Exec
+ * and a FUP with the IP it binds to): binds there, not to a transfer. */
+static void mode_fup_apply(struct fwpt_flow *f, uint64_t ip, uint64_t offset)
+{
+    f->mode_fup = 0;
+    if (!f->mode_known || f->mode != f->mode_fup_mode) {
+        f->mode = f->mode_fup_mode;
+        struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_MODE);
+        e->ip = ip;
+        e->ip_valid = 1;
+        e->offset = offset;
+    }
+    f->mode_known = 1;
+    set_iflag(f, f->mode_fup_if, true, ip, offset);
+}
+
+/* The packet after f->peek when it is a FUP, past PAD and timing packets (MODE.Exec bound to a FUP). */
+static bool fup_follows(const struct fwpt_flow *f)
+{
+    struct fwpt_pkt_decoder d = f->pkt;
+    struct fwpt_packet p;
+    for (unsigned i = 0; i < 64 && fwpt_pkt_next(&d, &p) == FWPT_OK; i++) {
+        switch (p.type) {
+        case FWPT_PKT_PAD: case FWPT_PKT_TSC: case FWPT_PKT_MTC: case FWPT_PKT_CYC: case FWPT_PKT_TMA:
+            continue;
+        default:
+            return p.type == FWPT_PKT_FUP;
+        }
+    }
+    return false;
+}
+
+/* Event Trace packets that do not fit together (an EVD its CFE does not take, two EVDs of one type, CR2
+ * with VMX exit data): libipt's "unexpected packet context". The group cannot be trusted, nor the packets
+ * up to the next PSB: the decoder resynchronizes there (as after a packet-level error). */
+static void context_error(struct fwpt_flow *f, uint64_t offset)
+{
+    drop_pending(f);
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_ERROR);
+    e->status = FWPT_E_BAD_CONTEXT;
+    e->offset = offset;
+    f->n_errors++;
+    lost_step(f, offset);
+    reset_walk(f);
+    retstack_clear(f);
+    f->have_peek = 0;
+    if (fwpt_pkt_sync_set(&f->pkt, offset) != FWPT_OK || fwpt_pkt_sync_forward(&f->pkt) != FWPT_OK)
+        f->state = ST_END;
+    else
+        f->state = ST_UNSYNCED;
+}
+
+/* EVD (SDM "EVD Packet"): data for the CFE that follows. Types 0 (CR2), 1 (VMX exit qualification),
+ * 2 (VMX exit reason); others are skipped. false: a context error was reported. */
+static bool evd_packet(struct fwpt_flow *f, const struct fwpt_packet *p)
+{
+    if (p->evd.type > 2)
+        return true;
+    uint8_t bit = (uint8_t)(1u << p->evd.type);
+    bool vmx = bit != FWPT_EVD_CR2;
+    if ((f->evd_mask & bit) || (f->evd_mask & (vmx ? FWPT_EVD_CR2 : FWPT_EVD_VMXQ | FWPT_EVD_VMXR))) {
+        context_error(f, p->offset);
+        return false;
+    }
+    f->evd_mask |= bit;
+    f->evd[p->evd.type] = p->evd.payload;
+    return true;
+}
+
+/* The pending CFE, with the IP when one is known. */
+static void cfe_give(struct fwpt_flow *f)
+{
+    if (!f->pend_cfe)
+        return;
+    struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_CFE);
+    *e = f->cfe_ev;
+    e->mode = f->mode;
+    f->pend_cfe = CFE_NONE;
+}
+
+/* CFE (SDM "CFE Packet"): the EVDs before it are its data (CR2 for INTR; exit qualification and reason for
+ * VMEXIT and VMEXIT_INTR); IP bit: a FUP follows with the IP it binds to. false: a context error. */
+static bool cfe_packet(struct fwpt_flow *f, const struct fwpt_packet *p, bool walking)
+{
+    uint8_t allowed = p->cfe.type == FWPT_CFE_INTR ? FWPT_EVD_CR2
+                      : (p->cfe.type == FWPT_CFE_VMEXIT || p->cfe.type == FWPT_CFE_VMEXIT_INTR)
+                          ? FWPT_EVD_VMXQ | FWPT_EVD_VMXR : 0;
+    if (f->evd_mask & ~allowed) {
+        context_error(f, p->offset);
+        return false;
+    }
+    cfe_give(f); /* an earlier one whose FUP or transfer did not come */
+    struct fwpt_flow_event *e = &f->cfe_ev;
+    fwpt_memset(e, 0, sizeof *e);
+    e->kind = FWPT_FLOW_CFE;
+    e->detail = p->cfe.type;
+    e->size = p->cfe.vector;
+    e->status = f->evd_mask;
+    e->to = (f->evd_mask & FWPT_EVD_CR2) ? f->evd[0] : f->evd[1];
+    e->data = f->evd[2];
+    e->offset = p->offset;
+    f->evd_mask = 0;
+    f->pend_cfe = p->cfe.ip ? CFE_FUP : CFE_NEXT;
+    if (!walking && !p->cfe.ip)
+        cfe_give(f); /* tracing is off: nothing to bind to */
+    return true;
+}
+
+/* The CFE's FUP was reached (walking) or read (!walking) at ip. Returns true when that FUP is the CFE's
+ * alone: an IRET, RSM, VM entry or UIRET names the instruction that returns, which executes; the event
+ * follows it, before its transfer. Others (an interrupt, VM exit) share the FUP with the transfer. */
+static bool cfe_fup(struct fwpt_flow *f, bool walking, uint64_t ip)
+{
+    uint8_t t = f->cfe_ev.detail;
+    f->cfe_ev.ip = ip;
+    f->cfe_ev.ip_valid = 1;
+    if (walking && (t == FWPT_CFE_IRET || t == FWPT_CFE_RSM || t == FWPT_CFE_VMENTRY || t == FWPT_CFE_UIRET)) {
+        f->pend_cfe = CFE_BRANCH;
+        return true;
+    }
+    cfe_give(f);
+    return !walking;
+}
+
+static void trig_drop(struct fwpt_flow *f, uint32_t k)
+{
+    for (uint32_t i = k; i < f->ntrig; i++)
+        f->trig_q[i - k] = f->trig_q[i];
+    f->ntrig = (uint8_t)(f->ntrig - k);
+}
+
+/* TRIG with ICNT and no IP (SDM "TRIG Packet": ICNT instructions retired since the packet before it): the
+ * walk is where the packet before it was written (lookahead reads it there), or a TRIG still waiting is. */
+static void trig_place(struct fwpt_flow *f, const struct fwpt_packet *p)
+{
+    if (f->ntrig == sizeof f->trig_q / sizeof f->trig_q[0]) {
+        /* cannot happen in a consistent trace: give the oldest where the walk is */
+        f->trig_trbv = f->trig_q[0].trbv;
+        f->trig_mult = f->trig_q[0].mult;
+        push_trig(f, true, f->ip, f->trig_q[0].offset);
+        trig_drop(f, 1);
+    }
+    uint64_t base = f->ntrig ? f->trig_q[f->ntrig - 1].at : f->n_insns;
+    if (!f->ntrig && !p->trig.icnt) {
+        f->trig_trbv = p->trig.trbv;
+        f->trig_mult = p->trig.mult;
+        push_trig(f, true, f->ip, p->offset);
+        return;
+    }
+    f->trig_q[f->ntrig].at = base + p->trig.icnt;
+    f->trig_q[f->ntrig].offset = p->offset;
+    f->trig_q[f->ntrig].trbv = p->trig.trbv;
+    f->trig_q[f->ntrig].mult = p->trig.mult;
+    f->ntrig++;
+}
+
+/* The TRIGs whose instructions have retired (all: flush), before the instruction at f->ip. */
+static void trig_due(struct fwpt_flow *f, bool flush)
+{
+    uint32_t k = 0;
+    while (k < f->ntrig && (flush || f->trig_q[k].at <= f->n_insns)) {
+        f->trig_trbv = f->trig_q[k].trbv;
+        f->trig_mult = f->trig_q[k].mult;
+        push_trig(f, !flush, f->ip, f->trig_q[k].offset);
+        k++;
+    }
+    trig_drop(f, k);
+}
+
+/* How many of the n instructions from f->ip run before the next TRIG is due. */
+static inline uint32_t trig_cut(const struct fwpt_flow *f, uint32_t n)
+{
+    if (f->ntrig && f->trig_q[0].at - f->n_insns < n)
+        return (uint32_t)(f->trig_q[0].at - f->n_insns);
+    return n;
+}
+
 static uint8_t tsx_what(const struct fwpt_packet *p)
 {
     return p->mode_tsx.abrt ? FWPT_TSX_ABORT : p->mode_tsx.intx ? FWPT_TSX_BEGIN : FWPT_TSX_COMMIT;
@@ -432,8 +639,22 @@ static bool side_packet(struct fwpt_flow *f, bool walking)
     struct fwpt_flow_event *e;
     switch (p->type) {
     case FWPT_PKT_MODE_EXEC:
-        if (p->mode_exec.mode)
+        if (p->mode_exec.mode && fup_follows(f)) {
+            f->mode_fup = 1; /* RFLAGS.IF changed at the FUP's IP (Event Trace) */
+            f->mode_fup_mode = p->mode_exec.mode;
+            f->mode_fup_if = (uint8_t)(1 + p->mode_exec.iflag);
+        } else if (p->mode_exec.mode) {
             f->pending_mode = p->mode_exec.mode;
+            f->pending_if = (uint8_t)(1 + p->mode_exec.iflag);
+        }
+        break;
+    case FWPT_PKT_EVD:
+        if (!evd_packet(f, p))
+            return true;
+        break;
+    case FWPT_PKT_CFE:
+        if (!cfe_packet(f, p, walking))
+            return true;
         break;
     case FWPT_PKT_MODE_TSX:
         if (walking)
@@ -469,8 +690,12 @@ static bool side_packet(struct fwpt_flow *f, bool walking)
         e->offset = p->offset;
         break;
     case FWPT_PKT_TRIG:
-        /* SDM "TRIG Packet": with IP, the FUP that follows gives the IP it binds to; else it binds where
-         * the walk is (ICNT, instructions since then, is not applied yet) */
+        /* SDM "TRIG Packet": with IP, the FUP that follows gives the IP it binds to; with ICNT, that many
+         * instructions after the packet before it; else it binds where the walk is */
+        if (walking && !p->trig.ip && p->trig.icntv) {
+            trig_place(f, p);
+            break;
+        }
         f->trig_trbv = p->trig.trbv;
         f->trig_mult = p->trig.mult;
         f->pend_trig = 1;
@@ -534,6 +759,14 @@ static bool side_packet(struct fwpt_flow *f, bool walking)
 static bool fup_of_status(struct fwpt_flow *f, bool walking)
 {
     const struct fwpt_packet *p = &f->peek;
+    if (!walking && !p->ip.suppressed && (f->mode_fup || f->pend_cfe == CFE_FUP)) {
+        if (f->mode_fup)
+            mode_fup_apply(f, p->ip.ip, p->offset);
+        if (f->pend_cfe == CFE_FUP)
+            cfe_fup(f, false, p->ip.ip);
+        consume(f);
+        return true;
+    }
     if (f->pend_trig && !walking) {
         push_trig(f, !p->ip.suppressed, p->ip.ip, p->offset);
         consume(f);
@@ -614,7 +847,7 @@ static void psb_plus(struct fwpt_flow *f)
     uint64_t psb_off = f->peek.offset;
     bool have_fup = false;
     uint64_t fup_ip = 0;
-    uint8_t mode = 0;
+    uint8_t mode = 0, ifl = 0;
     int intx = -1;
     consume(f);
     for (;;) {
@@ -637,6 +870,7 @@ static void psb_plus(struct fwpt_flow *f)
             fup_ip = f->peek.ip.ip;
         } else if (t == FWPT_PKT_MODE_EXEC && f->peek.mode_exec.mode) {
             mode = f->peek.mode_exec.mode;
+            ifl = (uint8_t)(1 + f->peek.mode_exec.iflag);
         } else if (t == FWPT_PKT_MODE_TSX) {
             intx = f->peek.mode_tsx.intx;
         } else if (t == FWPT_PKT_MNT) {
@@ -661,8 +895,11 @@ static void psb_plus(struct fwpt_flow *f)
         return;
     }
     /* status (SDM "Decoder Synchronization (PSB+)"): the state as it is, no event of its own */
-    if (mode)
+    if (mode) {
         f->mode = mode;
+        f->mode_known = 1;
+        f->iflag = ifl; /* status: IF as it is (SDM "Event Trace"), no event */
+    }
     if (intx >= 0 && (uint8_t)intx != f->intx)
         push_tsx(f, intx ? FWPT_TSX_BEGIN : FWPT_TSX_COMMIT, false, 0, psb_off)->sync = 1;
     if (f->state == ST_WALK) {
@@ -775,6 +1012,12 @@ static void overflow(struct fwpt_flow *f)
     uint64_t off = f->peek.offset;
     consume(f);
     flush_power(f, off);
+    cfe_give(f);
+    trig_due(f, true);
+    f->mode_known = 0; /* a MODE.Exec after the overflow is news even when it repeats the last one */
+    f->iflag = 0;
+    f->evd_mask = 0;
+    f->mode_fup = 0;
     reset_walk(f);
     f->resume_valid = 0;
     f->pend_tsx = 0;
@@ -863,6 +1106,8 @@ static void lookahead(struct fwpt_flow *f)
 
 static void disabled_at(struct fwpt_flow *f, const struct fwpt_packet *pgd, bool async, uint64_t at)
 {
+    cfe_give(f);       /* a CFE describes the transfer that disabled tracing */
+    trig_due(f, true); /* their instructions ran before it */
     struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_DISABLED);
     e->offset = pgd->offset;
     e->async = async;
@@ -917,6 +1162,14 @@ static void fup_reached(struct fwpt_flow *f)
         push_tsx(f, f->pend_tsx, true, f->stop_ip, f->stop_offset);
         f->pend_tsx = 0;
     }
+    if (f->mode_fup) {
+        mode_fup_apply(f, f->stop_ip, f->stop_offset);
+        status_fup = true;
+    }
+    if (f->pend_cfe == CFE_FUP)
+        status_fup |= cfe_fup(f, true, f->stop_ip);
+    else if (f->pend_cfe == CFE_NEXT)
+        cfe_give(f); /* the transfer this FUP starts is the one it describes */
     if (f->pend_exstop)
         push_exstop(f, true, f->stop_ip, f->stop_offset);
     if (f->pend_trig)
@@ -1179,6 +1432,7 @@ static bool take_tip(struct fwpt_flow *f, uint64_t *ip)
         *ip = f->peek.ip.ip;
         consume(f);
         f->since_packet = 0;
+        cfe_give(f); /* a CFE without IP (or bound to this instruction) describes this transfer */
         apply_pip(f);
         apply_mode(f);
         return true;
@@ -1200,6 +1454,8 @@ static void resolve(struct fwpt_flow *f)
     uint64_t next = f->next_ip, target;
     bool look = false;
     f->resolve_pending = 0;
+    if (f->pend_cfe == CFE_BRANCH)
+        cfe_give(f); /* after the returning instruction its CFE named, before the packets of its transfer */
     switch (f->last_class) {
     case FWPT_IC_JCC: {
         int bit = take_tnt(f, FWPT_E_NO_TNT);
@@ -1522,7 +1778,7 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
                                     struct fwpt_flow_event *ev)
 {
     if (f->resolve_pending && !f->evq_n && !f->fup_pending && !f->look_pending && f->cache && f->state == ST_WALK &&
-        run_resolve(f) && !f->evq_n && !f->fup_pending && f->state == ST_WALK) {
+        run_resolve(f) && !f->evq_n && !f->fup_pending && !f->ntrig && f->state == ST_WALK) {
         /* the hot case first: a cached block after a transfer resolved without packets */
         const struct fwpt_flow_block *b = &f->cache[FLOW_SLOT(f->ip) & f->cache_mask];
         const uint32_t n = b->ninsn;
@@ -1575,6 +1831,10 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
             resolve(f);
             continue;
         }
+        if (f->ntrig && f->trig_q[0].at <= f->n_insns) {
+            trig_due(f, false);
+            continue;
+        }
         if (f->fup_pending && f->ip == f->stop_ip) {
             fup_reached(f);
             continue;
@@ -1583,9 +1843,13 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
         const struct fwpt_flow_block *b = get_block(f, f->ip, &st);
         if (!b)
             continue;
-        /* the asynchronous event may bind inside this run: stop before that instruction */
+        /* the asynchronous event (or a TRIG) may bind inside this run: stop before that instruction */
         bool full;
-        uint32_t n = fup_cut(f, b, &full);
+        uint32_t n = fup_cut(f, b, &full), nt = trig_cut(f, n);
+        if (nt < n) {
+            n = nt;
+            full = false;
+        }
         f->run_full = full;
         f->since_packet += n;
         if (f->since_packet > f->runaway_limit) {
@@ -1604,7 +1868,8 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
                 __builtin_prefetch(&f->cache[FLOW_SLOT(f->next_ip) & f->cache_mask]);
             }
         } else {
-            f->ip = f->stop_ip;
+            for (uint32_t k = 0; k < n; k++)
+                f->ip += b->sizes[k]; /* the pending FUP's IP, or where a TRIG binds */
         }
         f->n_insns += n;
         ev->kind = FWPT_FLOW_INSN;
@@ -1668,7 +1933,7 @@ static inline void put_size(struct fwpt_flow_obuf_insn *d, uint8_t size)
  * summaries, longer blocks, taking TNT/TIP bytes straight from the trace, and a two-pass walk-then-write. */
 static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
 {
-    struct fwpt_flow_obuf_insn *const o0 = &f->obuf[on];
+    struct fwpt_flow_obuf_insn *o0 = &f->obuf[on]; /* the first not yet counted in n_insns */
     /* the next free entry as a pointer (an index costs a shift and an add per block) */
     struct fwpt_flow_obuf_insn *d = o0, *const dend = &f->obuf[FWPT_FLOW_OBUF - FWPT_FLOW_BLOCK_INSNS];
     const struct fwpt_flow_block *cache = f->cache;
@@ -1778,8 +2043,10 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
         f->tnt_bits = bits;
         f->tnt_count = 0;
         f->since_packet = 0;
+        f->n_insns += (uint64_t)(d - o0); /* a TRIG's ICNT counts from here */
+        o0 = d;
         lookahead(f);
-        if (f->state != ST_WALK || f->fup_pending || f->evq_n) {
+        if (f->state != ST_WALK || f->fup_pending || f->evq_n || f->ntrig || f->pend_cfe) {
             f->n_insns += (uint64_t)(d - o0);
             return (uint32_t)(d - f->obuf);
         }
@@ -1808,7 +2075,11 @@ static void fill(struct fwpt_flow *f)
             resolve(f);
             continue;
         }
-        if (!f->fup_pending && f->cache) {
+        if (f->ntrig && f->trig_q[0].at <= f->n_insns) {
+            trig_due(f, false);
+            continue;
+        }
+        if (!f->fup_pending && !(f->ntrig | f->pend_cfe) && f->cache) {
             uint32_t before = on;
             on = fill_fast(f, on);
             if (on != before || f->resolve_pending)
@@ -1829,7 +2100,11 @@ static void fill(struct fwpt_flow *f)
             __builtin_prefetch(&f->cache[FLOW_SLOT(nx) & f->cache_mask]);
         }
         bool full;
-        uint32_t n = fup_cut(f, b, &full);
+        uint32_t n = fup_cut(f, b, &full), nt = trig_cut(f, n);
+        if (nt < n) {
+            n = nt; /* a TRIG binds before the next instruction */
+            full = false;
+        }
         f->since_packet += n;
         if (f->since_packet > f->runaway_limit) {
             flow_error(f, FWPT_E_RUNAWAY, f->ip, cur_offset(f));
@@ -1844,7 +2119,7 @@ static void fill(struct fwpt_flow *f)
             o[on - 1].iclass = b->iclass;
             end_block(f, b, ip);
         } else {
-            f->ip = f->stop_ip;
+            f->ip = ip; /* the pending FUP's IP, or where a TRIG binds */
         }
     }
     f->oidx = 0;
@@ -1899,7 +2174,7 @@ const char *fwpt_flow_kind_name(enum fwpt_flow_kind k)
     static const char *const names[FWPT_FLOW_KIND_COUNT] = {
         "insn", "enabled", "disabled", "interrupt", "overflow", "mode", "error",
         "tsx", "stopped", "paging", "vmcs", "ptwrite", "exstop", "cbr", "mnt", "mwait", "pwre", "pwrx", "trig",
-        "end",
+        "end", "cfe", "iflags",
     };
     return (unsigned)k < FWPT_FLOW_KIND_COUNT ? names[k] : "?";
 }

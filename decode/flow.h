@@ -68,7 +68,7 @@ enum fwpt_flow_kind {
     FWPT_FLOW_DISABLED,   /* TIP.PGD: after the last instruction; ip = FUP IP (async) or PGD target if any */
     FWPT_FLOW_INTERRUPT,  /* FUP+TIP: asynchronous transfer from ip (not executed) to 'to' */
     FWPT_FLOW_OVERFLOW,   /* OVF: execution lost; resumes at ip (ip_valid=0 when resuming with TIP.PGE) */
-    FWPT_FLOW_MODE,       /* MODE.Exec changed the code size: mode */
+    FWPT_FLOW_MODE,       /* MODE.Exec changed the code size (or it was not known): mode; ip when bound to a FUP */
     FWPT_FLOW_ERROR,      /* status, ip (where the walk was), offset (trace offset) */
     FWPT_FLOW_TSX,        /* MODE.TSX: detail = enum fwpt_flow_tsx; ip (ip_valid) where it binds; sync = status
                            * from PSB+ (the transaction state as the decoder found it, no change) */
@@ -82,9 +82,15 @@ enum fwpt_flow_kind {
     FWPT_FLOW_MWAIT,      /* MWAIT: to = hints (EAX) | extensions (ECX) << 32; ip when the EXSTOP's FUP gave it */
     FWPT_FLOW_PWRE,       /* PWRE: detail = resolved C-state, size = sub C-state (raw fields), async = HW */
     FWPT_FLOW_PWRX,       /* PWRX: detail = last core C-state, size = deepest (raw fields), status = wake reason */
-    FWPT_FLOW_TRIG,       /* TRIG: detail = TRBV (the triggers that fired), async = MULT; ip when a FUP gave it */
+    FWPT_FLOW_TRIG,       /* TRIG: detail = TRBV (the triggers that fired), async = MULT; ip when a FUP gave it, or
+                           * with ICNT: the instruction it stands before */
     FWPT_FLOW_END,        /* the trace data ends here with tracing on: what follows comes from the code
                            * alone, up to the first instruction that needs a packet (see fwpt_flow_cut) */
+    FWPT_FLOW_CFE,        /* Event Trace CFE: detail = enum fwpt_cfe_type, size = vector; status = FWPT_EVD_* bits
+                           * of the EVD data given: to = CR2 or VMX exit qualification, data = VMX exit reason;
+                           * ip when a FUP gave it */
+    FWPT_FLOW_IFLAGS,     /* Event Trace MODE.Exec: RFLAGS.IF changed to detail (1: interrupts enabled);
+                           * ip when a FUP gave it */
     FWPT_FLOW_KIND_COUNT
 };
 
@@ -101,7 +107,20 @@ struct fwpt_flow_event {
     uint64_t ip;
     uint64_t to;        /* INTERRUPT: target; PAGING: CR3; VMCS: base; PTWRITE: payload */
     uint64_t offset;    /* events: trace offset of the packet that caused it */
+    uint64_t data;      /* CFE: VMX exit reason (EVD type 2) */
 };
+
+/* FWPT_FLOW_CFE types (SDM Table "CFE Packet Type and Vector Fields"). Vector: INTR, VMEXIT_INTR, SIPI,
+ * UINTR, SWINTR. Other type values are given as they are. */
+enum fwpt_cfe_type {
+    FWPT_CFE_INTR = 1, FWPT_CFE_IRET, FWPT_CFE_SMI, FWPT_CFE_RSM, FWPT_CFE_SIPI, FWPT_CFE_INIT,
+    FWPT_CFE_VMENTRY, FWPT_CFE_VMEXIT, FWPT_CFE_VMEXIT_INTR, FWPT_CFE_SHUTDOWN,
+    FWPT_CFE_UINTR = 12, FWPT_CFE_UIRET, FWPT_CFE_SWINTR, FWPT_CFE_SYSCALL
+};
+/* FWPT_FLOW_CFE status bits: the EVD packets that came with it (SDM Table "EVD Packet Type") */
+#define FWPT_EVD_CR2 0x1u   /* to: page-fault linear address (INTR, vector 14) */
+#define FWPT_EVD_VMXQ 0x2u  /* to: VMX exit qualification (VMEXIT, VMEXIT_INTR) */
+#define FWPT_EVD_VMXR 0x4u  /* data: VMX exit reason (VMEXIT, VMEXIT_INTR) */
 
 /* FWPT_FLOW_TSX details (SDM "MODE.TSX Packet": InTX, TXAbort). Instructions between BEGIN and
  * COMMIT/ABORT ran inside a transaction (speculatively: an abort discards their effects). */
@@ -168,6 +187,24 @@ struct fwpt_flow {
     uint8_t pend_pip, pip_nr, pend_vmcs;
     uint8_t pend_mwait, pend_pwre;   /* MWAIT and PWRE wait for the EXSTOP they lead to */
     uint8_t pend_trig, trig_trbv, trig_mult; /* TRIG with IP bit: waits for its FUP */
+    /* Event Trace (SDM "Event Trace"): EVD data waiting for its CFE; a CFE waiting for its FUP, transfer or
+     * instruction; IF and the code size as the decoder knows them; a MODE.Exec bound to the FUP after it */
+    uint8_t pend_cfe;          /* private: CFE_* */
+    uint8_t evd_mask;          /* FWPT_EVD_* seen since the last CFE */
+    uint8_t iflag;             /* 0: unknown, 1: IF=0, 2: IF=1 */
+    uint8_t mode_known;        /* f->mode was given by a packet since the start or the last OVF */
+    uint8_t mode_fup;          /* a MODE.Exec waits for the FUP that follows it */
+    uint8_t mode_fup_mode, mode_fup_if;
+    uint8_t pending_if;        /* IF of the MODE.Exec in pending_mode: 1 + IF */
+    uint8_t ntrig;             /* TRIGs placed by their ICNT, waiting in trig_q (keeps the walk off fill_fast,
+                                * as pend_cfe does) */
+    uint64_t evd[3];
+    struct fwpt_flow_event cfe_ev;
+    struct {
+        uint64_t at;           /* given before the instruction after n_insns reaches this */
+        uint64_t offset;
+        uint8_t trbv, mult;
+    } trig_q[4];
     uint8_t pwre_state, pwre_sub, pwre_hw;
     uint64_t mwait_hints;
     uint8_t ptw_bytes, ptw_ip_valid;

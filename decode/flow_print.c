@@ -82,6 +82,23 @@ static const char *wake_name(uint32_t w)
     return w & 1 ? "interrupt" : w & 2 ? "timer" : w & 4 ? "store" : w & 8 ? "hw" : "none";
 }
 
+/* CFE types by their SDM names (Table "CFE Packet Type and Vector Fields"), lower case; NULL: reserved. */
+static const char *cfe_name(uint8_t t)
+{
+    static const char *const names[16] = {
+        NULL, "intr", "iret", "smi", "rsm", "sipi", "init", "vmentry", "vmexit", "vmexit_intr", "shutdown",
+        NULL, "uintr", "uiret", "swintr", "syscall",
+    };
+    return t < 16 ? names[t] : NULL;
+}
+
+/* Does the CFE type carry a vector (INTR, VMEXIT_INTR, SIPI, UINTR, SWINTR)? */
+static bool cfe_has_vector(uint8_t t)
+{
+    return t == FWPT_CFE_INTR || t == FWPT_CFE_VMEXIT_INTR || t == FWPT_CFE_SIPI || t == FWPT_CFE_UINTR ||
+           t == FWPT_CFE_SWINTR;
+}
+
 static void put_cstate(const struct fwpt_sink *o, uint8_t raw)
 {
     fwpt_putc(o, 'C');
@@ -152,6 +169,44 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
     case FWPT_FLOW_MODE:
         fwpt_puts(o, ",\"mode\":");
         fwpt_put_dec(o, ev->mode);
+        if (ev->ip_valid)
+            json_ip(p, "ip", "module", "module_offset", ev->ip);
+        json_offset(o, ev->offset);
+        break;
+    case FWPT_FLOW_CFE: {
+        const char *name = cfe_name(ev->detail);
+        fwpt_puts(o, ",\"cfe\":\"");
+        fwpt_puts(o, name ? name : "reserved");
+        fwpt_puts(o, "\",\"cfe_type\":");
+        fwpt_put_dec(o, ev->detail);
+        if (cfe_has_vector(ev->detail)) {
+            fwpt_puts(o, ",\"vector\":");
+            fwpt_put_dec(o, ev->size);
+        }
+        if (ev->status & FWPT_EVD_CR2) {
+            fwpt_puts(o, ",\"cr2\":\"");
+            fwpt_put_0x(o, ev->to);
+            fwpt_putc(o, '"');
+        }
+        if (ev->status & FWPT_EVD_VMXQ) {
+            fwpt_puts(o, ",\"vmxq\":\"");
+            fwpt_put_0x(o, ev->to);
+            fwpt_putc(o, '"');
+        }
+        if (ev->status & FWPT_EVD_VMXR) {
+            fwpt_puts(o, ",\"vmxr\":\"");
+            fwpt_put_0x(o, ev->data);
+            fwpt_putc(o, '"');
+        }
+        if (ev->ip_valid)
+            json_ip(p, "ip", "module", "module_offset", ev->ip);
+        json_offset(o, ev->offset);
+        break;
+    }
+    case FWPT_FLOW_IFLAGS:
+        fwpt_puts(o, ev->detail ? ",\"if\":true" : ",\"if\":false");
+        if (ev->ip_valid)
+            json_ip(p, "ip", "module", "module_offset", ev->ip);
         json_offset(o, ev->offset);
         break;
     case FWPT_FLOW_ERROR:
@@ -327,6 +382,48 @@ static void print_text(const struct fwpt_flow_printer *p, const struct fwpt_flow
         fwpt_puts(o, "-- mode ");
         fwpt_put_dec(o, ev->mode);
         fwpt_puts(o, "-bit");
+        if (ev->ip_valid) {
+            fwpt_puts(o, " at ");
+            text_ip(p, ev->ip);
+        }
+        break;
+    case FWPT_FLOW_CFE: {
+        const char *name = cfe_name(ev->detail);
+        fwpt_puts(o, "-- event ");
+        if (name) {
+            fwpt_puts(o, name);
+        } else {
+            fwpt_puts(o, "type ");
+            fwpt_put_dec(o, ev->detail);
+        }
+        if (cfe_has_vector(ev->detail)) {
+            fwpt_puts(o, " vector ");
+            fwpt_put_dec(o, ev->size);
+        }
+        if (ev->status & FWPT_EVD_CR2) {
+            fwpt_puts(o, ", cr2 ");
+            fwpt_put_0x(o, ev->to);
+        }
+        if (ev->status & FWPT_EVD_VMXR) {
+            fwpt_puts(o, ", exit reason ");
+            fwpt_put_0x(o, ev->data);
+        }
+        if (ev->status & FWPT_EVD_VMXQ) {
+            fwpt_puts(o, ", exit qualification ");
+            fwpt_put_0x(o, ev->to);
+        }
+        if (ev->ip_valid) {
+            fwpt_puts(o, " at ");
+            text_ip(p, ev->ip);
+        }
+        break;
+    }
+    case FWPT_FLOW_IFLAGS:
+        fwpt_puts(o, ev->detail ? "-- interrupts enabled (IF=1)" : "-- interrupts disabled (IF=0)");
+        if (ev->ip_valid) {
+            fwpt_puts(o, " at ");
+            text_ip(p, ev->ip);
+        }
         break;
     case FWPT_FLOW_TSX:
         fwpt_puts(o, ev->sync ? "-- in a TSX transaction (PSB+ status)" :

@@ -38,7 +38,7 @@ enum {
     S_GRP4,   /* FE: /0 /1 only */
     S_GRP11,  /* C6/C7: /0 MOV, F8 XABORT/XBEGIN */
     S_GRP1,   /* 80-83: lockable unless /7 (CMP) */
-    S_0F01,   /* VMLAUNCH/VMRESUME */
+    S_0F01,   /* VMLAUNCH/VMRESUME, UIRET */
     S_0FAE,   /* F3 0F AE /4 PTWRITE */
     S_0F78,   /* VMREAD/VMWRITE, 66: EXTRQ, F2: INSERTQ */
     S_CRDR,   /* MOV CR/DR: ModRM.mod is ignored (always a register form) */
@@ -486,6 +486,9 @@ decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode, struct fwpt
             case S_0F01:
                 if ((modrm & 0xfe) == 0xc2 && !(pfx & (PF_66 | PF_F2 | PF_F3)))
                     iclass = FWPT_IC_VMENTRY;
+                else if (modrm == 0xec && rep == PF_F3)
+                    iclass = FWPT_IC_IRET; /* F3 0F 01 EC UIRET: returns from a user interrupt (SDM Vol. 2
+                                            * "UIRET"), a far transfer that takes a TIP like IRET */
                 break;
             case S_0FAE:
                 if (reg == 4 && rep == PF_F3)

@@ -54,6 +54,38 @@ def _tsx(ev, opts):
         return None          # PSB+ status: the transaction state as found, no event in ptxed
     return "[%s%s]" % (TSX_NAMES[ev["tsx"]], _ip_suffix(ev, opts))
 
+# Event Trace CFE (SDM "CFE Packet") as ptxed prints it: vectors in decimal (SIPI's in hex), EVD data
+# (CR2; VMX exit reason, then qualification) when it came. Reserved types: ptxed prints nothing.
+CFE_PLAIN = ("iret", "smi", "rsm", "init", "vmentry", "shutdown", "uiret", "syscall")
+
+def _cfe(ev, opts):
+    t = ev["cfe"]
+    if t == "intr":
+        s = "interrupt %d" % ev["vector"]
+        if "cr2" in ev:
+            s += ", cr2: %016x" % int(ev["cr2"], 16)
+    elif t == "sipi":
+        s = "sipi: %x" % ev["vector"]
+    elif t in ("vmexit", "vmexit_intr"):
+        s = "vmexit"
+        if t == "vmexit_intr":
+            s += ", intr: %d" % ev["vector"]
+        for k in ("vmxr", "vmxq"):
+            if k in ev:
+                s += ", %s: %016x" % (k, int(ev[k], 16))
+    elif t in ("uintr", "swintr"):
+        s = "%s %d" % (t, ev["vector"])
+    elif t in CFE_PLAIN:
+        s = t
+    else:
+        return None
+    return "[%s%s]" % (s, _ip_suffix(ev, opts))
+
+def _iflags(ev, opts):
+    if "--event:iflags" not in opts:
+        return None
+    return "[interrupts %s%s]" % ("enabled" if ev["if"] else "disabled", _ip_suffix(ev, opts))
+
 def _error(ev, opts):
     msg = LIBIPT_ERRORS.get(ev["status"], ev.get("message", ev["status"]))
     return "[%x, %x: error: %s]" % (ev["offset"], int(ev.get("ip", "0"), 16), msg)
@@ -81,7 +113,9 @@ EVENTS = {
     "pwre": lambda ev, opts: "[pwre %s%s]" % (ev["state"].lower(), " hw" if ev["hw"] else ""),
     "pwrx": lambda ev, opts: "[pwrx %s: %s (%s)]" % (WAKE[ev["wake"]], ev["last"].lower(), ev["deepest"].lower()),
     "trig": lambda ev, opts: "[trig %02x%s%s]" % (int(ev["trbv"], 16), ", mult" if ev["mult"] else "",
-                                                  ", ip: %016x" % int(ev["ip"], 16) if "ip" in ev else ""),
+                                                  _ip_suffix(ev, opts)),
+    "cfe": _cfe,                                           # Event Trace CFE (+ EVD data)
+    "iflags": _iflags,                                     # MODE.Exec's IF bit changed (Event Trace)
     "end": lambda ev, opts: "[end of trace]",
     "cut": lambda ev, opts: None,
 }
@@ -224,22 +258,14 @@ PRESENTATION_ONLY = [
 # Cases fwpt does not decode the way ptxed does yet, with the reason; each must fail (a case that now
 # passes must leave this list, so the list stays exact). Issue 16 is open until this is empty.
 NOT_YET = [
-    (lambda n, o: n.startswith("ptet"), "Event Trace (CFE/EVD packets: interrupt vectors, IRET, SMI, VM exits, IF changes) is not decoded into events yet"),
     (lambda n, o: "--event:tick" in o, "tick events and time (ptxed --event:tick/--event:time) are issue 19"),
-    (lambda n, o: "trig" in n and n not in ("trig", "trig-fup"),
-     "TRIG's ICNT (the instructions retired since the last packet) does not place the event yet: it is given where the walk is"),
     (lambda n, o: n == "pip-pip_mov_cr3-fail", "the trace ends with a PIP whose MOV CR3 was not reached: libipt walks on "
      "into unmapped code and reports it, fwpt ends at the end of the trace data"),
     (lambda n, o: "jmpabs" in n, "JMPABS (APX, REX2 prefix) is not decoded yet"),
-    (lambda n, o: "eretu" in n, "ERETU/ERETS (FRED) are not decoded yet"),
+    (lambda n, o: "eretu" in n, "ERETU/ERETS (FRED) are not decoded yet (the Event Trace events around them are: "
+     "ptet-int-eretu and ptet-int-int-erets-eretu differ only where ERETU/ERETS take their TIP)"),
     (lambda n, o: n == "call_indirect_deferred-ret_compressed", "a TIP deferred past the TNT of later branches (SDM 'Indirect Transfer Compression') is not followed yet"),
-    (lambda n, o: n in RESYNC_NOT_YET, "after an error fwpt resumes at the FUP of MODE.Exec with the IF bit, but gives "
-     "no interrupt-flag event yet (Event Trace)"),
 ]
-
-RESYNC_NOT_YET = {
-    "ptxed-resync-nomap-mode_exec-fup",  # its MODE.Exec's IF bit (Event Trace) gives "[interrupts disabled]"
-}
 
 def classify(name, opts, table):
     for test, why in table:

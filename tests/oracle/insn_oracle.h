@@ -46,6 +46,7 @@ static inline enum fwpt_insn_class zy_class(const ZydisDecodedInstruction *z)
     case ZYDIS_MNEMONIC_IRET:
     case ZYDIS_MNEMONIC_IRETD:
     case ZYDIS_MNEMONIC_IRETQ:
+    case ZYDIS_MNEMONIC_UIRET:
         return FWPT_IC_IRET;
     case ZYDIS_MNEMONIC_INT:
     case ZYDIS_MNEMONIC_INT1:

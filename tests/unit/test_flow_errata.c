@@ -54,6 +54,7 @@ static void decode(const struct fwpt_errata *er, const uint64_t (*filter)[2], ui
         case FWPT_FLOW_CBR: snprintf(item, sizeof item, "C"); break;
         case FWPT_FLOW_MNT: snprintf(item, sizeof item, "K"); break;
         case FWPT_FLOW_END: snprintf(item, sizeof item, "N"); break;
+        case FWPT_FLOW_IFLAGS: snprintf(item, sizeof item, "F%u", ev.detail); break;
         default: snprintf(item, sizeof item, "?%u", ev.kind); break;
         }
         n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? " " : "", item);
@@ -267,8 +268,9 @@ static void case_ovf(void)
     end();
     struct fwpt_errata apl = cpu_errata(6, 92);
     CHECK(apl.apl12);
-    expect("apl12 with 6/92", &apl, NULL, 0, "S10000 O0 E10001 M I10001 D");
-    expect("apl12 without a processor", NULL, NULL, 0, "S10000 O0 E10001 M I10001 D");
+    /* after the OVF the code size and IF are news again: MODE and IF=0 (the bit is 0 without Event Trace) */
+    expect("apl12 with 6/92", &apl, NULL, 0, "S10000 O0 E10001 M F0 I10001 D");
+    expect("apl12 without a processor", NULL, NULL, 0, "S10000 O0 E10001 M F0 I10001 D");
 }
 
 /* SKL014: a direct jmp leaves the filter range and its TIP.PGD has no IP. Code: jmp +0x100 (10000 ->

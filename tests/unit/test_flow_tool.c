@@ -87,7 +87,8 @@ static void check_corrupted(const char *tool, const char *path, const char *img,
     static const char *const names[FWPT_FLOW_KIND_COUNT] = {"insn", "enabled", "disabled", "interrupt",
                                                             "overflow", "mode", "error", "tsx", "stopped",
                                                             "paging", "vmcs", "ptwrite", "exstop", "cbr", "mnt",
-                                                            "mwait", "pwre", "pwrx", "trig", "end"};
+                                                            "mwait", "pwre", "pwrx", "trig", "end", "cfe",
+                                                            "iflags"};
     struct code c = {p->base, p->code, p->code_size};
     char cmd[4096], line[1024];
     snprintf(cmd, sizeof cmd, "timeout 30 %s flow %s --image %s@%llx --format jsonl --no-disasm 2>/dev/null", tool,
