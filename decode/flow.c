@@ -81,6 +81,8 @@ void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e)
     fwpt_pkt_set_errata(&f->pkt, &pkt);
 }
 
+void fwpt_flow_set_iflags(struct fwpt_flow *f, bool on) { f->iflags_on = on; }
+
 void fwpt_flow_set_filter(struct fwpt_flow *f, const uint64_t (*ranges)[2], uint32_t n)
 {
     f->n_filter = n < FWPT_FLOW_FILTERS ? n : FWPT_FLOW_FILTERS;
@@ -439,6 +441,8 @@ static void set_iflag(struct fwpt_flow *f, uint8_t ifl, bool ip_valid, uint64_t 
     if (!ifl || ifl == f->iflag)
         return;
     f->iflag = ifl;
+    if (!f->iflags_on)
+        return;
     struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_IFLAGS);
     e->detail = ifl == 2;
     e->ip = ip;

@@ -192,6 +192,7 @@ struct fwpt_flow {
     uint8_t pend_cfe;          /* private: CFE_* */
     uint8_t evd_mask;          /* FWPT_EVD_* seen since the last CFE */
     uint8_t iflag;             /* 0: unknown, 1: IF=0, 2: IF=1 */
+    uint8_t iflags_on;         /* give its changes as events (fwpt_flow_set_iflags) */
     uint8_t mode_known;        /* f->mode was given by a packet since the start or the last OVF */
     uint8_t mode_fup;          /* a MODE.Exec waits for the FUP that follows it */
     uint8_t mode_fup_mode, mode_fup_if;
@@ -241,6 +242,11 @@ void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e);
  * that a TIP.PGD without an IP can be bound to the direct branch that left them (erratum SKL014).
  * At most FWPT_FLOW_FILTERS; n = 0: none known. */
 void fwpt_flow_set_filter(struct fwpt_flow *f, const uint64_t (*ranges)[2], uint32_t n);
+
+/* RFLAGS.IF changes as events (FWPT_FLOW_IFLAGS): MODE.Exec's IF bit holds RFLAGS.IF only when the trace was
+ * recorded with Event Trace (IA32_RTIT_CTL.EventEn; SDM "MODE.Exec Packet"), and is 0 otherwise, so the events
+ * are given only when asked (as libipt's enable_iflags_events). Default: off. */
+void fwpt_flow_set_iflags(struct fwpt_flow *f, bool on);
 
 /* Empties the instruction cache (after code changed). */
 void fwpt_flow_cache_reset(struct fwpt_flow *f);

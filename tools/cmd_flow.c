@@ -215,7 +215,9 @@ static void usage(FILE *f)
             "                 Default: the \"cpu\" of DIR's sideband.json, else none\n"
             "  --filter A-B   an IP filter range (hex, inclusive; up to 4) the trace was recorded with:\n"
             "                 binds a TIP.PGD without IP to the direct branch that left the ranges\n"
-            "                 (erratum SKL014). Default: the filter ranges of DIR's sideband.json\n");
+            "                 (erratum SKL014). Default: the filter ranges of DIR's sideband.json\n"
+            "  --iflags       RFLAGS.IF changes as events (iflags): for traces recorded with Event Trace\n"
+            "                 (EventEn=1); without it MODE.Exec's IF bit is always 0. Default: off\n");
 }
 
 static int cmp_base(const void *a, const void *b)
@@ -227,7 +229,7 @@ static int cmp_base(const void *a, const void *b)
 int fwpt_cmd_flow(int argc, char **argv)
 {
     const char *path = NULL, *format = "text";
-    int calls = 0, profile = 0, no_disasm = 0;
+    int calls = 0, profile = 0, no_disasm = 0, iflags = 0;
     uint64_t top = 40, depth = 32;
     struct images im = {0};
     struct fwpt_cpu_id cpu = {0};
@@ -292,6 +294,8 @@ int fwpt_cmd_flow(int argc, char **argv)
             filter[n_filter][0] = fa;
             filter[n_filter][1] = fb;
             n_filter++;
+        } else if (!strcmp(a, "--iflags")) {
+            iflags = 1;
         } else if (!strcmp(a, "--calls")) {
             calls = 1;
         } else if (!strcmp(a, "--profile")) {
@@ -393,6 +397,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     fwpt_errata_for_cpu(&cpu, &errata);
     fwpt_flow_set_errata(f, &errata);
     fwpt_flow_set_filter(f, (const uint64_t (*)[2])filter, n_filter);
+    fwpt_flow_set_iflags(f, iflags);
     struct fwpt_sink out = fwpt_file_sink(stdout);
     struct fwpt_flow_printer pr = {&out, fmt, &mods, dz ? disasm : NULL, dz, 0};
 

@@ -162,6 +162,8 @@ def run_case(repo, case_dir, row, cpu_none=False):
     cpu = case_cpu(row)
     if "--cpu" in opts:
         cpu = opts[opts.index("--cpu") + 1]
+    if "--event:iflags" in opts:
+        cmd += ["--iflags"]  # ptxed's --event:iflags asks libipt for them (enable_iflags_events)
     if cpu_none:
         cmd += ["--cpu", "none"]
     elif cpu:

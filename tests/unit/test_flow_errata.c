@@ -269,8 +269,8 @@ static void case_ovf(void)
     struct fwpt_errata apl = cpu_errata(6, 92);
     CHECK(apl.apl12);
     /* after the OVF the code size and IF are news again: MODE and IF=0 (the bit is 0 without Event Trace) */
-    expect("apl12 with 6/92", &apl, NULL, 0, "S10000 O0 E10001 M F0 I10001 D");
-    expect("apl12 without a processor", NULL, NULL, 0, "S10000 O0 E10001 M F0 I10001 D");
+    expect("apl12 with 6/92", &apl, NULL, 0, "S10000 O0 E10001 M I10001 D");
+    expect("apl12 without a processor", NULL, NULL, 0, "S10000 O0 E10001 M I10001 D");
 }
 
 /* SKL014: a direct jmp leaves the filter range and its TIP.PGD has no IP. Code: jmp +0x100 (10000 ->

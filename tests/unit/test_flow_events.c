@@ -121,6 +121,7 @@ static void decode(enum api a, char *out, size_t cap)
     static struct fwpt_flow f;
     static struct fwpt_flow_block cache[64];
     fwpt_flow_init(&f, trace, tlen, read_code, NULL, a == API_NOCACHE ? NULL : cache, a == API_NOCACHE ? 0 : 64);
+    fwpt_flow_set_iflags(&f, true); /* these traces are written with Event Trace */
     struct fwpt_flow_event ev;
     size_t n = 0;
     out[0] = 0;
