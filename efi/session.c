@@ -16,6 +16,7 @@
 #include "topa/readback.h"
 #include "topa/validate.h"
 
+#include "arch/cpu_replay.h"
 #include "efi/soft.h"
 
 #define FWPT_VERSION_SIDEBAND "0.2"
@@ -64,6 +65,8 @@ struct session {
     uint64_t ratio;
     struct fwpt_soft *soft;
     uint64_t *gt;
+    enum fwpt_backend backend;     /* the one used: opt->backend with auto resolved */
+    bool verify;                   /* verify, asked for or implied by backend=auto choosing soft */
 };
 
 static void say(struct session *s, const char *a, const char *b)
@@ -463,10 +466,10 @@ static void sideband(struct session *s, const struct fwpt_sink *o)
     char fn[40];
     fwpt_puts(o, "{\n");
     put_kv_str(o, "fwpt", FWPT_VERSION_SIDEBAND, true);
-    put_kv_str(o, "backend", s->opt->backend == FWPT_BACKEND_SOFT ? "soft" : "hw", true);
+    put_kv_str(o, "backend", s->backend == FWPT_BACKEND_SOFT ? "soft" : "hw", true);
     /* the profile actually emulated (the default one when none was named) */
     put_kv_str(o, "profile",
-               s->opt->backend == FWPT_BACKEND_SOFT && s->soft && s->soft->profile ? s->soft->profile->name
+               s->backend == FWPT_BACKEND_SOFT && s->soft && s->soft->profile ? s->soft->profile->name
                                                                                  : s->opt->profile,
                true);
     fwpt_puts(o, "\n\"cpu\":{");
@@ -696,15 +699,42 @@ static EFI_STATUS run(struct session *s)
     EFI_STATUS est;
     enum fwpt_status st;
 
-    /* 1. The backend and its capabilities. */
+    /* 1. The backend and its capabilities. auto: Intel PT when usable, else the software tracer emulating the
+     * built-in profile closest to this processor, with verify (the trace checks itself). */
     s->cpu = s->env->cpu;
     s->caps = s->env->caps;
-    if (opt->backend == FWPT_BACKEND_SOFT) {
+    s->backend = opt->backend;
+    s->verify = opt->verify;
+    const char *profile = opt->profile[0] ? opt->profile : FWPT_PROFILE_DEFAULT;
+    if (s->backend == FWPT_BACKEND_AUTO && s->caps->pt_supported) {
+        s->backend = FWPT_BACKEND_HW;
+        say(s, "trace: backend=auto: Intel PT is usable: hardware tracing", NULL);
+    } else if (s->backend == FWPT_BACKEND_AUTO) {
+        struct fwpt_cpu_id id;
+        bool matched = false;
+        fwpt_caps_cpu_id(s->caps, &id);
+        const struct fwpt_cpu_profile *closest = fwpt_cpu_profile_closest(&id, &matched);
+        if (!opt->profile[0])
+            profile = closest->name;
+        s->backend = FWPT_BACKEND_SOFT;
+        s->verify = true;
+        fwpt_printf(o, "trace: backend=auto: Intel PT is not usable here (%s): the software tracer single-steps the "
+                       "call and encodes what a processor with Intel PT would write\n",
+                    fwpt_caps_reason_msg(s->caps->reason));
+        const struct fwpt_cpu_profile *p = fwpt_cpu_profile_find(profile);
+        fwpt_printf(o, "trace: backend=auto: emulating %s (%s, family/model/stepping %s): %s\n", profile,
+                    p ? p->cpu_name : "?", p ? p->fms : "?",
+                    opt->profile[0] ? "the profile= given"
+                    : matched ? "the built-in profile with this processor's family and model"
+                              : "the default profile (no built-in profile has this processor's family and model)");
+        say(s, "trace: backend=auto: verify is on (the decoded flow is checked against the single-stepped one); "
+               "backend=hw refuses instead", NULL);
+    }
+    if (s->backend == FWPT_BACKEND_SOFT) {
         s->soft = AllocateZeroPool(sizeof *s->soft);
         s->gt = AllocatePool(SOFT_GT_MAX * sizeof *s->gt);
         if (!s->soft || !s->gt)
             return EFI_OUT_OF_RESOURCES;
-        const char *profile = opt->profile[0] ? opt->profile : "skylake";
         est = fwpt_soft_init(s->soft, profile, &s->mem, s->gt, SOFT_GT_MAX);
         if (EFI_ERROR(est)) {
             say(s, "trace: the software backend cannot start with profile ", profile);
@@ -726,9 +756,9 @@ static EFI_STATUS run(struct session *s)
         fwpt_puts(o, "; nothing traced (the report is in ");
         fwpt_puts(o, opt->out_dir);
         fwpt_puts(o, "\\caps.txt)\n");
-        if (opt->backend == FWPT_BACKEND_HW)
-            fwpt_puts(o, "trace: hint: backend=soft traces the same call without Intel PT, by single-stepping "
-                         "(e.g. `trace locate-handle backend=soft verify`)\n");
+        if (s->backend == FWPT_BACKEND_HW)
+            fwpt_puts(o, "trace: hint: backend=soft (or the default, backend=auto) traces the same call without Intel PT, "
+                         "by single-stepping (e.g. `trace locate-handle backend=soft verify`)\n");
         return EFI_UNSUPPORTED;
     }
 
@@ -1009,7 +1039,7 @@ static EFI_STATUS run(struct session *s)
     fwpt_puts(o, " errors=");
     fwpt_put_dec(o, s->pkt_errors);
     fwpt_puts(o, "\n");
-    if (opt->verify) {
+    if (s->verify) {
         s->cap_decoded = SOFT_GT_MAX;
         s->decoded = AllocatePool(s->cap_decoded * sizeof *s->decoded);
     }
@@ -1019,15 +1049,15 @@ static EFI_STATUS run(struct session *s)
     bool verified = true;
     if (s->decoded)
         fwpt_soft_ring_order(s->decoded, s->ndecoded, &s->decoded_start); /* oldest first */
-    if (opt->verify && !s->decoded) {
+    if (s->verify && !s->decoded) {
         say(s, "verify: not enough pool memory for the decoded flow", NULL);
         verified = false;
     }
     if (s->soft) {
         fwpt_soft_report(s->soft, o);
-        if (opt->verify && s->decoded)
+        if (s->verify && s->decoded)
             verified = fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->insns, s->rb.wrapped, s->rb.stopped, o) == 0;
-    } else if (opt->verify && s->decoded) {
+    } else if (s->verify && s->decoded) {
         verified = verify_hw(s);
     }
 
