@@ -252,3 +252,23 @@ struct fwpt_cpu fwpt_replay_cpu(struct fwpt_replay *r)
     struct fwpt_cpu c = {"replay", r, replay_cpuid, replay_rdmsr, replay_wrmsr, NULL};
     return c;
 }
+
+const struct fwpt_cpu_profile *fwpt_cpu_profile_closest(const struct fwpt_cpu_id *id, bool *matched)
+{
+    const struct fwpt_cpu_profile *def = fwpt_cpu_profile_find(FWPT_PROFILE_DEFAULT);
+    *matched = false;
+    if (!id->known || !id->intel)
+        return def;
+    for (size_t i = 0; i < fwpt_cpu_profile_count(); i++) {
+        struct fwpt_cpuid_snapshot snap;
+        struct fwpt_caps caps;
+        fwpt_cpu_profile_snapshot(&profiles[i], &snap);
+        fwpt_caps_parse(&snap, &caps);
+        /* only a profile whose processor has Intel PT can be emulated by the software tracer */
+        if (caps.pt_supported && caps.family == id->family && caps.model == id->model) {
+            *matched = true;
+            return &profiles[i];
+        }
+    }
+    return def;
+}

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "arch/caps.h"
 #include "arch/cpu.h"
+#include "arch/errata.h"
 
 /* One recorded answer. subleaf FWPT_CPUID_ANY_SUBLEAF: the leaf ignores ECX. */
 #define FWPT_CPUID_ANY_SUBLEAF 0xffffffffu
@@ -35,6 +36,12 @@ struct fwpt_cpu_profile {
 size_t fwpt_cpu_profile_count(void);
 const struct fwpt_cpu_profile *fwpt_cpu_profile_at(size_t i); /* NULL past the end */
 const struct fwpt_cpu_profile *fwpt_cpu_profile_find(const char *name); /* NULL if unknown */
+/* The profile the software tracer emulates by default: when no built-in profile has the processor's
+ * family and model (or the processor is not Intel). */
+#define FWPT_PROFILE_DEFAULT "skylake"
+/* The built-in profile closest to a processor: the first with Intel PT whose family and model are id's
+ * (*matched set), else FWPT_PROFILE_DEFAULT (*matched clear). Never NULL. */
+const struct fwpt_cpu_profile *fwpt_cpu_profile_closest(const struct fwpt_cpu_id *id, bool *matched);
 /* The snapshot fwpt_caps_read would produce on that processor (pure). */
 void fwpt_cpu_profile_snapshot(const struct fwpt_cpu_profile *p, struct fwpt_cpuid_snapshot *snap);
 

@@ -648,6 +648,8 @@ static void enter(struct fwpt_profile *p, uint64_t entry)
     if (fs != (size_t)-1)
         p->funcs[fs].calls++;
     if (p->depth == FWPT_PROFILE_DEPTH) {
+        if (p->frame_hook)
+            p->frame_hook(p->frame_ctx, p, FWPT_FRAME_DROP_OUTER, p->stack_node[0]);
         /* drop the outermost frame */
         for (uint32_t k = 1; k < FWPT_PROFILE_DEPTH; k++) {
             p->stack_node[k - 1] = p->stack_node[k];
@@ -658,6 +660,15 @@ static void enter(struct fwpt_profile *p, uint64_t entry)
     p->stack_node[p->depth] = node;
     p->stack_func[p->depth] = (uint32_t)fs;
     p->depth++;
+    if (p->frame_hook)
+        p->frame_hook(p->frame_ctx, p, FWPT_FRAME_PUSH, node);
+}
+
+static void leave(struct fwpt_profile *p)
+{
+    if (p->frame_hook)
+        p->frame_hook(p->frame_ctx, p, FWPT_FRAME_POP, p->stack_node[p->depth - 1]);
+    p->depth--;
 }
 
 void fwpt_profile_add(struct fwpt_profile *p, const struct fwpt_flow_event *ev)
@@ -669,7 +680,8 @@ void fwpt_profile_add(struct fwpt_profile *p, const struct fwpt_flow_event *ev)
             p->ret_pending = 0;
             enter(p, ev->to); /* the handler runs as if called */
         } else if (ev->kind == FWPT_FLOW_OVERFLOW || ev->kind == FWPT_FLOW_ERROR) {
-            p->depth = 0; /* the call stack is unknown from here */
+            while (p->depth) /* the call stack is unknown from here */
+                leave(p);
             p->call_pending = p->ret_pending = 0;
         } else if (ev->kind == FWPT_FLOW_DISABLED) {
             p->call_pending = p->ret_pending = 0;
@@ -696,7 +708,7 @@ void fwpt_profile_add(struct fwpt_profile *p, const struct fwpt_flow_event *ev)
         break;
     case FWPT_IC_RET: case FWPT_IC_FAR_RET: case FWPT_IC_IRET:
         if (p->depth)
-            p->depth--;
+            leave(p);
         break;
     default:
         break;

@@ -87,8 +87,17 @@ struct fwpt_profile_node { /* call tree: one node per (caller node, callee entry
     uint32_t parent, first_child, last_child, next_sibling, depth;
 };
 
+/* Optional per-call hook (decode/flame: one Trace Event slice per call): PUSH after a frame was entered (p->insns:
+ * the index of its first instruction), POP before one is left (p->insns: one past its last instruction; an
+ * overflow or error pops every frame), DROP_OUTER before the outermost frame is dropped at FWPT_PROFILE_DEPTH. */
+enum fwpt_frame_op { FWPT_FRAME_PUSH, FWPT_FRAME_POP, FWPT_FRAME_DROP_OUTER };
+struct fwpt_profile;
+typedef void (*fwpt_frame_fn)(void *ctx, const struct fwpt_profile *p, enum fwpt_frame_op op, uint32_t node);
+
 struct fwpt_profile {
     struct fwpt_modules *mods;
+    fwpt_frame_fn frame_hook;      /* NULL after fwpt_profile_init; set it to follow every call */
+    void *frame_ctx;
     uint64_t *mod_insns;           /* mods->n + 1 counters: the last one counts IPs in no module */
     struct fwpt_profile_func *funcs;
     size_t funcs_mask;             /* table size - 1 (power of two) */

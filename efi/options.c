@@ -47,7 +47,9 @@ static const char usage[] =
     "    psb=N             PSBFreq = N (checked against CPUID.(14H,1):EBX[31:16])\n"
     "    ptwrite           PTWRITE packets (PTWEn)\n"
     "    noretcomp         no RET compression (DisRETC)\n"
-    "    backend=hw|soft   Intel PT (default) or the single-step software tracer\n"
+    "    backend=auto|hw|soft  auto (default): Intel PT when usable, else the software tracer (with verify)\n"
+    "                      emulating the built-in profile closest to this processor; hw: Intel PT only;\n"
+    "                      soft: the single-step software tracer\n"
     "    profile=NAME      CPU profile the software tracer emulates\n"
     "    verify            software tracer: check the trace against the single-stepped path\n"
     "    listing=N|all     instructions listed in flow.txt (default 1000000; profile and call tree count all)\n"
@@ -62,7 +64,7 @@ void fwpt_options_default(struct fwpt_efi_options *o)
     o->filter = FWPT_FILTER_NONE;
     o->mtc = o->cyc = o->psb = -1;
     fwpt_memcpy(o->out_dir, "\\fwpt", 6);
-    o->backend = FWPT_BACKEND_HW;
+    o->backend = FWPT_BACKEND_AUTO;
     o->listing = FWPT_LISTING_DEFAULT;
 }
 
@@ -265,8 +267,10 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
                 o->backend = FWPT_BACKEND_HW;
             else if (!fwpt_strcmp(a + 8, "soft"))
                 o->backend = FWPT_BACKEND_SOFT;
+            else if (!fwpt_strcmp(a + 8, "auto"))
+                o->backend = FWPT_BACKEND_AUTO;
             else
-                return fail(err, err_cap, "unknown backend in '", a, "' (hw or soft)");
+                return fail(err, err_cap, "unknown backend in '", a, "' (auto, hw or soft)");
         } else if (has_prefix(a, "listing=")) {
             if (!fwpt_strcmp(a + 8, "all"))
                 o->listing = UINT64_MAX;
@@ -304,9 +308,9 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
             return fail(err, err_cap, "unknown option '", a, "' (see 'help')");
         }
     }
-    /* the software tracer's own settings mean nothing to Intel PT: said, not ignored */
-    if (o->backend != FWPT_BACKEND_SOFT && (o->steps || o->profile[0]))
+    /* the software tracer's own settings mean nothing to Intel PT: said, not ignored (auto may pick either) */
+    if (o->backend == FWPT_BACKEND_HW && (o->steps || o->profile[0]))
         return fail(err, err_cap, "'", o->steps ? "steps=" : "profile=",
-                    "' applies to the software tracer only (add backend=soft)");
+                    "' applies to the software tracer only (backend=soft or auto)");
     return 0;
 }

@@ -34,6 +34,7 @@ enum fwpt_filter_kind {
 };
 
 enum fwpt_backend {
+    FWPT_BACKEND_AUTO, /* hw when Intel PT is usable, else soft with the closest profile (and verify) */
     FWPT_BACKEND_HW,   /* Intel PT through the hardware CPU backend */
     FWPT_BACKEND_SOFT, /* the single-step software trace backend (efi/soft*) */
 };
@@ -54,7 +55,7 @@ struct fwpt_efi_options {
     char out_dir[FWPT_OPT_PATH_MAX];     /* "\fwpt" unless out= */
     /* for the software backend (efi/soft*) */
     enum fwpt_backend backend;
-    char profile[64];                    /* CPU profile name for backend=soft; "" = default */
+    char profile[64];                    /* CPU profile name for backend=soft|auto; "" = the closest */
     bool verify;
     uint64_t listing;                    /* instructions listed in flow.txt (listing=N; all: UINT64_MAX) */
     uint64_t steps;                      /* backend=soft: single-steps before the trace ends (steps=N); 0: default */

@@ -4,10 +4,12 @@
 #include <efilib.h>
 #include "arch/rtit.h"
 #include "arch/trace.h"
+#include "decode/flame.h"
 #include "decode/flow.h"
 #include "decode/flow_print.h"
 #include "decode/packet.h"
 #include "decode/pkt_print.h"
+#include "decode/report.h"
 #include "efi/console.h"
 #include "efi/session.h"
 #include "efi/symbols.h"
@@ -16,6 +18,7 @@
 #include "topa/readback.h"
 #include "topa/validate.h"
 
+#include "arch/cpu_replay.h"
 #include "efi/soft.h"
 
 #define FWPT_VERSION_SIDEBAND "0.2"
@@ -29,6 +32,22 @@
 struct alloc_rec {
     EFI_PHYSICAL_ADDRESS base;
     UINTN pages;
+};
+
+/* Summary tables of the profile and call tree (pool memory; the host tool uses larger ones). */
+#define PROFILE_FUNCS (1u << 12)
+#define PROFILE_NODES (1u << 14)
+#define PROFILE_HASH (1u << 15)
+#define CONSOLE_TOP_FUNCS 10
+
+struct flow_summary {
+    struct fwpt_module *mv;
+    struct fwpt_modules mods;
+    struct fwpt_profile prof;
+    uint64_t *mod_insns;
+    struct fwpt_profile_func *funcs;
+    struct fwpt_profile_node *nodes;
+    uint32_t *hash;
 };
 
 struct session {
@@ -66,6 +85,11 @@ struct session {
     uint64_t ratio;
     struct fwpt_soft *soft;
     uint64_t *gt;
+    struct flow_summary fs;        /* profile and call tree (flow.txt, flame.svg, report.html) */
+    bool summary;                  /* fs is usable */
+    const char *verify_text;       /* "passed", "FAILED", "skipped" or "not asked": sideband.json, report.html */
+    enum fwpt_backend backend;     /* the one used: opt->backend with auto resolved */
+    bool verify;                   /* verify, asked for or implied by backend=auto choosing soft */
 };
 
 static void say(struct session *s, const char *a, const char *b)
@@ -226,22 +250,6 @@ static void decode_packets(struct session *s, struct fwpt_membuf *txt)
     }
 }
 
-/* Summary tables of the profile and call tree (pool memory; the host tool uses larger ones). */
-#define PROFILE_FUNCS (1u << 12)
-#define PROFILE_NODES (1u << 14)
-#define PROFILE_HASH (1u << 15)
-#define CONSOLE_TOP_FUNCS 10
-
-struct flow_summary {
-    struct fwpt_module *mv;
-    struct fwpt_modules mods;
-    struct fwpt_profile prof;
-    uint64_t *mod_insns;
-    struct fwpt_profile_func *funcs;
-    struct fwpt_profile_node *nodes;
-    uint32_t *hash;
-};
-
 static void flow_summary_free(struct flow_summary *fs)
 {
     void *p[] = {fs->mv, fs->mod_insns, fs->funcs, fs->nodes, fs->hash};
@@ -319,11 +327,10 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
     struct fwpt_flow_event ev;
     struct fwpt_membuf listing = {0};
     struct fwpt_sink lsink = fwpt_membuf_sink(&listing), tsink = fwpt_membuf_sink(txt);
-    struct flow_summary fs;
-    bool summary = flow_summary_init(s, &fs);
+    bool summary = s->summary = flow_summary_init(s, &s->fs);
     if (!summary)
         say(s, "flow: not enough pool memory for the profile and call tree; flow.txt lists instructions only", NULL);
-    struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &fs.mods : NULL, NULL, NULL, 0};
+    struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &s->fs.mods : NULL, NULL, NULL, 0};
     fwpt_flow_init_segs(&f, s->segs, s->nsegs, read_code, s, cache ? cache : static_cache, ncache);
     flow_setup(s, &f);
     struct fwpt_image *last = NULL;
@@ -338,7 +345,7 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
         if (listing_on)
             fwpt_flow_print_event(&pr, &ev);
         if (summary)
-            fwpt_profile_add(&fs.prof, &ev);
+            fwpt_profile_add(&s->fs.prof, &ev);
         if (ev.kind == FWPT_FLOW_INSN) {
             s->insns++;
             if (!last || ev.ip < last->base || ev.ip >= last->base + last->size)
@@ -363,12 +370,12 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
         }
     }
     if (summary) {
-        fwpt_profile_print(&fs.prof, &tsink, CONSOLE_TOP_FUNCS * 5);
+        fwpt_profile_print(&s->fs.prof, &tsink, CONSOLE_TOP_FUNCS * 5);
         fwpt_puts(&tsink, "\n");
-        fwpt_calltree_print(&fs.prof, &tsink, 64);
+        fwpt_calltree_print(&s->fs.prof, &tsink, 64);
         fwpt_puts(&tsink, "\n");
         if (!s->opt->quiet)
-            fwpt_profile_print(&fs.prof, &s->o, CONSOLE_TOP_FUNCS);
+            fwpt_profile_print(&s->fs.prof, &s->o, CONSOLE_TOP_FUNCS);
     }
     fwpt_printf(&tsink, "instructions and events in order (%lu instructions, %lu decode errors):\n", s->insns,
                 s->flow_errors);
@@ -388,7 +395,6 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
         fwpt_printf(&s->o, "flow: %lu bytes of flow.txt did not fit in pool memory: the file is incomplete\n",
                     listing.lost + txt->lost);
     fwpt_membuf_free(&listing);
-    flow_summary_free(&fs);
     if (cache)
         FreePool(cache);
 }
@@ -467,6 +473,12 @@ static void img_file_name(const struct fwpt_image *m, char *out, size_t cap)
     out[b.len] = 0;
 }
 
+/* the profile actually emulated (the default one when none was named) */
+static const char *profile_name(const struct session *s)
+{
+    return s->backend == FWPT_BACKEND_SOFT && s->soft && s->soft->profile ? s->soft->profile->name : s->opt->profile;
+}
+
 static void sideband(struct session *s, const struct fwpt_sink *o)
 {
     const struct fwpt_caps *c = s->caps;
@@ -474,12 +486,10 @@ static void sideband(struct session *s, const struct fwpt_sink *o)
     char fn[40];
     fwpt_puts(o, "{\n");
     put_kv_str(o, "fwpt", FWPT_VERSION_SIDEBAND, true);
-    put_kv_str(o, "backend", s->opt->backend == FWPT_BACKEND_SOFT ? "soft" : "hw", true);
+    put_kv_str(o, "backend", s->backend == FWPT_BACKEND_SOFT ? "soft" : "hw", true);
     /* the profile actually emulated (the default one when none was named) */
-    put_kv_str(o, "profile",
-               s->opt->backend == FWPT_BACKEND_SOFT && s->soft && s->soft->profile ? s->soft->profile->name
-                                                                                 : s->opt->profile,
-               true);
+    put_kv_str(o, "profile", profile_name(s), true);
+    put_kv_str(o, "verify", s->verify_text, true);
     fwpt_puts(o, "\n\"cpu\":{");
     put_kv_str(o, "vendor", c->raw.vendor, true);
     put_kv_dec(o, "family", c->family, true);
@@ -644,6 +654,41 @@ static EFI_STATUS write_outputs(struct session *s, struct fwpt_membuf *packets, 
         fwpt_putn(&s->o, sb.data, sb.len);
     }
     fwpt_membuf_free(&sb);
+    if (s->summary) {
+        /* the pictures: the same bytes as `fwpt flow DIR --flame` and `fwpt report DIR` on the saved directory */
+        struct fwpt_symbol sym = {s->target.impl_addr, s->target.impl_what};
+        struct fwpt_names names = {&s->fs.mods, &sym, s->target.impl_what ? 1 : 0};
+        const struct fwpt_caps *c = s->caps;
+        struct fwpt_report_run run = {
+            .vendor = c->raw.vendor, .family = c->family, .model = c->model, .stepping = c->stepping,
+            .signature = c->raw.leaf1_eax, .backend = s->backend == FWPT_BACKEND_SOFT ? "soft" : "hw",
+            .profile = profile_name(s), .target = fwpt_target_name(s->target.target), .target_path = s->target.path,
+            .impl = s->target.impl_what, .impl_addr = s->target.impl_addr, .target_status = s->target.status,
+            .trace_bytes = s->trace_len, .trace_reason = s->rb.reason, .wrapped = s->rb.wrapped,
+            .stopped = s->rb.stopped, .error = s->rb.error, .verify = s->verify_text, .decode_errors = s->flow_errors,
+        };
+        struct fwpt_membuf pic = {0};
+        struct fwpt_sink ps = fwpt_membuf_sink(&pic);
+        char title[160];
+        struct fwpt_bufsink tb;
+        struct fwpt_sink ts = fwpt_bufsink_init(&tb, title, sizeof title - 1);
+        fwpt_puts(&ts, "fwpt flame graph: ");
+        fwpt_puts(&ts, fwpt_target_name(s->target.target));
+        title[tb.len] = 0;
+        fwpt_flame_svg(&s->fs.prof, &names, title, 1, &ps);
+        st = pic.lost ? EFI_OUT_OF_RESOURCES : fwpt_save_file(v, &s->o, dir, "flame.svg", pic.data, pic.len);
+        if (EFI_ERROR(st))
+            worst = st;
+        fwpt_membuf_free(&pic);
+        ps = fwpt_membuf_sink(&pic);
+        fwpt_report_html(&run, &s->fs.prof, &names, &ps);
+        st = pic.lost ? EFI_OUT_OF_RESOURCES : fwpt_save_file(v, &s->o, dir, "report.html", pic.data, pic.len);
+        if (EFI_ERROR(st))
+            worst = st;
+        if (pic.lost)
+            say(s, "file: flame.svg or report.html did not fit in pool memory: not written", NULL);
+        fwpt_membuf_free(&pic);
+    }
     for (unsigned i = 0; i < s->syms.count; i++) {
         const struct fwpt_image *m = &s->syms.img[i];
         if (!m->touched)
@@ -709,15 +754,42 @@ static EFI_STATUS run(struct session *s)
     EFI_STATUS est;
     enum fwpt_status st;
 
-    /* 1. The backend and its capabilities. */
+    /* 1. The backend and its capabilities. auto: Intel PT when usable, else the software tracer emulating the
+     * built-in profile closest to this processor, with verify (the trace checks itself). */
     s->cpu = s->env->cpu;
     s->caps = s->env->caps;
-    if (opt->backend == FWPT_BACKEND_SOFT) {
+    s->backend = opt->backend;
+    s->verify = opt->verify;
+    const char *profile = opt->profile[0] ? opt->profile : FWPT_PROFILE_DEFAULT;
+    if (s->backend == FWPT_BACKEND_AUTO && s->caps->pt_supported) {
+        s->backend = FWPT_BACKEND_HW;
+        say(s, "trace: backend=auto: Intel PT is usable: hardware tracing", NULL);
+    } else if (s->backend == FWPT_BACKEND_AUTO) {
+        struct fwpt_cpu_id id;
+        bool matched = false;
+        fwpt_caps_cpu_id(s->caps, &id);
+        const struct fwpt_cpu_profile *closest = fwpt_cpu_profile_closest(&id, &matched);
+        if (!opt->profile[0])
+            profile = closest->name;
+        s->backend = FWPT_BACKEND_SOFT;
+        s->verify = true;
+        fwpt_printf(o, "trace: backend=auto: Intel PT is not usable here (%s): the software tracer single-steps the "
+                       "call and encodes what a processor with Intel PT would write\n",
+                    fwpt_caps_reason_msg(s->caps->reason));
+        const struct fwpt_cpu_profile *p = fwpt_cpu_profile_find(profile);
+        fwpt_printf(o, "trace: backend=auto: emulating %s (%s, family/model/stepping %s): %s\n", profile,
+                    p ? p->cpu_name : "?", p ? p->fms : "?",
+                    opt->profile[0] ? "the profile= given"
+                    : matched ? "the built-in profile with this processor's family and model"
+                              : "the default profile (no built-in profile has this processor's family and model)");
+        say(s, "trace: backend=auto: verify is on (the decoded flow is checked against the single-stepped one); "
+               "backend=hw refuses instead", NULL);
+    }
+    if (s->backend == FWPT_BACKEND_SOFT) {
         s->soft = AllocateZeroPool(sizeof *s->soft);
         s->gt = AllocatePool(SOFT_GT_MAX * sizeof *s->gt);
         if (!s->soft || !s->gt)
             return EFI_OUT_OF_RESOURCES;
-        const char *profile = opt->profile[0] ? opt->profile : "skylake";
         est = fwpt_soft_init(s->soft, profile, &s->mem, s->gt, SOFT_GT_MAX);
         if (EFI_ERROR(est)) {
             say(s, "trace: the software backend cannot start with profile ", profile);
@@ -739,9 +811,9 @@ static EFI_STATUS run(struct session *s)
         fwpt_puts(o, "; nothing traced (the report is in ");
         fwpt_puts(o, opt->out_dir);
         fwpt_puts(o, "\\caps.txt)\n");
-        if (opt->backend == FWPT_BACKEND_HW)
-            fwpt_puts(o, "trace: hint: backend=soft traces the same call without Intel PT, by single-stepping "
-                         "(e.g. `trace locate-handle backend=soft verify`)\n");
+        if (s->backend == FWPT_BACKEND_HW)
+            fwpt_puts(o, "trace: hint: backend=soft (or the default, backend=auto) traces the same call without Intel PT, "
+                         "by single-stepping (e.g. `trace locate-handle backend=soft verify`)\n");
         return EFI_UNSUPPORTED;
     }
 
@@ -1034,7 +1106,7 @@ static EFI_STATUS run(struct session *s)
     fwpt_puts(o, " errors=");
     fwpt_put_dec(o, s->pkt_errors);
     fwpt_puts(o, "\n");
-    if (opt->verify) {
+    if (s->verify) {
         s->cap_decoded = SOFT_GT_MAX;
         s->decoded = pool(s, s->cap_decoded * sizeof *s->decoded, false);
     }
@@ -1047,18 +1119,21 @@ static EFI_STATUS run(struct session *s)
     bool verified = true;
     if (s->decoded)
         fwpt_soft_ring_order(s->decoded, s->ndecoded, &s->decoded_start); /* oldest first */
-    if (opt->verify && !s->decoded) {
+    if (s->verify && !s->decoded) {
         say(s, "verify: not enough pool memory for the decoded flow", NULL);
         verified = false;
     }
     if (s->soft) {
         fwpt_soft_report(s->soft, o);
-        if (opt->verify && s->decoded)
+        if (s->verify && s->decoded)
             verified = fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->insns, s->rb.wrapped, s->rb.stopped, o) == 0;
-    } else if (opt->verify && s->decoded) {
+    } else if (s->verify && s->decoded) {
         verified = verify_hw(s);
     }
 
+    s->verify_text = !s->verify ? "not asked"
+                     : !s->soft && s->cfg.n_ranges ? "skipped (an IP filter was set)"
+                     : verified ? "passed" : "FAILED";
     /* 11. Files, and how to decode them elsewhere. */
     EFI_STATUS wst = write_outputs(s, &packets, &flowtxt);
     fwpt_membuf_free(&packets);
@@ -1103,6 +1178,7 @@ EFI_STATUS fwpt_session_run(const struct fwpt_session_env *env)
         FreePool(s.gt);
     fwpt_target_cleanup(&s.target);
     fwpt_symbols_free(&s.syms);
+    flow_summary_free(&s.fs);
     free_all(&s);
     return st;
 }

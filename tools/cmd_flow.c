@@ -1,5 +1,6 @@
 /* fwpt flow DIR|FILE [--image FILE@ADDR ...] [--format text|jsonl] [--calls] [--profile]
- * [--no-disasm] [--top N] [--depth N] [--cpu F/M[/S]|none]: the executed instruction flow of a saved trace.
+ * [--no-disasm] [--top N] [--depth N] [--cpu F/M[/S]|none] [--flame F] [--folded F] [--chrome-trace F]
+ * [--report F]: the executed instruction flow of a saved trace, its summaries and pictures (decode/flame, report).
  *
  * DIR is a saved \fwpt\ directory: trace.pt, sideband.json and img-BASE.bin files. The only
  * sideband keys read (everything else is ignored):
@@ -17,7 +18,9 @@
 
 #include "arch/errata.h"
 #include "decode/flow.h"
+#include "decode/flame.h"
 #include "decode/flow_print.h"
+#include "decode/report.h"
 #include "tools/commands.h"
 #include "tools/sideband.h"
 
@@ -172,6 +175,94 @@ static int parse_sideband_filters(const char *text, uint64_t (*r)[2])
     return fwpt_json_array(p, f, sizeof f / sizeof f[0], add_sideband_filter, &v) ? -1 : v.n;
 }
 
+/* What the report page and the frame names need from sideband.json (as the app wrote it). */
+struct sideband_run {
+    struct fwpt_report_run run;
+    char vendor[16], backend[16], profile[64], verify[32], target[64], path[512], impl[128], reason[256];
+    struct fwpt_symbol sym;
+};
+
+static bool jtrue(const char *obj, const char *key)
+{
+    const char *v = obj ? fwpt_json_value(obj, key) : NULL;
+    return v && !strncmp(v, "true", 4);
+}
+
+static void parse_sideband_run(const char *text, struct sideband_run *r)
+{
+    uint64_t family = 0, model = 0, stepping = 0, signature = 0, impl_addr = 0, status = 0, bytes = 0;
+    int have[8];
+    const struct fwpt_json_field cpu[] = {
+        {"vendor", r->vendor, sizeof r->vendor, NULL, NULL}, {"family", NULL, 0, &family, &have[0]},
+        {"model", NULL, 0, &model, &have[1]}, {"stepping", NULL, 0, &stepping, &have[2]},
+        {"signature", NULL, 0, &signature, &have[3]},
+    };
+    const struct fwpt_json_field target[] = {
+        {"name", r->target, sizeof r->target, NULL, NULL}, {"path", r->path, sizeof r->path, NULL, NULL},
+        {"impl", r->impl, sizeof r->impl, NULL, NULL}, {"impl_addr", NULL, 0, &impl_addr, &have[4]},
+        {"status", NULL, 0, &status, &have[5]},
+    };
+    const struct fwpt_json_field trace[] = {
+        {"bytes", NULL, 0, &bytes, &have[6]}, {"reason", r->reason, sizeof r->reason, NULL, NULL},
+    };
+    const char *p;
+    if ((p = fwpt_json_value(text, "cpu")))
+        fwpt_json_object(p, cpu, sizeof cpu / sizeof cpu[0]);
+    if ((p = fwpt_json_value(text, "target")))
+        fwpt_json_object(p, target, sizeof target / sizeof target[0]);
+    const char *tr = fwpt_json_value(text, "trace");
+    if (tr)
+        fwpt_json_object(tr, trace, sizeof trace / sizeof trace[0]);
+    if ((p = fwpt_json_value(text, "backend")))
+        fwpt_json_string(p, r->backend, sizeof r->backend);
+    if ((p = fwpt_json_value(text, "profile")))
+        fwpt_json_string(p, r->profile, sizeof r->profile);
+    if ((p = fwpt_json_value(text, "verify")))
+        fwpt_json_string(p, r->verify, sizeof r->verify);
+    struct fwpt_report_run *u = &r->run;
+    u->vendor = r->vendor;
+    u->family = (uint32_t)family;
+    u->model = (uint32_t)model;
+    u->stepping = (uint32_t)stepping;
+    u->signature = (uint32_t)signature;
+    u->backend = r->backend;
+    u->profile = r->profile;
+    u->target = r->target;
+    u->target_path = r->path;
+    u->impl = r->impl;
+    u->impl_addr = impl_addr;
+    u->target_status = status;
+    u->trace_bytes = bytes;
+    u->trace_reason = r->reason;
+    u->wrapped = jtrue(tr, "wrapped");
+    u->stopped = jtrue(tr, "stopped");
+    u->error = jtrue(tr, "error");
+    u->verify = r->verify;
+    r->sym.addr = impl_addr;
+    r->sym.name = r->impl;
+}
+
+/* An output file of --flame, --folded, --chrome-trace or --report: opened before decoding, so a bad path
+ * fails at once. */
+static FILE *open_out(const char *path)
+{
+    FILE *f = path ? fopen(path, "wb") : NULL;
+    if (path && !f)
+        fprintf(stderr, "fwpt flow: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+static int close_out(FILE *f, const char *path)
+{
+    if (!f)
+        return 0;
+    if (fclose(f) != 0) {
+        fprintf(stderr, "fwpt flow: writing %s failed: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- Zydis disassembly (host only) ---- */
 struct disasm {
     ZydisDecoder dec64, dec32, dec16;
@@ -217,7 +308,14 @@ static void usage(FILE *f)
             "                 binds a TIP.PGD without IP to the direct branch that left the ranges\n"
             "                 (erratum SKL014). Default: the filter ranges of DIR's sideband.json\n"
             "  --iflags       RFLAGS.IF changes as events (iflags): for traces recorded with Event Trace\n"
-            "                 (EventEn=1); without it MODE.Exec's IF bit is always 0. Default: off\n");
+            "                 (EventEn=1); without it MODE.Exec's IF bit is always 0. Default: off\n"
+
+            "  --flame F      write the flame graph of the call tree to F (self-contained interactive SVG)\n"
+            "  --folded F     write folded stacks to F (flamegraph.pl, inferno, speedscope: 'a;b;c count')\n"
+            "  --chrome-trace F  write the calls to F in the Trace Event Format (Perfetto, chrome://tracing):\n"
+            "                 one complete slice per call, the instruction index as the clock\n"
+            "  --report F     write the report page to F (as `fwpt report DIR -o F`)\n"
+            "                 With any of these four and neither --calls nor --profile, nothing goes to stdout\n");
 }
 
 static int cmp_base(const void *a, const void *b)
@@ -237,6 +335,8 @@ int fwpt_cmd_flow(int argc, char **argv)
     struct fwpt_errata errata;
     uint64_t filter[FWPT_FLOW_FILTERS][2];
     uint32_t n_filter = 0;
+    const char *flame_path = NULL, *folded_path = NULL, *chrome_path = NULL, *report_path = NULL;
+    static struct sideband_run sbr;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -296,6 +396,14 @@ int fwpt_cmd_flow(int argc, char **argv)
             n_filter++;
         } else if (!strcmp(a, "--iflags")) {
             iflags = 1;
+        } else if (!strcmp(a, "--flame") && v) {
+            flame_path = v, i++;
+        } else if (!strcmp(a, "--folded") && v) {
+            folded_path = v, i++;
+        } else if (!strcmp(a, "--chrome-trace") && v) {
+            chrome_path = v, i++;
+        } else if (!strcmp(a, "--report") && v) {
+            report_path = v, i++;
         } else if (!strcmp(a, "--calls")) {
             calls = 1;
         } else if (!strcmp(a, "--profile")) {
@@ -360,6 +468,7 @@ int fwpt_cmd_flow(int argc, char **argv)
                 else
                     n_filter = (uint32_t)nf;
             }
+            parse_sideband_run((const char *)sb, &sbr);
             if (!have_cpu && fwpt_sideband_cpu((const char *)sb, &cpu) < 0)
                 fprintf(stderr, "fwpt flow: %s: no usable \"cpu\" object (decoding without processor errata)\n", p);
             free(sb);
@@ -381,8 +490,22 @@ int fwpt_cmd_flow(int argc, char **argv)
     }
     struct fwpt_modules mods = {mv, im.n, 0};
 
+    const int pictures = flame_path || folded_path || chrome_path || report_path;
+    const int listing = !calls && !profile && !pictures;
+    FILE *flame_f = open_out(flame_path), *folded_f = open_out(folded_path), *chrome_f = open_out(chrome_path),
+         *report_f = open_out(report_path);
+    if ((flame_path && !flame_f) || (folded_path && !folded_f) || (chrome_path && !chrome_f) || (report_path && !report_f))
+        return 1;
+    if (!sbr.run.target) { /* a raw trace: the report names the file */
+        parse_sideband_run("", &sbr);
+        snprintf(sbr.target, sizeof sbr.target, "%s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+        snprintf(sbr.verify, sizeof sbr.verify, "not asked");
+    }
+    const int have_sym = sbr.sym.name && sbr.sym.name[0];
+    struct fwpt_names names = {&mods, have_sym ? &sbr.sym : NULL, have_sym ? 1u : 0u};
+
     struct disasm *dz = NULL;
-    if (!no_disasm && !calls && !profile) {
+    if (!no_disasm && listing) {
         dz = calloc(1, sizeof *dz);
         ZydisDecoderInit(&dz->dec64, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
         ZydisDecoderInit(&dz->dec32, ZYDIS_MACHINE_MODE_LONG_COMPAT_32, ZYDIS_STACK_WIDTH_32);
@@ -403,13 +526,17 @@ int fwpt_cmd_flow(int argc, char **argv)
 
     struct fwpt_profile *prof = NULL;
     size_t nfuncs = 1 << 16, nnodes = 1 << 18, nhash = 1 << 19;
-    if (calls || profile) {
+    if (!listing) {
         prof = malloc(sizeof *prof);
         fwpt_profile_init(prof, &mods, calloc(im.n + 1, sizeof(uint64_t)),
                           malloc(nfuncs * sizeof(struct fwpt_profile_func)), nfuncs,
                           malloc(nnodes * sizeof(struct fwpt_profile_node)), nnodes,
                           malloc(nhash * sizeof(uint32_t)), nhash);
     }
+    struct fwpt_sink chrome_sink = fwpt_file_sink(chrome_f);
+    static struct fwpt_chrome chrome;
+    if (chrome_f)
+        fwpt_chrome_begin(&chrome, prof, &names, &chrome_sink);
     struct fwpt_flow_event ev;
     unsigned long errors = 0;
     while (fwpt_flow_next(f, &ev) == FWPT_OK) {
@@ -434,6 +561,26 @@ int fwpt_cmd_flow(int argc, char **argv)
             fwpt_calltree_print(prof, &out, (uint32_t)depth);
     }
     fflush(stdout);
+    if (chrome_f)
+        fwpt_chrome_end(&chrome, prof);
+    if (folded_f) {
+        struct fwpt_sink fs = fwpt_file_sink(folded_f);
+        fwpt_folded_write(prof, &names, &fs);
+    }
+    if (flame_f) {
+        char title[160];
+        snprintf(title, sizeof title, "fwpt flame graph: %s", sbr.target[0] ? sbr.target : "-");
+        struct fwpt_sink fs = fwpt_file_sink(flame_f);
+        fwpt_flame_svg(prof, &names, title, 1, &fs);
+    }
+    if (report_f) {
+        sbr.run.decode_errors = errors;
+        struct fwpt_sink fs = fwpt_file_sink(report_f);
+        fwpt_report_html(&sbr.run, prof, &names, &fs);
+    }
+    if (close_out(flame_f, flame_path) | close_out(folded_f, folded_path) | close_out(chrome_f, chrome_path) |
+        close_out(report_f, report_path))
+        return 1;
     if (errors) {
         uint64_t lost = fwpt_flow_bytes_skipped(f);
         fprintf(stderr, "fwpt flow: %lu decode error%s (shown in line); the decoder skipped %llu of %zu trace bytes "

@@ -12,6 +12,7 @@ int fwpt_cmd_caps(int argc, char **argv);
 int fwpt_cmd_plan(int argc, char **argv);
 int fwpt_cmd_dump(int argc, char **argv);
 int fwpt_cmd_flow(int argc, char **argv);
+int fwpt_cmd_report(int argc, char **argv);
 
 /* A sink writing to a stdio stream. */
 struct fwpt_sink fwpt_file_sink(FILE *f);

@@ -23,6 +23,7 @@ FWPT_WEAK_CMD(fwpt_cmd_caps, "capability report")
 FWPT_WEAK_CMD(fwpt_cmd_plan, "output plan")
 FWPT_WEAK_CMD(fwpt_cmd_dump, "packet dump")
 FWPT_WEAK_CMD(fwpt_cmd_flow, "instruction flow")
+FWPT_WEAK_CMD(fwpt_cmd_report, "report page")
 
 static const struct {
     const char *name;
@@ -33,6 +34,7 @@ static const struct {
     {"plan", fwpt_cmd_plan, "output plan and ToPA tables for capabilities and options"},
     {"dump", fwpt_cmd_dump, "decode a trace file into packets"},
     {"flow", fwpt_cmd_flow, "decode a trace into the executed instruction flow"},
+    {"report", fwpt_cmd_report, "one self-contained HTML page of a saved trace: run, profiles, flame graph, call tree"},
 };
 
 static void usage(FILE *f)

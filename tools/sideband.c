@@ -13,7 +13,7 @@ static const char *ws(const char *p)
 }
 
 /* Parses a JSON string at p (at '"') into out (cap bytes, truncated); returns the end or NULL. */
-static const char *jstring(const char *p, char *out, size_t cap)
+const char *fwpt_json_string(const char *p, char *out, size_t cap)
 {
     size_t n = 0;
     if (*p != '"')
@@ -48,7 +48,7 @@ static const char *jskip(const char *p, int depth)
         return NULL;
     if (*p == '"') {
         char tmp[1];
-        return jstring(p, tmp, 0);
+        return fwpt_json_string(p, tmp, 0);
     }
     if (*p == '{' || *p == '[') {
         char close = *p == '{' ? '}' : ']';
@@ -58,7 +58,7 @@ static const char *jskip(const char *p, int depth)
         for (;;) {
             if (close == '}') {
                 char tmp[1];
-                p = jstring(ws(p), tmp, 0);
+                p = fwpt_json_string(ws(p), tmp, 0);
                 if (!p)
                     return NULL;
                 p = ws(p);
@@ -88,7 +88,7 @@ static const char *jnumber(const char *p, uint64_t *v, int *ok)
     char buf[64];
     p = ws(p);
     if (*p == '"') {
-        p = jstring(p, buf, sizeof buf);
+        p = fwpt_json_string(p, buf, sizeof buf);
     } else {
         size_t n = 0;
         while (*p && ((*p >= '0' && *p <= '9') || (*p | 32) == 'x' || ((*p | 32) >= 'a' && (*p | 32) <= 'f')) &&
@@ -110,7 +110,7 @@ const char *fwpt_json_object(const char *p, const struct fwpt_json_field *f, siz
     p = ws(p + 1);
     while (*p == '"') {
         char key[64];
-        p = jstring(p, key, sizeof key);
+        p = fwpt_json_string(p, key, sizeof key);
         if (!p)
             return NULL;
         p = ws(p);
@@ -122,7 +122,7 @@ const char *fwpt_json_object(const char *p, const struct fwpt_json_field *f, siz
             i++;
         int ok = 1;
         if (i < n && f[i].str && *p == '"')
-            p = jstring(p, f[i].str, f[i].cap);
+            p = fwpt_json_string(p, f[i].str, f[i].cap);
         else if (i < n && f[i].num)
             p = jnumber(p, f[i].num, &ok);
         else

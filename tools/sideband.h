@@ -20,6 +20,8 @@ struct fwpt_json_field {
 
 /* Reads the JSON object at p ('{') into the fields named (other keys skipped); returns the end or NULL. */
 const char *fwpt_json_object(const char *p, const struct fwpt_json_field *f, size_t n);
+/* The JSON string at p ('"') into out (cap bytes, NUL-terminated, cut to fit); returns the end or NULL. */
+const char *fwpt_json_string(const char *p, char *out, size_t cap);
 /* Where the value of the first "key" in text starts (after the colon), or NULL. */
 const char *fwpt_json_value(const char *text, const char *key);
 /* The array of objects at p ('['): each read with fwpt_json_object into f, then handed to each(ctx) (return

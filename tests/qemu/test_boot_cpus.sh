@@ -33,7 +33,7 @@ PY
 
 V='verdict                 Intel PT not usable'
 # qemu64: QEMU's default model is AMD-flavoured (AuthenticAMD, max leaf 0xd) -> not Intel
-boot qemu64 qemu64 trace locate-handle shutdown
+boot qemu64 qemu64 trace locate-handle backend=hw shutdown
 rc_is qemu64 3
 has qemu64 'vendor                  AuthenticAMD'
 has qemu64 'max basic leaf          0xd'
@@ -42,6 +42,7 @@ has qemu64 "$V (not_intel): the vendor is not GenuineIntel"
 has qemu64 'trace: target locate-handle'
 has qemu64 'trace: backend hw (Intel PT)'
 has qemu64 'trace: Intel PT is not usable on this processor: the vendor is not GenuineIntel; nothing traced (the report is in \fwpt\caps.txt)'
+has qemu64 'trace: hint: backend=soft (or the default, backend=auto) traces the same call without Intel PT, by single-stepping (e.g. `trace locate-handle backend=soft verify`)'
 if [ ! -e "$work/qemu64/fwpt/trace.pt" ]; then ok; else bad "qemu64: trace.pt written without a trace"; fi
 has qemu64 'fwpt: exit status EFI_UNSUPPORTED (0x8000000000000003)'
 caps_match qemu64
@@ -56,13 +57,13 @@ caps_match max
 # max as GenuineIntel: highest basic leaf 0xd, and QEMU answers leaf 14H with leaf 0xd's data:
 # the enumeration must not read it. Also the hardware backend: a plain RDMSR, and a WRMSR that
 # TCG refuses with #GP (IA32_PKRS with bits 63:32 set) caught and reported, never a hang.
-boot maxintel max,vendor=GenuineIntel rdmsr=0x1b wrmsr=0x6e1:0x100000000 trace memory-map shutdown
+boot maxintel max,vendor=GenuineIntel rdmsr=0x1b wrmsr=0x6e1:0x100000000 trace memory-map backend=hw shutdown
 rc_is maxintel 3
 has maxintel 'vendor                  GenuineIntel'
 has maxintel 'max basic leaf          0xd'
 has maxintel 'CPUID.(14H,0)           n/a (above the max basic leaf)'
 has maxintel "$V (max_leaf_below_14): the highest basic CPUID leaf is below 14H"
-has maxintel 'options (\fwpt\fwpt.cfg): rdmsr=0x1b wrmsr=0x6e1:0x100000000 trace memory-map shutdown'
+has maxintel 'options (\fwpt\fwpt.cfg): rdmsr=0x1b wrmsr=0x6e1:0x100000000 trace memory-map backend=hw shutdown'
 has maxintel 'trace: Intel PT is not usable on this processor: the highest basic CPUID leaf is below 14H; nothing traced (the report is in \fwpt\caps.txt)'
 has maxintel 'rdmsr 0x1b = 0xfee00900'
 has maxintel 'wrmsr 0x6e1: #GP caught (the CPU raised #GP on the access (MSR not implemented or value refused))'

@@ -1081,6 +1081,42 @@ static void test_tool(void)
     CHECK_EQ(run_tool("--profile skylake --leaf7-ebx 0", out, sizeof out), 2);
 }
 
+/* backend=auto: the built-in profile closest to the processor (family/model), else the named default */
+static void test_profile_closest(void)
+{
+    bool m = true;
+    struct fwpt_cpu_id id = {.known = true, .intel = true, .family = 6, .model = 94, .stepping = 3};
+    CHECK_STR(fwpt_cpu_profile_closest(&id, &m)->name, "skylake");
+    CHECK(m);
+    id.model = 61;
+    CHECK_STR(fwpt_cpu_profile_closest(&id, &m)->name, "broadwell");
+    CHECK(m);
+    id.model = 156;
+    CHECK_STR(fwpt_cpu_profile_closest(&id, &m)->name, "tremont");
+    CHECK(m);
+    id.model = 151; /* two profiles (P- and E-core) share 6/151: the first, the P-core */
+    CHECK_STR(fwpt_cpu_profile_closest(&id, &m)->name, "alderlake-p");
+    CHECK(m);
+    id.model = 165; /* Comet Lake's profile has no Intel PT: it cannot be emulated, the default is */
+    CHECK_STR(fwpt_cpu_profile_closest(&id, &m)->name, "skylake");
+    CHECK(!m);
+    id.model = 60; /* Haswell: no PT either */
+    CHECK_STR(fwpt_cpu_profile_closest(&id, &m)->name, "skylake");
+    CHECK(!m);
+    id.model = 200; /* unknown model */
+    m = true;
+    CHECK_STR(fwpt_cpu_profile_closest(&id, &m)->name, FWPT_PROFILE_DEFAULT);
+    CHECK(!m);
+    struct fwpt_cpu_id amd = {.known = true, .intel = false, .family = 25, .model = 1};
+    m = true;
+    CHECK_STR(fwpt_cpu_profile_closest(&amd, &m)->name, "skylake"); /* QEMU TCG -cpu max: AuthenticAMD */
+    CHECK(!m);
+    struct fwpt_cpu_id none = {0};
+    m = true;
+    CHECK_STR(fwpt_cpu_profile_closest(&none, &m)->name, "skylake");
+    CHECK(!m);
+}
+
 int main(void)
 {
     if (!load_rows()) {
@@ -1115,6 +1151,7 @@ int main(void)
     test_read_rules();
     test_read_faults();
     test_profiles();
+    test_profile_closest();
     test_golden_report();
     test_tool();
     return check_summary("test_caps");

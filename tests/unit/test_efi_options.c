@@ -20,7 +20,7 @@ int main(void)
     CHECK_EQ(o.cyc, -1);
     CHECK_EQ(o.psb, -1);
     CHECK_STR(o.out_dir, "\\fwpt");
-    CHECK_EQ(o.backend, FWPT_BACKEND_HW);
+    CHECK_EQ(o.backend, FWPT_BACKEND_AUTO); /* Intel PT when usable, else the software tracer */
     CHECK_EQ(o.filter, FWPT_FILTER_NONE);
     CHECK_EQ(o.listing, 1000000);
 
@@ -115,10 +115,19 @@ int main(void)
     CHECK_STR(err, "bad count in 'steps=many' (steps=N, at least 1)");
     CHECK_EQ(parse("steps=", false, &o, err), -1);
     CHECK_STR(err, "bad count in 'steps=' (steps=N, at least 1)");
-    CHECK_EQ(parse("trace locate-handle steps=4000", false, &o, err), -1); /* Intel PT: no step limit */
-    CHECK_STR(err, "'steps=' applies to the software tracer only (add backend=soft)");
+    CHECK_EQ(parse("trace locate-handle steps=4000 backend=hw", false, &o, err), -1); /* Intel PT: no step limit */
+    CHECK_STR(err, "'steps=' applies to the software tracer only (backend=soft or auto)");
     CHECK_EQ(parse("trace locate-handle profile=skylake backend=hw", false, &o, err), -1);
-    CHECK_STR(err, "'profile=' applies to the software tracer only (add backend=soft)");
+    CHECK_STR(err, "'profile=' applies to the software tracer only (backend=soft or auto)");
+    /* auto may pick the software tracer: its settings are kept for that case */
+    CHECK_EQ(parse("trace locate-handle steps=4000 profile=tremont", false, &o, err), 0);
+    CHECK_EQ(o.backend, FWPT_BACKEND_AUTO);
+    CHECK_EQ(o.steps, 4000);
+    CHECK_STR(o.profile, "tremont");
+    CHECK_EQ(parse("backend=soft backend=auto", false, &o, err), 0);
+    CHECK_EQ(o.backend, FWPT_BACKEND_AUTO);
+    CHECK_EQ(parse("backend=hw", false, &o, err), 0);
+    CHECK_EQ(o.backend, FWPT_BACKEND_HW);
 
     /* MSR probes */
     CHECK_EQ(parse("rdmsr=0x570 wrmsr=0x6e1:0x100000000", false, &o, err), 0);
@@ -145,7 +154,7 @@ int main(void)
     CHECK_EQ(parse("filter=2000-1000", false, &o, err), -1);
     CHECK_STR(err, "bad filter 'filter=2000-1000' (filter=target or filter=A-B, hex, A <= B)");
     CHECK_EQ(parse("backend=fpga", false, &o, err), -1);
-    CHECK_STR(err, "unknown backend in 'backend=fpga' (hw or soft)");
+    CHECK_STR(err, "unknown backend in 'backend=fpga' (auto, hw or soft)");
     CHECK_EQ(parse("wrmsr=0x10", false, &o, err), -1);
     CHECK_STR(err, "bad MSR write in 'wrmsr=0x10' (wrmsr=MSR:VALUE)");
 

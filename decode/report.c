@@ -1,0 +1,242 @@
+/* fwpt — the report page (see report.h). */
+#include "decode/report.h"
+
+static const char *or_dash(const char *s) { return s && s[0] ? s : "-"; }
+
+static void row_begin(const struct fwpt_sink *o, const char *key)
+{
+    fwpt_puts(o, "<tr><th>");
+    fwpt_put_xml(o, key);
+    fwpt_puts(o, "</th><td>");
+}
+
+static void put_run(const struct fwpt_sink *o, const struct fwpt_report_run *r, const struct fwpt_profile *p)
+{
+    fwpt_puts(o, "<h2>The run</h2>\n<table class=\"run\">\n");
+    row_begin(o, "CPU");
+    fwpt_put_xml(o, or_dash(r->vendor));
+    fwpt_printf(o, ", family %u model %u stepping %u (CPUID.1:EAX ", r->family, r->model, r->stepping);
+    fwpt_put_0x(o, r->signature);
+    fwpt_puts(o, ")</td></tr>\n");
+    row_begin(o, "Backend");
+    if (r->backend && !fwpt_strcmp(r->backend, "soft")) {
+        fwpt_puts(o, "soft: the software tracer (single-step), emulating profile ");
+        fwpt_put_xml(o, or_dash(r->profile));
+    } else {
+        fwpt_put_xml(o, or_dash(r->backend));
+        fwpt_puts(o, ": Intel PT");
+    }
+    fwpt_puts(o, "</td></tr>\n");
+    row_begin(o, "Target");
+    fwpt_put_xml(o, or_dash(r->target));
+    if (r->target_path && r->target_path[0]) {
+        fwpt_putc(o, ' ');
+        fwpt_put_xml(o, r->target_path);
+    }
+    fwpt_puts(o, ": ");
+    fwpt_put_xml(o, or_dash(r->impl));
+    fwpt_puts(o, " at ");
+    fwpt_put_0x(o, r->impl_addr);
+    fwpt_puts(o, "</td></tr>\n");
+    row_begin(o, "Status of the call");
+    fwpt_put_0x(o, r->target_status);
+    fwpt_puts(o, r->target_status ? " (an error)" : " (EFI_SUCCESS)");
+    fwpt_puts(o, "</td></tr>\n");
+    row_begin(o, "Trace");
+    fwpt_printf(o, "%lu bytes; ended because: ", r->trace_bytes);
+    fwpt_put_xml(o, r->error ? "operational error (STATUS.Error)"
+                    : r->stopped ? "the output stopped (ToPA STOP / TraceStop)" : "the call returned");
+    if (r->trace_reason && r->trace_reason[0]) {
+        fwpt_puts(o, "; ");
+        fwpt_put_xml(o, r->trace_reason);
+    }
+    fwpt_puts(o, r->wrapped ? " (the buffer wrapped: the oldest part is lost)" : "");
+    fwpt_puts(o, "</td></tr>\n");
+    row_begin(o, "Instructions");
+    fwpt_printf(o, "<span id=\"fwpt-insns\">%lu</span></td></tr>\n", p->insns);
+    row_begin(o, "Verify");
+    fwpt_printf(o, "<span id=\"fwpt-verify\" class=\"%s\">", r->verify && !fwpt_strcmp(r->verify, "passed") ? "ok"
+                                                           : r->verify && !fwpt_strcmp(r->verify, "FAILED") ? "bad" : "");
+    fwpt_put_xml(o, or_dash(r->verify));
+    fwpt_puts(o, "</span></td></tr>\n");
+    row_begin(o, "Decode errors");
+    fwpt_printf(o, "<span id=\"fwpt-errors\" class=\"%s\">%lu</span></td></tr>\n", r->decode_errors ? "bad" : "ok",
+                r->decode_errors);
+    fwpt_puts(o, "</table>\n");
+}
+
+static void put_modules(const struct fwpt_sink *o, const struct fwpt_profile *p)
+{
+    size_t nm = p->mods ? p->mods->n : 0;
+    fwpt_puts(o, "<h2>Instructions per module</h2>\n<table class=\"prof\" id=\"fwpt-modules\">\n"
+                 "<tr><th>instructions</th><th>%</th><th>module</th></tr>\n");
+    /* by instructions, descending, then by name: the same order whatever order the modules were given in */
+    const char *prev_name = NULL;
+    uint64_t prev = ~(uint64_t)0;
+    for (;;) {
+        size_t best = (size_t)-1;
+        for (size_t i = 0; i <= nm; i++) {
+            uint64_t v = p->mod_insns[i];
+            const char *name = i < nm ? p->mods->v[i].name : "(no module)";
+            if (!v)
+                continue;
+            if (prev_name && (v > prev || (v == prev && fwpt_strcmp(name, prev_name) <= 0)))
+                continue;
+            const char *bn = best == (size_t)-1 ? NULL : best < nm ? p->mods->v[best].name : "(no module)";
+            if (!bn || v > p->mod_insns[best] || (v == p->mod_insns[best] && fwpt_strcmp(name, bn) < 0))
+                best = i;
+        }
+        if (best == (size_t)-1)
+            break;
+        prev = p->mod_insns[best];
+        prev_name = best < nm ? p->mods->v[best].name : "(no module)";
+        fwpt_printf(o, "<tr><td class=\"n\">%lu</td><td class=\"n\">", prev);
+        fwpt_put_percent(o, prev, p->insns);
+        fwpt_puts(o, "</td><td>");
+        fwpt_put_xml(o, prev_name);
+        fwpt_puts(o, "</td></tr>\n");
+    }
+    fwpt_puts(o, "</table>\n");
+}
+
+static void put_functions(const struct fwpt_sink *o, const struct fwpt_profile *p, const struct fwpt_names *names)
+{
+    char name[FWPT_FRAME_NAME_MAX];
+    fwpt_printf(o, "<h2>Instructions per function (self; top %u of %lu)</h2>\n<table class=\"prof\" id=\"fwpt-functions\">\n"
+                   "<tr><th>instructions</th><th>%%</th><th>calls</th><th>function</th><th>entry</th></tr>\n",
+                (unsigned)(p->nfuncs < FWPT_REPORT_TOP_FUNCS ? p->nfuncs : FWPT_REPORT_TOP_FUNCS), (uint64_t)p->nfuncs);
+    /* by self instructions descending, then entry ascending (as fwpt_profile_print) */
+    uint64_t prev_insns = ~(uint64_t)0, prev_entry = 0;
+    for (unsigned shown = 0; shown < FWPT_REPORT_TOP_FUNCS; shown++) {
+        size_t best = (size_t)-1;
+        for (size_t i = 0; i <= p->funcs_mask; i++) {
+            const struct fwpt_profile_func *f = &p->funcs[i];
+            if (f->entry == FWPT_FLOW_NO_IP)
+                continue;
+            if (shown && (f->insns > prev_insns || (f->insns == prev_insns && f->entry <= prev_entry)))
+                continue;
+            if (best == (size_t)-1 || f->insns > p->funcs[best].insns ||
+                (f->insns == p->funcs[best].insns && f->entry < p->funcs[best].entry))
+                best = i;
+        }
+        if (best == (size_t)-1)
+            break;
+        const struct fwpt_profile_func *f = &p->funcs[best];
+        fwpt_frame_name(names, f->entry, name);
+        fwpt_printf(o, "<tr><td class=\"n\">%lu</td><td class=\"n\">", f->insns);
+        fwpt_put_percent(o, f->insns, p->insns);
+        fwpt_printf(o, "</td><td class=\"n\">%lu</td><td>", f->calls);
+        fwpt_put_xml(o, name);
+        fwpt_puts(o, "</td><td class=\"a\">");
+        fwpt_put_0x(o, f->entry);
+        fwpt_puts(o, "</td></tr>\n");
+        prev_insns = f->insns;
+        prev_entry = f->entry;
+    }
+    fwpt_puts(o, "</table>\n");
+}
+
+static void put_tree_row(const struct fwpt_sink *o, const struct fwpt_profile *p, const struct fwpt_names *names,
+                         uint32_t n)
+{
+    const struct fwpt_profile_node *d = &p->nodes[n];
+    char name[FWPT_FRAME_NAME_MAX];
+    fwpt_frame_name(names, d->entry, name);
+    fwpt_printf(o, "<span class=\"n\">%lu</span><span class=\"n\">%lu</span><span class=\"n\">%lu</span>"
+                   "<span class=\"n\">",
+                d->calls, d->insns, d->total);
+    fwpt_put_percent(o, d->total, p->nodes[0].total);
+    fwpt_puts(o, "%</span> ");
+    fwpt_put_xml(o, name);
+    if (n) {
+        fwpt_puts(o, " <span class=\"a\">");
+        fwpt_put_0x(o, d->entry);
+        fwpt_puts(o, "</span>");
+    }
+}
+
+static void put_node_attrs(const struct fwpt_sink *o, const struct fwpt_profile_node *d, uint32_t n)
+{
+    fwpt_printf(o, " data-calls=\"%lu\" data-self=\"%lu\" data-total=\"%lu\" data-depth=\"%u\" data-entry=\"", d->calls,
+                d->insns, d->total, d->depth);
+    if (n)
+        fwpt_put_0x(o, d->entry);
+    else
+        fwpt_puts(o, "root");
+    fwpt_puts(o, "\"");
+}
+
+static void put_tree(const struct fwpt_sink *o, struct fwpt_profile *p, const struct fwpt_names *names)
+{
+    fwpt_printf(o, "<h2>Call tree</h2>\n<p>calls, instructions (self, with callees, %% of all), function. "
+                   "<button type=\"button\" onclick=\"fwptTree(true)\">expand all</button> "
+                   "<button type=\"button\" onclick=\"fwptTree(false)\">collapse all</button></p>\n"
+                   "<div class=\"tree\" id=\"fwpt-tree\">\n");
+    uint32_t n = 0;
+    for (;;) {
+        const struct fwpt_profile_node *d = &p->nodes[n];
+        int children = d->first_child && d->depth < FWPT_FLAME_MAX_DEPTH;
+        if (children) {
+            fwpt_printf(o, "<details%s><summary", d->depth < 2 ? " open" : "");
+            put_node_attrs(o, d, n);
+            fwpt_puts(o, ">");
+            put_tree_row(o, p, names, n);
+            fwpt_puts(o, "</summary>\n");
+            n = d->first_child;
+            continue;
+        }
+        fwpt_puts(o, "<div class=\"leaf\"");
+        put_node_attrs(o, d, n);
+        fwpt_puts(o, ">");
+        put_tree_row(o, p, names, n);
+        fwpt_puts(o, "</div>\n");
+        /* up to the next sibling, closing each <details> left */
+        while (n && !p->nodes[n].next_sibling) {
+            n = p->nodes[n].parent;
+            fwpt_puts(o, "</details>\n");
+        }
+        if (!n)
+            break;
+        n = p->nodes[n].next_sibling;
+    }
+    fwpt_puts(o, "</div>\n");
+}
+
+void fwpt_report_html(const struct fwpt_report_run *run, struct fwpt_profile *p, const struct fwpt_names *names,
+                      const struct fwpt_sink *o)
+{
+    fwpt_calltree_totals(p);
+    fwpt_puts(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>fwpt report: ");
+    fwpt_put_xml(o, or_dash(run->target));
+    fwpt_puts(o, "</title>\n<style>\n"
+                 "body { font-family: sans-serif; margin: 1em 2em; color: #111; }\n"
+                 "table { border-collapse: collapse; margin-bottom: 1em; }\n"
+                 "th, td { border: 1px solid #ccc; padding: 2px 8px; text-align: left; }\n"
+                 "td.n { text-align: right; font-family: monospace; }\n"
+                 ".a { font-family: monospace; color: #666; }\n"
+                 ".ok { color: #070; font-weight: bold; }\n.bad { color: #b00; font-weight: bold; }\n"
+                 ".tree { font-family: monospace; white-space: pre; }\n"
+                 ".tree details, .tree .leaf { margin-left: 1.5em; }\n"
+                 ".tree .leaf { padding-left: 1em; }\n"
+                 ".tree span.n { display: inline-block; width: 7em; text-align: right; margin-right: 0.5em; }\n"
+                 ".flame { overflow-x: auto; }\n"
+                 "</style>\n</head>\n<body>\n<h1>fwpt report: ");
+    fwpt_put_xml(o, or_dash(run->target));
+    fwpt_puts(o, "</h1>\n");
+    put_run(o, run, p);
+    put_modules(o, p);
+    put_functions(o, p, names);
+    fwpt_puts(o, "<h2>Flame graph</h2>\n<div class=\"flame\">\n");
+    char title[160];
+    struct fwpt_bufsink b;
+    struct fwpt_sink ts = fwpt_bufsink_init(&b, title, sizeof title - 1);
+    fwpt_puts(&ts, "fwpt flame graph: ");
+    fwpt_puts(&ts, or_dash(run->target));
+    title[b.len] = 0;
+    fwpt_flame_svg(p, names, title, 0, o);
+    fwpt_puts(o, "</div>\n");
+    put_tree(o, p, names);
+    fwpt_puts(o, "<script>\nfunction fwptTree(open) {\n"
+                 "  document.querySelectorAll('#fwpt-tree details').forEach(function (d) { d.open = open; });\n"
+                 "}\n</script>\n</body>\n</html>\n");
+}

@@ -1,0 +1,58 @@
+/* fwpt report DIR -o FILE: the report page of a saved \fwpt\ directory (decode/report), the same bytes the
+ * app writes to \fwpt\report.html for that trace. The decoding is `fwpt flow DIR --report FILE`'s. */
+#include <stdio.h>
+#include <string.h>
+#include "tools/commands.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: fwpt report DIR -o FILE [flow options]\n"
+               "  DIR            a saved \\fwpt\\ directory (trace.pt, sideband.json, img-BASE.bin)\n"
+               "  -o FILE        the HTML page to write: the run, the module and function profiles, the flame\n"
+               "                 graph and a collapsible call tree; one file, no outside assets\n"
+               "  flow options   --cpu, --filter, --image as for `fwpt flow` (see fwpt flow --help)\n");
+}
+
+int fwpt_cmd_report(int argc, char **argv)
+{
+    const char *out = NULL, *dir = NULL;
+    char *args[64];
+    int n = 0;
+    args[n++] = "flow";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "fwpt report: %s needs a FILE\n", a);
+                return 2;
+            }
+            out = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            if (n + 2 >= 60) {
+                fprintf(stderr, "fwpt report: too many options\n");
+                return 2;
+            }
+            args[n++] = argv[i]; /* a flow option: --cpu X, --filter A-B, --image F@A take a value */
+            if (i + 1 < argc && (!strcmp(a, "--cpu") || !strcmp(a, "--filter") || !strcmp(a, "--image")))
+                args[n++] = argv[++i];
+        } else if (!dir) {
+            dir = a;
+        } else {
+            fprintf(stderr, "fwpt report: more than one DIR ('%s', '%s')\n", dir, a);
+            return 2;
+        }
+    }
+    if (!dir || !out) {
+        fprintf(stderr, "fwpt report: %s\n", !dir ? "no DIR given" : "no output file given (-o FILE)");
+        usage(stderr);
+        return 2;
+    }
+    args[n++] = (char *)dir;
+    args[n++] = "--report";
+    args[n++] = (char *)out;
+    args[n] = NULL;
+    return fwpt_cmd_flow(n, args);
+}
