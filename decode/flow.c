@@ -738,8 +738,10 @@ static void lookahead(struct fwpt_flow *f)
         }
         enum fwpt_status s = fetch(f);
         if (s != FWPT_OK) {
-            if (s == FWPT_E_EOS && !f->end_seen && !f->tnt_count && f->state == ST_WALK) {
-                /* every packet is used: what follows comes from the code alone */
+            if (s == FWPT_E_EOS && !f->end_seen && !f->tnt_count && !f->pend_pip && f->state == ST_WALK) {
+                /* every packet is used: what follows comes from the code alone. Not while a PIP waits
+                 * for its MOV CR3 (SDM "PIP Packet"): the walk looks for it, and code that runs out
+                 * first is an error (E_NOMAP), not the end of what the trace says */
                 f->end_seen = 1;
                 evq_push(f, FWPT_FLOW_END)->offset = f->pkt.offset;
             }

@@ -213,8 +213,6 @@ NOT_YET = [
     (lambda n, o: "--event:tick" in o, "tick events and time (ptxed --event:tick/--event:time) are issue 19"),
     (lambda n, o: "trig" in n and n not in ("trig", "trig-fup"),
      "TRIG's ICNT (the instructions retired since the last packet) does not place the event yet: it is given where the walk is"),
-    (lambda n, o: n == "pip-pip_mov_cr3-fail", "the trace ends with a PIP whose MOV CR3 was not reached: libipt walks on "
-     "into unmapped code and reports it, fwpt ends at the end of the trace data"),
     (lambda n, o: n in RESYNC_NOT_YET, "ptxed --resync-on-error resumes where libipt's query decoder resumes (at the next "
      "event of any kind after an error); fwpt resumes at the next IP packet or PSB, so the events between differ"),
 ]
