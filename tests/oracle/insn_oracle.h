@@ -87,7 +87,7 @@ static inline enum fwpt_insn_class zy_class(const ZydisDecodedInstruction *z)
 /* ---- Encodings Zydis 4.0 does not know (it refuses them). The oracle test checks exactly these
  * another way, never skips them silently:
  *  - FRED ERETU (F3 0F 01 CA) and ERETS (F2 0F 01 CA) in 64-bit mode (FRED specification): class
- *    IRET (a return from an event, its target in a TIP), length = prefixes + 3.
+ *    IRET (a return from an event, its target in a TIP), length = prefixes + 3 (#UD with LOCK).
  *  - APX REX2 (D5, payload M0 R4 X4 B4 W R3 X3 B3, opcode; Intel APX Architecture Specification)
  *    in 64-bit mode: the same instruction with a REX of the payload's W R3 X3 B3 (and 0F for
  *    map 1) in its place is one Zydis knows: same class, length one less in map 0 (R4 X4 B4 change
@@ -101,6 +101,7 @@ struct zy_unknown_insn {
     unsigned rep;     /* last of F2/F3, 0 if none */
     int legacy_jmpabs_ud; /* a 66/67/F0/F2/F3 prefix (#UD with JMPABS) */
     int rex_before;   /* a REX right before it (#UD before REX2) */
+    int lock;         /* an F0 prefix (#UD on ERETU/ERETS: SDM Vol. 2 "LOCK") */
 };
 
 static inline enum zy_unknown_kind zy_unknown(const uint8_t *b, size_t n, enum fwpt_exec_mode mode,
@@ -111,6 +112,7 @@ static inline enum zy_unknown_kind zy_unknown(const uint8_t *b, size_t n, enum f
     u->rep = 0;
     u->legacy_jmpabs_ud = 0;
     u->rex_before = 0;
+    u->lock = 0;
     if (mode != FWPT_MODE_64)
         return ZY_KNOWN;
     for (; j < n; j++) {
@@ -119,6 +121,7 @@ static inline enum zy_unknown_kind zy_unknown(const uint8_t *b, size_t n, enum f
             u->legacy_jmpabs_ud = 1;
             if (c == 0xf2 || c == 0xf3)
                 u->rep = c;
+            u->lock |= c == 0xf0;
             u->rex_before = 0;
         } else if (c == 0x26 || c == 0x2e || c == 0x36 || c == 0x3e || c == 0x64 || c == 0x65) {
             u->rex_before = 0;

@@ -58,6 +58,8 @@ static unsigned check_unknown(const uint8_t *b, size_t avail, enum fwpt_exec_mod
         s->fred++;
         want_len = (unsigned)u->at + 3;
         want_class = FWPT_IC_IRET;
+        if (u->lock)
+            want_st = FWPT_E_BAD_INSN;
     } else {
         uint8_t p = b[u->at + 1], op = b[u->at + 2];
         int map1 = (p & 0x80) != 0;
@@ -586,6 +588,7 @@ static void fred_encodings(void)
         {4, 0xf3, 0x0f, 0x01, 0xca},       {4, 0xf2, 0x0f, 0x01, 0xca},
         {5, 0x66, 0xf3, 0x0f, 0x01, 0xca}, {5, 0xf3, 0x48, 0x0f, 0x01, 0xca},
         {5, 0xf2, 0xf3, 0x0f, 0x01, 0xca}, {7, 0x2e, 0xf3, 0xf2, 0x41, 0x0f, 0x01, 0xca},
+        {6, 0x3e, 0xf2, 0xf0, 0x0f, 0x01, 0xca}, /* LOCK: #UD */
     };
     struct stats s = {0};
     for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++)
