@@ -1051,8 +1051,10 @@ static void lookahead(struct fwpt_flow *f)
         }
         enum fwpt_status s = fetch(f);
         if (s != FWPT_OK) {
-            if (s == FWPT_E_EOS && !f->end_seen && !f->tnt_count && f->state == ST_WALK) {
-                /* every packet is used: what follows comes from the code alone */
+            if (s == FWPT_E_EOS && !f->end_seen && !f->tnt_count && !f->pend_pip && f->state == ST_WALK) {
+                /* every packet is used: what follows comes from the code alone. Not while a PIP waits
+                 * for its MOV CR3 (SDM "PIP Packet"): the walk looks for it, and code that runs out
+                 * first is an error (E_NOMAP), not the end of what the trace says */
                 f->end_seen = 1;
                 evq_push(f, FWPT_FLOW_END)->offset = f->pkt.offset;
             }
@@ -1421,7 +1423,10 @@ static int take_tnt(struct fwpt_flow *f, enum fwpt_status miss)
     return bit;
 }
 
-/* The TIP of an indirect transfer. Returns true with *ip, or false when the walk stopped. */
+/* The TIP of an indirect transfer. Returns true with *ip, or false when the walk stopped.
+ * SDM "Deferred TIPs": the processor may hold TIPs back while the TNT fills with the branches after
+ * them, then write the TNT and the TIPs after it. So TNT bits in hand may belong to branches after
+ * this transfer, and with none in hand a TNT may stand before its TIP (libipt takes both the same). */
 static bool take_tip(struct fwpt_flow *f, uint64_t *ip)
 {
     enum fwpt_status s = fetch(f);
@@ -1432,7 +1437,25 @@ static bool take_tip(struct fwpt_flow *f, uint64_t *ip)
     if (s != FWPT_OK)
         return false;
     uint8_t t = f->peek.type;
-    if (t == FWPT_PKT_TIP && !f->peek.ip.suppressed && !f->tnt_count) {
+    if (is_tnt(t) && !f->tnt_count && f->peek.tnt.count) {
+        /* a TNT ahead of a deferred TIP: its bits are for the branches after this transfer */
+        f->tnt_bits = f->peek.tnt.bits;
+        f->tnt_count = f->peek.tnt.count;
+        consume(f);
+        s = fetch(f);
+        if (s == FWPT_E_EOS) {
+            walk_cut(f, f->last_ip);
+            return false;
+        }
+        if (s != FWPT_OK)
+            return false;
+        t = f->peek.type;
+        if (t != FWPT_PKT_TIP) {
+            flow_error(f, FWPT_E_NO_TIP, f->last_ip, f->peek.offset);
+            return false;
+        }
+    }
+    if (t == FWPT_PKT_TIP && !f->peek.ip.suppressed) {
         *ip = f->peek.ip.ip;
         consume(f);
         f->since_packet = 0;
@@ -1526,7 +1549,7 @@ static void resolve(struct fwpt_flow *f)
         if (!take_tip(f, &target))
             return;
         f->ip = target;
-        look = true;
+        look = !f->tnt_count; /* a deferred TIP: the packets after it follow the bits in hand */
         break;
     case FWPT_IC_JMP_IND: case FWPT_IC_FAR_JMP: case FWPT_IC_FAR_CALL: case FWPT_IC_FAR_RET:
     case FWPT_IC_IRET: case FWPT_IC_INT: case FWPT_IC_SYSCALL: case FWPT_IC_SYSRET:
@@ -1534,7 +1557,7 @@ static void resolve(struct fwpt_flow *f)
         if (!take_tip(f, &target))
             return;
         f->ip = target;
-        look = true;
+        look = !f->tnt_count;
         break;
     default: /* OTHER at the block limit, PTWRITE */
         f->ip = next;
@@ -2009,9 +2032,9 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
         } else if (cls == FWPT_IC_RET && cnt && (bits & 1) && f->retstack_n) {
             /* compressed RET (seed 002) */
             (void)pop_ret(f, &ip);
-        } else if (!cnt && f->have_peek && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed &&
+        } else if (f->have_peek && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed &&
                    !f->pending_mode && !f->pend_pip && !f->pend_vmcs &&
-                   (cls == FWPT_IC_JMP_IND || cls == FWPT_IC_CALL_IND || cls == FWPT_IC_RET ||
+                   (cls == FWPT_IC_JMP_IND || cls == FWPT_IC_CALL_IND || (cls == FWPT_IC_RET && !cnt) ||
                     (cls >= FWPT_IC_FAR_JMP && cls <= FWPT_IC_VMENTRY))) {
             /* take_tip with the TIP lookahead left in peek (no MODE.Exec to apply) */
             if (cls == FWPT_IC_CALL_IND) {
@@ -2022,6 +2045,10 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
             }
             ip = f->peek.ip.ip;
             f->have_peek = 0;
+            if (cnt) { /* a deferred TIP (take_tip): the bits in hand are for the branches after it */
+                since = 0;
+                continue;
+            }
             goto packet_done;
         } else {
             end_block(f, b, nx);

@@ -27,7 +27,7 @@ static const uint8_t imm_len[IMM_MOFFS][3] = {
 #define F_I64 0x20u
 #define F_UND 0x40u
 #define F_LOCK 0x80u
-#define F_ESC 0x2000u /* 0F, C4, C5, 62, 8F: escape decided on the next byte */
+#define F_ESC 0x2000u /* 0F, C4, C5, 62, 8F, D5: escape decided on the next byte (or the mode) */
 #define F_CLASS_SHIFT 8
 #define F_SPECIAL_SHIFT 16
 
@@ -101,7 +101,7 @@ static const uint32_t map1[256] = {
              Mb | S(S_GRP11), Mz | S(S_GRP11), IMM_WB, N, IMM_W | C(FWPT_IC_FAR_RET),
              C(FWPT_IC_FAR_RET), C(FWPT_IC_INT), Ib | C(FWPT_IC_INT), X64 | C(FWPT_IC_INT),
              C(FWPT_IC_IRET),
-    /* D0 */ M, M, M, M, Ib | X64, Ib | X64, X64, N, FP, FP, FP, FP, FP, FP, FP, FP,
+    /* D0 */ M, M, M, M, Ib | X64, Ib | X64 | F_ESC, X64, N, FP, FP, FP, FP, FP, FP, FP, FP,
     /* E0 */ JCC8, JCC8, JCC8, JCC8, Ib, Ib, Ib, Ib, IMM_JZ | C(FWPT_IC_CALL_REL),
              IMM_JZ | C(FWPT_IC_JMP_REL), IMM_PTR | X64 | C(FWPT_IC_FAR_JMP),
              IMM_JB | C(FWPT_IC_JMP_REL), N, N, N, N,
@@ -249,6 +249,25 @@ static const uint32_t vex_pp_valid[6][8] = {
     {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00010000u},
 };
 
+/* Opcodes a REX2 prefix does not extend: #UD after REX2 (Intel APX Architecture Specification,
+ * "REX2 prefix": legacy map 0 rows 4, 7, A0-A3 and E, legacy map 1 rows 3 and 8; A1 with REX2.W=0
+ * is JMPABS). The prefixes, escapes and other REX2 bytes of map 0 are #UD there too, as the byte
+ * after the REX2 payload is always the opcode. Bit per opcode. */
+static const uint32_t rex2_ud_map0[8] = {
+    [0x00 >> 5] = 0x00008000u, /* 0F: the map is REX2.M0 */
+    [0x20 >> 5] = 0x40404040u, /* 26 2E 36 3E */
+    [0x40 >> 5] = 0x0000ffffu, /* 40-4F REX */
+    [0x60 >> 5] = 0xffff00f4u, /* 62 EVEX, 64-67, 70-7F */
+    [0xa0 >> 5] = 0x0000000fu, /* A0-A3 */
+    [0xc0 >> 5] = 0x00200030u, /* C4 C5 VEX, D5 REX2 */
+    [0xe0 >> 5] = 0x000dffffu, /* E0-EF, F0 F2 F3 */
+};
+static const uint32_t rex2_ud_map1[8] = {
+    [0x00 >> 5] = 0x00008000u, /* 0F (3DNow! escape) */
+    [0x20 >> 5] = 0xffff0000u, /* 30-3F */
+    [0x80 >> 5] = 0x0000ffffu, /* 80-8F */
+};
+
 /* 3DNow! suffix opcodes (AMD APM Vol. 3, 0F 0F ModRM imm8). */
 static const uint32_t amd3dnow_valid[8] = {
     [0x00 >> 5] = (1u << 0x0c) | (1u << 0x0d) | (1u << 0x1c) | (1u << 0x1d),
@@ -342,6 +361,45 @@ decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode, struct fwpt
         } else {
             f = map0f[op2];
             map = 2;
+        }
+    } else if (op == 0xd5) {
+        /* REX2 (64-bit mode only; else AAD ib): payload M0 R4 X4 B4 W R3 X3 B3, then the opcode in
+         * map 0 (M0=0) or map 1 (0F, M0=1). It must be the last prefix: a REX before it is #UD
+         * (Intel APX Architecture Specification, "REX2 prefix"). */
+        if (is64) {
+            NEED(i + 2);
+            if (rex)
+                return FWPT_E_BAD_INSN;
+            unsigned p = bytes[i];
+            op2 = bytes[i + 1];
+            i += 2;
+            /* W, R3 as in REX; R4 as 0x10 (MOV CR3 needs both R bits clear) */
+            rex = 0x40u | (p & 0x0fu) | ((p & 0x40u) ? 0x10u : 0u);
+            if (p & 8)
+                osz = 8;
+            if (p & 0x80) {
+                if (BIT(rex2_ud_map1, op2))
+                    return FWPT_E_BAD_INSN;
+                f = map0f[op2];
+                map = 2;
+            } else if (op2 == 0xa1 && !(p & 8)) {
+                /* JMPABS imm64: 66/67/F0/F2/F3 are #UD. A direct jump, but Intel PT reports it
+                 * with a TIP like an indirect one (APX specification, JMPABS: its target may be
+                 * patched at run time, as in a PLT), so its class is JMP_IND: the flow follows
+                 * the TIP, never the bytes. */
+                if (pfx & (PF_66 | PF_67 | PF_LOCK | PF_F2 | PF_F3))
+                    return FWPT_E_BAD_INSN;
+                op = op2;
+                f = IMM_V | C(FWPT_IC_JMP_IND);
+                osz = 8;
+            } else {
+                if (BIT(rex2_ud_map0, op2))
+                    return FWPT_E_BAD_INSN;
+                op = op2;
+                f = map1[op];
+                if (op == 0x8f) /* no XOP after REX2: POP r/m */
+                    f = M | S(S_GRP1A);
+            }
         }
     } else {
         /* C4/C5 (VEX), 62 (EVEX): outside 64-bit mode only when the next byte's mod is 11b
@@ -489,14 +547,19 @@ decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode, struct fwpt
                 else if (modrm == 0xec && rep == PF_F3)
                     iclass = FWPT_IC_IRET; /* F3 0F 01 EC UIRET: returns from a user interrupt (SDM Vol. 2
                                             * "UIRET"), a far transfer that takes a TIP like IRET */
+                /* F3 0F 01 CA ERETU, F2 0F 01 CA ERETS (FRED specification; 64-bit mode only):
+                 * return from an event like IRET, to a target Intel PT gives in a TIP; Event
+                 * Trace's CFE.IRET binds to them as to IRET. */
+                else if (modrm == 0xca && rep && is64)
+                    iclass = FWPT_IC_IRET;
                 break;
             case S_0FAE:
                 if (reg == 4 && rep == PF_F3)
                     iclass = FWPT_IC_PTWRITE;
                 break;
             case S_CRDR:
-                /* 0F 22 /3 MOV CR3, r (REX.R would select CR11) */
-                if (op2 == 0x22 && reg == 3 && !(rex & 4))
+                /* 0F 22 /3 MOV CR3, r (REX.R would select CR11; REX2.R4, kept as 0x10, CR19) */
+                if (op2 == 0x22 && reg == 3 && !(rex & 0x14))
                     iclass = FWPT_IC_MOV_CR3;
                 break;
             case S_0F78:

@@ -261,12 +261,6 @@ PRESENTATION_ONLY = [
 # passes must leave this list, so the list stays exact). Issue 16 is open until this is empty.
 NOT_YET = [
     (lambda n, o: "--event:tick" in o, "tick events and time (ptxed --event:tick/--event:time) are issue 19"),
-    (lambda n, o: n == "pip-pip_mov_cr3-fail", "the trace ends with a PIP whose MOV CR3 was not reached: libipt walks on "
-     "into unmapped code and reports it, fwpt ends at the end of the trace data"),
-    (lambda n, o: "jmpabs" in n, "JMPABS (APX, REX2 prefix) is not decoded yet"),
-    (lambda n, o: "eretu" in n, "ERETU/ERETS (FRED) are not decoded yet (the Event Trace events around them are: "
-     "ptet-int-eretu and ptet-int-int-erets-eretu differ only where ERETU/ERETS take their TIP)"),
-    (lambda n, o: n == "call_indirect_deferred-ret_compressed", "a TIP deferred past the TNT of later branches (SDM 'Indirect Transfer Compression') is not followed yet"),
 ]
 
 def classify(name, opts, table):

@@ -85,4 +85,71 @@ static inline enum fwpt_insn_class zy_class(const ZydisDecodedInstruction *z)
     }
 }
 
+/* ---- Encodings Zydis 4.0 does not know (it refuses them). The oracle test checks exactly these
+ * another way, never skips them silently:
+ *  - FRED ERETU (F3 0F 01 CA) and ERETS (F2 0F 01 CA) in 64-bit mode (FRED specification): class
+ *    IRET (a return from an event, its target in a TIP), length = prefixes + 3 (#UD with LOCK).
+ *  - APX REX2 (D5, payload M0 R4 X4 B4 W R3 X3 B3, opcode; Intel APX Architecture Specification)
+ *    in 64-bit mode: the same instruction with a REX of the payload's W R3 X3 B3 (and 0F for
+ *    map 1) in its place is one Zydis knows: same class, length one less in map 0 (R4 X4 B4 change
+ *    no length; R4 makes MOV CR3 a move to CR19). JMPABS (map 0 A1, W=0) is imm64, class JMP_IND
+ *    (Intel PT reports it with a TIP); rows REX2 does not extend are #UD. */
+enum zy_unknown_kind { ZY_KNOWN = 0, ZY_FRED_ERET, ZY_REX2 };
+
+struct zy_unknown_insn {
+    enum zy_unknown_kind kind;
+    size_t at;        /* offset of the first byte after the legacy/REX prefixes */
+    unsigned rep;     /* last of F2/F3, 0 if none */
+    int legacy_jmpabs_ud; /* a 66/67/F0/F2/F3 prefix (#UD with JMPABS) */
+    int rex_before;   /* a REX right before it (#UD before REX2) */
+    int lock;         /* an F0 prefix (#UD on ERETU/ERETS: SDM Vol. 2 "LOCK") */
+};
+
+static inline enum zy_unknown_kind zy_unknown(const uint8_t *b, size_t n, enum fwpt_exec_mode mode,
+                                              struct zy_unknown_insn *u)
+{
+    size_t j = 0;
+    u->kind = ZY_KNOWN;
+    u->rep = 0;
+    u->legacy_jmpabs_ud = 0;
+    u->rex_before = 0;
+    u->lock = 0;
+    if (mode != FWPT_MODE_64)
+        return ZY_KNOWN;
+    for (; j < n; j++) {
+        uint8_t c = b[j];
+        if (c == 0x66 || c == 0x67 || c == 0xf0 || c == 0xf2 || c == 0xf3) {
+            u->legacy_jmpabs_ud = 1;
+            if (c == 0xf2 || c == 0xf3)
+                u->rep = c;
+            u->lock |= c == 0xf0;
+            u->rex_before = 0;
+        } else if (c == 0x26 || c == 0x2e || c == 0x36 || c == 0x3e || c == 0x64 || c == 0x65) {
+            u->rex_before = 0;
+        } else if ((c & 0xf0) == 0x40) {
+            u->rex_before = 1;
+        } else {
+            break;
+        }
+    }
+    u->at = j;
+    if (j + 3 <= n && b[j] == 0x0f && b[j + 1] == 0x01 && b[j + 2] == 0xca && u->rep)
+        u->kind = ZY_FRED_ERET;
+    else if (j + 3 <= n && b[j] == 0xd5)
+        u->kind = ZY_REX2;
+    return u->kind;
+}
+
+/* Opcodes REX2 does not extend (#UD): map 0 40-4F 70-7F A0-A3 E0-EF (A1 with W=0 is JMPABS) and
+ * the prefix/escape bytes, map 1 30-3F 80-8F and 0F; restated from the APX specification. */
+static inline int zy_rex2_ud(int map1, uint8_t op)
+{
+    if (map1)
+        return op == 0x0f || (op >= 0x30 && op <= 0x3f) || (op >= 0x80 && op <= 0x8f);
+    return op == 0x0f || (op >= 0x40 && op <= 0x4f) || (op >= 0x70 && op <= 0x7f) ||
+           (op >= 0xa0 && op <= 0xa3) || (op >= 0xe0 && op <= 0xef) || op == 0x26 || op == 0x2e ||
+           op == 0x36 || op == 0x3e || (op >= 0x64 && op <= 0x67) || op == 0x62 || op == 0xc4 ||
+           op == 0xc5 || op == 0xd5 || op == 0xf0 || op == 0xf2 || op == 0xf3;
+}
+
 #endif

@@ -18,13 +18,17 @@
  * +0x40 nop; +0x41 jmp rax: one TIP per round. */
 #define LOOP 0x00
 #define IND 0x40
+/* +0x80 jmp rax; +0x84 jz +0; +0x86 jz +0; +0x88 jmp +0x80: a TIP and two TNT bits per round. */
+#define DEF 0x80
 static void build_code(void)
 {
     static const uint8_t loop[] = {0x90, 0x74, 0x01, 0x90, 0xeb, 0xfa};
     static const uint8_t ind[] = {0x90, 0xff, 0xe0};
+    static const uint8_t def[] = {0xff, 0xe0, 0xcc, 0xcc, 0x74, 0x00, 0x74, 0x00, 0xeb, 0xf6};
     memset(code, 0xcc, sizeof code);
     memcpy(code + LOOP, loop, sizeof loop);
     memcpy(code + IND, ind, sizeof ind);
+    memcpy(code + DEF, def, sizeof def);
 }
 
 static uint8_t trace[1 << 16];
@@ -327,8 +331,9 @@ static void case_corrupt(void)
     }
 }
 
-/* TIPs of every IP compression (PADs between some) drive 'jmp rax' back to itself; then a TNT where
- * the TIP must be: the error names the TNT's offset, and the next TIP resumes. */
+/* TIPs of every IP compression (PADs between some) drive 'jmp rax' back to itself; then two TNTs
+ * where the TIP must be: the first may stand before a deferred TIP (SDM "Deferred TIPs"), the second
+ * cannot: the error names its offset, and the next TIP resumes. */
 static void case_tip(void)
 {
     static const enum pt_ip_compression ipc[] = {pt_ipc_update_16, pt_ipc_update_32, pt_ipc_sext_48,
@@ -344,6 +349,7 @@ static void case_tip(void)
         want(IND + 1);
     }
     size_t w_err = want_n;
+    pk_tnt_w(1 + (unsigned)(rnd() % 47), rnd(), false);
     uint64_t tnt = enc_offset();
     pk_tnt_w(1 + (unsigned)(rnd() % 47), rnd(), false);
     for (unsigned r = 0; r < 51; r++) { /* the first resumes the walk */
@@ -360,6 +366,38 @@ static void case_tip(void)
     expect_disabled_last(&i, pgd);
 }
 
+/* SDM "Deferred TIPs": the processor may hold TIPs back while the TNT fills with the branches after
+ * them; the TNT goes out first, then the TIPs. Rounds of 'jmp rax' (TIP to DEF+4), 'jz +0' twice (two
+ * bits), 'jmp DEF', in groups of g rounds: g = 0 not deferred (TIP, TNT of 2 bits); else the TNT of
+ * the group's 2g bits, then its g TIPs: the first TIP with no bits in hand and a TNT before it, the
+ * others with bits in hand. The TIP.PGD at the end binds to the last 'jmp rax'. */
+static void case_deferred(void)
+{
+    static const enum pt_ip_compression ipc[] = {pt_ipc_update_16, pt_ipc_update_32, pt_ipc_sext_48};
+    begin_at(DEF);
+    for (unsigned r = 0; r < 300;) {
+        unsigned g = (unsigned)(rnd() % 4);
+        if (g)
+            pk_tnt_w(2 * g, rnd(), false);
+        for (unsigned k = 0; k < (g ? g : 1); k++) {
+            pk_ip(ppt_tip, base + DEF + 4, ipc[rnd() % 3]);
+            want(DEF + 0);
+            want(DEF + 4);
+            want(DEF + 6);
+            want(DEF + 8);
+        }
+        if (!g)
+            pk_tnt_w(2, rnd(), false);
+        r += g ? g : 1;
+    }
+    want(DEF + 0);
+    size_t w_end = want_n;
+    size_t i, wi = 0;
+    uint64_t pgd = end_with_pgd(&i);
+    check_insns(&i, &wi, w_end);
+    CHECK_EQ(expect_disabled_last(&i, pgd)->ip, 0);
+}
+
 int main(void)
 {
     build_code();
@@ -369,6 +407,7 @@ int main(void)
         case_end();
         case_corrupt();
         case_tip();
+        case_deferred();
     }
     return check_summary("flow_lookahead");
 }

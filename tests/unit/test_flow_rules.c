@@ -19,7 +19,8 @@ static void start(uint64_t ip)
 }
 
 struct result {
-    unsigned long insns, errors, disabled;
+    unsigned long insns, errors, disabled, paging, ended, interrupts;
+    uint64_t paging_cr3, int_ip, int_to;
     uint32_t first_error;
     uint64_t err_ip, err_off, last_ip, disabled_ip;
     bool cut;        /* fwpt_flow_cut after the end */
@@ -50,6 +51,15 @@ static struct result run(uint64_t runaway)
         } else if (ev.kind == FWPT_FLOW_DISABLED) {
             r.disabled++;
             r.disabled_ip = ev.ip;
+        } else if (ev.kind == FWPT_FLOW_PAGING) {
+            r.paging++;
+            r.paging_cr3 = ev.to;
+        } else if (ev.kind == FWPT_FLOW_END) {
+            r.ended++;
+        } else if (ev.kind == FWPT_FLOW_INTERRUPT) {
+            r.interrupts++;
+            r.int_ip = ev.ip;
+            r.int_to = ev.to;
         }
     }
     r.cut = fwpt_flow_cut(&f, &r.cut_ip);
@@ -91,8 +101,111 @@ static void chain(int levels)
     code[6 * levels] = 0xc3;
 }
 
+static void pk_pip(uint64_t cr3)
+{
+    struct pt_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = ppt_pip;
+    p.payload.pip.cr3 = cr3;
+    emit(&p);
+}
+
+/* The trace ends with two PIPs after the FUP at 'mov cr3, rax' (base+0x2ff8; nops to the end of the
+ * code at base+0x3000). The first binds to it; the second waits for a MOV CR3 (SDM "PIP Packet"), so
+ * the trace data is not all used (no END): the walk looks for it, and code that runs out first is
+ * E_NOMAP there, at the trace's end. With a second MOV CR3 in the code both bind, END follows, and
+ * code running out past the end is only where the walk stops (cut). */
+static void pip_past_the_end(void)
+{
+    static const uint8_t mov_cr3[] = {0x0f, 0x22, 0xd8};
+    memset(code, 0x90, sizeof code);
+    memcpy(code + 0x2ff8, mov_cr3, sizeof mov_cr3);
+    start(base + 0x2ff8);
+    pk_pip(0xa000);
+    pk_pip(0xb000);
+    uint64_t len = enc_offset();
+    struct result r = run(0);
+    CHECK_EQ(r.insns, 1 + 5);
+    CHECK_EQ(r.paging, 1);
+    CHECK_EQ(r.paging_cr3, 0xa000);
+    CHECK_EQ(r.ended, 0);
+    CHECK_EQ(r.errors, 1);
+    CHECK_EQ(r.first_error, FWPT_E_NOMAP);
+    CHECK_EQ(r.err_ip, base + 0x3000);
+    CHECK_EQ(r.err_off, len);
+    CHECK(!r.cut);
+
+    memcpy(code + 0x2ffc, mov_cr3, sizeof mov_cr3);
+    start(base + 0x2ff8);
+    pk_pip(0xa000);
+    pk_pip(0xb000);
+    r = run(0);
+    CHECK_EQ(r.insns, 4); /* mov cr3, nop, mov cr3, nop */
+    CHECK_EQ(r.paging, 2);
+    CHECK_EQ(r.paging_cr3, 0xb000);
+    CHECK_EQ(r.ended, 1);
+    CHECK_EQ(r.errors, 0);
+    CHECK(r.cut);
+    CHECK_EQ(r.cut_ip, base + 0x3000);
+}
+
+/* JMPABS (APX: D5 00 A1 imm64) goes where its TIP says, not to its immediate (Intel PT reports it
+ * like an indirect jump); its TIP.PGD carries the target as for an indirect jump. */
+static void jmpabs(void)
+{
+    static const uint8_t ja[] = {0xd5, 0x00, 0xa1, 0x00, 0x20, 0x01, 0, 0, 0, 0, 0}; /* jmpabs 0x12000 */
+    memset(code, 0x90, sizeof code);
+    memcpy(code + 0x10, ja, sizeof ja);
+    start(base + 0x10);
+    pk_ip(ppt_tip, base + 0x100, pt_ipc_update_16);
+    pk_ip(ppt_fup, base + 0x102, pt_ipc_update_16);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    struct result r = run(0);
+    CHECK_EQ(r.errors, 0);
+    CHECK_EQ(r.insns, 1 + 2); /* jmpabs, two nops at the TIP's target */
+    CHECK_EQ(r.last_ip, base + 0x101);
+    CHECK_EQ(r.disabled_ip, base + 0x102);
+
+    start(base + 0x10);
+    pk_ip(ppt_tip_pgd, base + 0x200, pt_ipc_update_16);
+    r = run(0);
+    CHECK_EQ(r.errors, 0);
+    CHECK_EQ(r.insns, 1);
+    CHECK_EQ(r.disabled, 1);
+    CHECK_EQ(r.disabled_ip, base + 0x200);
+}
+
+/* FRED: an interrupt (FUP + TIP) into a handler that ends with ERETU (F3 0F 01 CA) or ERETS
+ * (F2 0F 01 CA): the return takes its TIP like IRET. */
+static void fred_eret(uint8_t rep)
+{
+    static const uint8_t handler[] = {0x90, 0xf3, 0x0f, 0x01, 0xca};
+    memset(code, 0x90, sizeof code);
+    memcpy(code + 0x400, handler, sizeof handler);
+    code[0x401] = rep;
+    start(base);
+    pk_ip(ppt_fup, base + 2, pt_ipc_update_16);
+    pk_ip(ppt_tip, base + 0x400, pt_ipc_update_16);
+    pk_ip(ppt_tip, base + 2, pt_ipc_update_16);
+    pk_ip(ppt_fup, base + 4, pt_ipc_update_16);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    struct result r = run(0);
+    CHECK_EQ(r.errors, 0);
+    CHECK_EQ(r.interrupts, 1);
+    CHECK_EQ(r.int_ip, base + 2);
+    CHECK_EQ(r.int_to, base + 0x400);
+    CHECK_EQ(r.insns, 2 + 2 + 2); /* two nops, nop + eret, two nops */
+    CHECK_EQ(r.last_ip, base + 3);
+    CHECK_EQ(r.disabled_ip, base + 4);
+}
+
 int main(void)
 {
+    pip_past_the_end();
+    jmpabs();
+    fred_eret(0xf3);
+    fred_eret(0xf2);
+
     /* 70 nested calls: the youngest 64 returns are compressed, the older 6 and f_0's are TIPs */
     chain(70);
     start(base);

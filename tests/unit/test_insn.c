@@ -179,9 +179,57 @@ static const struct vec vecs[] = {
     V(64, BAD, 0, 0, 0, 0x1f), V(64, BAD, 0, 0, 0, 0x27), V(64, BAD, 0, 0, 0, 0x2f),
     V(64, BAD, 0, 0, 0, 0x37), V(64, BAD, 0, 0, 0, 0x3f), V(64, BAD, 0, 0, 0, 0x60),
     V(64, BAD, 0, 0, 0, 0x61), V(64, BAD, 0, 0, 0, 0x82, 0xc0, 0x01),
-    V(64, BAD, 0, 0, 0, 0xd4, 0x0a), V(64, BAD, 0, 0, 0, 0xd5, 0x0a), V(64, BAD, 0, 0, 0, 0xd6),
+    V(64, BAD, 0, 0, 0, 0xd4, 0x0a), V(64, BAD, 0, 0, 0, 0xd6),
     V(32, OK, 1, FWPT_IC_OTHER, 0, 0x06), V(32, OK, 2, FWPT_IC_OTHER, 0, 0xd4, 0x0a),
     V(32, OK, 3, FWPT_IC_OTHER, 0, 0x82, 0xc0, 0x01),
+    /* REX2 (APX): D5, payload M0 R4 X4 B4 W R3 X3 B3, opcode of map 0 or 1; AAD ib outside 64-bit */
+    V(32, OK, 2, FWPT_IC_OTHER, 0, 0xd5, 0x0a),                          /* aad */
+    V(32, OK, 2, FWPT_IC_OTHER, 0, 0xd5, 0x00, 0xa1, 1, 2, 3, 4, 5, 6, 7, 8),
+    V(64, TRUNC, 0, 0, 0, 0xd5, 0x0a),
+    V(64, OK, 11, FWPT_IC_JMP_IND, 0, 0xd5, 0x00, 0xa1, 0x0d, 0x10, 0, 0, 0, 0, 0, 0), /* jmpabs */
+    V(64, OK, 12, FWPT_IC_JMP_IND, 0, 0x2e, 0xd5, 0x00, 0xa1, 0x0d, 0x10, 0, 0, 0, 0, 0, 0),
+    V(64, BAD, 0, 0, 0, 0xd5, 0x08, 0xa1, 0x0d, 0x10, 0, 0, 0, 0, 0, 0),  /* REX2.W=1 A1: #UD */
+    V(64, BAD, 0, 0, 0, 0x66, 0xd5, 0x00, 0xa1, 0x0d, 0x10, 0, 0, 0, 0, 0, 0),
+    V(64, BAD, 0, 0, 0, 0xf3, 0xd5, 0x00, 0xa1, 0x0d, 0x10, 0, 0, 0, 0, 0, 0),
+    V(64, TRUNC, 0, 0, 0, 0xd5, 0x00, 0xa1, 0x0d, 0x10, 0, 0, 0, 0, 0),
+    V(64, OK, 4, FWPT_IC_CALL_IND, 0, 0xd5, 0x10, 0xff, 0xd0),           /* call r16 */
+    V(64, OK, 4, FWPT_IC_JMP_IND, 0, 0xd5, 0x10, 0xff, 0x20),            /* jmp [r16] */
+    V(64, OK, 9, FWPT_IC_JMP_IND, 0, 0xd5, 0x30, 0xff, 0xa4, 0xc0, 0, 1, 0, 0), /* SIB, disp32 */
+    V(64, OK, 3, FWPT_IC_RET, 0, 0xd5, 0x00, 0xc3),
+    V(64, OK, 11, FWPT_IC_OTHER, 0, 0xd5, 0x18, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8), /* mov r16, imm64 */
+    V(64, OK, 7, FWPT_IC_OTHER, 0, 0xd5, 0x10, 0xb8, 1, 2, 3, 4),       /* mov r16d, imm32 */
+    V(64, OK, 8, FWPT_IC_OTHER, 0, 0xd5, 0x10, 0xf7, 0xc0, 1, 2, 3, 4), /* test r16d, imm32 */
+    V(64, OK, 4, FWPT_IC_OTHER, 0, 0xd5, 0x00, 0x8f, 0xc0),              /* pop rax: no XOP */
+    V(64, OK, 4, FWPT_IC_OTHER, 0, 0xd5, 0x88, 0xaf, 0xc0),              /* imul (map 1) */
+    V(64, OK, 5, FWPT_IC_PTWRITE, 0, 0xf3, 0xd5, 0x90, 0xae, 0xe0),      /* ptwrite r16d */
+    V(64, OK, 4, FWPT_IC_MOV_CR3, 0, 0xd5, 0x81, 0x22, 0xd8),            /* mov cr3, r8 */
+    V(64, OK, 4, FWPT_IC_OTHER, 0, 0xd5, 0x84, 0x22, 0xd8),              /* R3: cr11 */
+    V(64, OK, 4, FWPT_IC_OTHER, 0, 0xd5, 0xc0, 0x22, 0xd8),              /* R4: cr19 */
+    V(64, OK, 4, FWPT_IC_OTHER, 0, 0xd5, 0x88, 0x01, 0xca),              /* clac: no F3 */
+    V(64, OK, 5, FWPT_IC_IRET, 0, 0xf3, 0xd5, 0x88, 0x01, 0xca),         /* eretu */
+    V(64, BAD, 0, 0, 0, 0xd5, 0x00, 0x74, 0x00),                         /* Jcc rel8 */
+    V(64, BAD, 0, 0, 0, 0xd5, 0x00, 0xe8, 0, 0, 0, 0),                   /* call rel32 */
+    V(64, BAD, 0, 0, 0, 0xd5, 0x00, 0xe9, 0, 0, 0, 0),
+    V(64, BAD, 0, 0, 0, 0xd5, 0x00, 0xeb, 0x00),
+    V(64, BAD, 0, 0, 0, 0xd5, 0x00, 0xe2, 0x00),                         /* loop */
+    V(64, BAD, 0, 0, 0, 0xd5, 0x80, 0x84, 0, 0, 0, 0),                   /* jz rel32 */
+    V(64, BAD, 0, 0, 0, 0xd5, 0x80, 0x34),                               /* sysenter */
+    V(64, BAD, 0, 0, 0, 0xd5, 0x80, 0x38, 0x00, 0xc0),                   /* no 0F 38 map */
+    V(64, BAD, 0, 0, 0, 0xd5, 0x00, 0x0f, 0x05),                         /* map by M0, not 0F */
+    V(64, BAD, 0, 0, 0, 0xd5, 0x00, 0x66, 0x90),                         /* prefix after REX2 */
+    V(64, BAD, 0, 0, 0, 0xd5, 0x00, 0x48, 0x90),
+    V(64, BAD, 0, 0, 0, 0xd5, 0x00, 0xd5, 0x00, 0x90),
+    V(64, BAD, 0, 0, 0, 0xd5, 0x00, 0xc4, 0xe2, 0x79, 0x00, 0xc0),       /* no VEX after REX2 */
+    V(64, BAD, 0, 0, 0, 0x48, 0xd5, 0x00, 0x90),                         /* REX before REX2 */
+    V(64, BAD, 0, 0, 0, 0xd5, 0x00, 0xa0, 1, 2, 3, 4, 5, 6, 7, 8),       /* mov al, moffs */
+    /* FRED: ERETU F3 0F 01 CA, ERETS F2 0F 01 CA (64-bit mode only); 0F 01 CA is CLAC */
+    V(64, OK, 4, FWPT_IC_IRET, 0, 0xf3, 0x0f, 0x01, 0xca),
+    V(64, OK, 4, FWPT_IC_IRET, 0, 0xf2, 0x0f, 0x01, 0xca),
+    V(64, OK, 5, FWPT_IC_IRET, 0, 0x66, 0xf3, 0x0f, 0x01, 0xca),
+    V(64, BAD, 0, 0, 0, 0xf0, 0xf3, 0x0f, 0x01, 0xca),                   /* LOCK */
+    V(64, OK, 3, FWPT_IC_OTHER, 0, 0x0f, 0x01, 0xca),                    /* clac */
+    V(64, OK, 4, FWPT_IC_OTHER, 0, 0xf3, 0x0f, 0x01, 0xcb),              /* (stac) */
+    V(32, OK, 4, FWPT_IC_OTHER, 0, 0xf3, 0x0f, 0x01, 0xca),
     /* LOCK */
     V(64, OK, 3, FWPT_IC_OTHER, 0, 0xf0, 0x01, 0x08),                    /* lock add [rax], ecx */
     V(64, BAD, 0, 0, 0, 0xf0, 0x01, 0xc8),                               /* register destination */
