@@ -1312,8 +1312,10 @@ static int insn_class_at(struct fwpt_flow *f, uint64_t ip)
     return b.ninsn == 1 ? b.iclass : FWPT_IC_OTHER;
 }
 
-/* Does the code run from 'from' to 'to' without a branch (libipt's test for BDM64)? Up to 64 blocks. */
-static bool reachable(struct fwpt_flow *f, uint64_t from, uint64_t to)
+/* Does the code from 'from' meet 'to' within 64 blocks, along fall-through only (jumps: false), or also along
+ * direct jumps and calls (jumps: true, what the walk does without a packet)? False where the code ends or a
+ * packet would be needed. */
+static bool meets(struct fwpt_flow *f, uint64_t from, uint64_t to, bool jumps)
 {
     struct fwpt_flow_block b;
     uint64_t fail;
@@ -1326,29 +1328,7 @@ static bool reachable(struct fwpt_flow *f, uint64_t from, uint64_t to)
                 return true;
             a += b.sizes[i];
         }
-        if (b.iclass != FWPT_IC_OTHER)
-            return false;
-        from = a;
-    }
-    return false;
-}
-
-/* Does the walk from `from`, along fall-through and direct jumps and calls (what it does without a
- * packet), meet `to`? At most 64 blocks; false where the code ends or a packet would be needed. */
-static bool passed_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to)
-{
-    struct fwpt_flow_block b;
-    uint64_t fail;
-    for (unsigned k = 0; k < 64; k++) {
-        if (build_block(f, from, &b, &fail) != FWPT_OK)
-            return false;
-        uint64_t a = from;
-        for (unsigned i = 0; i < b.ninsn; i++) {
-            if (a == to)
-                return true;
-            a += b.sizes[i];
-        }
-        if (b.iclass == FWPT_IC_JMP_REL || b.iclass == FWPT_IC_CALL_REL)
+        if (jumps && (b.iclass == FWPT_IC_JMP_REL || b.iclass == FWPT_IC_CALL_REL))
             from = b.target;
         else if (b.iclass == FWPT_IC_OTHER)
             from = a;
@@ -1357,6 +1337,12 @@ static bool passed_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to)
     }
     return false;
 }
+
+/* Does the code run from 'from' to 'to' without a branch (libipt's test for BDM64)? */
+static bool reachable(struct fwpt_flow *f, uint64_t from, uint64_t to) { return meets(f, from, to, false); }
+
+/* Does the walk from 'from' meet 'to' without a packet? */
+static bool passed_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to) { return meets(f, from, to, true); }
 
 static inline const struct fwpt_flow_block *get_block(struct fwpt_flow *f, uint64_t ip,
                                                       enum fwpt_status *st)
