@@ -30,7 +30,7 @@ EFI_LDFLAGS := -nostdlib -znocombreloc -T /usr/lib/elf_x86_64_efi.lds -shared -B
 EFI_CRT0 := /usr/lib/crt0-efi-x86_64.o
 
 # Code that runs in firmware and on the host, from the same sources. *_host.c: host only.
-LIB_SRCS := $(sort $(wildcard arch/*.c topa/*.c decode/*.c))
+LIB_SRCS := $(sort $(wildcard base/*.c arch/*.c topa/*.c decode/*.c sim/*.c))
 EFI_LIB_SRCS := $(filter-out %_host.c,$(LIB_SRCS))
 EFI_SRCS := $(sort $(wildcard efi/*.c efi/*.S))
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
@@ -52,7 +52,7 @@ export FWPT_BUILD := $(abspath $(B))
 # Module fragments may add targets, tests (EXTRA_TESTS) and prerequisites.
 EXTRA_TESTS :=
 EXTRA_QEMU_DEPS :=
--include $(sort $(wildcard arch/*.mk topa/*.mk decode/*.mk efi/*.mk tools/*.mk tests/*.mk))
+-include $(sort $(wildcard base/*.mk arch/*.mk topa/*.mk decode/*.mk sim/*.mk efi/*.mk tools/*.mk tests/*.mk))
 
 .PHONY: all deps test unit-test oracle-test qemu-test usb-image bench fuzz clean
 all: $(B)/.deps-build $(B)/fwpt.efi $(B)/fwpt

@@ -2,6 +2,7 @@
  * Capability Enumeration"; CPUID leaf 14H in Vol. 2A). Freestanding: runs in firmware too. */
 #include "arch/caps.h"
 #include "arch/rtit.h"
+#include "base/json.h"
 
 #define CPUID_LEAF_VENDOR   0x0u
 #define CPUID_LEAF_FMS      0x1u
@@ -366,133 +367,79 @@ void fwpt_caps_report(const struct fwpt_caps *c, const struct fwpt_sink *o)
     fwpt_errata_report(&id, o);
 }
 
-static void json_key(const struct fwpt_sink *o, const char *k, int *first)
-{
-    if (!*first)
-        fwpt_putc(o, ',');
-    *first = 0;
-    fwpt_put_json_str(o, k);
-    fwpt_putc(o, ':');
-}
-
-static void json_hexstr(const struct fwpt_sink *o, uint32_t v, unsigned digits, int with_0x)
-{
-    fwpt_putc(o, '"');
-    if (with_0x)
-        fwpt_puts(o, "0x");
-    fwpt_put_hex(o, v, digits);
-    fwpt_putc(o, '"');
-}
-
-/* "k": "0xV": a leaf number or bitmap, as Linux's intel_pt/caps files print it. */
-static void json_hex(const struct fwpt_sink *o, const char *k, int *first, uint32_t v)
-{
-    json_key(o, k, first);
-    json_hexstr(o, v, 0, 1);
-}
-
 /* "k": "XXXXXXXX", or null when the register was not read. */
-static void json_reg_or_null(const struct fwpt_sink *o, const char *k, int *first, bool have, uint32_t v)
+static void json_reg_or_null(struct fwpt_json *j, const char *k, bool have, uint32_t v)
 {
-    json_key(o, k, first);
     if (have)
-        json_hexstr(o, v, 8, 0);
+        fwpt_json_reg(j, k, v);
     else
-        fwpt_puts(o, "null");
+        fwpt_json_null(j, k);
 }
 
-static void json_regs(const struct fwpt_sink *o, const char *k, int *first, bool have,
-                      const struct fwpt_cpuid_regs *r)
+static void json_regs(struct fwpt_json *j, const char *k, bool have, const struct fwpt_cpuid_regs *r)
 {
-    json_key(o, k, first);
     if (!have) {
-        fwpt_puts(o, "null");
+        fwpt_json_null(j, k);
         return;
     }
-    fwpt_putc(o, '[');
-    json_hexstr(o, r->eax, 8, 0);
-    fwpt_putc(o, ',');
-    json_hexstr(o, r->ebx, 8, 0);
-    fwpt_putc(o, ',');
-    json_hexstr(o, r->ecx, 8, 0);
-    fwpt_putc(o, ',');
-    json_hexstr(o, r->edx, 8, 0);
-    fwpt_putc(o, ']');
-}
-
-static void json_u(const struct fwpt_sink *o, const char *k, int *first, uint64_t v)
-{
-    json_key(o, k, first);
-    fwpt_put_dec(o, v);
-}
-
-static void json_bool(const struct fwpt_sink *o, const char *k, int *first, bool v)
-{
-    json_key(o, k, first);
-    fwpt_puts(o, v ? "true" : "false");
-}
-
-static void json_str_or_null(const struct fwpt_sink *o, const char *k, int *first, const char *v)
-{
-    json_key(o, k, first);
-    if (v)
-        fwpt_put_json_str(o, v);
-    else
-        fwpt_puts(o, "null");
+    fwpt_json_open(j, k, '[');
+    fwpt_json_reg(j, NULL, r->eax);
+    fwpt_json_reg(j, NULL, r->ebx);
+    fwpt_json_reg(j, NULL, r->ecx);
+    fwpt_json_reg(j, NULL, r->edx);
+    fwpt_json_close(j, ']');
 }
 
 void fwpt_caps_json(const struct fwpt_caps *c, const struct fwpt_sink *o)
 {
     const struct fwpt_cpuid_snapshot *s = &c->raw;
-    int first = 1;
-
-    fwpt_putc(o, '{');
-    json_key(o, "vendor", &first);
-    fwpt_put_json_str(o, s->vendor);
-    json_u(o, "family", &first, c->family);
-    json_u(o, "model", &first, c->model);
-    json_u(o, "stepping", &first, c->stepping);
-    json_reg_or_null(o, "leaf1_eax", &first, true, s->leaf1_eax);
-    json_hex(o, "max_basic_leaf", &first, s->max_basic_leaf);
-    json_hex(o, "max_ext_leaf", &first, s->max_ext_leaf);
-    json_reg_or_null(o, "leaf7_ebx", &first, s->max_basic_leaf >= CPUID_LEAF_EXT_FEAT, s->leaf7_ebx);
-    json_bool(o, "intel_pt", &first, c->intel_pt);
-    json_regs(o, "leaf14_0", &first, s->has_leaf14_0, &s->leaf14_0);
-    json_regs(o, "leaf14_1", &first, s->has_leaf14_1, &s->leaf14_1);
-    json_reg_or_null(o, "leaf1a_eax", &first, s->has_leaf1a, s->leaf1a_eax);
-    json_hex(o, "core_type", &first, c->core_type);
-    json_u(o, "maxphyaddr", &first, c->maxphyaddr);
-    json_u(o, "max_subleaf", &first, c->max_subleaf);
+    struct fwpt_json j;
+    fwpt_json_init(&j, o);
+    fwpt_json_open(&j, NULL, '{');
+    fwpt_json_str(&j, "vendor", s->vendor);
+    fwpt_json_dec(&j, "family", c->family);
+    fwpt_json_dec(&j, "model", c->model);
+    fwpt_json_dec(&j, "stepping", c->stepping);
+    json_reg_or_null(&j, "leaf1_eax", true, s->leaf1_eax);
+    fwpt_json_hex(&j, "max_basic_leaf", s->max_basic_leaf);
+    fwpt_json_hex(&j, "max_ext_leaf", s->max_ext_leaf);
+    json_reg_or_null(&j, "leaf7_ebx", s->max_basic_leaf >= CPUID_LEAF_EXT_FEAT, s->leaf7_ebx);
+    fwpt_json_bool(&j, "intel_pt", c->intel_pt);
+    json_regs(&j, "leaf14_0", s->has_leaf14_0, &s->leaf14_0);
+    json_regs(&j, "leaf14_1", s->has_leaf14_1, &s->leaf14_1);
+    json_reg_or_null(&j, "leaf1a_eax", s->has_leaf1a, s->leaf1a_eax);
+    fwpt_json_hex(&j, "core_type", c->core_type);
+    fwpt_json_dec(&j, "maxphyaddr", c->maxphyaddr);
+    fwpt_json_dec(&j, "max_subleaf", c->max_subleaf);
     /* Linux intel_pt/caps files read 0/1 and hex bitmaps: same values here. */
-    json_u(o, "cr3_filtering", &first, c->cr3_filtering);
-    json_u(o, "psb_cyc", &first, c->psb_cyc);
-    json_u(o, "ip_filtering", &first, c->ip_filtering);
-    json_u(o, "mtc", &first, c->mtc);
-    json_u(o, "ptwrite", &first, c->ptwrite);
-    json_u(o, "power_event_trace", &first, c->power_event_trace);
-    json_u(o, "psb_pmi_preserve", &first, c->psb_pmi_preserve);
-    json_u(o, "event_trace", &first, c->event_trace);
-    json_u(o, "tnt_disable", &first, c->tnt_disable);
-    json_u(o, "topa_output", &first, c->topa_output);
-    json_u(o, "topa_multiple_entries", &first, c->topa_multiple_entries);
-    json_u(o, "single_range_output", &first, c->single_range_output);
-    json_u(o, "output_subsys", &first, c->output_subsys);
-    json_u(o, "payloads_lip", &first, c->payloads_lip);
-    json_u(o, "num_address_ranges", &first, c->num_address_ranges);
-    json_hex(o, "mtc_periods", &first, c->mtc_periods);
-    json_hex(o, "cycle_thresholds", &first, c->cycle_thresholds);
-    json_hex(o, "psb_periods", &first, c->psb_periods);
-    json_bool(o, "subleaf1_known", &first, c->subleaf1_known);
-    json_bool(o, "pt_supported", &first, c->pt_supported);
-    json_key(o, "reason", &first);
-    fwpt_put_json_str(o, fwpt_caps_reason_name(c->reason));
-    json_key(o, "reason_msg", &first);
-    fwpt_put_json_str(o, fwpt_caps_reason_msg(c->reason));
-    json_str_or_null(o, "detail", &first, c->detail);
-    json_str_or_null(o, "note", &first, c->note);
+    fwpt_json_dec(&j, "cr3_filtering", c->cr3_filtering);
+    fwpt_json_dec(&j, "psb_cyc", c->psb_cyc);
+    fwpt_json_dec(&j, "ip_filtering", c->ip_filtering);
+    fwpt_json_dec(&j, "mtc", c->mtc);
+    fwpt_json_dec(&j, "ptwrite", c->ptwrite);
+    fwpt_json_dec(&j, "power_event_trace", c->power_event_trace);
+    fwpt_json_dec(&j, "psb_pmi_preserve", c->psb_pmi_preserve);
+    fwpt_json_dec(&j, "event_trace", c->event_trace);
+    fwpt_json_dec(&j, "tnt_disable", c->tnt_disable);
+    fwpt_json_dec(&j, "topa_output", c->topa_output);
+    fwpt_json_dec(&j, "topa_multiple_entries", c->topa_multiple_entries);
+    fwpt_json_dec(&j, "single_range_output", c->single_range_output);
+    fwpt_json_dec(&j, "output_subsys", c->output_subsys);
+    fwpt_json_dec(&j, "payloads_lip", c->payloads_lip);
+    fwpt_json_dec(&j, "num_address_ranges", c->num_address_ranges);
+    fwpt_json_hex(&j, "mtc_periods", c->mtc_periods);
+    fwpt_json_hex(&j, "cycle_thresholds", c->cycle_thresholds);
+    fwpt_json_hex(&j, "psb_periods", c->psb_periods);
+    fwpt_json_bool(&j, "subleaf1_known", c->subleaf1_known);
+    fwpt_json_bool(&j, "pt_supported", c->pt_supported);
+    fwpt_json_str(&j, "reason", fwpt_caps_reason_name(c->reason));
+    fwpt_json_str(&j, "reason_msg", fwpt_caps_reason_msg(c->reason));
+    fwpt_json_str(&j, "detail", c->detail);
+    fwpt_json_str(&j, "note", c->note);
     struct fwpt_cpu_id id;
     fwpt_caps_cpu_id(c, &id);
-    json_key(o, "errata", &first);
+    fwpt_json_key(&j, "errata");
     fwpt_errata_json(&id, o);
-    fwpt_puts(o, "}\n");
+    fwpt_json_close(&j, '}');
+    fwpt_putc(o, '\n');
 }

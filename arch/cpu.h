@@ -6,7 +6,7 @@
 #define FWPT_ARCH_CPU_H
 
 #include <stdint.h>
-#include "arch/status.h"
+#include "base/status.h"
 
 struct fwpt_cpuid_regs {
     uint32_t eax, ebx, ecx, edx;

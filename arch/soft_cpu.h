@@ -13,7 +13,7 @@
 #include "arch/cpu.h"
 #include "arch/cpu_replay.h"
 #include "arch/soft_enc.h"
-#include "arch/text.h"
+#include "base/text.h"
 #include "topa/model.h"
 
 struct fwpt_soft_stats {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/rtit.h"
-#include "arch/status.h"
+#include "base/status.h"
 
 /* Packet bytes in trace order. A non-OK status stops the encoder (reported by every later call). */
 typedef enum fwpt_status (*fwpt_soft_emit_fn)(void *ctx, const uint8_t *bytes, size_t n);

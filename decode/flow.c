@@ -1,6 +1,6 @@
 /* fwpt — instruction flow reconstruction (see flow.h for the rules). */
 #include "decode/flow.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 enum flow_state {
     ST_UNSYNCED = 0, /* at a PSB found by the packet decoder: PSB+ synchronizes */

@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/errata.h"
-#include "arch/status.h"
+#include "base/status.h"
 #include "decode/insn.h"
 #include "decode/packet.h"
 

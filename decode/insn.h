@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "arch/status.h"
+#include "base/status.h"
 
 enum fwpt_exec_mode {
     FWPT_MODE_UNKNOWN = 0,

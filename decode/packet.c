@@ -2,7 +2,7 @@
  * allocation; the trace is read in place. Hot path: one table lookup on the first byte, then a switch. */
 #include "decode/packet.h"
 #include "arch/errata.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 /* Header bytes and fields, in the SDM's words (packet tables of SDM Vol. 3C, "Packet Definitions"). */
 enum {

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "arch/status.h"
+#include "base/status.h"
 #include "decode/insn.h" /* enum fwpt_exec_mode */
 
 enum fwpt_pkt_type {

@@ -4,6 +4,7 @@
 #include <efilib.h>
 #include "arch/rtit.h"
 #include "arch/trace.h"
+#include "base/json.h"
 #include "decode/flame.h"
 #include "decode/flow.h"
 #include "decode/flow_print.h"
@@ -428,39 +429,10 @@ static void print_top_modules(struct session *s)
 
 /* ---- outputs ---- */
 
-static void put_kv_hex(const struct fwpt_sink *o, const char *k, uint64_t v, bool comma)
+/* a string member; a missing string is written "" (the host reader takes both) */
+static void kv_str(struct fwpt_json *j, const char *k, const char *v)
 {
-    fwpt_puts(o, "\"");
-    fwpt_puts(o, k);
-    fwpt_puts(o, "\":\"");
-    fwpt_put_0x(o, v);
-    fwpt_puts(o, comma ? "\"," : "\"");
-}
-static void put_kv_dec(const struct fwpt_sink *o, const char *k, uint64_t v, bool comma)
-{
-    fwpt_puts(o, "\"");
-    fwpt_puts(o, k);
-    fwpt_puts(o, "\":");
-    fwpt_put_dec(o, v);
-    if (comma)
-        fwpt_puts(o, ",");
-}
-static void put_kv_bool(const struct fwpt_sink *o, const char *k, bool v, bool comma)
-{
-    fwpt_puts(o, "\"");
-    fwpt_puts(o, k);
-    fwpt_puts(o, v ? "\":true" : "\":false");
-    if (comma)
-        fwpt_puts(o, ",");
-}
-static void put_kv_str(const struct fwpt_sink *o, const char *k, const char *v, bool comma)
-{
-    fwpt_puts(o, "\"");
-    fwpt_puts(o, k);
-    fwpt_puts(o, "\":");
-    fwpt_put_json_str(o, v ? v : "");
-    if (comma)
-        fwpt_puts(o, ",");
+    fwpt_json_str(j, k, v ? v : "");
 }
 
 static void img_file_name(const struct fwpt_image *m, char *out, size_t cap)
@@ -484,125 +456,143 @@ static void sideband(struct session *s, const struct fwpt_sink *o)
     const struct fwpt_caps *c = s->caps;
     const struct fwpt_trace_config *g = &s->cfg;
     char fn[40];
-    fwpt_puts(o, "{\n");
-    put_kv_str(o, "fwpt", FWPT_VERSION_SIDEBAND, true);
-    put_kv_str(o, "backend", s->backend == FWPT_BACKEND_SOFT ? "soft" : "hw", true);
+    struct fwpt_json jw, *j = &jw;
+    fwpt_json_init(j, o);
+    fwpt_json_open(j, NULL, '{');
+    fwpt_json_nl(j, 0);
+    kv_str(j, "fwpt", FWPT_VERSION_SIDEBAND);
+    kv_str(j, "backend", s->backend == FWPT_BACKEND_SOFT ? "soft" : "hw");
     /* the profile actually emulated (the default one when none was named) */
-    put_kv_str(o, "profile", profile_name(s), true);
-    put_kv_str(o, "verify", s->verify_text, true);
-    fwpt_puts(o, "\n\"cpu\":{");
-    put_kv_str(o, "vendor", c->raw.vendor, true);
-    put_kv_dec(o, "family", c->family, true);
-    put_kv_dec(o, "model", c->model, true);
-    put_kv_dec(o, "stepping", c->stepping, true);
-    put_kv_hex(o, "signature", c->raw.leaf1_eax, false);
-    fwpt_puts(o, "},\n\"caps\":");
+    kv_str(j, "profile", profile_name(s));
+    kv_str(j, "verify", s->verify_text);
+    fwpt_json_nl(j, 0);
+    fwpt_json_open(j, "cpu", '{');
+    kv_str(j, "vendor", c->raw.vendor);
+    fwpt_json_dec(j, "family", c->family);
+    fwpt_json_dec(j, "model", c->model);
+    fwpt_json_dec(j, "stepping", c->stepping);
+    fwpt_json_hex(j, "signature", c->raw.leaf1_eax);
+    fwpt_json_close(j, '}');
+    fwpt_json_nl(j, 0);
+    fwpt_json_key(j, "caps");
     fwpt_caps_json(c, o);
-    fwpt_puts(o, ",\"cpuid_15h\":");
     if (s->have_cpuid15) {
-        fwpt_puts(o, "{");
-        put_kv_hex(o, "eax", s->cpuid15.eax, true);
-        put_kv_hex(o, "ebx", s->cpuid15.ebx, true);
-        put_kv_hex(o, "ecx", s->cpuid15.ecx, false);
-        fwpt_puts(o, "}");
+        fwpt_json_open(j, "cpuid_15h", '{');
+        fwpt_json_hex(j, "eax", s->cpuid15.eax);
+        fwpt_json_hex(j, "ebx", s->cpuid15.ebx);
+        fwpt_json_hex(j, "ecx", s->cpuid15.ecx);
+        fwpt_json_close(j, '}');
     } else {
-        fwpt_puts(o, "null");
+        fwpt_json_null(j, "cpuid_15h");
     }
-    fwpt_puts(o, ",\n\"max_nonturbo_ratio\":");
+    fwpt_json_nl(j, 0);
     if (s->have_ratio)
-        fwpt_put_dec(o, s->ratio);
+        fwpt_json_dec(j, "max_nonturbo_ratio", s->ratio);
     else
-        fwpt_puts(o, "null");
-    fwpt_puts(o, ",\n\"ctl\":\"");
-    fwpt_put_0x(o, s->state.ctl);
-    fwpt_puts(o, "\",\n\"settings\":{");
-    put_kv_bool(o, "branch_en", g->branch_en, true);
-    put_kv_bool(o, "os", g->os, true);
-    put_kv_bool(o, "user", g->user, true);
-    put_kv_bool(o, "tsc_en", g->tsc_en, true);
-    put_kv_bool(o, "mtc_en", g->mtc_en, true);
-    put_kv_dec(o, "mtc_freq", g->mtc_freq, true);
-    put_kv_bool(o, "cyc_en", g->cyc_en, true);
-    put_kv_dec(o, "cyc_thresh", g->cyc_thresh, true);
-    put_kv_dec(o, "psb_freq", g->psb_freq, true);
-    put_kv_bool(o, "ptw_en", g->ptw_en, true);
-    put_kv_bool(o, "dis_retc", g->dis_retc, true);
-    put_kv_bool(o, "topa", g->topa, true);
-    put_kv_hex(o, "output_base", g->output_base, true);
-    put_kv_hex(o, "output_mask_ptrs", g->output_mask_ptrs, true);
-    put_kv_str(o, "scheme", fwpt_plan_scheme_name(s->plan.scheme), true);
-    put_kv_str(o, "mode", fwpt_plan_mode_name(s->plan.mode), true);
-    put_kv_dec(o, "total_size", s->plan.total_size, true);
-    put_kv_dec(o, "region_size", s->plan.region_size, true);
-    fwpt_puts(o, "\"addr_ranges\":[");
+        fwpt_json_null(j, "max_nonturbo_ratio");
+    fwpt_json_nl(j, 0);
+    fwpt_json_hex(j, "ctl", s->state.ctl);
+    fwpt_json_nl(j, 0);
+    fwpt_json_open(j, "settings", '{');
+    fwpt_json_bool(j, "branch_en", g->branch_en);
+    fwpt_json_bool(j, "os", g->os);
+    fwpt_json_bool(j, "user", g->user);
+    fwpt_json_bool(j, "tsc_en", g->tsc_en);
+    fwpt_json_bool(j, "mtc_en", g->mtc_en);
+    fwpt_json_dec(j, "mtc_freq", g->mtc_freq);
+    fwpt_json_bool(j, "cyc_en", g->cyc_en);
+    fwpt_json_dec(j, "cyc_thresh", g->cyc_thresh);
+    fwpt_json_dec(j, "psb_freq", g->psb_freq);
+    fwpt_json_bool(j, "ptw_en", g->ptw_en);
+    fwpt_json_bool(j, "dis_retc", g->dis_retc);
+    fwpt_json_bool(j, "topa", g->topa);
+    fwpt_json_hex(j, "output_base", g->output_base);
+    fwpt_json_hex(j, "output_mask_ptrs", g->output_mask_ptrs);
+    kv_str(j, "scheme", fwpt_plan_scheme_name(s->plan.scheme));
+    kv_str(j, "mode", fwpt_plan_mode_name(s->plan.mode));
+    fwpt_json_dec(j, "total_size", s->plan.total_size);
+    fwpt_json_dec(j, "region_size", s->plan.region_size);
+    fwpt_json_open(j, "addr_ranges", '[');
     for (unsigned i = 0; i < g->n_ranges; i++) {
-        fwpt_puts(o, i ? ",{" : "{");
-        put_kv_str(o, "cfg", g->range[i].cfg == RTIT_ADDR_CFG_FILTER ? "filter" : "tracestop", true);
-        put_kv_hex(o, "a", g->range[i].a, true);
-        put_kv_hex(o, "b", g->range[i].b, false);
-        fwpt_puts(o, "}");
+        fwpt_json_open(j, NULL, '{');
+        kv_str(j, "cfg", g->range[i].cfg == RTIT_ADDR_CFG_FILTER ? "filter" : "tracestop");
+        fwpt_json_hex(j, "a", g->range[i].a);
+        fwpt_json_hex(j, "b", g->range[i].b);
+        fwpt_json_close(j, '}');
     }
-    fwpt_puts(o, "]},\n\"target\":{");
-    put_kv_str(o, "name", fwpt_target_name(s->target.target), true);
-    put_kv_str(o, "path", s->target.path, true);
-    put_kv_str(o, "impl", s->target.impl_what, true);
-    put_kv_hex(o, "impl_addr", s->target.impl_addr, true);
-    put_kv_hex(o, "status", s->target.status, false);
-    fwpt_puts(o, "},\n\"trace\":{");
-    put_kv_str(o, "file", "trace.pt", true);
-    put_kv_dec(o, "bytes", s->trace_len, true);
-    put_kv_dec(o, "pieces", s->nsegs, true);
-    put_kv_dec(o, "decode_pool_bytes", s->pool_after, true);
-    put_kv_hex(o, "status_msr", s->result.status, true);
-    put_kv_bool(o, "wrapped", s->rb.wrapped, true);
-    put_kv_bool(o, "stopped", s->rb.stopped, true);
-    put_kv_bool(o, "error", s->rb.error, true);
-    put_kv_str(o, "reason", s->rb.reason, false);
+    fwpt_json_close(j, ']');
+    fwpt_json_close(j, '}');
+    fwpt_json_nl(j, 0);
+    fwpt_json_open(j, "target", '{');
+    kv_str(j, "name", fwpt_target_name(s->target.target));
+    kv_str(j, "path", s->target.path);
+    kv_str(j, "impl", s->target.impl_what);
+    fwpt_json_hex(j, "impl_addr", s->target.impl_addr);
+    fwpt_json_hex(j, "status", s->target.status);
+    fwpt_json_close(j, '}');
+    fwpt_json_nl(j, 0);
+    fwpt_json_open(j, "trace", '{');
+    kv_str(j, "file", "trace.pt");
+    fwpt_json_dec(j, "bytes", s->trace_len);
+    fwpt_json_dec(j, "pieces", s->nsegs);
+    fwpt_json_dec(j, "decode_pool_bytes", s->pool_after);
+    fwpt_json_hex(j, "status_msr", s->result.status);
+    fwpt_json_bool(j, "wrapped", s->rb.wrapped);
+    fwpt_json_bool(j, "stopped", s->rb.stopped);
+    fwpt_json_bool(j, "error", s->rb.error);
+    kv_str(j, "reason", s->rb.reason);
+    fwpt_json_close(j, '}');
     /* images the trace touches, each dumped: what the host decoder loads */
-    fwpt_puts(o, "},\n\"images\":[");
-    bool first = true;
+    fwpt_json_nl(j, 0);
+    fwpt_json_open(j, "images", '[');
     for (unsigned i = 0; i < s->syms.count; i++) {
         const struct fwpt_image *m = &s->syms.img[i];
         if (!m->touched)
             continue;
         img_file_name(m, fn, sizeof fn);
-        fwpt_puts(o, first ? "\n {" : ",\n {");
-        first = false;
-        put_kv_str(o, "name", m->name, true);
-        put_kv_hex(o, "base", m->base, true);
-        put_kv_hex(o, "size", m->size, true);
-        put_kv_str(o, "file", fn, true);
-        put_kv_str(o, "pdb", m->pdb, true);
-        put_kv_str(o, "path", m->file, false);
-        fwpt_puts(o, "}");
+        fwpt_json_nl(j, 1);
+        fwpt_json_open(j, NULL, '{');
+        kv_str(j, "name", m->name);
+        fwpt_json_hex(j, "base", m->base);
+        fwpt_json_hex(j, "size", m->size);
+        kv_str(j, "file", fn);
+        kv_str(j, "pdb", m->pdb);
+        kv_str(j, "path", m->file);
+        fwpt_json_close(j, '}');
     }
+    fwpt_json_close(j, ']');
     /* the memory ranges dumped (the same images, as ranges) */
-    fwpt_puts(o, "],\n\"memory\":[");
-    first = true;
+    fwpt_json_nl(j, 0);
+    fwpt_json_open(j, "memory", '[');
     for (unsigned i = 0; i < s->syms.count; i++) {
         const struct fwpt_image *m = &s->syms.img[i];
         if (!m->touched)
             continue;
         img_file_name(m, fn, sizeof fn);
-        fwpt_puts(o, first ? "{" : ",{");
-        first = false;
-        put_kv_hex(o, "base", m->base, true);
-        put_kv_hex(o, "size", m->size, true);
-        put_kv_str(o, "file", fn, false);
-        fwpt_puts(o, "}");
+        fwpt_json_open(j, NULL, '{');
+        fwpt_json_hex(j, "base", m->base);
+        fwpt_json_hex(j, "size", m->size);
+        kv_str(j, "file", fn);
+        fwpt_json_close(j, '}');
     }
+    fwpt_json_close(j, ']');
     /* every loaded image, dumped or not */
-    fwpt_puts(o, "],\n\"loaded_images\":[");
+    fwpt_json_nl(j, 0);
+    fwpt_json_open(j, "loaded_images", '[');
     for (unsigned i = 0; i < s->syms.count; i++) {
         const struct fwpt_image *m = &s->syms.img[i];
-        fwpt_puts(o, i ? ",\n {" : "\n {");
-        put_kv_str(o, "name", m->name, true);
-        put_kv_hex(o, "base", m->base, true);
-        put_kv_hex(o, "size", m->size, true);
-        put_kv_str(o, "path", m->file, false);
-        fwpt_puts(o, "}");
+        fwpt_json_nl(j, 1);
+        fwpt_json_open(j, NULL, '{');
+        kv_str(j, "name", m->name);
+        fwpt_json_hex(j, "base", m->base);
+        fwpt_json_hex(j, "size", m->size);
+        kv_str(j, "path", m->file);
+        fwpt_json_close(j, '}');
     }
-    fwpt_puts(o, "]\n}\n");
+    fwpt_json_close(j, ']');
+    fwpt_json_nl(j, 0);
+    fwpt_json_close(j, '}');
+    fwpt_putc(o, '\n');
 }
 
 static void ptxed_line(struct session *s)
