@@ -84,7 +84,7 @@ struct session {
     struct fwpt_cpuid_regs cpuid15;
     bool have_ratio;
     uint64_t ratio;
-    struct fwpt_soft *soft;
+    struct fwpt_efi_soft *soft;
     uint64_t *gt;
     struct flow_summary fs;        /* profile and call tree (flow.txt, flame.svg, report.html) */
     bool summary;                  /* fs is usable */
@@ -448,7 +448,7 @@ static void img_file_name(const struct fwpt_image *m, char *out, size_t cap)
 /* the profile actually emulated (the default one when none was named) */
 static const char *profile_name(const struct session *s)
 {
-    return s->backend == FWPT_BACKEND_SOFT && s->soft && s->soft->profile ? s->soft->profile->name : s->opt->profile;
+    return s->backend == FWPT_BACKEND_SOFT && s->soft && s->soft->sim.profile ? s->soft->sim.profile->name : s->opt->profile;
 }
 
 static void sideband(struct session *s, const struct fwpt_sink *o)
@@ -721,9 +721,9 @@ static bool verify_hw(struct session *s)
     /* the buffer filled: verify compares the oldest part, so the rest of the call need not be stepped (a long
      * call would also overflow the ground-truth buffer) */
     if (s->rb.stopped && !s->rb.wrapped)
-        s->soft->record_limit = s->ndecoded + FWPT_SOFT_AFTER_STOP;
+        s->soft->sim.record_limit = s->ndecoded + FWPT_SOFT_AFTER_STOP;
     /* a ring that did not stop kept the newest part: so does the single-stepped run */
-    s->soft->gt_ring = s->opt->ring && !s->soft->record_limit;
+    s->soft->sim.gt_ring = s->opt->ring && !s->soft->sim.record_limit;
     EFI_STATUS st = fwpt_soft_record(s->soft, fwpt_target_call, &again);
     fwpt_target_cleanup(&again);
     if (EFI_ERROR(st)) {
@@ -732,7 +732,7 @@ static bool verify_hw(struct session *s)
         fwpt_puts(o, "\n");
         return false;
     }
-    return fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->insns, s->rb.wrapped, s->rb.stopped, o) == 0;
+    return fwpt_soft_verify(&s->soft->sim, s->decoded, s->ndecoded, s->insns, s->rb.wrapped, s->rb.stopped, o) == 0;
 }
 
 /* ---- the run ---- */
@@ -785,11 +785,11 @@ static EFI_STATUS run(struct session *s)
             say(s, "trace: the software backend cannot start with profile ", profile);
             return est;
         }
-        s->soft->gt_ring = opt->ring; /* a ring keeps the newest part of a long call: so does the ground truth */
+        s->soft->sim.gt_ring = opt->ring; /* a ring keeps the newest part of a long call: so does the ground truth */
         if (opt->steps)
-            s->soft->max_steps = opt->steps;
-        s->cpu = fwpt_soft_cpu(s->soft);
-        s->caps = &s->soft->caps;
+            s->soft->sim.max_steps = opt->steps;
+        s->cpu = fwpt_soft_cpu(&s->soft->sim);
+        s->caps = &s->soft->sim.caps;
         say(s, "trace: backend soft (single-step), CPU profile ", profile);
         fwpt_caps_report(s->caps, o);
     } else {
@@ -1114,9 +1114,9 @@ static EFI_STATUS run(struct session *s)
         verified = false;
     }
     if (s->soft) {
-        fwpt_soft_report(s->soft, o);
+        fwpt_soft_report(&s->soft->sim, o);
         if (s->verify && s->decoded)
-            verified = fwpt_soft_verify(s->soft, s->decoded, s->ndecoded, s->insns, s->rb.wrapped, s->rb.stopped, o) == 0;
+            verified = fwpt_soft_verify(&s->soft->sim, s->decoded, s->ndecoded, s->insns, s->rb.wrapped, s->rb.stopped, o) == 0;
     } else if (s->verify && s->decoded) {
         verified = verify_hw(s);
     }

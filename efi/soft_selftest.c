@@ -101,7 +101,7 @@ static const struct st_case cases[] = {
     {"adl-tracestop-internal", "alderlake-p", "internal", FWPT_PLAN_STOP, 1ull << 20, 64ull << 10, RANGE_TRACESTOP_SUM, 0},
 };
 
-static struct fwpt_soft soft;
+static struct fwpt_efi_soft soft;
 static struct fwpt_flow flow;
 static struct fwpt_span spans[MAX_SPANS];
 
@@ -207,8 +207,8 @@ static int run_case(const struct st_case *c, struct fwpt_volume *vol, const stru
         fwpt_putc(o, '\n');
         return 1;
     }
-    const struct fwpt_cpu *cpu = fwpt_soft_cpu(&soft);
-    const struct fwpt_caps *caps = &soft.caps;
+    const struct fwpt_cpu *cpu = fwpt_soft_cpu(&soft.sim);
+    const struct fwpt_caps *caps = &soft.sim.caps;
 
     struct fwpt_plan_options popt = {.total_size = c->total, .region_size = c->region, .mode = c->mode};
     struct fwpt_plan plan;
@@ -299,7 +299,7 @@ static int run_case(const struct st_case *c, struct fwpt_volume *vol, const stru
         fwpt_puts(o, "soft call / trace stop failed\n");
         goto out;
     }
-    fwpt_soft_report(&soft, o);
+    fwpt_soft_report(&soft.sim, o);
 
     struct fwpt_readback_in rin = {.mem = &mem, .ctl = state.ctl, .start_output_base = regs.output_base,
                                    .start_mask_ptrs = regs.output_mask_ptrs, .output_base = res.output_base,
@@ -344,15 +344,15 @@ static int run_case(const struct st_case *c, struct fwpt_volume *vol, const stru
     }
     /* A stopped trace ends mid-flow; the wrapped one starts at the first PSB: a decoder error
      * at the cut is not a difference. verify decides. */
-    fail = fwpt_soft_verify(&soft, decoded, n, n, rb.wrapped, rb.stopped || res.stopped, o);
-    if (soft.stats.enc_status != FWPT_OK)
+    fail = fwpt_soft_verify(&soft.sim, decoded, n, n, rb.wrapped, rb.stopped || res.stopped, o);
+    if (soft.sim.stats.enc_status != FWPT_OK)
         fail = 1;
 
     char dir[64] = "\\fwpt-soft\\";
     fwpt_memcpy(dir + 11, c->name, fwpt_strlen(c->name) + 1);
     fwpt_save_file(vol, o, dir, "trace.pt", trace, (UINTN)len);
-    fwpt_save_file(vol, o, dir, "gt.bin", gt, soft.gt_count * sizeof *gt);
-    save_pages(vol, o, dir, gt, soft.gt_count);
+    fwpt_save_file(vol, o, dir, "gt.bin", gt, soft.sim.gt_count * sizeof *gt);
+    save_pages(vol, o, dir, gt, soft.sim.gt_count);
     {
         static char meta[512];
         struct fwpt_bufsink mb;
@@ -366,7 +366,7 @@ static int run_case(const struct st_case *c, struct fwpt_volume *vol, const stru
         fwpt_puts(&ms, "\nfilter_b=");
         fwpt_put_0x(&ms, tc.range[0].cfg == RTIT_ADDR_CFG_FILTER ? tc.range[0].b : ~0ull);
         fwpt_puts(&ms, "\ntraced_end=");
-        fwpt_put_dec(&ms, soft.traced_end);
+        fwpt_put_dec(&ms, soft.sim.traced_end);
         fwpt_puts(&ms, "\ndecoded=");
         fwpt_put_dec(&ms, n);
         fwpt_puts(&ms, "\n");
@@ -413,23 +413,23 @@ EFI_STATUS fwpt_soft_selftest(EFI_HANDLE image, const char *only, const struct f
         UINTN count = 0;
         if (!EFI_ERROR(fwpt_soft_init(&soft, NULL, &mem, decoded, GT_CAP)) &&
             !EFI_ERROR(fwpt_soft_record(&soft, t_internal, &res))) {
-            size_t n = soft.gt_count;
+            size_t n = soft.sim.gt_count;
             if (!EFI_ERROR(fwpt_soft_init(&soft, NULL, &mem, gt, GT_CAP)) &&
                 !EFI_ERROR(fwpt_soft_record(&soft, t_locate_handle, &count)) &&
                 !EFI_ERROR(fwpt_soft_record(&soft, t_internal, &res))) {
-                fwpt_soft_report(&soft, o);
-                f = n == 0 || fwpt_soft_verify(&soft, decoded, n, n, 0, 0, o);
+                fwpt_soft_report(&soft.sim, o);
+                f = n == 0 || fwpt_soft_verify(&soft.sim, decoded, n, n, 0, 0, o);
                 /* a record_limit (hardware verify after the buffer filled): stepping ends once gt holds that many,
                  * and those are the oldest part of the same flow */
-                soft.record_limit = n / 2;
+                soft.sim.record_limit = n / 2;
                 if (!f && n >= 4 && !EFI_ERROR(fwpt_soft_record(&soft, t_internal, &res))) {
-                    fwpt_soft_report(&soft, o);
-                    f = soft.gt_count != n / 2 || !soft.stats.record_limit_hit || soft.stats.step_limit_hit ||
-                        fwpt_soft_verify(&soft, decoded, n / 2, n / 2, 0, 1, o);
+                    fwpt_soft_report(&soft.sim, o);
+                    f = soft.sim.gt_count != n / 2 || !soft.sim.stats.record_limit_hit || soft.sim.stats.step_limit_hit ||
+                        fwpt_soft_verify(&soft.sim, decoded, n / 2, n / 2, 0, 1, o);
                 } else {
                     f = 1;
                 }
-                soft.record_limit = 0;
+                soft.sim.record_limit = 0;
             }
         }
         fwpt_puts(o, f ? "soft-selftest record-twice: FAIL\n" : "soft-selftest record-twice: PASS\n");

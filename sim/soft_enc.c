@@ -1,6 +1,6 @@
-/* fwpt — software packet generation (see arch/soft_enc.h). Packet encodings: SDM Vol. 3C
+/* fwpt — software packet generation (see sim/soft_enc.h). Packet encodings: SDM Vol. 3C
  * "Packet Definitions"; IP compression: Table "FUP/TIP IP Reconstruction". */
-#include "arch/soft_enc.h"
+#include "sim/soft_enc.h"
 #include "base/text.h"
 #include "decode/insn.h"
 
