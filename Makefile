@@ -2,6 +2,7 @@
 #   make            build/fwpt.efi (UEFI app) and build/fwpt (host tool)
 #   make test       every test: host unit, oracle (libipt, Zydis), QEMU
 #   make unit-test  host tests only (fast)
+#   make floor-check  no include from a lower floor to a higher one (DESIGN.md: the house)
 #   make qemu-test  QEMU/OVMF tests only
 #   make usb-image  build/fwpt-usb.img (GPT + ESP with EFI/BOOT/BOOTX64.EFI)
 #   make bench      throughput against libipt, printed as ratios
@@ -50,11 +51,12 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(sort $(wildcard tests/fuzz/fu
 export FWPT_BUILD := $(abspath $(B))
 
 # Module fragments may add targets, tests (EXTRA_TESTS) and prerequisites.
-EXTRA_TESTS :=
+# The floors: no include goes up (tests/floor_check.sh names the file and the include).
+EXTRA_TESTS := tests/floor_check.sh
 EXTRA_QEMU_DEPS :=
 -include $(sort $(wildcard base/*.mk arch/*.mk topa/*.mk decode/*.mk sim/*.mk efi/*.mk tools/*.mk tests/*.mk))
 
-.PHONY: all deps test unit-test oracle-test qemu-test usb-image bench fuzz clean
+.PHONY: all deps test unit-test oracle-test floor-check qemu-test usb-image bench fuzz clean
 all: $(B)/.deps-build $(B)/fwpt.efi $(B)/fwpt
 
 # Missing Debian packages are installed (as root) before anything is built.
@@ -111,6 +113,8 @@ unit-test: $(B)/.deps-test all $(UNIT_TESTS)
 	tests/run.sh $(UNIT_TESTS)
 oracle-test: $(B)/.deps-test all $(ORACLE_TESTS)
 	tests/run.sh $(ORACLE_TESTS)
+floor-check:
+	tests/run.sh tests/floor_check.sh
 qemu-test: $(B)/.deps-test all $(EXTRA_QEMU_DEPS)
 	tests/run.sh $(QEMU_TESTS)
 test: $(B)/.deps-test all $(UNIT_TESTS) $(ORACLE_TESTS) $(EXTRA_QEMU_DEPS)
