@@ -3,6 +3,7 @@
 #include "arch/caps.h"
 #include "arch/rtit.h"
 #include "base/json.h"
+#include <stddef.h>
 
 #define CPUID_LEAF_VENDOR   0x0u
 #define CPUID_LEAF_FMS      0x1u
@@ -46,6 +47,59 @@ void fwpt_caps_cpu_id(const struct fwpt_caps *c, struct fwpt_cpu_id *id)
     id->model = c->model;
     id->stepping = c->stepping;
     id->stepping_known = id->known;
+}
+
+/* ---- the capabilities, each once ---- */
+
+/* Each capability of CPUID leaf 14H once: its name (Linux's intel_pt/caps file, which perf reads), the
+ * register and bits that enumerate it (SDM Vol. 2A CPUID leaf 14H), its field, and how it is shown.
+ * The parser, the report and the JSON are made from this table. */
+enum cap_reg { CAP_14_0_EBX, CAP_14_0_ECX, CAP_14_1_EAX, CAP_14_1_EBX };
+enum cap_kind { CAP_BOOL, CAP_DEC, CAP_BITMAP };
+struct cap_field {
+    const char *name;
+    enum cap_reg reg;
+    uint64_t mask;
+    size_t offset;     /* in struct fwpt_caps: a bool (CAP_BOOL) or a uint32_t */
+    enum cap_kind kind;
+};
+#define CAP(name, reg, mask, kind) {#name, reg, mask, offsetof(struct fwpt_caps, name), kind}
+static const struct cap_field cap_fields[] = {
+    CAP(cr3_filtering, CAP_14_0_EBX, CPUID14_0_EBX_CR3_FILTERING, CAP_BOOL),
+    CAP(psb_cyc, CAP_14_0_EBX, CPUID14_0_EBX_PSB_CYC, CAP_BOOL),
+    CAP(ip_filtering, CAP_14_0_EBX, CPUID14_0_EBX_IP_FILTERING, CAP_BOOL),
+    CAP(mtc, CAP_14_0_EBX, CPUID14_0_EBX_MTC, CAP_BOOL),
+    CAP(ptwrite, CAP_14_0_EBX, CPUID14_0_EBX_PTWRITE, CAP_BOOL),
+    CAP(power_event_trace, CAP_14_0_EBX, CPUID14_0_EBX_POWER_EVENT_TRACE, CAP_BOOL),
+    CAP(psb_pmi_preserve, CAP_14_0_EBX, CPUID14_0_EBX_PSB_PMI_PRESERVE, CAP_BOOL),
+    CAP(event_trace, CAP_14_0_EBX, CPUID14_0_EBX_EVENT_TRACE, CAP_BOOL),
+    CAP(tnt_disable, CAP_14_0_EBX, CPUID14_0_EBX_TNT_DISABLE, CAP_BOOL),
+    CAP(topa_output, CAP_14_0_ECX, CPUID14_0_ECX_TOPA_OUTPUT, CAP_BOOL),
+    CAP(topa_multiple_entries, CAP_14_0_ECX, CPUID14_0_ECX_TOPA_MULTIPLE, CAP_BOOL),
+    CAP(single_range_output, CAP_14_0_ECX, CPUID14_0_ECX_SINGLE_RANGE, CAP_BOOL),
+    CAP(output_subsys, CAP_14_0_ECX, CPUID14_0_ECX_OUTPUT_SUBSYS, CAP_BOOL),
+    CAP(payloads_lip, CAP_14_0_ECX, CPUID14_0_ECX_PAYLOADS_LIP, CAP_BOOL),
+    CAP(num_address_ranges, CAP_14_1_EAX, CPUID14_1_EAX_NUM_ADDR_RANGES, CAP_DEC),
+    CAP(mtc_periods, CAP_14_1_EAX, CPUID14_1_EAX_MTC_PERIODS, CAP_BITMAP),
+    CAP(cycle_thresholds, CAP_14_1_EBX, CPUID14_1_EBX_CYCLE_THRESHOLDS, CAP_BITMAP),
+    CAP(psb_periods, CAP_14_1_EBX, CPUID14_1_EBX_PSB_PERIODS, CAP_BITMAP),
+};
+#undef CAP
+#define CAP_COUNT (sizeof cap_fields / sizeof cap_fields[0])
+
+static uint32_t cap_get(const struct fwpt_caps *c, const struct cap_field *f)
+{
+    const char *p = (const char *)c + f->offset;
+    return f->kind == CAP_BOOL ? *(const bool *)p : *(const uint32_t *)p;
+}
+
+static void cap_set(struct fwpt_caps *c, const struct cap_field *f, uint32_t reg)
+{
+    char *p = (char *)c + f->offset;
+    if (f->kind == CAP_BOOL)
+        *(bool *)p = (reg & f->mask) != 0;
+    else
+        *(uint32_t *)p = (uint32_t)FWPT_GET(f->mask, reg);
 }
 
 /* ---- reading through the CPU interface ---- */
@@ -144,7 +198,7 @@ static const char *inconsistency(const struct fwpt_caps *c)
 void fwpt_caps_parse(const struct fwpt_cpuid_snapshot *snap, struct fwpt_caps *c)
 {
     const struct fwpt_cpuid_snapshot *s = snap;
-    uint32_t base_family, ebx, ecx;
+    uint32_t base_family;
 
     fwpt_memset(c, 0, sizeof *c);
     c->raw = *s;
@@ -164,23 +218,10 @@ void fwpt_caps_parse(const struct fwpt_cpuid_snapshot *snap, struct fwpt_caps *c
 
     /* Leaf 14H is parsed whenever it was read, so the report shows it even when PT is refused. */
     if (s->has_leaf14_0) {
-        ebx = s->leaf14_0.ebx;
-        ecx = s->leaf14_0.ecx;
         c->max_subleaf = s->leaf14_0.eax;
-        c->cr3_filtering = ebx & CPUID14_0_EBX_CR3_FILTERING;
-        c->psb_cyc = ebx & CPUID14_0_EBX_PSB_CYC;
-        c->ip_filtering = ebx & CPUID14_0_EBX_IP_FILTERING;
-        c->mtc = ebx & CPUID14_0_EBX_MTC;
-        c->ptwrite = ebx & CPUID14_0_EBX_PTWRITE;
-        c->power_event_trace = ebx & CPUID14_0_EBX_POWER_EVENT_TRACE;
-        c->psb_pmi_preserve = ebx & CPUID14_0_EBX_PSB_PMI_PRESERVE;
-        c->event_trace = ebx & CPUID14_0_EBX_EVENT_TRACE;
-        c->tnt_disable = ebx & CPUID14_0_EBX_TNT_DISABLE;
-        c->topa_output = ecx & CPUID14_0_ECX_TOPA_OUTPUT;
-        c->topa_multiple_entries = ecx & CPUID14_0_ECX_TOPA_MULTIPLE;
-        c->single_range_output = ecx & CPUID14_0_ECX_SINGLE_RANGE;
-        c->output_subsys = ecx & CPUID14_0_ECX_OUTPUT_SUBSYS;
-        c->payloads_lip = ecx & CPUID14_0_ECX_PAYLOADS_LIP;
+        for (unsigned i = 0; i < CAP_COUNT; i++)
+            if (cap_fields[i].reg == CAP_14_0_EBX || cap_fields[i].reg == CAP_14_0_ECX)
+                cap_set(c, &cap_fields[i], cap_fields[i].reg == CAP_14_0_EBX ? s->leaf14_0.ebx : s->leaf14_0.ecx);
         if (c->max_subleaf >= 1) {
             if (!s->has_leaf14_1)
                 c->note = "CPUID.(14H,1) was not recorded although CPUID.(14H,0):EAX >= 1: address "
@@ -194,12 +235,9 @@ void fwpt_caps_parse(const struct fwpt_cpuid_snapshot *snap, struct fwpt_caps *c
             else
                 c->subleaf1_known = true;
         }
-        if (c->subleaf1_known) {
-            c->num_address_ranges = (uint32_t)FWPT_GET(CPUID14_1_EAX_NUM_ADDR_RANGES, s->leaf14_1.eax);
-            c->mtc_periods = (uint32_t)FWPT_GET(CPUID14_1_EAX_MTC_PERIODS, s->leaf14_1.eax);
-            c->cycle_thresholds = (uint32_t)FWPT_GET(CPUID14_1_EBX_CYCLE_THRESHOLDS, s->leaf14_1.ebx);
-            c->psb_periods = (uint32_t)FWPT_GET(CPUID14_1_EBX_PSB_PERIODS, s->leaf14_1.ebx);
-        }
+        for (unsigned i = 0; i < CAP_COUNT && c->subleaf1_known; i++)
+            if (cap_fields[i].reg == CAP_14_1_EAX || cap_fields[i].reg == CAP_14_1_EBX)
+                cap_set(c, &cap_fields[i], cap_fields[i].reg == CAP_14_1_EAX ? s->leaf14_1.eax : s->leaf14_1.ebx);
     }
 
     /* The verdict: first failing rule wins (order documented in caps.h). */
@@ -246,21 +284,6 @@ static void put_regs(const struct fwpt_sink *o, const struct fwpt_cpuid_regs *r)
     fwpt_put_hex(o, r->ecx, 8);
     fwpt_puts(o, " EDX ");
     fwpt_put_hex(o, r->edx, 8);
-}
-
-static void put_cap_bool(const struct fwpt_sink *o, const char *name, bool v)
-{
-    fwpt_puts(o, "  ");
-    fwpt_put_padded(o, name, 22);
-    fwpt_puts(o, v ? "1\n" : "0\n");
-}
-
-static void put_cap_hex(const struct fwpt_sink *o, const char *name, uint32_t v)
-{
-    fwpt_puts(o, "  ");
-    fwpt_put_padded(o, name, 22);
-    fwpt_put_0x(o, v);
-    fwpt_putc(o, '\n');
 }
 
 void fwpt_caps_report(const struct fwpt_caps *c, const struct fwpt_sink *o)
@@ -326,27 +349,16 @@ void fwpt_caps_report(const struct fwpt_caps *c, const struct fwpt_sink *o)
     fwpt_put_dec(o, c->maxphyaddr);
     fwpt_puts(o, s->maxphyaddr ? " bits\n" : " bits (CPUID.80000008H not available: SDM default)\n");
     fwpt_puts(o, "capabilities (Linux intel_pt/caps names)\n");
-    put_cap_bool(o, "cr3_filtering", c->cr3_filtering);
-    put_cap_bool(o, "psb_cyc", c->psb_cyc);
-    put_cap_bool(o, "ip_filtering", c->ip_filtering);
-    put_cap_bool(o, "mtc", c->mtc);
-    put_cap_bool(o, "ptwrite", c->ptwrite);
-    put_cap_bool(o, "power_event_trace", c->power_event_trace);
-    put_cap_bool(o, "psb_pmi_preserve", c->psb_pmi_preserve);
-    put_cap_bool(o, "event_trace", c->event_trace);
-    put_cap_bool(o, "tnt_disable", c->tnt_disable);
-    put_cap_bool(o, "topa_output", c->topa_output);
-    put_cap_bool(o, "topa_multiple_entries", c->topa_multiple_entries);
-    put_cap_bool(o, "single_range_output", c->single_range_output);
-    put_cap_bool(o, "output_subsys", c->output_subsys);
-    put_cap_bool(o, "payloads_lip", c->payloads_lip);
-    fwpt_puts(o, "  ");
-    fwpt_put_padded(o, "num_address_ranges", 22);
-    fwpt_put_dec(o, c->num_address_ranges);
-    fwpt_putc(o, '\n');
-    put_cap_hex(o, "mtc_periods", c->mtc_periods);
-    put_cap_hex(o, "cycle_thresholds", c->cycle_thresholds);
-    put_cap_hex(o, "psb_periods", c->psb_periods);
+    for (unsigned i = 0; i < CAP_COUNT; i++) {
+        uint32_t v = cap_get(c, &cap_fields[i]);
+        fwpt_puts(o, "  ");
+        fwpt_put_padded(o, cap_fields[i].name, 22);
+        if (cap_fields[i].kind == CAP_BITMAP)
+            fwpt_put_0x(o, v);
+        else
+            fwpt_put_dec(o, v);
+        fwpt_putc(o, '\n');
+    }
     put_label(o, "verdict");
     fwpt_puts(o, c->pt_supported ? "Intel PT usable (" : "Intel PT not usable (");
     fwpt_puts(o, fwpt_caps_reason_name(c->reason));
@@ -412,24 +424,12 @@ void fwpt_caps_json(const struct fwpt_caps *c, const struct fwpt_sink *o)
     fwpt_json_dec(&j, "maxphyaddr", c->maxphyaddr);
     fwpt_json_dec(&j, "max_subleaf", c->max_subleaf);
     /* Linux intel_pt/caps files read 0/1 and hex bitmaps: same values here. */
-    fwpt_json_dec(&j, "cr3_filtering", c->cr3_filtering);
-    fwpt_json_dec(&j, "psb_cyc", c->psb_cyc);
-    fwpt_json_dec(&j, "ip_filtering", c->ip_filtering);
-    fwpt_json_dec(&j, "mtc", c->mtc);
-    fwpt_json_dec(&j, "ptwrite", c->ptwrite);
-    fwpt_json_dec(&j, "power_event_trace", c->power_event_trace);
-    fwpt_json_dec(&j, "psb_pmi_preserve", c->psb_pmi_preserve);
-    fwpt_json_dec(&j, "event_trace", c->event_trace);
-    fwpt_json_dec(&j, "tnt_disable", c->tnt_disable);
-    fwpt_json_dec(&j, "topa_output", c->topa_output);
-    fwpt_json_dec(&j, "topa_multiple_entries", c->topa_multiple_entries);
-    fwpt_json_dec(&j, "single_range_output", c->single_range_output);
-    fwpt_json_dec(&j, "output_subsys", c->output_subsys);
-    fwpt_json_dec(&j, "payloads_lip", c->payloads_lip);
-    fwpt_json_dec(&j, "num_address_ranges", c->num_address_ranges);
-    fwpt_json_hex(&j, "mtc_periods", c->mtc_periods);
-    fwpt_json_hex(&j, "cycle_thresholds", c->cycle_thresholds);
-    fwpt_json_hex(&j, "psb_periods", c->psb_periods);
+    for (unsigned i = 0; i < CAP_COUNT; i++) {
+        if (cap_fields[i].kind == CAP_BITMAP)
+            fwpt_json_hex(&j, cap_fields[i].name, cap_get(c, &cap_fields[i]));
+        else
+            fwpt_json_dec(&j, cap_fields[i].name, cap_get(c, &cap_fields[i]));
+    }
     fwpt_json_bool(&j, "subleaf1_known", c->subleaf1_known);
     fwpt_json_bool(&j, "pt_supported", c->pt_supported);
     fwpt_json_str(&j, "reason", fwpt_caps_reason_name(c->reason));

@@ -473,14 +473,6 @@ static inline uint64_t read_le(const uint8_t *p, size_t avail, unsigned n)
 
 static inline uint64_t sext48(uint64_t v) { return (uint64_t)((int64_t)(v << 16) >> 16); }
 
-static inline uint64_t bit_reverse64(uint64_t v)
-{
-    v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
-    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
-    v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
-    return __builtin_bswap64(v);
-}
-
 enum fwpt_status fwpt_pkt_ip_reconstruct(uint64_t last_ip, unsigned ipc, uint64_t payload, uint64_t *ip)
 {
     if (ipc > 7 || ip_payload_bytes[ipc] < 0)
@@ -1030,7 +1022,7 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
             return fail(pkt, FWPT_E_BAD_PACKET); /* no stop bit, or no TNT bit before it (as libipt) */
         unsigned count = 63u - (unsigned)__builtin_clzll(payload);
         pkt->tnt.count = (uint8_t)count;
-        pkt->tnt.bits = bit_reverse64(payload) >> (64 - count);
+        pkt->tnt.bits = fwpt_bit_reverse64(payload) >> (64 - count);
         END_BLOCK();
         DONE(FWPT_PKT_TNT_64, TNT_64_SIZE);
     }

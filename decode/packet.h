@@ -391,6 +391,15 @@ static inline __attribute__((always_inline)) uint64_t fwpt_pkt_fast_entry(const 
     return ip;
 }
 
+/* v with its 64 bits in the opposite order (bit 0 <-> bit 63). */
+static inline uint64_t fwpt_bit_reverse64(uint64_t v)
+{
+    v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+    v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
+    return __builtin_bswap64(v);
+}
+
 /* Long TNT (02 A3, 6-byte payload with a stop bit), 16 readable bytes: 8, or 0 when the slow path must report it. */
 static inline unsigned fwpt_pkt_fast_tnt64(const uint8_t *p, size_t o, struct fwpt_packet *pkt)
 {
@@ -399,16 +408,12 @@ static inline unsigned fwpt_pkt_fast_tnt64(const uint8_t *p, size_t o, struct fw
     if (tnt <= 1)
         return 0;
     unsigned lz = (unsigned)__builtin_clzll(tnt);
-    /* execution order: the bit below the stop bit (B1, the oldest) becomes bit 0 */
-    uint64_t v = tnt;
-    v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
-    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
-    v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
     pkt->offset = o;
     pkt->type = FWPT_PKT_TNT_64;
     pkt->size = 8;
     pkt->tnt.count = (uint8_t)(63 - lz);
-    pkt->tnt.bits = __builtin_bswap64(v) >> lz >> 1;
+    /* execution order: the bit below the stop bit (B1, the oldest) becomes bit 0 */
+    pkt->tnt.bits = fwpt_bit_reverse64(tnt) >> lz >> 1;
     return 8;
 }
 
