@@ -30,15 +30,14 @@ EFI_CFLAGS := -std=c11 $(WARN) -O2 -I. -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_
 EFI_LDFLAGS := -nostdlib -znocombreloc -T /usr/lib/elf_x86_64_efi.lds -shared -Bsymbolic -L/usr/lib
 EFI_CRT0 := /usr/lib/crt0-efi-x86_64.o
 
-# Code that runs in firmware and on the host, from the same sources. *_host.c: host only.
+# Code that runs in firmware and on the host, from the same sources.
 LIB_SRCS := $(sort $(wildcard base/*.c arch/*.c topa/*.c decode/*.c sim/*.c))
-EFI_LIB_SRCS := $(filter-out %_host.c,$(LIB_SRCS))
-EFI_SRCS := $(sort $(wildcard efi/*.c efi/*.S))
+EFI_SRCS := $(sort $(wildcard efi/*.c))
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TEST_COMMON_SRCS := $(sort $(wildcard tests/common/*.c))
 
 HOST_LIB_OBJS := $(LIB_SRCS:%.c=$(B)/host/%.o)
-EFI_OBJS := $(EFI_LIB_SRCS:%.c=$(B)/efi/%.o) $(patsubst %.S,$(B)/efi/%.o,$(EFI_SRCS:%.c=$(B)/efi/%.o))
+EFI_OBJS := $(LIB_SRCS:%.c=$(B)/efi/%.o) $(EFI_SRCS:%.c=$(B)/efi/%.o)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(B)/host/%.o)
 TEST_COMMON_OBJS := $(TEST_COMMON_SRCS:%.c=$(B)/host/%.o)
 
@@ -54,7 +53,7 @@ export FWPT_BUILD := $(abspath $(B))
 # The floors: no include goes up (tests/floor_check.sh names the file and the include).
 EXTRA_TESTS := tests/floor_check.sh
 EXTRA_QEMU_DEPS :=
--include $(sort $(wildcard base/*.mk arch/*.mk topa/*.mk decode/*.mk sim/*.mk efi/*.mk tools/*.mk tests/*.mk))
+-include $(sort $(wildcard */*.mk))
 
 .PHONY: all deps test unit-test oracle-test floor-check qemu-test usb-image bench fuzz clean
 all: $(B)/.deps-build $(B)/fwpt.efi $(B)/fwpt
@@ -77,9 +76,6 @@ $(B)/fwpt: $(TOOL_OBJS) $(B)/libfwpt.a
 
 # ---- EFI application (freestanding, gnu-efi) ----
 $(B)/efi/%.o: %.c | $(B)/.deps-build
-	@mkdir -p $(dir $@)
-	$(CC) $(EFI_CFLAGS) -c $< -o $@
-$(B)/efi/%.o: %.S | $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(EFI_CFLAGS) -c $< -o $@
 # Links the gnu-efi objects $^ into the shared object $@, refusing any undefined symbol (also used
