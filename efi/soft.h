@@ -23,7 +23,7 @@
  * first is fn's entry, the last fn's final RET. The trace is what a processor would write had
  * TraceEn been set at fn's entry and cleared at its return (the final RET sends TIP.PGD with the
  * return address, so decoders end exactly there).
- * Limits (README): code that runs with TF clear (interrupt/exception handlers, SMM) is not seen;
+ * Limits (docs/soft-backend.md): code that runs with TF clear (interrupt/exception handlers, SMM) is not seen;
  * QEMU TCG takes no trap after STI or HLT — the instruction after them is reconstructed by decoding
  * it at the fall-through IP; the CPL is 0 and the code 64-bit. */
 #ifndef FWPT_EFI_SOFT_H
