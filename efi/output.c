@@ -31,11 +31,42 @@ const char *fwpt_run_profile_name(const struct fwpt_run *s)
     return s->backend == FWPT_BACKEND_SOFT && s->soft && s->soft->sim.profile ? s->soft->sim.profile->name : s->opt->profile;
 }
 
+/* The array key of loaded images: only those the trace touched (IMG_TOUCHED), each with base, size and the members
+ * asked for, in this order: name, base, size, file, pdb, path; each on a line of its own when newline. */
+enum { IMG_TOUCHED = 1, IMG_NAME = 2, IMG_FILE = 4, IMG_PDB = 8, IMG_PATH = 16 };
+static void json_images(struct fwpt_json *j, const struct fwpt_run *s, const char *key, unsigned what, bool newline)
+{
+    char fn[40];
+    fwpt_json_nl(j, 0);
+    fwpt_json_open(j, key, '[');
+    for (unsigned i = 0; i < s->syms.count; i++) {
+        const struct fwpt_image *m = &s->syms.img[i];
+        if ((what & IMG_TOUCHED) && !m->touched)
+            continue;
+        if (newline)
+            fwpt_json_nl(j, 1);
+        fwpt_json_open(j, NULL, '{');
+        if (what & IMG_NAME)
+            kv_str(j, "name", m->name);
+        fwpt_json_hex(j, "base", m->base);
+        fwpt_json_hex(j, "size", m->size);
+        if (what & IMG_FILE) {
+            img_file_name(m, fn, sizeof fn);
+            kv_str(j, "file", fn);
+        }
+        if (what & IMG_PDB)
+            kv_str(j, "pdb", m->pdb);
+        if (what & IMG_PATH)
+            kv_str(j, "path", m->file);
+        fwpt_json_close(j, '}');
+    }
+    fwpt_json_close(j, ']');
+}
+
 static void sideband(struct fwpt_run *s, const struct fwpt_sink *o)
 {
     const struct fwpt_caps *c = s->caps;
     const struct fwpt_trace_config *g = &s->cfg;
-    char fn[40];
     struct fwpt_json jw, *j = &jw;
     fwpt_json_init(j, o);
     fwpt_json_open(j, NULL, '{');
@@ -123,53 +154,11 @@ static void sideband(struct fwpt_run *s, const struct fwpt_sink *o)
     kv_str(j, "reason", s->tr.rb.reason);
     fwpt_json_close(j, '}');
     /* images the trace touches, each dumped: what the host decoder loads */
-    fwpt_json_nl(j, 0);
-    fwpt_json_open(j, "images", '[');
-    for (unsigned i = 0; i < s->syms.count; i++) {
-        const struct fwpt_image *m = &s->syms.img[i];
-        if (!m->touched)
-            continue;
-        img_file_name(m, fn, sizeof fn);
-        fwpt_json_nl(j, 1);
-        fwpt_json_open(j, NULL, '{');
-        kv_str(j, "name", m->name);
-        fwpt_json_hex(j, "base", m->base);
-        fwpt_json_hex(j, "size", m->size);
-        kv_str(j, "file", fn);
-        kv_str(j, "pdb", m->pdb);
-        kv_str(j, "path", m->file);
-        fwpt_json_close(j, '}');
-    }
-    fwpt_json_close(j, ']');
+    json_images(j, s, "images", IMG_TOUCHED | IMG_NAME | IMG_FILE | IMG_PDB | IMG_PATH, 1);
     /* the memory ranges dumped (the same images, as ranges) */
-    fwpt_json_nl(j, 0);
-    fwpt_json_open(j, "memory", '[');
-    for (unsigned i = 0; i < s->syms.count; i++) {
-        const struct fwpt_image *m = &s->syms.img[i];
-        if (!m->touched)
-            continue;
-        img_file_name(m, fn, sizeof fn);
-        fwpt_json_open(j, NULL, '{');
-        fwpt_json_hex(j, "base", m->base);
-        fwpt_json_hex(j, "size", m->size);
-        kv_str(j, "file", fn);
-        fwpt_json_close(j, '}');
-    }
-    fwpt_json_close(j, ']');
+    json_images(j, s, "memory", IMG_TOUCHED | IMG_FILE, 0);
     /* every loaded image, dumped or not */
-    fwpt_json_nl(j, 0);
-    fwpt_json_open(j, "loaded_images", '[');
-    for (unsigned i = 0; i < s->syms.count; i++) {
-        const struct fwpt_image *m = &s->syms.img[i];
-        fwpt_json_nl(j, 1);
-        fwpt_json_open(j, NULL, '{');
-        kv_str(j, "name", m->name);
-        fwpt_json_hex(j, "base", m->base);
-        fwpt_json_hex(j, "size", m->size);
-        kv_str(j, "path", m->file);
-        fwpt_json_close(j, '}');
-    }
-    fwpt_json_close(j, ']');
+    json_images(j, s, "loaded_images", IMG_NAME | IMG_PATH, 1);
     fwpt_json_nl(j, 0);
     fwpt_json_close(j, '}');
     fwpt_putc(o, '\n');
