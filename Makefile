@@ -2,6 +2,7 @@
 #   make            build/fwpt.efi (UEFI app) and build/fwpt (host tool)
 #   make test       every test: host unit, oracle (libipt, Zydis), QEMU
 #   make unit-test  host tests only (fast)
+#   make floor-check  no include from a lower floor to a higher one (DESIGN.md: the house)
 #   make qemu-test  QEMU/OVMF tests only
 #   make usb-image  build/fwpt-usb.img (GPT + ESP with EFI/BOOT/BOOTX64.EFI)
 #   make bench      throughput against libipt, printed as ratios
@@ -29,15 +30,14 @@ EFI_CFLAGS := -std=c11 $(WARN) -O2 -I. -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_
 EFI_LDFLAGS := -nostdlib -znocombreloc -T /usr/lib/elf_x86_64_efi.lds -shared -Bsymbolic -L/usr/lib
 EFI_CRT0 := /usr/lib/crt0-efi-x86_64.o
 
-# Code that runs in firmware and on the host, from the same sources. *_host.c: host only.
-LIB_SRCS := $(sort $(wildcard arch/*.c topa/*.c decode/*.c))
-EFI_LIB_SRCS := $(filter-out %_host.c,$(LIB_SRCS))
-EFI_SRCS := $(sort $(wildcard efi/*.c efi/*.S))
+# Code that runs in firmware and on the host, from the same sources.
+LIB_SRCS := $(sort $(wildcard base/*.c arch/*.c topa/*.c decode/*.c sim/*.c))
+EFI_SRCS := $(sort $(wildcard efi/*.c))
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TEST_COMMON_SRCS := $(sort $(wildcard tests/common/*.c))
 
 HOST_LIB_OBJS := $(LIB_SRCS:%.c=$(B)/host/%.o)
-EFI_OBJS := $(EFI_LIB_SRCS:%.c=$(B)/efi/%.o) $(patsubst %.S,$(B)/efi/%.o,$(EFI_SRCS:%.c=$(B)/efi/%.o))
+EFI_OBJS := $(LIB_SRCS:%.c=$(B)/efi/%.o) $(EFI_SRCS:%.c=$(B)/efi/%.o)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(B)/host/%.o)
 TEST_COMMON_OBJS := $(TEST_COMMON_SRCS:%.c=$(B)/host/%.o)
 
@@ -50,11 +50,12 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(sort $(wildcard tests/fuzz/fu
 export FWPT_BUILD := $(abspath $(B))
 
 # Module fragments may add targets, tests (EXTRA_TESTS) and prerequisites.
-EXTRA_TESTS :=
+# The floors: no include goes up (tests/floor_check.sh names the file and the include).
+EXTRA_TESTS := tests/floor_check.sh
 EXTRA_QEMU_DEPS :=
--include $(sort $(wildcard arch/*.mk topa/*.mk decode/*.mk efi/*.mk tools/*.mk tests/*.mk))
+-include $(sort $(wildcard */*.mk))
 
-.PHONY: all deps test unit-test oracle-test qemu-test usb-image bench fuzz clean
+.PHONY: all deps test unit-test oracle-test floor-check qemu-test usb-image bench fuzz clean
 all: $(B)/.deps-build $(B)/fwpt.efi $(B)/fwpt
 
 # Missing Debian packages are installed (as root) before anything is built.
@@ -75,9 +76,6 @@ $(B)/fwpt: $(TOOL_OBJS) $(B)/libfwpt.a
 
 # ---- EFI application (freestanding, gnu-efi) ----
 $(B)/efi/%.o: %.c | $(B)/.deps-build
-	@mkdir -p $(dir $@)
-	$(CC) $(EFI_CFLAGS) -c $< -o $@
-$(B)/efi/%.o: %.S | $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(EFI_CFLAGS) -c $< -o $@
 # Links the gnu-efi objects $^ into the shared object $@, refusing any undefined symbol (also used
@@ -111,6 +109,8 @@ unit-test: $(B)/.deps-test all $(UNIT_TESTS)
 	tests/run.sh $(UNIT_TESTS)
 oracle-test: $(B)/.deps-test all $(ORACLE_TESTS)
 	tests/run.sh $(ORACLE_TESTS)
+floor-check:
+	tests/run.sh tests/floor_check.sh
 qemu-test: $(B)/.deps-test all $(EXTRA_QEMU_DEPS)
 	tests/run.sh $(QEMU_TESTS)
 test: $(B)/.deps-test all $(UNIT_TESTS) $(ORACLE_TESTS) $(EXTRA_QEMU_DEPS)

@@ -2,6 +2,8 @@
  * Capability Enumeration"; CPUID leaf 14H in Vol. 2A). Freestanding: runs in firmware too. */
 #include "arch/caps.h"
 #include "arch/rtit.h"
+#include "base/json.h"
+#include <stddef.h>
 
 #define CPUID_LEAF_VENDOR   0x0u
 #define CPUID_LEAF_FMS      0x1u
@@ -45,6 +47,59 @@ void fwpt_caps_cpu_id(const struct fwpt_caps *c, struct fwpt_cpu_id *id)
     id->model = c->model;
     id->stepping = c->stepping;
     id->stepping_known = id->known;
+}
+
+/* ---- the capabilities, each once ---- */
+
+/* Each capability of CPUID leaf 14H once: its name (Linux's intel_pt/caps file, which perf reads), the
+ * register and bits that enumerate it (SDM Vol. 2A CPUID leaf 14H), its field, and how it is shown.
+ * The parser, the report and the JSON are made from this table. */
+enum cap_reg { CAP_14_0_EBX, CAP_14_0_ECX, CAP_14_1_EAX, CAP_14_1_EBX };
+enum cap_kind { CAP_BOOL, CAP_DEC, CAP_BITMAP };
+struct cap_field {
+    const char *name;
+    enum cap_reg reg;
+    uint64_t mask;
+    size_t offset;     /* in struct fwpt_caps: a bool (CAP_BOOL) or a uint32_t */
+    enum cap_kind kind;
+};
+#define CAP(name, reg, mask, kind) {#name, reg, mask, offsetof(struct fwpt_caps, name), kind}
+static const struct cap_field cap_fields[] = {
+    CAP(cr3_filtering, CAP_14_0_EBX, CPUID14_0_EBX_CR3_FILTERING, CAP_BOOL),
+    CAP(psb_cyc, CAP_14_0_EBX, CPUID14_0_EBX_PSB_CYC, CAP_BOOL),
+    CAP(ip_filtering, CAP_14_0_EBX, CPUID14_0_EBX_IP_FILTERING, CAP_BOOL),
+    CAP(mtc, CAP_14_0_EBX, CPUID14_0_EBX_MTC, CAP_BOOL),
+    CAP(ptwrite, CAP_14_0_EBX, CPUID14_0_EBX_PTWRITE, CAP_BOOL),
+    CAP(power_event_trace, CAP_14_0_EBX, CPUID14_0_EBX_POWER_EVENT_TRACE, CAP_BOOL),
+    CAP(psb_pmi_preserve, CAP_14_0_EBX, CPUID14_0_EBX_PSB_PMI_PRESERVE, CAP_BOOL),
+    CAP(event_trace, CAP_14_0_EBX, CPUID14_0_EBX_EVENT_TRACE, CAP_BOOL),
+    CAP(tnt_disable, CAP_14_0_EBX, CPUID14_0_EBX_TNT_DISABLE, CAP_BOOL),
+    CAP(topa_output, CAP_14_0_ECX, CPUID14_0_ECX_TOPA_OUTPUT, CAP_BOOL),
+    CAP(topa_multiple_entries, CAP_14_0_ECX, CPUID14_0_ECX_TOPA_MULTIPLE, CAP_BOOL),
+    CAP(single_range_output, CAP_14_0_ECX, CPUID14_0_ECX_SINGLE_RANGE, CAP_BOOL),
+    CAP(output_subsys, CAP_14_0_ECX, CPUID14_0_ECX_OUTPUT_SUBSYS, CAP_BOOL),
+    CAP(payloads_lip, CAP_14_0_ECX, CPUID14_0_ECX_PAYLOADS_LIP, CAP_BOOL),
+    CAP(num_address_ranges, CAP_14_1_EAX, CPUID14_1_EAX_NUM_ADDR_RANGES, CAP_DEC),
+    CAP(mtc_periods, CAP_14_1_EAX, CPUID14_1_EAX_MTC_PERIODS, CAP_BITMAP),
+    CAP(cycle_thresholds, CAP_14_1_EBX, CPUID14_1_EBX_CYCLE_THRESHOLDS, CAP_BITMAP),
+    CAP(psb_periods, CAP_14_1_EBX, CPUID14_1_EBX_PSB_PERIODS, CAP_BITMAP),
+};
+#undef CAP
+#define CAP_COUNT (sizeof cap_fields / sizeof cap_fields[0])
+
+static uint32_t cap_get(const struct fwpt_caps *c, const struct cap_field *f)
+{
+    const char *p = (const char *)c + f->offset;
+    return f->kind == CAP_BOOL ? *(const bool *)p : *(const uint32_t *)p;
+}
+
+static void cap_set(struct fwpt_caps *c, const struct cap_field *f, uint32_t reg)
+{
+    char *p = (char *)c + f->offset;
+    if (f->kind == CAP_BOOL)
+        *(bool *)p = (reg & f->mask) != 0;
+    else
+        *(uint32_t *)p = (uint32_t)FWPT_GET(f->mask, reg);
 }
 
 /* ---- reading through the CPU interface ---- */
@@ -143,7 +198,7 @@ static const char *inconsistency(const struct fwpt_caps *c)
 void fwpt_caps_parse(const struct fwpt_cpuid_snapshot *snap, struct fwpt_caps *c)
 {
     const struct fwpt_cpuid_snapshot *s = snap;
-    uint32_t base_family, ebx, ecx;
+    uint32_t base_family;
 
     fwpt_memset(c, 0, sizeof *c);
     c->raw = *s;
@@ -163,23 +218,10 @@ void fwpt_caps_parse(const struct fwpt_cpuid_snapshot *snap, struct fwpt_caps *c
 
     /* Leaf 14H is parsed whenever it was read, so the report shows it even when PT is refused. */
     if (s->has_leaf14_0) {
-        ebx = s->leaf14_0.ebx;
-        ecx = s->leaf14_0.ecx;
         c->max_subleaf = s->leaf14_0.eax;
-        c->cr3_filtering = ebx & CPUID14_0_EBX_CR3_FILTERING;
-        c->psb_cyc = ebx & CPUID14_0_EBX_PSB_CYC;
-        c->ip_filtering = ebx & CPUID14_0_EBX_IP_FILTERING;
-        c->mtc = ebx & CPUID14_0_EBX_MTC;
-        c->ptwrite = ebx & CPUID14_0_EBX_PTWRITE;
-        c->power_event_trace = ebx & CPUID14_0_EBX_POWER_EVENT_TRACE;
-        c->psb_pmi_preserve = ebx & CPUID14_0_EBX_PSB_PMI_PRESERVE;
-        c->event_trace = ebx & CPUID14_0_EBX_EVENT_TRACE;
-        c->tnt_disable = ebx & CPUID14_0_EBX_TNT_DISABLE;
-        c->topa_output = ecx & CPUID14_0_ECX_TOPA_OUTPUT;
-        c->topa_multiple_entries = ecx & CPUID14_0_ECX_TOPA_MULTIPLE;
-        c->single_range_output = ecx & CPUID14_0_ECX_SINGLE_RANGE;
-        c->output_subsys = ecx & CPUID14_0_ECX_OUTPUT_SUBSYS;
-        c->payloads_lip = ecx & CPUID14_0_ECX_PAYLOADS_LIP;
+        for (unsigned i = 0; i < CAP_COUNT; i++)
+            if (cap_fields[i].reg == CAP_14_0_EBX || cap_fields[i].reg == CAP_14_0_ECX)
+                cap_set(c, &cap_fields[i], cap_fields[i].reg == CAP_14_0_EBX ? s->leaf14_0.ebx : s->leaf14_0.ecx);
         if (c->max_subleaf >= 1) {
             if (!s->has_leaf14_1)
                 c->note = "CPUID.(14H,1) was not recorded although CPUID.(14H,0):EAX >= 1: address "
@@ -193,12 +235,9 @@ void fwpt_caps_parse(const struct fwpt_cpuid_snapshot *snap, struct fwpt_caps *c
             else
                 c->subleaf1_known = true;
         }
-        if (c->subleaf1_known) {
-            c->num_address_ranges = (uint32_t)FWPT_GET(CPUID14_1_EAX_NUM_ADDR_RANGES, s->leaf14_1.eax);
-            c->mtc_periods = (uint32_t)FWPT_GET(CPUID14_1_EAX_MTC_PERIODS, s->leaf14_1.eax);
-            c->cycle_thresholds = (uint32_t)FWPT_GET(CPUID14_1_EBX_CYCLE_THRESHOLDS, s->leaf14_1.ebx);
-            c->psb_periods = (uint32_t)FWPT_GET(CPUID14_1_EBX_PSB_PERIODS, s->leaf14_1.ebx);
-        }
+        for (unsigned i = 0; i < CAP_COUNT && c->subleaf1_known; i++)
+            if (cap_fields[i].reg == CAP_14_1_EAX || cap_fields[i].reg == CAP_14_1_EBX)
+                cap_set(c, &cap_fields[i], cap_fields[i].reg == CAP_14_1_EAX ? s->leaf14_1.eax : s->leaf14_1.ebx);
     }
 
     /* The verdict: first failing rule wins (order documented in caps.h). */
@@ -245,21 +284,6 @@ static void put_regs(const struct fwpt_sink *o, const struct fwpt_cpuid_regs *r)
     fwpt_put_hex(o, r->ecx, 8);
     fwpt_puts(o, " EDX ");
     fwpt_put_hex(o, r->edx, 8);
-}
-
-static void put_cap_bool(const struct fwpt_sink *o, const char *name, bool v)
-{
-    fwpt_puts(o, "  ");
-    fwpt_put_padded(o, name, 22);
-    fwpt_puts(o, v ? "1\n" : "0\n");
-}
-
-static void put_cap_hex(const struct fwpt_sink *o, const char *name, uint32_t v)
-{
-    fwpt_puts(o, "  ");
-    fwpt_put_padded(o, name, 22);
-    fwpt_put_0x(o, v);
-    fwpt_putc(o, '\n');
 }
 
 void fwpt_caps_report(const struct fwpt_caps *c, const struct fwpt_sink *o)
@@ -325,27 +349,16 @@ void fwpt_caps_report(const struct fwpt_caps *c, const struct fwpt_sink *o)
     fwpt_put_dec(o, c->maxphyaddr);
     fwpt_puts(o, s->maxphyaddr ? " bits\n" : " bits (CPUID.80000008H not available: SDM default)\n");
     fwpt_puts(o, "capabilities (Linux intel_pt/caps names)\n");
-    put_cap_bool(o, "cr3_filtering", c->cr3_filtering);
-    put_cap_bool(o, "psb_cyc", c->psb_cyc);
-    put_cap_bool(o, "ip_filtering", c->ip_filtering);
-    put_cap_bool(o, "mtc", c->mtc);
-    put_cap_bool(o, "ptwrite", c->ptwrite);
-    put_cap_bool(o, "power_event_trace", c->power_event_trace);
-    put_cap_bool(o, "psb_pmi_preserve", c->psb_pmi_preserve);
-    put_cap_bool(o, "event_trace", c->event_trace);
-    put_cap_bool(o, "tnt_disable", c->tnt_disable);
-    put_cap_bool(o, "topa_output", c->topa_output);
-    put_cap_bool(o, "topa_multiple_entries", c->topa_multiple_entries);
-    put_cap_bool(o, "single_range_output", c->single_range_output);
-    put_cap_bool(o, "output_subsys", c->output_subsys);
-    put_cap_bool(o, "payloads_lip", c->payloads_lip);
-    fwpt_puts(o, "  ");
-    fwpt_put_padded(o, "num_address_ranges", 22);
-    fwpt_put_dec(o, c->num_address_ranges);
-    fwpt_putc(o, '\n');
-    put_cap_hex(o, "mtc_periods", c->mtc_periods);
-    put_cap_hex(o, "cycle_thresholds", c->cycle_thresholds);
-    put_cap_hex(o, "psb_periods", c->psb_periods);
+    for (unsigned i = 0; i < CAP_COUNT; i++) {
+        uint32_t v = cap_get(c, &cap_fields[i]);
+        fwpt_puts(o, "  ");
+        fwpt_put_padded(o, cap_fields[i].name, 22);
+        if (cap_fields[i].kind == CAP_BITMAP)
+            fwpt_put_0x(o, v);
+        else
+            fwpt_put_dec(o, v);
+        fwpt_putc(o, '\n');
+    }
     put_label(o, "verdict");
     fwpt_puts(o, c->pt_supported ? "Intel PT usable (" : "Intel PT not usable (");
     fwpt_puts(o, fwpt_caps_reason_name(c->reason));
@@ -366,133 +379,67 @@ void fwpt_caps_report(const struct fwpt_caps *c, const struct fwpt_sink *o)
     fwpt_errata_report(&id, o);
 }
 
-static void json_key(const struct fwpt_sink *o, const char *k, int *first)
-{
-    if (!*first)
-        fwpt_putc(o, ',');
-    *first = 0;
-    fwpt_put_json_str(o, k);
-    fwpt_putc(o, ':');
-}
-
-static void json_hexstr(const struct fwpt_sink *o, uint32_t v, unsigned digits, int with_0x)
-{
-    fwpt_putc(o, '"');
-    if (with_0x)
-        fwpt_puts(o, "0x");
-    fwpt_put_hex(o, v, digits);
-    fwpt_putc(o, '"');
-}
-
-/* "k": "0xV": a leaf number or bitmap, as Linux's intel_pt/caps files print it. */
-static void json_hex(const struct fwpt_sink *o, const char *k, int *first, uint32_t v)
-{
-    json_key(o, k, first);
-    json_hexstr(o, v, 0, 1);
-}
-
 /* "k": "XXXXXXXX", or null when the register was not read. */
-static void json_reg_or_null(const struct fwpt_sink *o, const char *k, int *first, bool have, uint32_t v)
+static void json_reg_or_null(struct fwpt_json *j, const char *k, bool have, uint32_t v)
 {
-    json_key(o, k, first);
     if (have)
-        json_hexstr(o, v, 8, 0);
+        fwpt_json_reg(j, k, v);
     else
-        fwpt_puts(o, "null");
+        fwpt_json_null(j, k);
 }
 
-static void json_regs(const struct fwpt_sink *o, const char *k, int *first, bool have,
-                      const struct fwpt_cpuid_regs *r)
+static void json_regs(struct fwpt_json *j, const char *k, bool have, const struct fwpt_cpuid_regs *r)
 {
-    json_key(o, k, first);
     if (!have) {
-        fwpt_puts(o, "null");
+        fwpt_json_null(j, k);
         return;
     }
-    fwpt_putc(o, '[');
-    json_hexstr(o, r->eax, 8, 0);
-    fwpt_putc(o, ',');
-    json_hexstr(o, r->ebx, 8, 0);
-    fwpt_putc(o, ',');
-    json_hexstr(o, r->ecx, 8, 0);
-    fwpt_putc(o, ',');
-    json_hexstr(o, r->edx, 8, 0);
-    fwpt_putc(o, ']');
-}
-
-static void json_u(const struct fwpt_sink *o, const char *k, int *first, uint64_t v)
-{
-    json_key(o, k, first);
-    fwpt_put_dec(o, v);
-}
-
-static void json_bool(const struct fwpt_sink *o, const char *k, int *first, bool v)
-{
-    json_key(o, k, first);
-    fwpt_puts(o, v ? "true" : "false");
-}
-
-static void json_str_or_null(const struct fwpt_sink *o, const char *k, int *first, const char *v)
-{
-    json_key(o, k, first);
-    if (v)
-        fwpt_put_json_str(o, v);
-    else
-        fwpt_puts(o, "null");
+    fwpt_json_open(j, k, '[');
+    fwpt_json_reg(j, NULL, r->eax);
+    fwpt_json_reg(j, NULL, r->ebx);
+    fwpt_json_reg(j, NULL, r->ecx);
+    fwpt_json_reg(j, NULL, r->edx);
+    fwpt_json_close(j, ']');
 }
 
 void fwpt_caps_json(const struct fwpt_caps *c, const struct fwpt_sink *o)
 {
     const struct fwpt_cpuid_snapshot *s = &c->raw;
-    int first = 1;
-
-    fwpt_putc(o, '{');
-    json_key(o, "vendor", &first);
-    fwpt_put_json_str(o, s->vendor);
-    json_u(o, "family", &first, c->family);
-    json_u(o, "model", &first, c->model);
-    json_u(o, "stepping", &first, c->stepping);
-    json_reg_or_null(o, "leaf1_eax", &first, true, s->leaf1_eax);
-    json_hex(o, "max_basic_leaf", &first, s->max_basic_leaf);
-    json_hex(o, "max_ext_leaf", &first, s->max_ext_leaf);
-    json_reg_or_null(o, "leaf7_ebx", &first, s->max_basic_leaf >= CPUID_LEAF_EXT_FEAT, s->leaf7_ebx);
-    json_bool(o, "intel_pt", &first, c->intel_pt);
-    json_regs(o, "leaf14_0", &first, s->has_leaf14_0, &s->leaf14_0);
-    json_regs(o, "leaf14_1", &first, s->has_leaf14_1, &s->leaf14_1);
-    json_reg_or_null(o, "leaf1a_eax", &first, s->has_leaf1a, s->leaf1a_eax);
-    json_hex(o, "core_type", &first, c->core_type);
-    json_u(o, "maxphyaddr", &first, c->maxphyaddr);
-    json_u(o, "max_subleaf", &first, c->max_subleaf);
+    struct fwpt_json j;
+    fwpt_json_init(&j, o);
+    fwpt_json_open(&j, NULL, '{');
+    fwpt_json_str(&j, "vendor", s->vendor);
+    fwpt_json_dec(&j, "family", c->family);
+    fwpt_json_dec(&j, "model", c->model);
+    fwpt_json_dec(&j, "stepping", c->stepping);
+    json_reg_or_null(&j, "leaf1_eax", true, s->leaf1_eax);
+    fwpt_json_hex(&j, "max_basic_leaf", s->max_basic_leaf);
+    fwpt_json_hex(&j, "max_ext_leaf", s->max_ext_leaf);
+    json_reg_or_null(&j, "leaf7_ebx", s->max_basic_leaf >= CPUID_LEAF_EXT_FEAT, s->leaf7_ebx);
+    fwpt_json_bool(&j, "intel_pt", c->intel_pt);
+    json_regs(&j, "leaf14_0", s->has_leaf14_0, &s->leaf14_0);
+    json_regs(&j, "leaf14_1", s->has_leaf14_1, &s->leaf14_1);
+    json_reg_or_null(&j, "leaf1a_eax", s->has_leaf1a, s->leaf1a_eax);
+    fwpt_json_hex(&j, "core_type", c->core_type);
+    fwpt_json_dec(&j, "maxphyaddr", c->maxphyaddr);
+    fwpt_json_dec(&j, "max_subleaf", c->max_subleaf);
     /* Linux intel_pt/caps files read 0/1 and hex bitmaps: same values here. */
-    json_u(o, "cr3_filtering", &first, c->cr3_filtering);
-    json_u(o, "psb_cyc", &first, c->psb_cyc);
-    json_u(o, "ip_filtering", &first, c->ip_filtering);
-    json_u(o, "mtc", &first, c->mtc);
-    json_u(o, "ptwrite", &first, c->ptwrite);
-    json_u(o, "power_event_trace", &first, c->power_event_trace);
-    json_u(o, "psb_pmi_preserve", &first, c->psb_pmi_preserve);
-    json_u(o, "event_trace", &first, c->event_trace);
-    json_u(o, "tnt_disable", &first, c->tnt_disable);
-    json_u(o, "topa_output", &first, c->topa_output);
-    json_u(o, "topa_multiple_entries", &first, c->topa_multiple_entries);
-    json_u(o, "single_range_output", &first, c->single_range_output);
-    json_u(o, "output_subsys", &first, c->output_subsys);
-    json_u(o, "payloads_lip", &first, c->payloads_lip);
-    json_u(o, "num_address_ranges", &first, c->num_address_ranges);
-    json_hex(o, "mtc_periods", &first, c->mtc_periods);
-    json_hex(o, "cycle_thresholds", &first, c->cycle_thresholds);
-    json_hex(o, "psb_periods", &first, c->psb_periods);
-    json_bool(o, "subleaf1_known", &first, c->subleaf1_known);
-    json_bool(o, "pt_supported", &first, c->pt_supported);
-    json_key(o, "reason", &first);
-    fwpt_put_json_str(o, fwpt_caps_reason_name(c->reason));
-    json_key(o, "reason_msg", &first);
-    fwpt_put_json_str(o, fwpt_caps_reason_msg(c->reason));
-    json_str_or_null(o, "detail", &first, c->detail);
-    json_str_or_null(o, "note", &first, c->note);
+    for (unsigned i = 0; i < CAP_COUNT; i++) {
+        if (cap_fields[i].kind == CAP_BITMAP)
+            fwpt_json_hex(&j, cap_fields[i].name, cap_get(c, &cap_fields[i]));
+        else
+            fwpt_json_dec(&j, cap_fields[i].name, cap_get(c, &cap_fields[i]));
+    }
+    fwpt_json_bool(&j, "subleaf1_known", c->subleaf1_known);
+    fwpt_json_bool(&j, "pt_supported", c->pt_supported);
+    fwpt_json_str(&j, "reason", fwpt_caps_reason_name(c->reason));
+    fwpt_json_str(&j, "reason_msg", fwpt_caps_reason_msg(c->reason));
+    fwpt_json_str(&j, "detail", c->detail);
+    fwpt_json_str(&j, "note", c->note);
     struct fwpt_cpu_id id;
     fwpt_caps_cpu_id(c, &id);
-    json_key(o, "errata", &first);
+    fwpt_json_key(&j, "errata");
     fwpt_errata_json(&id, o);
-    fwpt_puts(o, "}\n");
+    fwpt_json_close(&j, '}');
+    fwpt_putc(o, '\n');
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include "arch/cpu.h"
 #include "arch/errata.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 /* The raw CPUID values enumeration depends on, as read (or as recorded in a dump). */
 struct fwpt_cpuid_snapshot {

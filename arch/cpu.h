@@ -1,12 +1,12 @@
 /* fwpt — the CPU interface: everything that executes CPUID, RDMSR, WRMSR goes through it.
  * Backends: hardware (efi/, real instructions with #GP caught), replay (recorded CPUID
- * profile), model (RTIT MSRs + output model, topa/model), soft (efi/, single-step tracer).
+ * profile), model (RTIT MSRs + output model, sim/model), soft (efi/, single-step tracer).
  * Logic above it never knows which one it has. */
 #ifndef FWPT_ARCH_CPU_H
 #define FWPT_ARCH_CPU_H
 
 #include <stdint.h>
-#include "arch/status.h"
+#include "base/status.h"
 
 struct fwpt_cpuid_regs {
     uint32_t eax, ebx, ecx, edx;

@@ -1,6 +1,6 @@
 /* fwpt — replay CPU backend and built-in CPU profiles. Freestanding. */
 #include "arch/cpu_replay.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 #define LEAF_EXT_BASE 0x80000000u
 #define LEAF_EXT_ADDR 0x80000008u

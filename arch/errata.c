@@ -1,6 +1,7 @@
 /* fwpt — Intel PT errata keyed by the processor (Intel specification updates of each family).
  * Freestanding: built into the EFI application too. */
 #include "arch/errata.h"
+#include "base/json.h"
 
 static const struct fwpt_erratum_info infos[] = {
 #define FWPT_ERRATUM_INFO_DECODE(field, name, aliases, what) {#name, aliases, what, true},
@@ -200,44 +201,36 @@ void fwpt_errata_report(const struct fwpt_cpu_id *id, const struct fwpt_sink *o)
     }
 }
 
-static void json_aliases(const struct fwpt_sink *o, const char *a)
+static void json_aliases(struct fwpt_json *j, const char *a)
 {
-    fwpt_putc(o, '[');
+    fwpt_json_open(j, "aliases", '[');
     for (const char *p = a; *p;) {
         size_t n = 0;
         while (p[n] && p[n] != ' ')
             n++;
-        if (p != a)
-            fwpt_putc(o, ',');
-        fwpt_putc(o, '"');
-        fwpt_putn(o, p, n); /* names are letters and digits: nothing to escape */
-        fwpt_putc(o, '"');
+        fwpt_json_strn(j, NULL, p, n); /* names are letters and digits: nothing to escape */
         p += n;
         while (*p == ' ')
             p++;
     }
-    fwpt_putc(o, ']');
+    fwpt_json_close(j, ']');
 }
 
 void fwpt_errata_json(const struct fwpt_cpu_id *id, const struct fwpt_sink *o)
 {
     uint32_t m = mask_of(id);
-    bool first = true;
-
-    fwpt_putc(o, '[');
+    struct fwpt_json j;
+    fwpt_json_init(&j, o);
+    fwpt_json_open(&j, NULL, '[');
     for (unsigned e = 0; e < FWPT_ERRATUM_COUNT; e++) {
         if (!(m & (1u << e)))
             continue;
-        if (!first)
-            fwpt_putc(o, ',');
-        first = false;
-        fwpt_puts(o, "{\"name\":");
-        fwpt_put_json_str(o, infos[e].name);
-        fwpt_puts(o, ",\"aliases\":");
-        json_aliases(o, infos[e].aliases);
-        fwpt_puts(o, infos[e].decoder ? ",\"kind\":\"decoder\",\"what\":" : ",\"kind\":\"trace\",\"what\":");
-        fwpt_put_json_str(o, infos[e].what);
-        fwpt_putc(o, '}');
+        fwpt_json_open(&j, NULL, '{');
+        fwpt_json_str(&j, "name", infos[e].name);
+        json_aliases(&j, infos[e].aliases);
+        fwpt_json_str(&j, "kind", infos[e].decoder ? "decoder" : "trace");
+        fwpt_json_str(&j, "what", infos[e].what);
+        fwpt_json_close(&j, '}');
     }
-    fwpt_putc(o, ']');
+    fwpt_json_close(&j, ']');
 }

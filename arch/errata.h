@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "arch/status.h"
-#include "arch/text.h"
+#include "base/status.h"
+#include "base/text.h"
 
 /* One bit per erratum a decoder works around. */
 struct fwpt_errata {

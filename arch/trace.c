@@ -1,6 +1,6 @@
 /* fwpt — the IA32_RTIT_* MSR sequence (SDM Vol. 3C "Enabling and Configuration MSRs"). Freestanding. */
 #include "arch/trace.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 #define OUTPUT_BASE_RESERVED_LOW FWPT_FIELD(6, 0) /* IA32_RTIT_OUTPUT_BASE[6:0] reserved */
 #define CR3_MATCH_RESERVED_LOW   FWPT_FIELD(4, 0) /* IA32_RTIT_CR3_MATCH[4:0] reserved */

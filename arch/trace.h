@@ -1,6 +1,6 @@
 /* fwpt — the IA32_RTIT_* MSR sequence around a traced call (SDM Vol. 3C "Enabling and Configuration
  * MSRs", IA32_RTIT_CTL #GP rules), over the CPU interface, so it runs against hardware, the model
- * (topa/model) or a recording fake alike.
+ * (sim/model) or a recording fake alike.
  *
  *   fwpt_trace_check(&cfg, caps, &refusal)    every CTL field against the capabilities, nothing written
  *   fwpt_trace_start(cpu, caps, &cfg, &state)  save, clear STATUS, program, TraceEn last, re-read STATUS

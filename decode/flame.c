@@ -1,5 +1,6 @@
 /* fwpt — folded stacks, flame graph (SVG) and Trace Event Format of the call tree (see flame.h). */
 #include "decode/flame.h"
+#include "base/json.h"
 
 /* ---- names and text ---- */
 
@@ -7,23 +8,6 @@
 static void put_hundredths(const struct fwpt_sink *o, uint64_t h)
 {
     fwpt_printf(o, "%lu.%c%c", h / 100, (char)('0' + h % 100 / 10), (char)('0' + h % 10));
-}
-
-void fwpt_put_xml(const struct fwpt_sink *o, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fwpt_puts(o, "&amp;"); break;
-        case '<': fwpt_puts(o, "&lt;"); break;
-        case '>': fwpt_puts(o, "&gt;"); break;
-        case '"': fwpt_puts(o, "&quot;"); break;
-        case '\'': fwpt_puts(o, "&#39;"); break;
-        default:
-            if ((unsigned char)*s >= 0x20)
-                fwpt_putc(o, *s);
-            break;
-        }
-    }
 }
 
 void fwpt_put_percent(const struct fwpt_sink *o, uint64_t v, uint64_t total)

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "arch/text.h"
+#include "base/text.h"
 #include "decode/flow_print.h"
 
 /* A function entry known by name (e.g. the service a target calls: sideband "impl" at "impl_addr"). */
@@ -58,8 +58,6 @@ void fwpt_chrome_begin(struct fwpt_chrome *c, struct fwpt_profile *p, const stru
 /* Closes the calls still open at the end of the trace (at the last instruction) and the JSON document. */
 void fwpt_chrome_end(struct fwpt_chrome *c, struct fwpt_profile *p);
 
-/* Shared by decode/report: text with & < > " ' as XML entities. */
-void fwpt_put_xml(const struct fwpt_sink *o, const char *s);
 /* v/total as a percentage with two decimals ("12.34"), integer arithmetic (total 0: "0.00"). */
 void fwpt_put_percent(const struct fwpt_sink *o, uint64_t v, uint64_t total);
 

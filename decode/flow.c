@@ -1,6 +1,6 @@
 /* fwpt — instruction flow reconstruction (see flow.h for the rules). */
 #include "decode/flow.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 enum flow_state {
     ST_UNSYNCED = 0, /* at a PSB found by the packet decoder: PSB+ synchronizes */
@@ -141,7 +141,7 @@ static void push_ret(struct fwpt_flow *f, uint64_t ip)
     f->retstack[f->retstack_top % FWPT_FLOW_RETSTACK] = ip;
     f->retstack_top++;
     if (f->retstack_n < FWPT_FLOW_RETSTACK)
-        f->retstack_n++; /* seed 002: when full the oldest entry is dropped */
+        f->retstack_n++; /* SDM "Indirect Transfer Compression for Returns (RET)": when full the oldest entry is dropped */
 }
 
 static bool pop_ret(struct fwpt_flow *f, uint64_t *ip)
@@ -948,7 +948,7 @@ static struct fwpt_flow_event *ovf_event(struct fwpt_flow *f, struct fwpt_flow_e
     return e;
 }
 
-/* The packets after an OVF up to the one that says where execution goes on (seed 003 "Overflow": OVF,
+/* The packets after an OVF up to the one that says where execution goes on (SDM "Overflow (OVF) Packet": OVF,
  * then PSB+ or none, then FUP or TIP.PGE). Stops while the event queue is nearly full (ovf_open stays
  * set: search_step calls it again). e: the OVERFLOW event when overflow() gave it just now. */
 static void overflow_resolve(struct fwpt_flow *f, struct fwpt_flow_event *e)
@@ -1025,7 +1025,7 @@ static void overflow(struct fwpt_flow *f)
     reset_walk(f);
     f->resume_valid = 0;
     f->pend_tsx = 0;
-    retstack_clear(f); /* seed 002: no RET compressed across an overflow */
+    retstack_clear(f); /* SDM "Indirect Transfer Compression for Returns (RET)": no RET compressed across an overflow */
     f->state = ST_DISABLED; /* PSB+ in between must not synchronize by itself */
     f->ovf_open = 1;
     f->ovf_pushed = 0;
@@ -1083,7 +1083,7 @@ static void lookahead(struct fwpt_flow *f)
                 f->ip = f->peek.ip.ip;
             }
             if (!f->peek.ip.suppressed) {
-                f->fup_pending = 1; /* seed 003: FUP..TIP compound event, bound to this IP */
+                f->fup_pending = 1; /* SDM Table "FUP Cases and IP Payload": FUP..TIP compound event, bound to this IP */
                 f->stop_ip = f->peek.ip.ip;
                 f->stop_offset = f->peek.offset;
             }
@@ -1481,7 +1481,7 @@ static void resolve(struct fwpt_flow *f)
     case FWPT_IC_JMP_REL:
     case FWPT_IC_CALL_REL:
         if (f->last_class == FWPT_IC_CALL_REL && !(f->last_flags & FWPT_FLOW_BF_ZERO_LEN_CALL))
-            push_ret(f, next); /* seed 002: zero-length calls are not pushed */
+            push_ret(f, next); /* SDM "Indirect Transfer Compression for Returns (RET)": zero-length calls are not pushed */
         f->ip = f->last_target;
         if (f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD &&
             (f->peek.ip.suppressed ? filtered_out(f, f->last_target) : f->peek.ip.ip == f->last_target)) {
@@ -1494,7 +1494,7 @@ static void resolve(struct fwpt_flow *f)
         }
         break;
     case FWPT_IC_RET: {
-        /* seed 002: a TNT bit means a compressed RET (target from the stack), else a TIP */
+        /* SDM "Indirect Transfer Compression for Returns (RET)": a TNT bit means a compressed RET (target from the stack), else a TIP */
         bool compressed = f->tnt_count != 0;
         if (!compressed) {
             enum fwpt_status s = fetch(f);
@@ -1524,7 +1524,7 @@ static void resolve(struct fwpt_flow *f)
             if (!take_tip(f, &target))
                 return;
             uint64_t dummy;
-            (void)pop_ret(f, &dummy); /* seed 002 step 3: every near RET pops */
+            (void)pop_ret(f, &dummy); /* SDM "Indirect Transfer Compression for Returns (RET)" step 3: every near RET pops */
             f->ip = target;
             look = true;
         }
@@ -1695,7 +1695,7 @@ static inline bool fast_resolve(struct fwpt_flow *f)
         }
         break;
     case FWPT_IC_RET:
-        /* compressed RET with bits left in hand (seed 002) */
+        /* compressed RET with bits left in hand (SDM "Indirect Transfer Compression for Returns (RET)") */
         if (f->tnt_count <= 1 || !(f->tnt_bits & 1) || !pop_ret(f, &f->ip))
             return false;
         break;
@@ -2010,13 +2010,13 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
             continue;
         } else if ((cls == FWPT_IC_JMP_REL || cls == FWPT_IC_CALL_REL) && !pgd_peek) {
             if (cls == FWPT_IC_CALL_REL && !(flags & FWPT_FLOW_BF_ZERO_LEN_CALL)) {
-                /* push_ret (seed 002: zero-length calls are not pushed) */
+                /* push_ret (SDM "Indirect Transfer Compression for Returns (RET)": zero-length calls are not pushed) */
                 push_ret(f, nx);
             }
             ip = target;
             continue;
         } else if (cls == FWPT_IC_RET && cnt && (bits & 1) && f->retstack_n) {
-            /* compressed RET (seed 002) */
+            /* compressed RET (SDM "Indirect Transfer Compression for Returns (RET)") */
             (void)pop_ret(f, &ip);
         } else if (f->have_peek && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed &&
                    !f->pending_mode && !f->pend_pip && !f->pend_vmcs &&
@@ -2027,7 +2027,7 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
                 push_ret(f, nx);
             } else if (cls == FWPT_IC_RET) {
                 uint64_t dummy;
-                (void)pop_ret(f, &dummy); /* seed 002 step 3: every near RET pops */
+                (void)pop_ret(f, &dummy); /* SDM "Indirect Transfer Compression for Returns (RET)" step 3: every near RET pops */
             }
             ip = f->peek.ip.ip;
             f->have_peek = 0;

@@ -12,7 +12,7 @@
  * Rules followed (and where a decoder has a choice, why):
  *  - one TNT bit per conditional branch (Jcc, JrCXZ, LOOPcc); bits in execution order.
  *  - near CALLs push their next IP on a 64-entry stack (the oldest entry is dropped when full),
- *    except zero-length calls (seed 002). Every near RET pops; a RET that meets a TNT bit is a
+ *    except zero-length calls (SDM "Indirect Transfer Compression for Returns (RET)"). Every near RET pops; a RET that meets a TNT bit is a
  *    compressed RET (bit must be 1, the target is the popped entry), otherwise it takes a TIP.
  *  - the stack is cleared at OVF and whenever the decoder (re)synchronizes. A PSB met while in
  *    sync does not clear it: the processor compresses no RET across a PSB, so entries older than
@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/errata.h"
-#include "arch/status.h"
+#include "base/status.h"
 #include "decode/insn.h"
 #include "decode/packet.h"
 

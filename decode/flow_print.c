@@ -1,5 +1,6 @@
 /* fwpt — flow printers and summaries (see flow_print.h). */
 #include "decode/flow_print.h"
+#include "base/json.h"
 
 const struct fwpt_module *fwpt_module_find(struct fwpt_modules *m, uint64_t ip, size_t *index)
 {

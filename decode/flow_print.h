@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "arch/text.h"
+#include "base/text.h"
 #include "decode/flow.h"
 
 /* A loaded image: instructions inside [base, base+size) print as "name+0xoffset". */

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "arch/status.h"
+#include "base/status.h"
 
 enum fwpt_exec_mode {
     FWPT_MODE_UNKNOWN = 0,
@@ -42,11 +42,8 @@ struct fwpt_insn {
     uint8_t size;          /* 1..15 */
     uint8_t iclass;        /* enum fwpt_insn_class */
     uint8_t zero_len_call; /* CALL_REL with displacement 0 ("call next"): not pushed for RET compression */
-    union {
-        uint8_t reserved;  /* (old name of op_size; kept for source compatibility) */
-        uint8_t op_size;   /* effective operand size in bytes (2, 4, 8): the width a rel target is
+    uint8_t op_size;       /* effective operand size in bytes (2, 4, 8): the width a rel target is
                               truncated to outside 64-bit mode */
-    };
     int32_t rel;           /* displacement of JCC/JMP_REL/CALL_REL (target = ip + size + rel, truncated
                               to the operand size in 16/32-bit code) */
 };

@@ -2,7 +2,7 @@
  * allocation; the trace is read in place. Hot path: one table lookup on the first byte, then a switch. */
 #include "decode/packet.h"
 #include "arch/errata.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 /* Header bytes and fields, in the SDM's words (packet tables of SDM Vol. 3C, "Packet Definitions"). */
 enum {
@@ -472,14 +472,6 @@ static inline uint64_t read_le(const uint8_t *p, size_t avail, unsigned n)
 }
 
 static inline uint64_t sext48(uint64_t v) { return (uint64_t)((int64_t)(v << 16) >> 16); }
-
-static inline uint64_t bit_reverse64(uint64_t v)
-{
-    v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
-    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
-    v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
-    return __builtin_bswap64(v);
-}
 
 enum fwpt_status fwpt_pkt_ip_reconstruct(uint64_t last_ip, unsigned ipc, uint64_t payload, uint64_t *ip)
 {
@@ -1030,7 +1022,7 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
             return fail(pkt, FWPT_E_BAD_PACKET); /* no stop bit, or no TNT bit before it (as libipt) */
         unsigned count = 63u - (unsigned)__builtin_clzll(payload);
         pkt->tnt.count = (uint8_t)count;
-        pkt->tnt.bits = bit_reverse64(payload) >> (64 - count);
+        pkt->tnt.bits = fwpt_bit_reverse64(payload) >> (64 - count);
         END_BLOCK();
         DONE(FWPT_PKT_TNT_64, TNT_64_SIZE);
     }
@@ -1290,21 +1282,8 @@ _Static_assert(offsetof(struct fwpt_packet, cbr.ratio) == 16 && offsetof(struct 
                "layout: the extended fast fill stores bytes 16..23 and 24..31 as words");
 _Static_assert(offsetof(struct fwpt_pkt_ext_fast, size) == offsetof(struct fwpt_pkt_ext_fast, type) + 1, "layout");
 
-/* Generated from fwpt_pkt_fast_table: the size column alone, indexed by the byte itself (no scaling), so the
- * offset chain of a decode loop (load header byte, load size, add) is as short as it can be. */
-const uint8_t fwpt_pkt_fast_size[256] = {
-    1, 1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, /* 00 */
-    1, 3, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 3, 1, 0, 1, 3, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 3, 1, 0, /* 20 */
-    1, 5, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 5, 1, 0, 1, 5, 1, 1, 1, 0, 1, 0, 1, 2, 1, 1, 1, 5, 1, 0, /* 40 */
-    1, 7, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 7, 1, 0, 1, 7, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 7, 1, 0, /* 60 */
-    1, 7, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 7, 1, 0, 1, 7, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 7, 1, 0, /* 80 */
-    1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, /* a0 */
-    1, 9, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 9, 1, 0, 1, 9, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 9, 1, 0, /* c0 */
-    1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, /* e0 */
-};
-
-/* fwpt_pkt_fast_size plus the two-byte CYC with Exp (size 2, valid only when byte 1 has Exp clear): the
- * inline fast path's own size column; fwpt_pkt_fast_size keeps its meaning for callers of fwpt_pkt_fast_entry. */
+/* fwpt_pkt_fast_table's size column plus the two-byte CYC with Exp (size 2, valid only when byte 1 has Exp
+ * clear), indexed by the byte itself: the inline fast path's own size column. */
 const uint8_t fwpt_pkt_fast_len[256] = {
     1, 1, 0, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 1, 1, 2, /* 00 */
     1, 3, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 3, 1, 2, 1, 3, 1, 1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 3, 1, 2, /* 20 */
@@ -1335,22 +1314,7 @@ _Static_assert(offsetof(struct fwpt_packet, type) == 8 && offsetof(struct fwpt_p
 #define CYCX1(b) (((b) & 7) == 7)
 const uint8_t fwpt_pkt_fast_cycx[256] = {R256(CYCX1)};
 
-/* Measured on bench_packet and NOT faster than the loops below (batch MB/s, all-types / realistic / program):
- * - one branch-free path that fills from both tables and ORs the results (no branch on 02h): 577 / 291 against
- *   730 / 591; about 130 instructions a packet, with spills;
- * - one unified 64-byte table entry per (byte 0, byte 1): 648 / 301 against 728 / 591, about 95 instructions;
- * - two passes per 1 KiB chunk: packet sizes at every byte position (AVX-512 VBMI, about 2 cycles a packet), the
- *   offset chain alone bucketing packets into a byte-0-table list and an extended-table list (10 to 13 cycles
- *   a packet: a load, a mask and an add per packet, plus the appends), then each list filled by its
- *   own loop, Last IP carried through the first list with markers at PSB: 614 / 376 / 535 against
- *   749 / 587 / 724. The fills stay as costly as here (about 45 instructions a packet for the byte-0 table),
- *   and the chain's instructions come on top of them instead of overlapping them;
- * - a skeleton (timing only, not a decoder) of one branch-free SSE fill for every type: size from byte 0 or,
- *   masked, from byte 1 (no branch on 02h), one 128-byte entry per byte 0 / 02h byte 1 / 99h byte 1 holding a
- *   PSHUFB mask, AND/OR masks, shifted copies selected by mask, Last IP in scalar, one PTEST check: all-types
- *   960 MB/s at best against 733 here (1.3x: about 4.3x libipt, short of 5x before any of the real fill's
- *   remaining work), realistic 166 against 250 Mpkt/s; about 21 cycles a packet whatever the mix, above its
- *   14-cycle chain (2026-11-22). */
+/* Designs measured on bench_packet and not faster than the loops below: docs/performance.md. */
 
 /* fwpt_pkt_next_batch's runs between window ends, state in locals: packets from *pp into q..qe while they start
  * before pe (16 readable bytes) and the fast path takes them; each loop its own function, its own registers. */

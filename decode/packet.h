@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "arch/status.h"
+#include "base/status.h"
 #include "decode/insn.h" /* enum fwpt_exec_mode */
 
 enum fwpt_pkt_type {
@@ -255,6 +255,12 @@ struct fwpt_pkt_decoder {
     uint8_t stitch[2 * FWPT_PKT_STITCH];
 };
 
+/* fwpt_pkt_next reads block_item_bytes and lean as one 16-bit word: they must stay side by side. */
+_Static_assert(offsetof(struct fwpt_pkt_decoder, lean) == offsetof(struct fwpt_pkt_decoder, block_item_bytes) + 1 &&
+                   sizeof(((struct fwpt_pkt_decoder *)0)->block_item_bytes) == 1 &&
+                   sizeof(((struct fwpt_pkt_decoder *)0)->lean) == 1,
+               "block_item_bytes and lean are read as one 16-bit word");
+
 /* dec->lean: the one-byte path is off (0), on (ON), or on and on trial (ON | TRIAL: its statistics kept) */
 enum { FWPT_PKT_LEAN_ON = 1, FWPT_PKT_LEAN_TRIAL = 2 };
 
@@ -332,8 +338,7 @@ struct fwpt_pkt_fast {
     uint8_t mtc_shift;  /* 4 for two-byte CYC: the mtc_mask bits move up by 4 */
 };
 extern const struct fwpt_pkt_fast fwpt_pkt_fast_table[256];
-extern const uint8_t fwpt_pkt_fast_size[256]; /* the size column alone: the offset chain's one lookup */
-extern const uint8_t fwpt_pkt_fast_len[256];  /* the same plus 2 for CYC with Exp (two bytes when byte 1 Exp is 0) */
+extern const uint8_t fwpt_pkt_fast_len[256];  /* the size column, plus 2 for CYC with Exp (two bytes when byte 1 Exp is 0) */
 extern const uint8_t fwpt_pkt_fast_cycx[256]; /* 1 for CYC with Exp (bits 2:0 = 111b): longer when byte 1 has Exp */
 /* The packets after 02h (extended opcodes) and 99h (MODE, whose leaf and fields are all in byte 1), by byte 1,
  * and TSC: one fill for every type. With x = the 8 bytes at p + xoff: bytes 16..23 of the packet =
@@ -362,7 +367,7 @@ extern const struct fwpt_pkt_ext_page fwpt_pkt_ext_page[256];
 enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
 
 /* The table-driven part of the fast path (9 readable bytes from p): fills *pkt for the packet at p (offset o)
- * from its fast_table entry and returns the new Last IP. Only meaningful when fwpt_pkt_fast_size[p[0]] != 0
+ * from its fast_table entry and returns the new Last IP. Only meaningful when fwpt_pkt_fast_table[p[0]].size != 0
  * (the other entries are zero: harmless garbage, for callers that decode speculatively and discard it). */
 static inline __attribute__((always_inline)) uint64_t fwpt_pkt_fast_entry(const uint8_t *p, size_t o, uint64_t last_ip,
                                                                          struct fwpt_packet *pkt)
@@ -391,6 +396,15 @@ static inline __attribute__((always_inline)) uint64_t fwpt_pkt_fast_entry(const 
     return ip;
 }
 
+/* v with its 64 bits in the opposite order (bit 0 <-> bit 63). */
+static inline uint64_t fwpt_bit_reverse64(uint64_t v)
+{
+    v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+    v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
+    return __builtin_bswap64(v);
+}
+
 /* Long TNT (02 A3, 6-byte payload with a stop bit), 16 readable bytes: 8, or 0 when the slow path must report it. */
 static inline unsigned fwpt_pkt_fast_tnt64(const uint8_t *p, size_t o, struct fwpt_packet *pkt)
 {
@@ -399,16 +413,12 @@ static inline unsigned fwpt_pkt_fast_tnt64(const uint8_t *p, size_t o, struct fw
     if (tnt <= 1)
         return 0;
     unsigned lz = (unsigned)__builtin_clzll(tnt);
-    /* execution order: the bit below the stop bit (B1, the oldest) becomes bit 0 */
-    uint64_t v = tnt;
-    v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
-    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
-    v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
     pkt->offset = o;
     pkt->type = FWPT_PKT_TNT_64;
     pkt->size = 8;
     pkt->tnt.count = (uint8_t)(63 - lz);
-    pkt->tnt.bits = __builtin_bswap64(v) >> lz >> 1;
+    /* execution order: the bit below the stop bit (B1, the oldest) becomes bit 0 */
+    pkt->tnt.bits = fwpt_bit_reverse64(tnt) >> lz >> 1;
     return 8;
 }
 

@@ -1,5 +1,6 @@
 /* fwpt — packet printers (text mirrors libipt's ptdump: offset, name, payload; JSON lines). */
 #include "decode/pkt_print.h"
+#include "base/json.h"
 
 const char *fwpt_pkt_error_name(enum fwpt_status s)
 {
@@ -230,30 +231,6 @@ void fwpt_pkt_print_error_text(const struct fwpt_sink *o, uint64_t offset, enum 
 
 /* ---- JSON lines ---- */
 
-static void json_key(const struct fwpt_sink *o, const char *k)
-{
-    fwpt_puts(o, ",\"");
-    fwpt_puts(o, k);
-    fwpt_puts(o, "\":");
-}
-static void json_u(const struct fwpt_sink *o, const char *k, uint64_t v)
-{
-    json_key(o, k);
-    fwpt_put_dec(o, v);
-}
-static void json_x(const struct fwpt_sink *o, const char *k, uint64_t v)
-{
-    json_key(o, k);
-    fwpt_putc(o, '"');
-    fwpt_put_0x(o, v);
-    fwpt_putc(o, '"');
-}
-static void json_b(const struct fwpt_sink *o, const char *k, bool v)
-{
-    json_key(o, k);
-    fwpt_puts(o, v ? "true" : "false");
-}
-
 void fwpt_pkt_print_json(const struct fwpt_sink *o, const struct fwpt_packet *p)
 {
     fwpt_pkt_print_json_col(o, p, 0, 0);
@@ -261,112 +238,111 @@ void fwpt_pkt_print_json(const struct fwpt_sink *o, const struct fwpt_packet *p)
 
 void fwpt_pkt_print_time_diag_json(const struct fwpt_sink *o, uint64_t offset, const char *what, enum fwpt_status s)
 {
-    fwpt_puts(o, "{\"offset\":");
-    fwpt_put_dec(o, offset);
-    fwpt_puts(o, ",\"time_error\":");
-    fwpt_put_json_str(o, what);
-    fwpt_puts(o, ",\"status\":");
-    fwpt_put_json_str(o, fwpt_status_name(s));
-    fwpt_puts(o, ",\"message\":");
-    fwpt_put_json_str(o, fwpt_status_msg(s));
-    fwpt_puts(o, "}\n");
+    struct fwpt_json j;
+    fwpt_json_init(&j, o);
+    fwpt_json_open(&j, NULL, '{');
+    fwpt_json_dec(&j, "offset", offset);
+    fwpt_json_str(&j, "time_error", what);
+    fwpt_json_str(&j, "status", fwpt_status_name(s));
+    fwpt_json_str(&j, "message", fwpt_status_msg(s));
+    fwpt_json_close(&j, '}');
+    fwpt_putc(o, '\n');
 }
 
 void fwpt_pkt_print_json_col(const struct fwpt_sink *o, const struct fwpt_packet *p, const char *col_id,
                              const char *col)
 {
-    fwpt_puts(o, "{\"offset\":");
-    fwpt_put_dec(o, p->offset);
-    fwpt_puts(o, ",\"type\":\"");
-    fwpt_puts(o, fwpt_pkt_type_name(p->type));
-    fwpt_putc(o, '"');
-    json_u(o, "size", p->size);
+    struct fwpt_json jw, *j = &jw;
+    fwpt_json_init(j, o);
+    fwpt_json_open(j, NULL, '{');
+    fwpt_json_dec(j, "offset", p->offset);
+    fwpt_json_str(j, "type", fwpt_pkt_type_name(p->type));
+    fwpt_json_dec(j, "size", p->size);
     switch (p->type) {
     case FWPT_PKT_TNT_8: case FWPT_PKT_TNT_64: {
         char s[64];
         unsigned n = p->tnt.count;
         for (unsigned i = 0; i < n; i++)
             s[i] = (p->tnt.bits >> i) & 1 ? 'T' : 'N';
-        json_key(o, "bits");
-        fwpt_putc(o, '"');
-        fwpt_putn(o, s, n);
-        fwpt_putc(o, '"');
+        fwpt_json_strn(j, "bits", s, n);
         break;
     }
     case FWPT_PKT_TIP: case FWPT_PKT_TIP_PGE: case FWPT_PKT_TIP_PGD: case FWPT_PKT_FUP:
-        json_u(o, "ipc", p->ip.ipc);
+        fwpt_json_dec(j, "ipc", p->ip.ipc);
         if (!p->ip.suppressed) {
-            json_x(o, "payload", p->ip.payload);
-            json_x(o, "ip", p->ip.ip);
+            fwpt_json_hex(j, "payload", p->ip.payload);
+            fwpt_json_hex(j, "ip", p->ip.ip);
         }
         break;
-    case FWPT_PKT_PIP: json_x(o, "cr3", p->pip.cr3); json_b(o, "nr", p->pip.nr); break;
+    case FWPT_PKT_PIP: fwpt_json_hex(j, "cr3", p->pip.cr3); fwpt_json_bool(j, "nr", p->pip.nr); break;
     case FWPT_PKT_MODE_EXEC:
-        json_b(o, "csl", p->mode_exec.csl);
-        json_b(o, "csd", p->mode_exec.csd);
-        json_b(o, "if", p->mode_exec.iflag);
-        json_u(o, "mode", p->mode_exec.mode);
+        fwpt_json_bool(j, "csl", p->mode_exec.csl);
+        fwpt_json_bool(j, "csd", p->mode_exec.csd);
+        fwpt_json_bool(j, "if", p->mode_exec.iflag);
+        fwpt_json_dec(j, "mode", p->mode_exec.mode);
         break;
-    case FWPT_PKT_MODE_TSX: json_b(o, "intx", p->mode_tsx.intx); json_b(o, "abrt", p->mode_tsx.abrt); break;
-    case FWPT_PKT_TSC: json_x(o, "tsc", p->tsc.tsc); break;
-    case FWPT_PKT_CBR: json_u(o, "ratio", p->cbr.ratio); break;
-    case FWPT_PKT_MTC: json_u(o, "ctc", p->mtc.ctc); break;
-    case FWPT_PKT_TMA: json_u(o, "ctc", p->tma.ctc); json_u(o, "fc", p->tma.fc); break;
-    case FWPT_PKT_CYC: json_u(o, "value", p->cyc.value); break;
-    case FWPT_PKT_VMCS: json_x(o, "base", p->vmcs.base); break;
-    case FWPT_PKT_MNT: json_x(o, "payload", p->mnt.payload); break;
+    case FWPT_PKT_MODE_TSX: fwpt_json_bool(j, "intx", p->mode_tsx.intx); fwpt_json_bool(j, "abrt", p->mode_tsx.abrt); break;
+    case FWPT_PKT_TSC: fwpt_json_hex(j, "tsc", p->tsc.tsc); break;
+    case FWPT_PKT_CBR: fwpt_json_dec(j, "ratio", p->cbr.ratio); break;
+    case FWPT_PKT_MTC: fwpt_json_dec(j, "ctc", p->mtc.ctc); break;
+    case FWPT_PKT_TMA: fwpt_json_dec(j, "ctc", p->tma.ctc); fwpt_json_dec(j, "fc", p->tma.fc); break;
+    case FWPT_PKT_CYC: fwpt_json_dec(j, "value", p->cyc.value); break;
+    case FWPT_PKT_VMCS: fwpt_json_hex(j, "base", p->vmcs.base); break;
+    case FWPT_PKT_MNT: fwpt_json_hex(j, "payload", p->mnt.payload); break;
     case FWPT_PKT_PTW:
-        json_x(o, "payload", p->ptw.payload);
-        json_u(o, "bytes", p->ptw.bytes);
-        json_b(o, "ip", p->ptw.ip);
+        fwpt_json_hex(j, "payload", p->ptw.payload);
+        fwpt_json_dec(j, "bytes", p->ptw.bytes);
+        fwpt_json_bool(j, "ip", p->ptw.ip);
         break;
-    case FWPT_PKT_EXSTOP: json_b(o, "ip", p->exstop.ip); break;
-    case FWPT_PKT_MWAIT: json_u(o, "hints", p->mwait.hints); json_u(o, "ext", p->mwait.ext); break;
+    case FWPT_PKT_EXSTOP: fwpt_json_bool(j, "ip", p->exstop.ip); break;
+    case FWPT_PKT_MWAIT: fwpt_json_dec(j, "hints", p->mwait.hints); fwpt_json_dec(j, "ext", p->mwait.ext); break;
     case FWPT_PKT_PWRE:
-        json_u(o, "state", p->pwre.state);
-        json_u(o, "sub_state", p->pwre.sub_state);
-        json_b(o, "hw", p->pwre.hw);
+        fwpt_json_dec(j, "state", p->pwre.state);
+        fwpt_json_dec(j, "sub_state", p->pwre.sub_state);
+        fwpt_json_bool(j, "hw", p->pwre.hw);
         break;
     case FWPT_PKT_PWRX:
-        json_u(o, "last", p->pwrx.last);
-        json_u(o, "deepest", p->pwrx.deepest);
-        json_u(o, "wake_reason", p->pwrx.wake_reason);
+        fwpt_json_dec(j, "last", p->pwrx.last);
+        fwpt_json_dec(j, "deepest", p->pwrx.deepest);
+        fwpt_json_dec(j, "wake_reason", p->pwrx.wake_reason);
         break;
     case FWPT_PKT_BBP:
-        json_u(o, "btype", p->bbp.type);
-        json_u(o, "sz", p->bbp.sz);
-        json_u(o, "item_bytes", p->bbp.item_bytes);
+        fwpt_json_dec(j, "btype", p->bbp.type);
+        fwpt_json_dec(j, "sz", p->bbp.sz);
+        fwpt_json_dec(j, "item_bytes", p->bbp.item_bytes);
         break;
-    case FWPT_PKT_BIP: json_u(o, "id", p->bip.id); json_x(o, "value", p->bip.value); json_u(o, "bytes", p->bip.bytes); break;
-    case FWPT_PKT_BEP: json_b(o, "ip", p->bep.ip); break;
+    case FWPT_PKT_BIP: fwpt_json_dec(j, "id", p->bip.id); fwpt_json_hex(j, "value", p->bip.value); fwpt_json_dec(j, "bytes", p->bip.bytes); break;
+    case FWPT_PKT_BEP: fwpt_json_bool(j, "ip", p->bep.ip); break;
     case FWPT_PKT_CFE:
-        json_u(o, "cfe_type", p->cfe.type);
-        json_u(o, "vector", p->cfe.vector);
-        json_b(o, "ip", p->cfe.ip);
+        fwpt_json_dec(j, "cfe_type", p->cfe.type);
+        fwpt_json_dec(j, "vector", p->cfe.vector);
+        fwpt_json_bool(j, "ip", p->cfe.ip);
         break;
-    case FWPT_PKT_EVD: json_u(o, "evd_type", p->evd.type); json_x(o, "payload", p->evd.payload); break;
+    case FWPT_PKT_EVD: fwpt_json_dec(j, "evd_type", p->evd.type); fwpt_json_hex(j, "payload", p->evd.payload); break;
     case FWPT_PKT_TRIG:
-        json_u(o, "trbv", p->trig.trbv);
-        json_b(o, "ip", p->trig.ip);
-        json_b(o, "mult", p->trig.mult);
+        fwpt_json_dec(j, "trbv", p->trig.trbv);
+        fwpt_json_bool(j, "ip", p->trig.ip);
+        fwpt_json_bool(j, "mult", p->trig.mult);
         if (p->trig.icntv)
-            json_u(o, "icnt", p->trig.icnt);
+            fwpt_json_dec(j, "icnt", p->trig.icnt);
         break;
     default:
         break;
     }
     if (col_id) {
-        json_key(o, col_id[0] == 'f' ? "fcr" : "time");
-        fwpt_put_json_str(o, col);
+        fwpt_json_str(j, col_id[0] == 'f' ? "fcr" : "time", col);
     }
-    fwpt_puts(o, "}\n");
+    fwpt_json_close(j, '}');
+    fwpt_putc(o, '\n');
 }
 
 void fwpt_pkt_print_error_json(const struct fwpt_sink *o, uint64_t offset, enum fwpt_status s)
 {
-    fwpt_puts(o, "{\"offset\":");
-    fwpt_put_dec(o, offset);
-    fwpt_puts(o, ",\"error\":\"");
-    fwpt_puts(o, fwpt_pkt_error_name(s));
-    fwpt_puts(o, "\"}\n");
+    struct fwpt_json j;
+    fwpt_json_init(&j, o);
+    fwpt_json_open(&j, NULL, '{');
+    fwpt_json_dec(&j, "offset", offset);
+    fwpt_json_str(&j, "error", fwpt_pkt_error_name(s));
+    fwpt_json_close(&j, '}');
+    fwpt_putc(o, '\n');
 }

@@ -3,8 +3,8 @@
 #ifndef FWPT_DECODE_PKT_PRINT_H
 #define FWPT_DECODE_PKT_PRINT_H
 
-#include "arch/status.h"
-#include "arch/text.h"
+#include "base/status.h"
+#include "base/text.h"
 #include "decode/packet.h"
 
 /* "0000000000000000  psb", "0000000000000010  tip       3: 0x00007fff12345678  ip 0x00007fff12345678" */

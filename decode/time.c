@@ -5,7 +5,7 @@
  * become TSC ticks by P1/CBR ("multiplying the accumulated cycle count value by P1/CBR"), or better by
  * the ratio measured between two MTCs (or two TSCs). */
 #include "decode/time.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 enum {
     MTC_CTC_BITS = 8,  /* SDM Table "MTC Packet Definition": CTC[7:0] payload */

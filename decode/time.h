@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "arch/status.h"
+#include "base/status.h"
 #include "decode/packet.h"
 
 /* The fixed-point shift of the FastCounter-per-cycle ratio (fcr): fcr = (TSC ticks << 8) / cycles. */

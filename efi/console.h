@@ -5,7 +5,7 @@
 
 #include <efi.h>
 #include <stdbool.h>
-#include "arch/text.h"
+#include "base/text.h"
 
 /* A growing byte buffer in pool memory. On allocation failure 'lost' counts the bytes dropped. */
 struct fwpt_membuf {

@@ -3,13 +3,13 @@
 #include <efi.h>
 #include <efilib.h>
 #include "arch/caps.h"
+#include "base/version.h"
 #include "efi/console.h"
 #include "efi/cpu_hw.h"
 #include "efi/options.h"
-#include "efi/session.h"
+#include "efi/pipeline.h"
 #include "efi/volume.h"
 
-#define FWPT_VERSION "0.2"
 #define FWPT_CFG_PATH "\\fwpt\\fwpt.cfg"
 
 /* LoadOptions are a UTF-16 command line only if every unit is printable text; firmware boot
@@ -223,10 +223,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
     EFI_STATUS result = caps.pt_supported ? EFI_SUCCESS : EFI_UNSUPPORTED;
     if (opt.trace) {
-        struct fwpt_session_env env = {
+        struct fwpt_run_env env = {
             .image = image, .volume = &vol, .cpu = &cpu, .hw = &hw, .caps = &caps, .opt = &opt,
         };
-        result = fwpt_session_run(&env);
+        result = fwpt_pipeline_run(&env);
     }
     fwpt_volume_close(&vol);
     return finish(&screen, result, opt.shutdown, opt.wait);

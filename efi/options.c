@@ -1,6 +1,6 @@
 /* fwpt — option parsing for the EFI application (pure: no EFI headers, host-tested). */
 #include "efi/options.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 static const char *const target_names[] = {
 #define FWPT_TARGET_NAME(n, name, arg, doc) name,

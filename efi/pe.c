@@ -1,6 +1,6 @@
 /* fwpt — PE/COFF image names (pure: no EFI headers, host-tested). */
 #include "efi/pe.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }

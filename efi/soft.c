@@ -39,7 +39,7 @@ __asm__(".text\n"
 void fwpt_soft_trampoline(void (*fn)(void *), void *arg);
 extern const char fwpt_soft_trampoline_ret[] __attribute__((visibility("hidden")));
 
-static struct fwpt_soft *g_soft;
+static struct fwpt_efi_soft *g_soft;
 
 static inline uint64_t rdtsc(void)
 {
@@ -48,15 +48,18 @@ static inline uint64_t rdtsc(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-EFI_STATUS fwpt_soft_init(struct fwpt_soft *s, const char *profile, const struct fwpt_physmem *mem,
+EFI_STATUS fwpt_soft_init(struct fwpt_efi_soft *s, const char *profile, const struct fwpt_physmem *mem,
                           uint64_t *gt, size_t gt_cap)
 {
-    if (fwpt_soft_setup(s, profile, mem, gt, gt_cap) != FWPT_OK)
+    s->cpu_arch = NULL;
+    s->handler_registered = 0;
+    s->have_prev = s->stepping = 0;
+    if (fwpt_soft_setup(&s->sim, profile, mem, gt, gt_cap) != FWPT_OK)
         return EFI_NOT_FOUND;
     /* TSC rate, for steps per second in the report. */
     uint64_t t0 = rdtsc();
     uefi_call_wrapper(BS->Stall, 1, 2000);
-    s->tsc_hz = (rdtsc() - t0) * 500;
+    s->sim.tsc_hz = (rdtsc() - t0) * 500;
     EFI_STATUS st = uefi_call_wrapper(BS->LocateProtocol, 3, &cpu_arch_guid, NULL, &s->cpu_arch);
     if (EFI_ERROR(st) || !s->cpu_arch) {
         s->cpu_arch = NULL;
@@ -75,9 +78,10 @@ static void feed(struct fwpt_soft *s, uint64_t ip, uint64_t next, const struct f
 }
 
 /* The instruction at prev_ip retired and the processor is now at rip. */
-static void retire(struct fwpt_soft *s, uint64_t rip, uint64_t now)
+static void retire(struct fwpt_efi_soft *e, uint64_t rip, uint64_t now)
 {
-    uint64_t ip = s->prev_ip;
+    struct fwpt_soft *s = &e->sim;
+    uint64_t ip = e->prev_ip;
     int leaves = rip == s->stop_ip;
     if (rip == ip && !leaves) {
         /* REP string instruction: a trap after every iteration, RIP unchanged; it retires once. */
@@ -111,7 +115,7 @@ static void retire(struct fwpt_soft *s, uint64_t rip, uint64_t now)
 static void EFIAPI db_handler(EFI_EXCEPTION_TYPE type, EFI_SYSTEM_CONTEXT ctx)
 {
     EFI_SYSTEM_CONTEXT_X64 *x = ctx.SystemContextX64;
-    struct fwpt_soft *s = g_soft;
+    struct fwpt_efi_soft *s = g_soft;
     uint64_t now = rdtsc();
     /* EDK2's exception stub does not restore DR6: clear BS ourselves. */
     __asm__ volatile("movq %0, %%dr6" : : "r"(DR6_CLEAR));
@@ -127,7 +131,7 @@ static void EFIAPI db_handler(EFI_EXCEPTION_TYPE type, EFI_SYSTEM_CONTEXT ctx)
         retire(s, rip, now);
     }
     s->prev_ip = rip;
-    if (fwpt_soft_step_end(s, rip, now)) {
+    if (fwpt_soft_step_end(&s->sim, rip, now)) {
         s->stepping = 0;
         x->Rflags &= ~RFLAGS_TF;
     } else {
@@ -135,29 +139,29 @@ static void EFIAPI db_handler(EFI_EXCEPTION_TYPE type, EFI_SYSTEM_CONTEXT ctx)
     }
 }
 
-static EFI_STATUS step_call(struct fwpt_soft *s, void (*fn)(void *), void *arg, int record_only);
+static EFI_STATUS step_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg, int record_only);
 
-EFI_STATUS fwpt_soft_call(struct fwpt_soft *s, void (*fn)(void *), void *arg)
+EFI_STATUS fwpt_soft_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg)
 {
-    if (!s->profile || !(s->model.ctl & RTIT_CTL_TRACEEN)) {
+    if (!s->sim.profile || !(s->sim.model.ctl & RTIT_CTL_TRACEEN)) {
         fn(arg);
         return EFI_SUCCESS;
     }
     return step_call(s, fn, arg, 0);
 }
 
-EFI_STATUS fwpt_soft_record(struct fwpt_soft *s, void (*fn)(void *), void *arg)
+EFI_STATUS fwpt_soft_record(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg)
 {
     return step_call(s, fn, arg, 1);
 }
 
-static EFI_STATUS step_call(struct fwpt_soft *s, void (*fn)(void *), void *arg, int record_only)
+static EFI_STATUS step_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg, int record_only)
 {
     struct fwpt_cpu_arch_protocol *ca = s->cpu_arch;
     if (!ca)
         return EFI_UNSUPPORTED;
     s->have_prev = 0;
-    s->stop_ip = (uint64_t)(uintptr_t)fwpt_soft_trampoline_ret;
+    s->sim.stop_ip = (uint64_t)(uintptr_t)fwpt_soft_trampoline_ret;
     g_soft = s;
     EFI_STATUS st = uefi_call_wrapper(ca->RegisterInterruptHandler, 3, ca, EXCEPT_X64_DEBUG, db_handler);
     if (st == EFI_ALREADY_STARTED) {
@@ -169,17 +173,17 @@ static EFI_STATUS step_call(struct fwpt_soft *s, void (*fn)(void *), void *arg, 
         return st;
     s->handler_registered = 1;
     EFI_TPL old = uefi_call_wrapper(BS->RaiseTPL, 1, TPL_NOTIFY);
-    fwpt_soft_begin(s, (uint64_t)(uintptr_t)fn, rdtsc(), record_only);
+    fwpt_soft_begin(&s->sim, (uint64_t)(uintptr_t)fn, rdtsc(), record_only);
     s->stepping = 1;
     fwpt_soft_trampoline(fn, arg);
     s->stepping = 0;
-    s->stats.tsc_end = rdtsc();
+    s->sim.stats.tsc_end = rdtsc();
     uefi_call_wrapper(BS->RestoreTPL, 1, old);
     fwpt_soft_fini(s);
     return EFI_SUCCESS;
 }
 
-void fwpt_soft_fini(struct fwpt_soft *s)
+void fwpt_soft_fini(struct fwpt_efi_soft *s)
 {
     struct fwpt_cpu_arch_protocol *ca = s->cpu_arch;
     if (s->handler_registered && ca)

@@ -1,20 +1,20 @@
 /* fwpt — the software trace backend ("backend=soft profile=NAME"): a CPU behind the usual
  * interface whose CPUID answers from a built-in processor profile (arch/cpu_replay) and whose RTIT
- * MSRs are the output model (topa/model); while TraceEn=1 the target call is single-stepped (TF +
+ * MSRs are the output model (sim/model); while TraceEn=1 the target call is single-stepped (TF +
  * #DB through EFI_CPU_ARCH_PROTOCOL), each retired instruction is classified over live memory
- * (decode/insn) and fed to the packet encoder (arch/soft_enc), and the bytes go through the model
+ * (decode/insn) and fed to the packet encoder (sim/soft_enc), and the bytes go through the model
  * into the real allocated ToPA regions. The MSRs end as the hardware would leave them.
  *
  * How the session uses it (the only differences from the hardware path: the CPU and the call):
  *
- *     static struct fwpt_soft soft;                    // large: keep it static or in pool memory
+ *     static struct fwpt_efi_soft soft;                // large: keep it static or in pool memory
  *     fwpt_physmem_init(&mem, true);                   // identity: physical == pointer in UEFI
  *     st = fwpt_soft_init(&soft, "skylake", &mem, gt_buf, gt_cap);  // EFI_NOT_FOUND: unknown profile
- *     cpu = fwpt_soft_cpu(&soft);   // caps, plan, tables, MSR sequence exactly as on hardware
+ *     cpu = fwpt_soft_cpu(&soft.sim);   // caps, plan, tables, MSR sequence exactly as on hardware
  *     ... wrmsr OUTPUT_BASE/MASK, ADDRn, CTL, CTL|TraceEn ...
  *     st = fwpt_soft_call(&soft, fn, arg);             // instead of fn(arg)
  *     ... wrmsr CTL without TraceEn (the encoder flushes first), rdmsr STATUS/OUTPUT_*, readback ...
- *     fwpt_soft_verify(&soft, decoded_ips, n, n_all, wrapped, stopped, sink);  // "verified: N instructions"
+ *     fwpt_soft_verify(&soft.sim, decoded_ips, n, n_all, wrapped, stopped, sink);  // "verified: N instructions"
  *     fwpt_soft_fini(&soft);
  *
  * fn is a plain (System V) C function in the app, typically a wrapper that calls the boot service.
@@ -23,7 +23,7 @@
  * first is fn's entry, the last fn's final RET. The trace is what a processor would write had
  * TraceEn been set at fn's entry and cleared at its return (the final RET sends TIP.PGD with the
  * return address, so decoders end exactly there).
- * Limits (README): code that runs with TF clear (interrupt/exception handlers, SMM) is not seen;
+ * Limits (docs/soft-backend.md): code that runs with TF clear (interrupt/exception handlers, SMM) is not seen;
  * QEMU TCG takes no trap after STI or HLT — the instruction after them is reconstructed by decoding
  * it at the fall-through IP; the CPL is 0 and the code 64-bit. */
 #ifndef FWPT_EFI_SOFT_H
@@ -32,23 +32,31 @@
 #include <efi.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "arch/soft_cpu.h"
+#include "sim/soft_cpu.h"
 
-/* The struct and the firmware-free half (setup, cpu, feed, verify, report): arch/soft_cpu.h. */
+/* The simulator (setup, cpu, feed, verify, report: sim/soft_cpu.h) and what single-stepping it in firmware
+ * needs besides. */
+struct fwpt_efi_soft {
+    struct fwpt_soft sim;
+    void *cpu_arch;                   /* EFI_CPU_ARCH_PROTOCOL */
+    int handler_registered;           /* the #DB handler is ours */
+    uint64_t prev_ip;                 /* the instruction the last trap stopped before */
+    int have_prev, stepping;
+};
 
 /* fwpt_soft_setup + EFI_CPU_ARCH_PROTOCOL + TSC rate. EFI_NOT_FOUND for an unknown profile,
  * EFI_UNSUPPORTED without EFI_CPU_ARCH_PROTOCOL. profile NULL: only fwpt_soft_record is used. */
-EFI_STATUS fwpt_soft_init(struct fwpt_soft *s, const char *profile, const struct fwpt_physmem *mem,
+EFI_STATUS fwpt_soft_init(struct fwpt_efi_soft *s, const char *profile, const struct fwpt_physmem *mem,
                           uint64_t *gt, size_t gt_cap);
 /* Call fn(arg). If the model's CTL has TraceEn=1 the call is single-stepped and traced; otherwise
  * it is a plain call. EFI_SUCCESS, or an error when the #DB handler could not be registered (fn
  * was not called then). Encoder errors are in s->stats.enc_status. */
-EFI_STATUS fwpt_soft_call(struct fwpt_soft *s, void (*fn)(void *), void *arg);
+EFI_STATUS fwpt_soft_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg);
 /* Single-step fn(arg) and record the ground truth only: no encoder, no CPU. For `verify` on a
  * machine with real PT: trace the call on hardware, decode, then call it again through this and
  * compare with fwpt_soft_verify (flows agree when the call is deterministic; no IP filter then). */
-EFI_STATUS fwpt_soft_record(struct fwpt_soft *s, void (*fn)(void *), void *arg);
+EFI_STATUS fwpt_soft_record(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg);
 /* Unregister the #DB handler (safe to call twice). */
-void fwpt_soft_fini(struct fwpt_soft *s);
+void fwpt_soft_fini(struct fwpt_efi_soft *s);
 
 #endif

@@ -1,22 +1,21 @@
 /* fwpt — "soft-selftest": the whole run on the software backend, without the session: for a few
  * profiles, output schemes and targets, plan + ToPA tables in allocated pages, the MSR sequence
  * (arch/trace) over the soft CPU, the single-stepped call, readback, the flow decoder over live
- * memory, and verify against the ground truth. Saves each case's trace.pt, the ground truth and
- * the code pages under \fwpt-soft\CASE\ so the host can decode them with libipt. */
+ * memory, and verify against the ground truth. The steps are the app's own (efi/pipeline.h), the targets
+ * its own (efi/targets.h) but for `internal`, code of this file. Saves each case's trace.pt, the ground
+ * truth and the code pages under \fwpt-soft\CASE\ so the host can decode them with libipt. */
 #include <efi.h>
 #include <efilib.h>
 #include "arch/trace.h"
 #include "decode/flow.h"
+#include "efi/pipeline.h"
 #include "efi/soft.h"
 #include "efi/soft_selftest.h"
+#include "efi/targets.h"
 #include "efi/volume.h"
-#include "topa/plan.h"
-#include "topa/readback.h"
 
 #define GT_CAP (1u << 20)          /* ground-truth IPs per run (8 MiB) */
 #define FLOW_CACHE 4096u           /* flow decoder block cache entries (power of two) */
-#define MAX_SPANS 512u
-#define MAX_ALLOCS 80u
 #define PAGE 4096ull
 #define PAGESET 8192u              /* distinct code pages saved per case */
 #define CODE_READ 256u             /* bytes the flow decoder may read at an IP (identity-mapped code) */
@@ -53,36 +52,6 @@ static void t_internal(void *arg)
         acc += st_ops[i % 3](i & 7);
     *(volatile int *)arg = acc;
 }
-static void t_locate_handle(void *arg)
-{
-    UINTN n = 0;
-    EFI_HANDLE *h = NULL;
-    EFI_STATUS st = uefi_call_wrapper(BS->LocateHandleBuffer, 5, AllHandles, NULL, NULL, &n, &h);
-    if (!EFI_ERROR(st))
-        uefi_call_wrapper(BS->FreePool, 1, h);
-    *(UINTN *)arg = n;
-}
-struct mm_arg {
-    UINTN size, key, dsize;
-    UINT32 dver;
-    void *buf;
-    UINTN cap;
-};
-static void t_memory_map(void *arg)
-{
-    struct mm_arg *m = arg;
-    m->size = m->cap;
-    uefi_call_wrapper(BS->GetMemoryMap, 5, &m->size, m->buf, &m->key, &m->dsize, &m->dver);
-}
-static void t_allocate_pages(void *arg)
-{
-    EFI_PHYSICAL_ADDRESS a = 0;
-    EFI_STATUS st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, 4, &a);
-    if (!EFI_ERROR(st))
-        uefi_call_wrapper(BS->FreePages, 2, a, 4);
-    *(EFI_PHYSICAL_ADDRESS *)arg = a;
-}
-
 /* ---- cases ---- */
 enum { RANGE_NONE, RANGE_FILTER_CORE, RANGE_TRACESTOP_SUM };
 struct st_case {
@@ -101,31 +70,8 @@ static const struct st_case cases[] = {
     {"adl-tracestop-internal", "alderlake-p", "internal", FWPT_PLAN_STOP, 1ull << 20, 64ull << 10, RANGE_TRACESTOP_SUM, 0},
 };
 
-static struct fwpt_soft soft;
+static struct fwpt_efi_soft soft;
 static struct fwpt_flow flow;
-static struct fwpt_span spans[MAX_SPANS];
-
-struct alloc {
-    EFI_PHYSICAL_ADDRESS base;
-    UINTN pages;
-};
-
-static void *alloc_pages(struct alloc *a, unsigned *na, uint64_t bytes, uint64_t align)
-{
-    if (*na >= MAX_ALLOCS)
-        return NULL;
-    if (align < PAGE)
-        align = PAGE;
-    UINTN pages = (UINTN)((bytes + align) / PAGE); /* over-allocate, use the aligned part */
-    EFI_PHYSICAL_ADDRESS base = 0;
-    if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages, &base)))
-        return NULL;
-    a[*na].base = base, a[*na].pages = pages;
-    (*na)++;
-    uint64_t p = (base + align - 1) & ~(align - 1);
-    fwpt_memset((void *)(uintptr_t)p, 0, (size_t)bytes);
-    return (void *)(uintptr_t)p;
-}
 
 static size_t live_read(void *ctx, uint64_t ip, const uint8_t **bytes)
 {
@@ -189,14 +135,30 @@ static void save_pages(struct fwpt_volume *v, const struct fwpt_sink *o, const c
     uefi_call_wrapper(BS->FreePool, 1, buf);
 }
 
+/* The case's target: `internal` (code of this file), else the app's target of that name. */
+static bool case_target(const struct st_case *c, struct fwpt_target_run *t, void (**fn)(void *), void **arg)
+{
+    static int result;
+    if (!fwpt_strcmp(c->target, "internal")) {
+        *fn = t_internal, *arg = &result;
+        return true;
+    }
+    for (unsigned k = 0; k < FWPT_TARGET_COUNT; k++)
+        if (!fwpt_strcmp(c->target, fwpt_target_name((enum fwpt_target)k)))
+            t->target = (enum fwpt_target)k;
+    *fn = fwpt_target_call, *arg = t;
+    return t->target != FWPT_TARGET_NONE && !EFI_ERROR(fwpt_target_prepare(t));
+}
+
 static int run_case(const struct st_case *c, struct fwpt_volume *vol, const struct fwpt_sink *o, uint64_t *gt,
                     uint64_t *decoded, struct fwpt_flow_block *cache)
 {
-    struct alloc allocs[MAX_ALLOCS];
-    unsigned nalloc = 0;
+    static struct fwpt_target_run target;
+    struct fwpt_outmem out = {0};
+    struct fwpt_pieces tr = {0};
     int fail = 1;
-    uint8_t *trace = NULL;
     fwpt_printf(o, "=== soft-selftest %s: profile %s, target %s\n", c->name, c->profile, c->target);
+    fwpt_memset(&target, 0, sizeof target);
 
     static struct fwpt_physmem mem;
     fwpt_physmem_init(&mem, true);
@@ -207,38 +169,14 @@ static int run_case(const struct st_case *c, struct fwpt_volume *vol, const stru
         fwpt_putc(o, '\n');
         return 1;
     }
-    const struct fwpt_cpu *cpu = fwpt_soft_cpu(&soft);
-    const struct fwpt_caps *caps = &soft.caps;
+    const struct fwpt_cpu *cpu = fwpt_soft_cpu(&soft.sim);
+    const struct fwpt_caps *caps = &soft.sim.caps;
 
     struct fwpt_plan_options popt = {.total_size = c->total, .region_size = c->region, .mode = c->mode};
     struct fwpt_plan plan;
-    struct fwpt_plan_error perr = {0};
-    if (fwpt_plan_make(caps, &popt, &plan, &perr) != FWPT_OK) {
-        fwpt_puts(o, "plan refused: ");
-        fwpt_puts(o, perr.option ? perr.option : "?");
-        fwpt_puts(o, ": ");
-        fwpt_puts(o, perr.why ? perr.why : "?");
-        fwpt_putc(o, '\n');
-        return 1;
-    }
-    fwpt_plan_print(&plan, o);
-    static uint64_t region_phys[FWPT_PLAN_ENTRIES_PER_PAGE], table_phys[16];
-    if (plan.region_count > FWPT_PLAN_ENTRIES_PER_PAGE || plan.table_count > 16)
-        return 1;
-    for (unsigned i = 0; i < plan.region_count; i++) {
-        void *p = alloc_pages(allocs, &nalloc, plan.regions.bytes, plan.regions.align);
-        if (!p)
-            goto out;
-        region_phys[i] = (uint64_t)(uintptr_t)p;
-    }
-    for (unsigned i = 0; i < plan.table_count; i++) {
-        void *p = alloc_pages(allocs, &nalloc, plan.tables.bytes, plan.tables.align);
-        if (!p)
-            goto out;
-        table_phys[i] = (uint64_t)(uintptr_t)p;
-    }
     struct fwpt_output_regs regs;
-    if (fwpt_plan_apply(&plan, &mem, region_phys, table_phys, &regs) != FWPT_OK)
+    if (EFI_ERROR(fwpt_step_plan(caps, &popt, &plan, o)) || EFI_ERROR(fwpt_step_memory(&plan, 0, &out, o)) ||
+        EFI_ERROR(fwpt_step_tables(&plan, &mem, &out, &regs, o)))
         goto out;
 
     struct fwpt_trace_config tc = {.branch_en = true, .os = true, .topa = (regs.ctl_bits & RTIT_CTL_TOPA) != 0,
@@ -265,65 +203,40 @@ static int run_case(const struct st_case *c, struct fwpt_volume *vol, const stru
         tc.range[0] = (struct fwpt_trace_range){.cfg = RTIT_ADDR_CFG_TRACESTOP,
                                                 .a = (uint64_t)(uintptr_t)st_sum, .b = (uint64_t)(uintptr_t)st_sum};
     }
-    struct fwpt_trace_refusal ref = {0};
-    if (fwpt_trace_check(&tc, caps, &ref) != FWPT_OK) {
-        fwpt_puts(o, "trace config refused: ");
-        fwpt_puts(o, ref.option ? ref.option : "?");
-        fwpt_putc(o, '\n');
+    void (*fn)(void *);
+    void *arg;
+    if (!case_target(c, &target, &fn, &arg)) {
+        fwpt_puts(o, "cannot prepare the target\n");
         goto out;
     }
     struct fwpt_trace_state state;
-    enum fwpt_status st = fwpt_trace_start(cpu, caps, &tc, &state);
-    if (st != FWPT_OK) {
-        fwpt_puts(o, "trace start failed: ");
-        fwpt_puts(o, fwpt_status_msg(st));
-        fwpt_putc(o, '\n');
-        goto out;
-    }
-    static struct mm_arg mm;
-    static uint8_t mm_buf[64 << 10];
-    UINTN result_n = 0;
-    void *arg = &result_n;
-    void (*fn)(void *) = t_internal;
-    if (!fwpt_strcmp(c->target, "locate-handle")) {
-        fn = t_locate_handle;
-    } else if (!fwpt_strcmp(c->target, "memory-map")) {
-        fn = t_memory_map, mm.buf = mm_buf, mm.cap = sizeof mm_buf, arg = &mm;
-    } else if (!fwpt_strcmp(c->target, "allocate-pages")) {
-        fn = t_allocate_pages;
-    }
-    est = fwpt_soft_call(&soft, fn, arg);
     struct fwpt_trace_result res;
-    enum fwpt_status sst = fwpt_trace_stop(cpu, &state, &res);
-    if (EFI_ERROR(est) || sst != FWPT_OK) {
-        fwpt_puts(o, "soft call / trace stop failed\n");
+    enum fwpt_status stop;
+    if (EFI_ERROR(fwpt_step_check(&tc, caps, o)) || EFI_ERROR(fwpt_step_start(cpu, caps, &tc, &state, o)))
         goto out;
-    }
-    fwpt_soft_report(&soft, o);
+    est = fwpt_step_call(cpu, &soft, fn, arg, &state, &res, &stop);
+    if (fn == fwpt_target_call)
+        fwpt_target_report(&target, o);
+    fwpt_step_call_report(est, stop, &res, o);
+    if (EFI_ERROR(est) || stop != FWPT_OK)
+        goto out;
+    fwpt_soft_report(&soft.sim, o);
 
-    struct fwpt_readback_in rin = {.mem = &mem, .ctl = state.ctl, .start_output_base = regs.output_base,
-                                   .start_mask_ptrs = regs.output_mask_ptrs, .output_base = res.output_base,
-                                   .output_mask_ptrs = res.output_mask_ptrs, .status = res.status,
-                                   .wrap = FWPT_WRAP_DETECT};
-    struct fwpt_readback rb = {.spans = spans, .cap = MAX_SPANS};
-    if (fwpt_readback(&rin, &rb) != FWPT_OK) {
-        fwpt_puts(o, "readback failed\n");
+    if (EFI_ERROR(fwpt_step_readback(&plan, &mem, &state, &regs, &res, &tr, NULL, o)))
         goto out;
-    }
+    const struct fwpt_readback *rb = &tr.rb;
     fwpt_puts(o, "readback: ");
-    fwpt_put_dec(o, rb.bytes);
+    fwpt_put_dec(o, rb->bytes);
     fwpt_puts(o, " bytes in ");
-    fwpt_put_dec(o, rb.regions_used);
+    fwpt_put_dec(o, rb->regions_used);
     fwpt_puts(o, " regions; ");
-    fwpt_puts(o, rb.reason ? rb.reason : "");
-    fwpt_puts(o, rb.wrapped ? " [wrapped]" : "");
-    fwpt_puts(o, rb.stopped ? " [stopped]" : "");
+    fwpt_puts(o, rb->reason ? rb->reason : "");
+    fwpt_puts(o, rb->wrapped ? " [wrapped]" : "");
+    fwpt_puts(o, rb->stopped ? " [stopped]" : "");
     fwpt_putc(o, '\n');
-    if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, (UINTN)rb.bytes + 1, (void **)&trace)))
-        goto out;
-    uint64_t len = fwpt_readback_copy(&mem, &rb, trace, rb.bytes);
 
-    fwpt_flow_init(&flow, trace, (size_t)len, live_read, NULL, cache, FLOW_CACHE);
+    /* decoded in place, from the pieces the processor wrote */
+    fwpt_flow_init_segs(&flow, tr.segs, tr.nsegs, live_read, NULL, cache, FLOW_CACHE);
     size_t n = 0, errors = 0;
     struct fwpt_flow_event ev;
     while (fwpt_flow_next(&flow, &ev) == FWPT_OK) {
@@ -344,29 +257,29 @@ static int run_case(const struct st_case *c, struct fwpt_volume *vol, const stru
     }
     /* A stopped trace ends mid-flow; the wrapped one starts at the first PSB: a decoder error
      * at the cut is not a difference. verify decides. */
-    fail = fwpt_soft_verify(&soft, decoded, n, n, rb.wrapped, rb.stopped || res.stopped, o);
-    if (soft.stats.enc_status != FWPT_OK)
+    fail = fwpt_soft_verify(&soft.sim, decoded, n, n, rb->wrapped, rb->stopped || res.stopped, o);
+    if (soft.sim.stats.enc_status != FWPT_OK)
         fail = 1;
 
     char dir[64] = "\\fwpt-soft\\";
     fwpt_memcpy(dir + 11, c->name, fwpt_strlen(c->name) + 1);
-    fwpt_save_file(vol, o, dir, "trace.pt", trace, (UINTN)len);
-    fwpt_save_file(vol, o, dir, "gt.bin", gt, soft.gt_count * sizeof *gt);
-    save_pages(vol, o, dir, gt, soft.gt_count);
+    fwpt_save_file_segs(vol, o, dir, "trace.pt", tr.segs, tr.nsegs);
+    fwpt_save_file(vol, o, dir, "gt.bin", gt, soft.sim.gt_count * sizeof *gt);
+    save_pages(vol, o, dir, gt, soft.sim.gt_count);
     {
         static char meta[512];
         struct fwpt_bufsink mb;
         struct fwpt_sink ms = fwpt_bufsink_init(&mb, meta, sizeof meta);
         fwpt_puts(&ms, "wrapped=");
-        fwpt_put_dec(&ms, rb.wrapped);
+        fwpt_put_dec(&ms, rb->wrapped);
         fwpt_puts(&ms, "\nstopped=");
-        fwpt_put_dec(&ms, rb.stopped || res.stopped);
+        fwpt_put_dec(&ms, rb->stopped || res.stopped);
         fwpt_puts(&ms, "\nfilter_a=");
         fwpt_put_0x(&ms, tc.range[0].cfg == RTIT_ADDR_CFG_FILTER ? tc.range[0].a : 0);
         fwpt_puts(&ms, "\nfilter_b=");
         fwpt_put_0x(&ms, tc.range[0].cfg == RTIT_ADDR_CFG_FILTER ? tc.range[0].b : ~0ull);
         fwpt_puts(&ms, "\ntraced_end=");
-        fwpt_put_dec(&ms, soft.traced_end);
+        fwpt_put_dec(&ms, soft.sim.traced_end);
         fwpt_puts(&ms, "\ndecoded=");
         fwpt_put_dec(&ms, n);
         fwpt_puts(&ms, "\n");
@@ -374,10 +287,9 @@ static int run_case(const struct st_case *c, struct fwpt_volume *vol, const stru
     }
 out:
     fwpt_soft_fini(&soft);
-    if (trace)
-        uefi_call_wrapper(BS->FreePool, 1, trace);
-    for (unsigned i = 0; i < nalloc; i++)
-        uefi_call_wrapper(BS->FreePages, 2, allocs[i].base, allocs[i].pages);
+    fwpt_target_cleanup(&target);
+    fwpt_pieces_free(&tr);
+    fwpt_outmem_free(&out);
     fwpt_puts(o, "soft-selftest ");
     fwpt_puts(o, c->name);
     fwpt_puts(o, fail ? ": FAIL\n" : ": PASS\n");
@@ -410,28 +322,31 @@ EFI_STATUS fwpt_soft_selftest(EFI_HANDLE image, const char *only, const struct f
         int f = 1, res = 0;
         fwpt_puts(o, "=== soft-selftest record-twice: fwpt_soft_record of target internal, twice (locate-handle between), "
                      "then with record_limit = half\n");
-        UINTN count = 0;
-        if (!EFI_ERROR(fwpt_soft_init(&soft, NULL, &mem, decoded, GT_CAP)) &&
+        static struct fwpt_target_run locate;
+        fwpt_memset(&locate, 0, sizeof locate);
+        locate.target = FWPT_TARGET_LOCATE_HANDLE;
+        if (!EFI_ERROR(fwpt_target_prepare(&locate)) && !EFI_ERROR(fwpt_soft_init(&soft, NULL, &mem, decoded, GT_CAP)) &&
             !EFI_ERROR(fwpt_soft_record(&soft, t_internal, &res))) {
-            size_t n = soft.gt_count;
+            size_t n = soft.sim.gt_count;
             if (!EFI_ERROR(fwpt_soft_init(&soft, NULL, &mem, gt, GT_CAP)) &&
-                !EFI_ERROR(fwpt_soft_record(&soft, t_locate_handle, &count)) &&
+                !EFI_ERROR(fwpt_soft_record(&soft, fwpt_target_call, &locate)) &&
                 !EFI_ERROR(fwpt_soft_record(&soft, t_internal, &res))) {
-                fwpt_soft_report(&soft, o);
-                f = n == 0 || fwpt_soft_verify(&soft, decoded, n, n, 0, 0, o);
+                fwpt_soft_report(&soft.sim, o);
+                f = n == 0 || fwpt_soft_verify(&soft.sim, decoded, n, n, 0, 0, o);
                 /* a record_limit (hardware verify after the buffer filled): stepping ends once gt holds that many,
                  * and those are the oldest part of the same flow */
-                soft.record_limit = n / 2;
+                soft.sim.record_limit = n / 2;
                 if (!f && n >= 4 && !EFI_ERROR(fwpt_soft_record(&soft, t_internal, &res))) {
-                    fwpt_soft_report(&soft, o);
-                    f = soft.gt_count != n / 2 || !soft.stats.record_limit_hit || soft.stats.step_limit_hit ||
-                        fwpt_soft_verify(&soft, decoded, n / 2, n / 2, 0, 1, o);
+                    fwpt_soft_report(&soft.sim, o);
+                    f = soft.sim.gt_count != n / 2 || !soft.sim.stats.record_limit_hit || soft.sim.stats.step_limit_hit ||
+                        fwpt_soft_verify(&soft.sim, decoded, n / 2, n / 2, 0, 1, o);
                 } else {
                     f = 1;
                 }
-                soft.record_limit = 0;
+                soft.sim.record_limit = 0;
             }
         }
+        fwpt_target_cleanup(&locate);
         fwpt_puts(o, f ? "soft-selftest record-twice: FAIL\n" : "soft-selftest record-twice: PASS\n");
         if (f)
             failed++;

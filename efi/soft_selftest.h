@@ -6,7 +6,7 @@
 #define FWPT_EFI_SOFT_SELFTEST_H
 
 #include <efi.h>
-#include "arch/text.h"
+#include "base/text.h"
 
 EFI_STATUS fwpt_soft_selftest(EFI_HANDLE image, const char *only, const struct fwpt_sink *o);
 

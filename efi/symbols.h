@@ -6,7 +6,7 @@
 #include <efi.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "arch/text.h"
+#include "base/text.h"
 
 struct fwpt_image {
     uint64_t base, size;

@@ -5,7 +5,7 @@
 #define FWPT_EFI_TARGETS_H
 
 #include <efi.h>
-#include "arch/text.h"
+#include "base/text.h"
 #include "efi/options.h"
 
 struct fwpt_target_run {

@@ -5,7 +5,7 @@
 
 #include <efi.h>
 #include "decode/packet.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 struct fwpt_volume {
     EFI_FILE_HANDLE root; /* NULL when the boot volume has no file system */

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "arch/caps.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 /* argv[0] is the subcommand name. Return the process exit status. */
 int fwpt_cmd_caps(int argc, char **argv);

@@ -11,20 +11,6 @@ struct fwpt_sink fwpt_file_sink(FILE *f)
     return s;
 }
 
-/* Commands not built yet answer so, instead of failing to link. */
-#define FWPT_WEAK_CMD(fn, what)                                                             \
-    __attribute__((weak)) int fn(int argc, char **argv)                                     \
-    {                                                                                       \
-        (void)argc;                                                                         \
-        fprintf(stderr, "fwpt %s: not available in this build (%s)\n", argv[0], what);      \
-        return 2;                                                                           \
-    }
-FWPT_WEAK_CMD(fwpt_cmd_caps, "capability report")
-FWPT_WEAK_CMD(fwpt_cmd_plan, "output plan")
-FWPT_WEAK_CMD(fwpt_cmd_dump, "packet dump")
-FWPT_WEAK_CMD(fwpt_cmd_flow, "instruction flow")
-FWPT_WEAK_CMD(fwpt_cmd_report, "report page")
-
 static const struct {
     const char *name;
     int (*fn)(int, char **);

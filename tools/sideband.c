@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "tools/sideband.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 /* ---- a minimal, tolerant JSON reader for sideband.json ---- */
 static const char *ws(const char *p)

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/caps.h"
-#include "arch/status.h"
-#include "arch/text.h"
+#include "base/status.h"
+#include "base/text.h"
 #include "topa/table.h"
 
 enum fwpt_plan_mode {

@@ -1,6 +1,6 @@
 /* fwpt — ToPA PMI handler (SDM Table "Intel PT ToPA PMI and XSAVES/XRSTORS Management"). */
 #include "topa/pmi.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 static bool read_entry(const struct fwpt_physmem *mem, uint64_t table, unsigned i, struct fwpt_topa_entry *e)
 {

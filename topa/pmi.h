@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/cpu.h"
-#include "arch/status.h"
+#include "base/status.h"
 #include "topa/table.h"
 
 /* Fresh output regions the handler may hand out (all the same size). */

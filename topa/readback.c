@@ -1,6 +1,6 @@
 /* fwpt — trace readback: tables + final output MSRs -> ordered spans. */
 #include "topa/readback.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 #define TABLE_PAGE_MASK 0xfffull
 

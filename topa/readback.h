@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "arch/status.h"
+#include "base/status.h"
 #include "topa/table.h"
 
 struct fwpt_span {

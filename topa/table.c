@@ -1,6 +1,6 @@
 /* fwpt — ToPA entry encoding and table construction (SDM "ToPA Table Entry Format"). */
 #include "topa/table.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 #define TOPA_ENTRY_BASE_MASK (~(FWPT_BIT(TOPA_ENTRY_BASE_SHIFT) - 1))
 #define TOPA_TABLE_PAGE 0x1000ull

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/rtit.h"
-#include "arch/status.h"
+#include "base/status.h"
 
 /* ---- physical memory ----
  * The output logic writes physical addresses. In firmware memory is identity-mapped

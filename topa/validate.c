@@ -1,7 +1,7 @@
 /* fwpt — validation of output configuration (SDM "ToPA Errors", "Single-Range Output Errors",
  * "Restricted Memory Access"). */
 #include "topa/validate.h"
-#include "arch/text.h"
+#include "base/text.h"
 
 #define TABLE_ALIGN_MASK 0xfffull
 

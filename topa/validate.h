@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/caps.h"
-#include "arch/status.h"
+#include "base/status.h"
 #include "topa/table.h"
 
 /* X(name, text). The text names the SDM rule it follows. */

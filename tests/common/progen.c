@@ -321,7 +321,7 @@ static void add_tnt(struct gen *g, int taken)
 
 static uint64_t sext48(uint64_t ip) { return (uint64_t)((int64_t)(ip << 16) >> 16); }
 
-/* IP compression against Last IP (seed 002, Table 36-18): the shortest legal IPBytes, or with
+/* IP compression against Last IP (SDM "IP Compression", Table "FUP/TIP IP Reconstruction"): the shortest legal IPBytes, or with
  * PROGEN_F_LOOSE_IPC sometimes a longer legal one. */
 /* suppress: 0 compressed, 1 IP suppressed, 2 uncompressed */
 static void emit_ip(struct gen *g, enum pt_packet_type type, uint64_t ip, int suppress)
@@ -413,8 +413,8 @@ static void psb_plus(struct gen *g, uint64_t ip, int enabled)
     flush_tnt(g);
     emit_plain(g, ppt_psb);
     g->bytes_since_psb = 0;
-    g->last_ip = 0; /* seed 002: Last IP is reset when a PSB is sent */
-    retc_clear(g);  /* seed 002: no RET compressed across a PSB */
+    g->last_ip = 0; /* SDM "IP Compression": Last IP is reset when a PSB is sent */
+    retc_clear(g);  /* SDM "Indirect Transfer Compression for Returns (RET)": no RET compressed across a PSB */
     emit_mode_exec(g);
     if (enabled)
         emit_ip(g, ppt_fup, ip, 0); /* PSB+ carries the current IP while PacketEn=1 */
@@ -506,8 +506,8 @@ static int execute(struct gen *g)
                     have_override = keep_override;
                 }
                 emit_plain(g, ppt_ovf);
-                retc_clear(g); /* seed 002: no RET compressed across an overflow */
-                emit_ip(g, ppt_fup, ip, 2); /* sent uncompressed (sext48/full) */ /* resolves while ContextEn=1: FUP (seed 003) */
+                retc_clear(g); /* SDM "Indirect Transfer Compression for Returns (RET)": no RET compressed across an overflow */
+                emit_ip(g, ppt_fup, ip, 2); /* sent uncompressed (sext48/full) */ /* resolves while ContextEn=1: FUP (SDM "Overflow (OVF) Packet") */
                 add_event(g, PROGEN_EV_OVERFLOW, 0, ip, 0);
                 p->n_overflows++;
                 just_packet = 0;
@@ -531,7 +531,7 @@ static int execute(struct gen *g)
                 add_event(g, PROGEN_EV_DISABLED, 1, ip, 0);
                 p->n_disables++;
                 enabled = 0;
-                retc_clear(g); /* seed 002: no compression for CALLs made while PacketEn=0 */
+                retc_clear(g); /* SDM "Indirect Transfer Compression for Returns (RET)": no compression for CALLs made while PacketEn=0 */
                 untraced = rn(g, 40);
                 continue;
             }
@@ -612,7 +612,7 @@ static int execute(struct gen *g)
                 flush_tnt(g);
                 if ((feat & PROGEN_F_DISABLE) && !direct_to_t && chance(g, 4)) {
                     /* leaves the traced IP range: TIP.PGD bound to this branch */
-                    emit_ip(g, ppt_tip_pgd, t, 0); /* FilterEn cleared: the target IP is included (seed 003) */
+                    emit_ip(g, ppt_tip_pgd, t, 0); /* FilterEn cleared: the target IP is included (SDM "TIP.PGD Packet") */
                     add_event(g, PROGEN_EV_DISABLED, 0, 0, 0);
                     p->n_disables++;
                     enabled = 0;
@@ -638,7 +638,7 @@ static int execute(struct gen *g)
                 t = g->sp ? g->stack[--g->sp] : random_boundary(g, 1);
             }
             if (enabled) {
-                /* seed 002: compressed when the target is the youngest CALL's next IP */
+                /* SDM "Indirect Transfer Compression for Returns (RET)": compressed when the target is the youngest CALL's next IP */
                 if (g->retc_n && g->retc[(g->retc_top - 1) % 64] == t) {
                     compressed = 1;
                     add_tnt(g, 1);
@@ -650,7 +650,7 @@ static int execute(struct gen *g)
                 }
                 just_packet = 1;
             }
-            /* seed 002 step 3: every near RET pops the youngest entry */
+            /* SDM "Indirect Transfer Compression for Returns (RET)" step 3: every near RET pops the youngest entry */
             if (enabled && !(feat & PROGEN_F_RETC_SDM_POP) && !compressed)
                 retc_clear(g);
             if (g->retc_n) {

@@ -5,7 +5,7 @@
  * the program's control flow on a model of the stack, and emits packets by the SDM rules:
  * TNT bits per conditional branch (and per compressed RET), TIP with the shortest IP
  * compression against Last IP (sometimes a longer legal one), RET compression against a
- * 64-entry CALL stack (seed 002), PSB+ (Last IP and the CALL stack reset), FUP+TIP for
+ * 64-entry CALL stack (SDM "Indirect Transfer Compression for Returns (RET)"), PSB+ (Last IP and the CALL stack reset), FUP+TIP for
  * injected interrupts, FUP+TIP.PGD / TIP.PGD / TIP.PGE, OVF+FUP. Hosted C (tests only). */
 #ifndef FWPT_TESTS_PROGEN_H
 #define FWPT_TESTS_PROGEN_H
@@ -21,7 +21,7 @@
 #define PROGEN_F_LOOSE_IPC  0x10u /* sometimes a longer (still legal) IP compression */
 #define PROGEN_F_RET_CLOBBER 0x20u /* mov %rax,(%rsp); ret -> uncompressed RET */
 #define PROGEN_F_ALL        0x3fu
-/* RET compression model. Set: the SDM's (seed 002 step 3) -- every near RET pops, also an
+/* RET compression model. Set: the SDM's (SDM "Indirect Transfer Compression for Returns (RET)" step 3) -- every near RET pops, also an
  * uncompressed one, so later RETs may compress against the entries below. Clear: the processor
  * is modelled conservatively -- an uncompressed RET empties the stack -- which every decoder
  * model decodes the same way (libipt does not pop on uncompressed RETs). */

@@ -1,6 +1,6 @@
 /* fwpt tests — random x86-64 programs laid out sparsely in a 64-bit address space, and one random
  * execution of them as the sequence of retired instructions (IP, size, class, next IP) that the
- * software trace encoder (arch/soft_enc) consumes. Branch outcomes and indirect targets come from
+ * software trace encoder (sim/soft_enc) consumes. Branch outcomes and indirect targets come from
  * a seeded RNG; calls only go to higher-numbered functions and, once the budget is spent, branches
  * only go forward, so every walk ends with the outermost RET leaving the program. Hosted C. */
 #ifndef FWPT_TESTS_SOFT_PROG_H
@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "arch/soft_enc.h"
+#include "sim/soft_enc.h"
 
 struct soft_prog_cfg {
     uint64_t seed;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topa/model.h"
+#include "sim/model.h"
 #include "topa/readback.h"
 #include "topa/validate.h"
 

@@ -2,7 +2,7 @@
  * third stream BBP/BIP/BEP/CFE/EVD/TRIG hand-encoded from the SDM tables) written to files and dumped by
  * $FWPT_BUILD/fwpt, the way a user runs it.
  *  1. Valid streams, --format jsonl: one object per packet; offset, type (libipt's name), size, then exactly
- *     the keys the README's schema lists for the type, in its order, with the values the generator encoded
+ *     the keys the schema of docs/formats.md lists for the type, in its order, with the values the generator encoded
  *     (IPs from the generator's own model of the SDM table). Where libipt can read the stream, pt_pkt_next
  *     gives the same offsets, types and sizes. --format text: one line per packet, offset and name in place.
  *     Exit status 0, nothing on stderr.
@@ -157,7 +157,7 @@ static int parse_obj(const char *s, size_t len, struct obj *o)
     return 0;
 }
 
-/* ---- the README's schema, written out independently of decode/pkt_print.c ---- */
+/* ---- the schema of docs/formats.md, written out independently of decode/pkt_print.c ---- */
 
 enum kind { DEC, HEX, BOOL, BITS };
 struct field {
@@ -503,7 +503,7 @@ static void mem_write(void *ctx, const char *s, size_t n)
     m->s[m->n] = 0;
 }
 
-/* What the README promises the dump prints: each packet; at an error the error, then on from the next PSB. */
+/* What docs/host-tool.md and docs/formats.md promise the dump prints: each packet; at an error the error, then on from the next PSB. */
 static char *expected_dump(const uint8_t *b, size_t len, int jsonl, unsigned long *pkts, unsigned long *errs)
 {
     struct memsink m = {calloc(1, 1), 0, 1};
@@ -554,7 +554,7 @@ static void check_corrupt(unsigned seed, size_t clen)
                      pkts, errs);
         CHECK_STR(r.err, cnt);
         if (jsonl) {
-            /* every error line as the README documents it */
+            /* every error line as docs/formats.md documents it */
             size_t n;
             const char *l;
             int ok = 1;

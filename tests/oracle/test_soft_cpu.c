@@ -1,4 +1,4 @@
-/* Oracle test of the software trace CPU (arch/soft_cpu) on the host: the same path the EFI backend
+/* Oracle test of the software trace CPU (sim/soft_cpu) on the host: the same path the EFI backend
  * runs, minus the single-stepping. For several built-in CPU profiles and output settings (single-
  * entry ToPA, multi-entry stop, a ring that wraps, IP filter, TraceStop, timing packets): plan and
  * ToPA tables in memory, the MSR sequence (arch/trace) over the soft CPU, a random program's
@@ -8,7 +8,7 @@
 #include <intel-pt.h>
 #include <stdlib.h>
 
-#include "arch/soft_cpu.h"
+#include "sim/soft_cpu.h"
 #include "arch/trace.h"
 #include "decode/flow.h"
 #include "tests/check.h"

@@ -1,11 +1,11 @@
-/* Oracle test of the software packet encoder (arch/soft_enc): random programs are executed
+/* Oracle test of the software packet encoder (sim/soft_enc): random programs are executed
  * (tests/common/soft_prog), the encoder turns the execution into a PT stream, and libipt's
  * instruction decoder (pt_insn_* over the program's code) must decode that stream to exactly the
  * instructions that ran — all of them, or under IP filtering / TraceStop exactly the ones the SDM
  * says are traced. Packet counts are cross-checked with libipt's packet decoder. */
 #include <intel-pt.h>
 
-#include "arch/soft_enc.h"
+#include "sim/soft_enc.h"
 #include "decode/insn.h"
 #include "tests/check.h"
 #include "tests/common/ipt_insn.h"

@@ -225,7 +225,7 @@ int main(void)
     CHECK_EQ(r.disabled_ip, base + 0x2000);
     CHECK(!r.cut); /* ended by TIP.PGD */
 
-    /* the 65th return meets a TNT bit: the entry was dropped (seed 002: 64 entries) */
+    /* the 65th return meets a TNT bit: the entry was dropped (SDM "Indirect Transfer Compression for Returns (RET)": 64 entries) */
     chain(70);
     start(base);
     pk_tnt(47, ones >> (64 - 47));

@@ -82,7 +82,7 @@ static void check_corrupted(const char *tool, const char *path, const char *img,
 {
     static struct fwpt_flow_block cache[4096];
     static struct fwpt_flow f;
-    /* the README's type names, written out here rather than taken from fwpt_flow_kind_name: the printer is
+    /* docs/formats.md's type names, written out here rather than taken from fwpt_flow_kind_name: the printer is
      * what is under test */
     static const char *const names[FWPT_FLOW_KIND_COUNT] = {"insn", "enabled", "disabled", "interrupt",
                                                             "overflow", "mode", "error", "tsx", "stopped",

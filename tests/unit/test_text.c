@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "arch/text.h"
+#include "base/text.h"
 #include "tests/check.h"
 
 static char out[512];

@@ -2,7 +2,7 @@
  * (PMI, PMI preservation, maximum table size wrap, single-range wrap, restricted memory). */
 #include "tests/check.h"
 #include "tests/common/topa_fixture.h"
-#include "topa/model.h"
+#include "sim/model.h"
 #include "topa/table.h"
 #include "arch/cpu_replay.h"
 

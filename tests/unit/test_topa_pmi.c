@@ -2,7 +2,7 @@
  * trace continues through the PMI, and consumed regions + readback give back exactly the stream. */
 #include "tests/check.h"
 #include "tests/common/topa_fixture.h"
-#include "topa/model.h"
+#include "sim/model.h"
 #include "topa/pmi.h"
 #include "topa/readback.h"
 

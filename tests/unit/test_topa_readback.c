@@ -2,7 +2,7 @@
  * documented residual ambiguity of wrap detection, write pointer off the tables, span overflow. */
 #include "tests/check.h"
 #include "tests/common/topa_fixture.h"
-#include "topa/model.h"
+#include "sim/model.h"
 #include "topa/readback.h"
 
 #define PHYS 0x40000000ull

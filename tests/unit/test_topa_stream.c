@@ -2,7 +2,7 @@
  * the CPU interface), read back, get exactly the stream (or, wrapped, exactly its newest part). */
 #include "tests/check.h"
 #include "tests/common/topa_fixture.h"
-#include "topa/model.h"
+#include "sim/model.h"
 #include "topa/plan.h"
 #include "topa/readback.h"
 #include "topa/validate.h"

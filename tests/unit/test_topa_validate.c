@@ -3,7 +3,7 @@
  * refuses (validator: bad <=> model: operational error or #GP, at the same table and entry). */
 #include "tests/check.h"
 #include "tests/common/topa_fixture.h"
-#include "topa/model.h"
+#include "sim/model.h"
 #include "topa/validate.h"
 
 #define PHYS 0x40000000ull

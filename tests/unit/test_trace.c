@@ -9,7 +9,7 @@
 #include "tests/check.h"
 #include "tests/common/cpu_script.h"
 #include "tests/common/topa_fixture.h"
-#include "topa/model.h"
+#include "sim/model.h"
 #include "topa/plan.h"
 
 #define R FWPT_SCRIPT_RDMSR
@@ -688,7 +688,7 @@ static void test_random_against_gp_rules(void)
 }
 
 
-/* ---- against the output model (topa/model): the real RTIT MSR + ToPA behaviour ---- */
+/* ---- against the output model (sim/model): the real RTIT MSR + ToPA behaviour ---- */
 
 /* Delegates to the model, with a fault injected at MSR access #k. */
 struct faulty_model {

@@ -4,7 +4,7 @@
  * the #DB handler: the first instruction executed after the trampoline's `call *%rax` (FF D0) is
  * the vector-1 entry stub; from every execution of it up to the IRETQ (48 CF) nothing is recorded.
  * Interrupt handlers (timer) that run inside the call with TF clear ARE recorded: they are what a
- * single-stepped trace cannot see (README). Run N's IPs go to OUT.N (little-endian u64 each; bit 63
+ * single-stepped trace cannot see (docs/soft-backend.md). Run N's IPs go to OUT.N (little-endian u64 each; bit 63
  * set on an IRETQ).
  *   qemu-system-x86_64 ... -plugin build/tests/insn_trace.so,out=/tmp/witness
  * One vCPU (OVMF under TCG runs the app on the BSP). */

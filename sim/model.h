@@ -11,8 +11,8 @@
  * Output follows SDM "Trace Output": single range (circular under OutputMask) and ToPA
  * (proc_trace_table_base / proc_trace_table_offset / proc_trace_output_offset, END, STOP, INT,
  * maximum table size wrap), operational errors when a bad entry is reached, restricted memory. */
-#ifndef FWPT_TOPA_MODEL_H
-#define FWPT_TOPA_MODEL_H
+#ifndef FWPT_SIM_MODEL_H
+#define FWPT_SIM_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,20 +1,20 @@
 /* fwpt — the software trace CPU (backend=soft), the part that needs no firmware: CPUID answers
  * from a built-in processor profile (arch/cpu_replay), the RTIT MSRs and output are the model
- * (topa/model), and the retired instructions it is fed become packets (arch/soft_enc) written
+ * (sim/model), and the retired instructions it is fed become packets (sim/soft_enc) written
  * through the model into the ToPA regions. It records the instructions fed (the ground truth) and
  * compares a decoded flow with them. efi/soft.c single-steps the target and feeds it; host tests
  * feed it generated programs. Freestanding. */
-#ifndef FWPT_ARCH_SOFT_CPU_H
-#define FWPT_ARCH_SOFT_CPU_H
+#ifndef FWPT_SIM_SOFT_CPU_H
+#define FWPT_SIM_SOFT_CPU_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/caps.h"
 #include "arch/cpu.h"
 #include "arch/cpu_replay.h"
-#include "arch/soft_enc.h"
-#include "arch/text.h"
-#include "topa/model.h"
+#include "sim/soft_enc.h"
+#include "base/text.h"
+#include "sim/model.h"
 
 struct fwpt_soft_stats {
     uint64_t steps;          /* #DB traps taken while single-stepping */
@@ -56,15 +56,12 @@ struct fwpt_soft {
                                        * TraceStop cleared TriggerEn */
     struct fwpt_soft_stats stats;
     uint64_t last_time;               /* time of the last instruction fed (TraceEn 1->0 stamp) */
-    /* single-step state (efi/soft.c) */
-    uint64_t prev_ip, stop_ip;
-    int have_prev, stepping;
+    /* where stepping ends (the firmware's single-stepper in efi/soft.h keeps the rest of its state) */
+    uint64_t stop_ip;                 /* the return address of the traced call: stepping ends there */
     int record_only;                  /* fwpt_soft_record: stepping without the encoder */
     uint64_t max_steps;               /* stepping ends after this many steps (fwpt_soft_setup: FWPT_SOFT_MAX_STEPS) */
     size_t record_limit;              /* fwpt_soft_record: stepping ends once gt holds this many (0: the whole call) */
-    void *cpu_arch;                   /* EFI_CPU_ARCH_PROTOCOL */
-    uint64_t tsc_hz;                  /* measured over a 2 ms Stall at init */
-    int handler_registered;
+    uint64_t tsc_hz;                  /* the clock of insn times, for steps/s in the report; 0: unknown */
 };
 
 /* Profile by name (fwpt_cpu_profile_find; NULL: stepping only, fwpt_soft_begin(record_only=1)).

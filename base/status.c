@@ -1,4 +1,4 @@
-#include "arch/status.h"
+#include "base/status.h"
 
 static const char *const status_names[] = {
 #define FWPT_STATUS_NAME(n, m) #n,

@@ -3,13 +3,13 @@
  * TNT, TIP with IP compression, RET compression, FUP/TIP.PGE/TIP.PGD for IP filtering and TraceStop,
  * PSB+ every 2^(PSBFreq+11) bytes, TSC/TMA/MTC/CYC). Freestanding; bytes go out through a callback
  * (the output model's emit entry point, which honours STOP/END/INT and operational errors). */
-#ifndef FWPT_ARCH_SOFT_ENC_H
-#define FWPT_ARCH_SOFT_ENC_H
+#ifndef FWPT_SIM_SOFT_ENC_H
+#define FWPT_SIM_SOFT_ENC_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/rtit.h"
-#include "arch/status.h"
+#include "base/status.h"
 
 /* Packet bytes in trace order. A non-OK status stops the encoder (reported by every later call). */
 typedef enum fwpt_status (*fwpt_soft_emit_fn)(void *ctx, const uint8_t *bytes, size_t n);

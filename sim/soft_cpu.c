@@ -1,5 +1,5 @@
-/* fwpt — the software trace CPU (see arch/soft_cpu.h). */
-#include "arch/soft_cpu.h"
+/* fwpt — the software trace CPU (see sim/soft_cpu.h). */
+#include "sim/soft_cpu.h"
 #include "decode/insn.h"
 
 /* ---- the CPU: CPUID from the profile (through the model), MSRs the model's ---- */

@@ -1,7 +1,7 @@
-/* fwpt — software packet generation (see arch/soft_enc.h). Packet encodings: SDM Vol. 3C
+/* fwpt — software packet generation (see sim/soft_enc.h). Packet encodings: SDM Vol. 3C
  * "Packet Definitions"; IP compression: Table "FUP/TIP IP Reconstruction". */
-#include "arch/soft_enc.h"
-#include "arch/text.h"
+#include "sim/soft_enc.h"
+#include "base/text.h"
 #include "decode/insn.h"
 
 /* Packet opcodes (first byte, or second after the 02h extended escape). */

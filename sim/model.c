@@ -1,8 +1,8 @@
 /* fwpt — output logic and RTIT MSR model (SDM "Trace Output", "Enabling and Configuration MSRs").
  * The entry checks here are written separately from topa/validate.c on purpose: the tests compare
  * the two (validator says bad <=> the model raises an operational error on that entry). */
-#include "topa/model.h"
-#include "arch/text.h"
+#include "sim/model.h"
+#include "base/text.h"
 
 #define APIC_BASE_DEFAULT 0xfee00900ull /* FEE00000H, enabled, BSP */
 #define MAX_TABLE_ENTRIES ((RTIT_TABLE_OFFSET_MAX / TOPA_ENTRY_SIZE_BYTES) + 1)

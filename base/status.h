@@ -1,6 +1,6 @@
 /* fwpt — one status enum for every function that can fail (DESIGN: "Errors are values"). */
-#ifndef FWPT_ARCH_STATUS_H
-#define FWPT_ARCH_STATUS_H
+#ifndef FWPT_BASE_STATUS_H
+#define FWPT_BASE_STATUS_H
 
 /* X(name, message). Each module owns one block; add new values only inside your own block. */
 #define FWPT_STATUS_LIST(X)                                                              \

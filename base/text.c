@@ -1,4 +1,4 @@
-#include "arch/text.h"
+#include "base/text.h"
 
 #include <stdarg.h> /* a freestanding header (C11 4p6): va_list is the compiler's, no libc */
 
@@ -111,22 +111,21 @@ void fwpt_put_padded(const struct fwpt_sink *o, const char *s, unsigned width)
         fwpt_putc(o, ' ');
 }
 
-void fwpt_put_json_str(const struct fwpt_sink *o, const char *s)
+void fwpt_put_xml(const struct fwpt_sink *o, const char *s)
 {
-    fwpt_putc(o, '"');
     for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            fwpt_putc(o, '\\');
-            fwpt_putc(o, (char)c);
-        } else if (c < 0x20) {
-            fwpt_putn(o, "\\u00", 4);
-            fwpt_put_hex(o, c, 2);
-        } else {
-            fwpt_putc(o, (char)c);
+        switch (*s) {
+        case '&': fwpt_puts(o, "&amp;"); break;
+        case '<': fwpt_puts(o, "&lt;"); break;
+        case '>': fwpt_puts(o, "&gt;"); break;
+        case '"': fwpt_puts(o, "&quot;"); break;
+        case '\'': fwpt_puts(o, "&#39;"); break;
+        default:
+            if ((unsigned char)*s >= 0x20)
+                fwpt_putc(o, *s);
+            break;
         }
     }
-    fwpt_putc(o, '"');
 }
 
 static void bufsink_write(void *ctx, const char *s, size_t n)

@@ -1,7 +1,7 @@
 /* fwpt — a tiny freestanding text sink and formatter, shared by every printer so that what
  * firmware prints is byte-for-byte what the host tool prints. No libc. */
-#ifndef FWPT_ARCH_TEXT_H
-#define FWPT_ARCH_TEXT_H
+#ifndef FWPT_BASE_TEXT_H
+#define FWPT_BASE_TEXT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,8 +22,8 @@ void fwpt_put_hex(const struct fwpt_sink *o, uint64_t v, unsigned min_digits);
 void fwpt_put_0x(const struct fwpt_sink *o, uint64_t v);
 /* Pads s with spaces on the right to width. */
 void fwpt_put_padded(const struct fwpt_sink *o, const char *s, unsigned width);
-/* JSON string with quotes and escapes. */
-void fwpt_put_json_str(const struct fwpt_sink *o, const char *s);
+/* Text with & < > " ' as XML entities (SVG, HTML); other control characters dropped. */
+void fwpt_put_xml(const struct fwpt_sink *o, const char *s);
 /* A printf subset, byte-for-byte what the fwpt_put_* calls print: %s %c %d %u %x with the length
  * modifiers l and ll (%lu, %llx, %ld ...), %0Nx (at least N hex digits, N <= 16) and %%. Nothing
  * else: no other flags, widths or precisions (an unknown conversion is printed as it stands). */
