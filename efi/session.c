@@ -11,6 +11,7 @@
 #include "decode/pkt_print.h"
 #include "decode/report.h"
 #include "efi/console.h"
+#include "efi/progress.h"
 #include "efi/session.h"
 #include "efi/symbols.h"
 #include "efi/targets.h"
@@ -213,7 +214,9 @@ static void decode_packets(struct session *s, struct fwpt_membuf *txt)
     struct fwpt_sink file = fwpt_membuf_sink(txt);
     struct fwpt_pkt_decoder d;
     struct fwpt_packet p;
-    uint64_t shown = 0;
+    uint64_t shown = 0, n = 0;
+    struct fwpt_app_progress prog; /* a line every few seconds of a long dump */
+    fwpt_app_progress_start(&prog, "packets", s->trace_len, 0, s->opt->quiet ? 0 : s->opt->progress);
     fwpt_pkt_init_segs(&d, s->segs, s->nsegs);
     enum fwpt_status st = fwpt_pkt_sync_forward(&d);
     if (st != FWPT_OK) {
@@ -223,6 +226,8 @@ static void decode_packets(struct session *s, struct fwpt_membuf *txt)
         return;
     }
     for (;;) {
+        if (!(++n & 0xfff) && fwpt_app_progress_due(&prog, fwpt_rdtsc()))
+            fwpt_app_progress_line(&prog, &s->o, fwpt_rdtsc(), d.offset, 0, 0);
         st = fwpt_pkt_next(&d, &p);
         if (st == FWPT_E_EOS)
             break;
@@ -339,7 +344,12 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
     /* verify's copy of a ring keeps its newest part, unless the output stopped before it wrapped (then the oldest
      * part is the one to compare, as the ground truth's) */
     const bool newest = s->opt->ring && (s->rb.wrapped || !s->rb.stopped);
+    struct fwpt_app_progress prog; /* a line every few seconds of a long decode */
+    fwpt_app_progress_start(&prog, "flow", s->trace_len, 0, s->opt->quiet ? 0 : s->opt->progress);
+    uint64_t work = 0;
     while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
+        if (!(++work & 0xffff) && fwpt_app_progress_due(&prog, fwpt_rdtsc()))
+            fwpt_app_progress_line(&prog, &s->o, fwpt_rdtsc(), f.pkt.offset, s->insns, 0);
         if (listing_on && ev.kind == FWPT_FLOW_INSN && s->insns >= cap)
             listing_on = false;
         if (listing_on)
@@ -1158,6 +1168,7 @@ EFI_STATUS fwpt_session_run(const struct fwpt_session_env *env)
     s.env = env;
     s.opt = env->opt;
     s.o = fwpt_screen_sink();
+    fwpt_soft_set_progress(env->opt->quiet ? 0 : env->opt->progress);
     fwpt_physmem_init(&s.mem, true); /* UEFI: identity-mapped, physical == pointer */
     fwpt_puts(&s.o, "trace: target ");
     fwpt_puts(&s.o, fwpt_target_name(env->opt->target));
