@@ -341,6 +341,11 @@ static void list_jsonl(struct fwpt_flow_lister *l, const struct fwpt_flow_obuf_i
 void fwpt_flow_list_insns(struct fwpt_flow_lister *l, const struct fwpt_flow_obuf_insn *v, uint32_t n)
 {
     l->insns += n;
+    if (l->cap < 2 * FWPT_LIST_LINE_MAX) { /* no room for the fast path's lines: the printer, through the buffer */
+        for (uint32_t k = 0; k < n; k++)
+            list_slow(l, &v[k]);
+        return;
+    }
     if (l->pr.format == FWPT_FLOW_FMT_JSONL)
         list_jsonl(l, v, n);
     else

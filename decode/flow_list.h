@@ -56,7 +56,8 @@ struct fwpt_flow_lister {
 
 /* mods may be NULL; pre: mods->n entries (NULL: every instruction in a module goes through the printer).
  * acache: nacache entries, a power of two (or NULL, 0). The disassembly hook must give the same text for the
- * same (ip, mode) during one listing (the code does not change under a saved trace). cap >= 2 * FWPT_LIST_LINE_MAX. */
+ * same (ip, mode) during one listing (the code does not change under a saved trace). A buffer under
+ * 2 * FWPT_LIST_LINE_MAX bytes works, through the printer alone (slowly). */
 void fwpt_flow_lister_init(struct fwpt_flow_lister *l, const struct fwpt_sink *out, enum fwpt_flow_format fmt,
                            struct fwpt_modules *mods, struct fwpt_list_module *pre, fwpt_disasm_fn disasm,
                            void *disasm_ctx, struct fwpt_list_asm *acache, size_t nacache, char *buf, size_t cap);

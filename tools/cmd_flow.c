@@ -314,7 +314,7 @@ static void usage(FILE *f)
             "  -q, --quiet    no progress line and no notes on stderr (errors only)\n"
             "  --slow-print   list through the one-event-at-a-time printer (the same bytes, slower; tests, bench)\n"
             "A decode or listing that runs over a second shows its progress on stderr when stderr is a terminal\n"
-            "(and stdout is not, for a listing): trace bytes and instructions decoded, the rate.\n");
+            "(and, for a listing, stdout a file): trace bytes and instructions decoded, the rate.\n");
 }
 
 static int cmp_base(const void *a, const void *b)
@@ -540,9 +540,13 @@ int fwpt_cmd_flow(int argc, char **argv)
     struct fwpt_flow_event ev;
     unsigned long errors = 0;
     uint64_t ninsns = 0, nevents = 0;
-    /* a listing on the terminal shows its own progress */
+    /* a listing shows the line only when it goes to a file (or /dev/null): on the terminal it is its own progress,
+     * and through a pipe it is a pager's or grep's output on the same terminal */
+    struct stat so;
+    const int listing_to_file = !isatty(STDOUT_FILENO) && fstat(STDOUT_FILENO, &so) == 0 && !S_ISFIFO(so.st_mode) &&
+                                !S_ISSOCK(so.st_mode);
     struct fwpt_progress prog;
-    fwpt_progress_start(&prog, "fwpt flow", trace_size, quiet || (listing && isatty(STDOUT_FILENO)));
+    fwpt_progress_start(&prog, "fwpt flow", trace_size, quiet || (listing && !listing_to_file));
     uint64_t cut_ip;
     if (listing && !slow_print) {
         static char obuf[1 << 16]; /* one fwrite per 64 KiB */

@@ -206,7 +206,7 @@ static void compare_trace(const uint8_t *trace, size_t len, struct code *c, cons
                     k.mv = mv;
                 }
                 /* small buffers and caches now and then: flushes mid-listing, cache entries evicted */
-                k.bufcap = (mt & 1) ? 2 * FWPT_LIST_LINE_MAX : 1 << 16;
+                k.bufcap = (mt & 1) ? 2 * FWPT_LIST_LINE_MAX : mt == 2 ? 100 : 1 << 16; /* 100: printer only */
                 k.nacache = mt == 1 ? 8 : mt == 2 ? 0 : 1 << 12;
                 unsigned long e = 0;
                 list_both(trace, len, c, &k, &a, &b, NULL, &e);
@@ -550,6 +550,14 @@ static void test_progress(const char *dir)
     snprintf(args, sizeof args, "flow %s -q --calls", dir);
     n = run_on_pty(args, 1, "0", out, sizeof out, &st);
     CHECK_EQ(n, 0);
+    /* through a pipe (a pager's or grep's output on the same terminal): no line */
+    snprintf(args, sizeof args, "flow %s --format jsonl --no-disasm | cat >/dev/null", dir);
+    n = run_on_pty(args, 1, "0", out, sizeof out, &st);
+    CHECK_EQ(n, 0);
+    /* the same decode for --calls through a pipe: the line (nothing goes to stdout before the end) */
+    snprintf(args, sizeof args, "flow %s --calls | cat >/dev/null", dir);
+    n = run_on_pty(args, 1, "0", out, sizeof out, &st);
+    CHECK(n > 20 && !strncmp(out, "\rfwpt flow: ", 12));
     /* a listing to the terminal itself shows its own progress: no line */
     snprintf(args, sizeof args, "flow %s --format jsonl --no-disasm", dir);
     n = run_on_pty(args, 0, "0", out, sizeof out, &st);
