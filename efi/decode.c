@@ -7,6 +7,7 @@
 #include "decode/flow_print.h"
 #include "decode/pkt_print.h"
 #include "efi/pipeline.h"
+#include "efi/progress.h"
 
 #define CONSOLE_PACKETS 24         /* packet lines echoed on the console (all go to packets.txt) */
 #define FLOW_CACHE 65536          /* flow decoder block cache entries (2 MiB, from pool) */
@@ -34,7 +35,9 @@ void fwpt_run_decode_packets(struct fwpt_run *s, struct fwpt_membuf *txt)
     struct fwpt_sink file = fwpt_membuf_sink(txt);
     struct fwpt_pkt_decoder d;
     struct fwpt_packet p;
-    uint64_t shown = 0;
+    uint64_t shown = 0, n = 0;
+    struct fwpt_app_progress prog; /* a line every few seconds of a long dump */
+    fwpt_app_progress_start(&prog, "packets", s->tr.len, 0, s->opt->quiet ? 0 : s->opt->progress);
     fwpt_pkt_init_segs(&d, s->tr.segs, s->tr.nsegs);
     enum fwpt_status st = fwpt_pkt_sync_forward(&d);
     if (st != FWPT_OK) {
@@ -44,6 +47,8 @@ void fwpt_run_decode_packets(struct fwpt_run *s, struct fwpt_membuf *txt)
         return;
     }
     for (;;) {
+        if (!(++n & 0xfff) && fwpt_app_progress_due(&prog, fwpt_rdtsc()))
+            fwpt_app_progress_line(&prog, &s->o, fwpt_rdtsc(), d.offset, 0, 0);
         st = fwpt_pkt_next(&d, &p);
         if (st == FWPT_E_EOS)
             break;
@@ -157,7 +162,12 @@ void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt)
     /* verify's copy of a ring keeps its newest part, unless the output stopped before it wrapped (then the oldest
      * part is the one to compare, as the ground truth's) */
     const bool newest = s->opt->ring && (s->tr.rb.wrapped || !s->tr.rb.stopped);
+    struct fwpt_app_progress prog; /* a line every few seconds of a long decode */
+    fwpt_app_progress_start(&prog, "flow", s->tr.len, 0, s->opt->quiet ? 0 : s->opt->progress);
+    uint64_t work = 0;
     while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
+        if (!(++work & 0xffff) && fwpt_app_progress_due(&prog, fwpt_rdtsc()))
+            fwpt_app_progress_line(&prog, &s->o, fwpt_rdtsc(), f.pkt.offset, s->insns, 0);
         if (listing_on && ev.kind == FWPT_FLOW_INSN && s->insns >= cap)
             listing_on = false;
         if (listing_on)

@@ -23,7 +23,8 @@ static const char usage[] =
     "  help              this text\n"
     "  shutdown          power off when done (ResetSystem)\n"
     "  wait              wait for a key before returning to the firmware (read the screen)\n"
-    "  quiet             no packet dump on the console (files are still written)\n"
+    "  quiet             no packet dump and no progress lines on the console (files are still written)\n"
+    "  progress=N        a progress line every N seconds of single-stepping or decoding (default 5; 0: none)\n"
     "  out=DIR           output directory on the boot volume (default \\fwpt)\n"
     "  rdmsr=MSR         read one MSR through the hardware backend (#GP is caught and reported)\n"
     "  wrmsr=MSR:VALUE   write one MSR (diagnostics; #GP is caught and reported)\n"
@@ -66,6 +67,7 @@ void fwpt_options_default(struct fwpt_efi_options *o)
     fwpt_memcpy(o->out_dir, "\\fwpt", 6);
     o->backend = FWPT_BACKEND_AUTO;
     o->listing = FWPT_LISTING_DEFAULT;
+    o->progress = FWPT_PROGRESS_DEFAULT;
 }
 
 struct words {
@@ -276,6 +278,9 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
                 o->listing = UINT64_MAX;
             else if (fwpt_parse_u64(a + 8, 0, &o->listing) != 0)
                 return fail(err, err_cap, "bad count in '", a, "' (listing=N or listing=all)");
+        } else if (has_prefix(a, "progress=")) {
+            if (fwpt_parse_u64(a + 9, 0, &o->progress) != 0 || o->progress > 3600)
+                return fail(err, err_cap, "bad count in '", a, "' (progress=SECONDS, 0..3600)");
         } else if (has_prefix(a, "steps=")) {
             if (fwpt_parse_u64(a + 6, 0, &o->steps) != 0 || o->steps == 0)
                 return fail(err, err_cap, "bad count in '", a, "' (steps=N, at least 1)");

@@ -59,6 +59,8 @@ struct fwpt_efi_options {
     bool verify;
     uint64_t listing;                    /* instructions listed in flow.txt (listing=N; all: UINT64_MAX) */
     uint64_t steps;                      /* backend=soft: single-steps before the trace ends (steps=N); 0: default */
+    uint64_t progress;                   /* seconds between progress lines while stepping and decoding (progress=N);
+                                          * 0: none (also with quiet) */
     /* diagnostics of the hardware backend */
     bool have_rdmsr_probe, have_wrmsr_probe;
     uint32_t rdmsr_probe;                /* rdmsr=N: read one MSR and print the value or the #GP */
@@ -69,6 +71,7 @@ struct fwpt_efi_options {
 /* flow.txt lists the first million instructions by default: a full 2 MiB trace can hold tens of millions, whose
  * listing (gigabytes) would take minutes to format in firmware; the host tool lists every one. */
 #define FWPT_LISTING_DEFAULT 1000000ull
+#define FWPT_PROGRESS_DEFAULT 5ull
 
 void fwpt_options_default(struct fwpt_efi_options *o);
 /* Parses a command line (whitespace-separated words; '#' starts a comment to the end of the line;

@@ -648,6 +648,7 @@ EFI_STATUS fwpt_pipeline_run(const struct fwpt_run_env *env)
     s.env = env;
     s.opt = env->opt;
     s.o = fwpt_screen_sink();
+    fwpt_soft_set_progress(env->opt->quiet ? 0 : env->opt->progress);
     fwpt_physmem_init(&s.mem, true); /* UEFI: identity-mapped, physical == pointer */
     fwpt_puts(&s.o, "trace: target ");
     fwpt_puts(&s.o, fwpt_target_name(env->opt->target));

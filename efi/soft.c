@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include "decode/insn.h"
 #include "efi/cpu_arch.h"
+#include "efi/progress.h"
 #include "efi/soft.h"
 
 static EFI_GUID cpu_arch_guid = FWPT_CPU_ARCH_PROTOCOL_GUID;
@@ -40,6 +41,13 @@ void fwpt_soft_trampoline(void (*fn)(void *), void *arg);
 extern const char fwpt_soft_trampoline_ret[] __attribute__((visibility("hidden")));
 
 static struct fwpt_efi_soft *g_soft;
+/* a line every few seconds of stepping, on COM1 when there is one (efi/progress.h: never the firmware's console
+ * from inside the handler) */
+static struct fwpt_app_progress step_progress;
+static bool step_uart;
+static uint64_t step_progress_s;
+
+void fwpt_soft_set_progress(uint64_t seconds) { step_progress_s = seconds; }
 
 static inline uint64_t rdtsc(void)
 {
@@ -136,6 +144,10 @@ static void EFIAPI db_handler(EFI_EXCEPTION_TYPE type, EFI_SYSTEM_CONTEXT ctx)
         x->Rflags &= ~RFLAGS_TF;
     } else {
         x->Rflags |= RFLAGS_TF;
+        if (step_uart && fwpt_app_progress_due(&step_progress, now)) {
+            struct fwpt_sink u = fwpt_uart_sink();
+            fwpt_app_progress_line(&step_progress, &u, now, s->sim.stats.bytes, s->sim.stats.insns, s->sim.stats.steps);
+        }
     }
 }
 
@@ -172,6 +184,8 @@ static EFI_STATUS step_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *a
     if (EFI_ERROR(st))
         return st;
     s->handler_registered = 1;
+    step_uart = step_progress_s && fwpt_uart_present();
+    fwpt_app_progress_start(&step_progress, record_only ? "soft record" : "soft", 0, s->sim.tsc_hz, step_progress_s);
     EFI_TPL old = uefi_call_wrapper(BS->RaiseTPL, 1, TPL_NOTIFY);
     fwpt_soft_begin(&s->sim, (uint64_t)(uintptr_t)fn, rdtsc(), record_only);
     s->stepping = 1;

@@ -56,6 +56,8 @@ EFI_STATUS fwpt_soft_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg
  * machine with real PT: trace the call on hardware, decode, then call it again through this and
  * compare with fwpt_soft_verify (flows agree when the call is deterministic; no IP filter then). */
 EFI_STATUS fwpt_soft_record(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg);
+/* A progress line every 'seconds' of single-stepping, on COM1 (efi/progress.h); 0 (the default): none. */
+void fwpt_soft_set_progress(uint64_t seconds);
 /* Unregister the #DB handler (safe to call twice). */
 void fwpt_soft_fini(struct fwpt_efi_soft *s);
 

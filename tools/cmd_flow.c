@@ -1,6 +1,9 @@
 /* fwpt flow DIR|FILE [--image FILE@ADDR ...] [--format text|jsonl] [--calls] [--profile]
  * [--no-disasm] [--top N] [--depth N] [--cpu F/M[/S]|none] [--flame F] [--folded F] [--chrome-trace F]
- * [--report F]: the executed instruction flow of a saved trace, its summaries and pictures (decode/flame, report).
+ * [--report F] [--quiet] [--slow-print]: the executed instruction flow of a saved trace, its summaries and pictures
+ * (decode/flame, report). The listing is decode/flow_list's; --slow-print lists through fwpt_flow_print_event one
+ * event at a time instead (the same bytes, for tests and make bench). A progress line (tools/progress) goes to
+ * stderr when it is a terminal.
  *
  * DIR is a saved \fwpt\ directory: trace.pt, sideband.json and img-BASE.bin files. The only
  * sideband keys read (everything else is ignored):
@@ -13,16 +16,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 #include <sys/stat.h>
-#include <Zydis/Zydis.h>
+#include <unistd.h>
 
 #include "arch/errata.h"
 #include "decode/flow.h"
 #include "decode/flame.h"
+#include "decode/flow_list.h"
 #include "decode/flow_print.h"
 #include "decode/report.h"
 #include "tools/commands.h"
+#include "tools/progress.h"
 #include "tools/sideband.h"
+#include "tools/zydis.h"
+
+static int quiet; /* --quiet: no notes on stderr (errors still) */
+
+/* A note on stderr: what the tool did about something missing or odd, decoding on. */
+__attribute__((format(printf, 1, 2))) static void note(const char *fmt, ...)
+{
+    if (quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
 
 struct image {
     char *name;
@@ -121,7 +141,7 @@ static int add_sideband_image(void *ctx)
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", v->dir, v->file);
         if (load_file(path, &m->code, &m->code_size) != 0)
-            fprintf(stderr, "fwpt flow: %s: %s (image %s without code)\n", path, strerror(errno), m->name);
+            note("fwpt flow: %s: %s (image %s without code)\n", path, strerror(errno), m->name);
         if (!v->have_size)
             m->size = m->code_size;
     }
@@ -263,31 +283,6 @@ static int close_out(FILE *f, const char *path)
     return 0;
 }
 
-/* ---- Zydis disassembly (host only) ---- */
-struct disasm {
-    ZydisDecoder dec64, dec32, dec16;
-    ZydisFormatter fmt;
-    struct images *im;
-};
-
-static size_t disasm(void *ctx, uint64_t ip, uint8_t mode, char *out, size_t cap)
-{
-    struct disasm *d = ctx;
-    const uint8_t *bytes;
-    size_t n = read_code(d->im, ip, &bytes);
-    if (!n)
-        return 0;
-    ZydisDecodedInstruction insn;
-    ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-    const ZydisDecoder *dec = mode == 16 ? &d->dec16 : mode == 32 ? &d->dec32 : &d->dec64;
-    if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, bytes, n, &insn, ops)))
-        return 0;
-    if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&d->fmt, &insn, ops, insn.operand_count_visible, out, cap, ip,
-                                                      NULL)))
-        return 0;
-    return strlen(out);
-}
-
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -315,7 +310,11 @@ static void usage(FILE *f)
             "  --chrome-trace F  write the calls to F in the Trace Event Format (Perfetto, chrome://tracing):\n"
             "                 one complete slice per call, the instruction index as the clock\n"
             "  --report F     write the report page to F (as `fwpt report DIR -o F`)\n"
-            "                 With any of these four and neither --calls nor --profile, nothing goes to stdout\n");
+            "                 With any of these four and neither --calls nor --profile, nothing goes to stdout\n"
+            "  -q, --quiet    no progress line and no notes on stderr (errors only)\n"
+            "  --slow-print   list through the one-event-at-a-time printer (the same bytes, slower; tests, bench)\n"
+            "A decode or listing that runs over a second shows its progress on stderr when stderr is a terminal\n"
+            "(and, for a listing, stdout a file): trace bytes and instructions decoded, the rate.\n");
 }
 
 static int cmp_base(const void *a, const void *b)
@@ -327,7 +326,8 @@ static int cmp_base(const void *a, const void *b)
 int fwpt_cmd_flow(int argc, char **argv)
 {
     const char *path = NULL, *format = "text";
-    int calls = 0, profile = 0, no_disasm = 0, iflags = 0;
+    int calls = 0, profile = 0, no_disasm = 0, iflags = 0, slow_print = 0;
+    quiet = 0;
     uint64_t top = 40, depth = 32;
     struct images im = {0};
     struct fwpt_cpu_id cpu = {0};
@@ -410,6 +410,10 @@ int fwpt_cmd_flow(int argc, char **argv)
             profile = 1;
         } else if (!strcmp(a, "--no-disasm")) {
             no_disasm = 1;
+        } else if (!strcmp(a, "--slow-print")) {
+            slow_print = 1;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = 1;
         } else if (!strcmp(a, "--top") && v && fwpt_parse_u64(v, 0, &top) == 0) {
             i++;
         } else if (!strcmp(a, "--depth") && v && fwpt_parse_u64(v, 0, &depth) == 0) {
@@ -460,20 +464,20 @@ int fwpt_cmd_flow(int argc, char **argv)
             sb = realloc(sb, sbn + 1);
             sb[sbn] = 0;
             if (parse_sideband((const char *)sb, path, &im) != 0)
-                fprintf(stderr, "fwpt flow: %s: no usable \"images\" list (continuing with what was read)\n", p);
+                note("fwpt flow: %s: no usable \"images\" list (continuing with what was read)\n", p);
             if (!n_filter) {
                 int nf = parse_sideband_filters((const char *)sb, filter);
                 if (nf < 0)
-                    fprintf(stderr, "fwpt flow: %s: unusable \"addr_ranges\" (decoding without the IP filter ranges)\n", p);
+                    note("fwpt flow: %s: unusable \"addr_ranges\" (decoding without the IP filter ranges)\n", p);
                 else
                     n_filter = (uint32_t)nf;
             }
             parse_sideband_run((const char *)sb, &sbr);
             if (!have_cpu && fwpt_sideband_cpu((const char *)sb, &cpu) < 0)
-                fprintf(stderr, "fwpt flow: %s: no usable \"cpu\" object (decoding without processor errata)\n", p);
+                note("fwpt flow: %s: no usable \"cpu\" object (decoding without processor errata)\n", p);
             free(sb);
         } else {
-            fprintf(stderr, "fwpt flow: %s: %s (no images: addresses only)\n", p, strerror(errno));
+            note("fwpt flow: %s: %s (no images: addresses only)\n", p, strerror(errno));
         }
     } else if (load_file(path, &trace, &trace_size) != 0) {
         fprintf(stderr, "fwpt flow: %s: %s\n", path, strerror(errno));
@@ -504,14 +508,10 @@ int fwpt_cmd_flow(int argc, char **argv)
     const int have_sym = sbr.sym.name && sbr.sym.name[0];
     struct fwpt_names names = {&mods, have_sym ? &sbr.sym : NULL, have_sym ? 1u : 0u};
 
-    struct disasm *dz = NULL;
+    struct fwpt_zydis *dz = NULL;
     if (!no_disasm && listing) {
         dz = calloc(1, sizeof *dz);
-        ZydisDecoderInit(&dz->dec64, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-        ZydisDecoderInit(&dz->dec32, ZYDIS_MACHINE_MODE_LONG_COMPAT_32, ZYDIS_STACK_WIDTH_32);
-        ZydisDecoderInit(&dz->dec16, ZYDIS_MACHINE_MODE_LONG_COMPAT_16, ZYDIS_STACK_WIDTH_16);
-        ZydisFormatterInit(&dz->fmt, ZYDIS_FORMATTER_STYLE_INTEL);
-        dz->im = &im;
+        fwpt_zydis_init(dz, read_code, &im);
     }
 
     static struct fwpt_flow_block cache[1 << 16]; /* indexed by IP bits: 64 KiB of code map without a collision */
@@ -522,7 +522,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     fwpt_flow_set_filter(f, (const uint64_t (*)[2])filter, n_filter);
     fwpt_flow_set_iflags(f, iflags);
     struct fwpt_sink out = fwpt_file_sink(stdout);
-    struct fwpt_flow_printer pr = {&out, fmt, &mods, dz ? disasm : NULL, dz, 0};
+    struct fwpt_flow_printer pr = {&out, fmt, &mods, dz ? fwpt_zydis_disasm : NULL, dz, 0};
 
     struct fwpt_profile *prof = NULL;
     size_t nfuncs = 1 << 16, nnodes = 1 << 18, nhash = 1 << 19;
@@ -539,21 +539,62 @@ int fwpt_cmd_flow(int argc, char **argv)
         fwpt_chrome_begin(&chrome, prof, &names, &chrome_sink);
     struct fwpt_flow_event ev;
     unsigned long errors = 0;
-    while (fwpt_flow_next(f, &ev) == FWPT_OK) {
-        if (ev.kind == FWPT_FLOW_ERROR)
-            errors++;
-        if (prof) {
-            fwpt_profile_add(prof, &ev);
-            if (ev.kind != FWPT_FLOW_INSN && ev.kind != FWPT_FLOW_MODE && fmt == FWPT_FLOW_FMT_TEXT &&
-                ev.kind == FWPT_FLOW_ERROR)
-                fwpt_flow_print_event(&pr, &ev); /* errors stay visible in summaries */
-        } else {
-            fwpt_flow_print_event(&pr, &ev);
-        }
-    }
+    uint64_t ninsns = 0, nevents = 0;
+    /* a listing shows the line only when it goes to a file (or /dev/null): on the terminal it is its own progress,
+     * and through a pipe it is a pager's or grep's output on the same terminal */
+    struct stat so;
+    const int listing_to_file = !isatty(STDOUT_FILENO) && fstat(STDOUT_FILENO, &so) == 0 && !S_ISFIFO(so.st_mode) &&
+                                !S_ISSOCK(so.st_mode);
+    struct fwpt_progress prog;
+    fwpt_progress_start(&prog, "fwpt flow", trace_size, quiet || (listing && !listing_to_file));
     uint64_t cut_ip;
-    if (!prof && fwpt_flow_cut(f, &cut_ip))
-        fwpt_flow_print_cut(&pr, cut_ip, trace_size); /* where the listing ends is not where the code stopped */
+    if (listing && !slow_print) {
+        static char obuf[1 << 16]; /* one fwrite per 64 KiB */
+        static struct fwpt_list_asm acache[1 << 14];
+        static struct fwpt_flow_lister lister;
+        struct fwpt_list_module *pre = calloc(im.n + 1, sizeof *pre);
+        fwpt_flow_lister_init(&lister, &out, fmt, &mods, pre, dz ? fwpt_zydis_disasm : NULL, dz, acache,
+                              sizeof acache / sizeof acache[0], obuf, sizeof obuf);
+        const struct fwpt_flow_obuf_insn *bv;
+        uint32_t bn;
+        while (fwpt_flow_next_batch(f, &bv, &bn, &ev) == FWPT_OK) {
+            if (bn) {
+                fwpt_flow_list_insns(&lister, bv, bn);
+                ninsns += bn;
+            } else {
+                if (ev.kind == FWPT_FLOW_ERROR)
+                    errors++;
+                fwpt_flow_list_event(&lister, &ev);
+                nevents++;
+            }
+            fwpt_progress(&prog, f->pkt.offset, ninsns, nevents);
+        }
+        if (fwpt_flow_cut(f, &cut_ip))
+            fwpt_flow_list_cut(&lister, cut_ip, trace_size);
+        fwpt_flow_list_flush(&lister);
+        free(pre);
+    } else {
+        while (fwpt_flow_next(f, &ev) == FWPT_OK) {
+            if (ev.kind == FWPT_FLOW_INSN)
+                ninsns++;
+            else
+                nevents++;
+            if (ev.kind == FWPT_FLOW_ERROR)
+                errors++;
+            if (prof) {
+                fwpt_profile_add(prof, &ev);
+                if (ev.kind != FWPT_FLOW_INSN && ev.kind != FWPT_FLOW_MODE && fmt == FWPT_FLOW_FMT_TEXT &&
+                    ev.kind == FWPT_FLOW_ERROR)
+                    fwpt_flow_print_event(&pr, &ev); /* errors stay visible in summaries */
+            } else {
+                fwpt_flow_print_event(&pr, &ev);
+            }
+            fwpt_progress(&prog, f->pkt.offset, ninsns, nevents);
+        }
+        if (!prof && fwpt_flow_cut(f, &cut_ip))
+            fwpt_flow_print_cut(&pr, cut_ip, trace_size); /* where the listing ends is not where the code stopped */
+    }
+    fwpt_progress_end(&prog);
     if (prof) {
         if (profile)
             fwpt_profile_print(prof, &out, (size_t)top);
@@ -583,7 +624,7 @@ int fwpt_cmd_flow(int argc, char **argv)
         return 1;
     if (errors) {
         uint64_t lost = fwpt_flow_bytes_skipped(f);
-        fprintf(stderr, "fwpt flow: %lu decode error%s (shown in line); the decoder skipped %llu of %zu trace bytes "
+        note("fwpt flow: %lu decode error%s (shown in line); the decoder skipped %llu of %zu trace bytes "
                 "(%.2f%%) until it had the IP again\n", errors, errors == 1 ? "" : "s", (unsigned long long)lost,
                 trace_size, trace_size ? 100.0 * (double)lost / (double)trace_size : 0.0);
     }

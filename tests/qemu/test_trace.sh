@@ -65,6 +65,13 @@ if [ -n "$n_fw" ] && [ "$n_fw" = "$n_host" ]; then ok; else bad "soft: firmware 
 flow_listing "$work/soft/fwpt/flow.txt" >"$work/soft.listing"
 "$B/fwpt" flow "$work/soft/fwpt" --no-disasm >"$work/soft.hostflow" 2>/dev/null
 if [ -s "$work/soft.listing" ] && cmp -s "$work/soft.listing" "$work/soft.hostflow"; then ok; else bad "soft: flow.txt listing empty or differs from host fwpt flow --no-disasm"; fi
+# the host's listing (decode/flow_list) = the event-at-a-time printer's (--slow-print), text and jsonl, Zydis on and off
+for f in "" "--no-disasm" "--format jsonl" "--format jsonl --no-disasm"; do
+    # shellcheck disable=SC2086 # $f is word-split on purpose
+    if "$B/fwpt" flow "$work/soft/fwpt" $f >"$work/soft.fast" 2>&1 && "$B/fwpt" flow "$work/soft/fwpt" $f --slow-print >"$work/soft.slow" 2>&1 &&
+        [ -s "$work/soft.fast" ] && cmp -s "$work/soft.fast" "$work/soft.slow"; then ok; else bad "soft: fwpt flow $f differs from fwpt flow $f --slow-print"; fi
+done
+if ! grep -qaE '^(soft|soft record|flow|packets): [0-9]+ s: ' "$work/soft.log"; then ok; else bad "soft: progress lines with quiet"; fi
 if cmp -s <(sed -n '1,/^instructions per function entry/p' "$work/soft/fwpt/flow.txt") \
     <("$B/fwpt" flow "$work/soft/fwpt" --profile 2>/dev/null | sed -n '1,/^instructions per function entry/p'); then ok; else bad "soft: flow.txt module profile differs from host fwpt flow --profile"; fi
 # libipt (the oracle) decodes the same saved files to the same number of instructions
@@ -102,7 +109,14 @@ has ring 'scheme:      ToPA (single output region)'
 has_re ring '^trace: 4096 bytes captured in 1 of 1 regions; '
 has_re ring '^verified: [0-9]+ instructions'
 
-# 5. (slow) load-image: a whole application, unloaded after it ran, still decodes.
+# 5. Progress: a line every second (progress=1) of single-stepping (read-file: about 450000 steps, seconds under TCG),
+#    written to COM1 from the #DB handler; on the console only, never in the files.
+boot progress max -- trace read-file '\EFI\BOOT\BOOTX64.EFI' backend=soft progress=1 shutdown
+rc_is progress 0
+has_re progress '^soft: [1-9][0-9]* s: [1-9][0-9]* steps, [1-9][0-9]* trace bytes, [1-9][0-9]* instructions, [1-9][0-9]*/s$'
+if ! grep -qaE ': [0-9]+ s: ' "$work/progress/fwpt/flow.txt" "$work/progress/fwpt/packets.txt"; then ok; else bad "progress: progress lines in the files"; fi
+
+# 6. (slow) load-image: a whole application, unloaded after it ran, still decodes.
 if [ "${FWPT_QEMU_SLOW:-0}" = 1 ]; then
     h=$work/hello
     mkdir -p "$h"

@@ -23,6 +23,7 @@ int main(void)
     CHECK_EQ(o.backend, FWPT_BACKEND_AUTO); /* Intel PT when usable, else the software tracer */
     CHECK_EQ(o.filter, FWPT_FILTER_NONE);
     CHECK_EQ(o.listing, 1000000);
+    CHECK_EQ(o.progress, 5);
 
     /* a full line, with the shell's image name skipped */
     CHECK_EQ(parse("fs0:\\EFI\\fwpt.efi trace read-file \\fwpt\\fwpt.cfg size=8M region=64K ring "
@@ -105,6 +106,14 @@ int main(void)
     CHECK_STR(err, "bad count in 'listing=' (listing=N or listing=all)");
     CHECK_EQ(parse("trace locate-handle backend=soft", false, &o, err), 0);
     CHECK_EQ(o.steps, 0); /* the default limit (FWPT_SOFT_MAX_STEPS) */
+    CHECK_EQ(parse("progress=1", false, &o, err), 0);
+    CHECK_EQ(o.progress, 1);
+    CHECK_EQ(parse("progress=0", false, &o, err), 0);
+    CHECK_EQ(o.progress, 0);
+    CHECK_EQ(parse("progress=3601", false, &o, err), -1);
+    CHECK_STR(err, "bad count in 'progress=3601' (progress=SECONDS, 0..3600)");
+    CHECK_EQ(parse("progress=", false, &o, err), -1);
+    CHECK_STR(err, "bad count in 'progress=' (progress=SECONDS, 0..3600)");
     CHECK_EQ(parse("steps=4000 backend=soft", false, &o, err), 0);
     CHECK_EQ(o.steps, 4000);
     CHECK_EQ(parse("backend=soft steps=0x10", false, &o, err), 0);

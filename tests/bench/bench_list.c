@@ -1,0 +1,312 @@
+/* Listing rate: instructions per second `fwpt flow` lists to /dev/null, text and JSON lines, with and without
+ * disassembly, through today's listing (decode/flow_list over fwpt_flow_next_batch, one fwrite per 64 KiB) and
+ * through the listing before it (fwpt_flow_next + fwpt_flow_print_event into a stdio sink, one fwrite per piece:
+ * what `fwpt flow --slow-print` still runs), on the real firmware traces of FWPT_BENCH_FW (make bench records
+ * them) and on a generated program. Each listing is a whole fresh one (disassembly cache empty), repeated for a
+ * third of a second, the best kept; both must write the same bytes (checked once per input, the bench fails
+ * otherwise). Prints each rate, the ratio, and the totals over the firmware traces. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "arch/errata.h"
+#include "decode/flow.h"
+#include "decode/flow_list.h"
+#include "decode/flow_print.h"
+#include "tests/common/fw_traces.h"
+#include "tests/common/progen.h"
+#include "tools/sideband.h"
+#include "tools/zydis.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time (the writes' system time too): the machine is shared */
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+struct image {
+    char name[256];
+    uint64_t base, size;
+    uint8_t *code;
+    size_t code_size;
+};
+
+struct input {
+    const char *name;
+    const uint8_t *trace;
+    size_t trace_size;
+    struct image im[128];
+    size_t nim;
+    struct fwpt_module mv[128];
+    struct fwpt_errata errata;
+};
+
+static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    const struct input *in = ctx;
+    for (size_t i = 0; i < in->nim; i++) {
+        const struct image *m = &in->im[i];
+        if (m->code && ip - m->base < m->code_size) {
+            *bytes = m->code + (ip - m->base);
+            return m->code_size - (ip - m->base);
+        }
+    }
+    return 0;
+}
+
+/* ---- sinks: /dev/null through stdio (as tools/fwpt.c's file sink), and memory for the comparison ---- */
+static void file_write(void *ctx, const char *s, size_t n) { fwrite(s, 1, n, (FILE *)ctx); }
+
+struct mem {
+    char *d;
+    size_t n, cap;
+};
+static void mem_write(void *ctx, const char *s, size_t n)
+{
+    struct mem *m = ctx;
+    if (m->n + n > m->cap) {
+        m->cap = (m->n + n) * 2;
+        m->d = realloc(m->d, m->cap);
+        if (!m->d) {
+            fprintf(stderr, "bench_list: out of memory\n");
+            exit(1);
+        }
+    }
+    memcpy(m->d + m->n, s, n);
+    m->n += n;
+}
+
+static struct fwpt_flow_block cache[1 << 16];
+static struct fwpt_list_asm acache[1 << 14];
+static char obuf[1 << 16];
+
+/* One whole listing of in as `fwpt flow` makes it (fast: decode/flow_list; else the event printer). */
+static uint64_t list_once(struct input *in, const struct fwpt_sink *out, enum fwpt_flow_format fmt, int disasm,
+                          int fast)
+{
+    static struct fwpt_flow f;
+    static struct fwpt_zydis z;
+    static struct fwpt_flow_lister l;
+    static struct fwpt_list_module pre[128];
+    struct fwpt_modules mods = {in->mv, in->nim, 0};
+    fwpt_zydis_init(&z, read_code, in);
+    fwpt_flow_init(&f, in->trace, in->trace_size, read_code, in, cache, sizeof cache / sizeof cache[0]);
+    fwpt_flow_set_errata(&f, &in->errata);
+    struct fwpt_flow_event ev;
+    uint64_t n = 0, cut_ip;
+    if (fast) {
+        fwpt_flow_lister_init(&l, out, fmt, &mods, pre, disasm ? fwpt_zydis_disasm : NULL, &z, acache,
+                              sizeof acache / sizeof acache[0], obuf, sizeof obuf);
+        const struct fwpt_flow_obuf_insn *v;
+        uint32_t k;
+        while (fwpt_flow_next_batch(&f, &v, &k, &ev) == FWPT_OK) {
+            if (k)
+                fwpt_flow_list_insns(&l, v, k);
+            else
+                fwpt_flow_list_event(&l, &ev);
+            n += k;
+        }
+        if (fwpt_flow_cut(&f, &cut_ip))
+            fwpt_flow_list_cut(&l, cut_ip, in->trace_size);
+        fwpt_flow_list_flush(&l);
+    } else {
+        struct fwpt_flow_printer pr = {out, fmt, &mods, disasm ? fwpt_zydis_disasm : NULL, &z, 0};
+        while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
+            fwpt_flow_print_event(&pr, &ev);
+            n += ev.kind == FWPT_FLOW_INSN;
+        }
+        if (fwpt_flow_cut(&f, &cut_ip))
+            fwpt_flow_print_cut(&pr, cut_ip, in->trace_size);
+    }
+    return n;
+}
+
+/* Best seconds of one listing to /dev/null, over repetitions for about 1/3 s (at least 2). */
+static double best_time(struct input *in, FILE *null, enum fwpt_flow_format fmt, int disasm, int fast, uint64_t *n)
+{
+    struct fwpt_sink s = {file_write, null};
+    double best = 1e30, spent = 0;
+    for (int r = 0; r < 2 || spent < 0.33; r++) {
+        double t = now();
+        *n = list_once(in, &s, fmt, disasm, fast);
+        fflush(null);
+        t = now() - t;
+        spent += t;
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+#define NCONF 4
+static const char *const conf_name[NCONF] = {"text --no-disasm", "jsonl --no-disasm", "text", "jsonl"};
+static double tot_insns[NCONF], tot_new[NCONF], tot_old[NCONF];
+
+static int measure(struct input *in, int add_to_total)
+{
+    FILE *null = fopen("/dev/null", "wb");
+    if (!null)
+        return 1;
+    int rc = 0;
+    for (int c = 0; c < NCONF; c++) {
+        enum fwpt_flow_format fmt = c & 1 ? FWPT_FLOW_FMT_JSONL : FWPT_FLOW_FMT_TEXT;
+        int disasm = c >= 2;
+        struct mem a = {0}, b = {0};
+        struct fwpt_sink sa = {mem_write, &a}, sb = {mem_write, &b};
+        list_once(in, &sa, fmt, disasm, 1);
+        list_once(in, &sb, fmt, disasm, 0);
+        int same = a.n == b.n && !memcmp(a.d, b.d, a.n);
+        uint64_t n_new, n_old;
+        double t_new = best_time(in, null, fmt, disasm, 1, &n_new);
+        double t_old = best_time(in, null, fmt, disasm, 0, &n_old);
+        printf("%-18s %9.1f M insn/s (%7.4f s), before %6.1f M insn/s (%7.4f s): %5.1fx; %zu bytes, %s\n",
+               conf_name[c], n_new / t_new / 1e6, t_new, n_old / t_old / 1e6, t_old, t_old / t_new, a.n,
+               same ? "the same bytes" : "BYTES DIFFER");
+        if (!same || n_new != n_old)
+            rc = 1;
+        if (add_to_total) {
+            tot_insns[c] += (double)n_new;
+            tot_new[c] += t_new;
+            tot_old[c] += t_old;
+        }
+        free(a.d);
+        free(b.d);
+    }
+    fclose(null);
+    return rc;
+}
+
+static uint8_t *load_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    uint8_t *d = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (d = malloc((size_t)n + 1)) && fread(d, 1, (size_t)n, f) != (size_t)n) {
+        free(d);
+        d = NULL;
+    }
+    fclose(f);
+    *size = n > 0 ? (size_t)n : 0;
+    return d;
+}
+
+/* sideband.json's images, as fwpt flow reads them */
+struct image_fields {
+    char name[256], file[512];
+    uint64_t base, size;
+    int have_base, have_size;
+    const char *dir;
+    struct input *in;
+};
+static int add_image(void *ctx)
+{
+    struct image_fields *v = ctx;
+    if (!v->have_base || v->in->nim == 128)
+        return 0;
+    struct image *m = &v->in->im[v->in->nim++];
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", v->name[0] ? v->name : "?");
+    m->base = v->base;
+    if (v->file[0]) {
+        char path[4800];
+        snprintf(path, sizeof path, "%s/%s", v->dir, v->file);
+        m->code = load_file(path, &m->code_size);
+    }
+    m->size = v->have_size ? v->size : m->code_size;
+    return 0;
+}
+
+static int cmp_base(const void *a, const void *b)
+{
+    const struct image *x = a, *y = b;
+    return x->base < y->base ? -1 : x->base > y->base;
+}
+
+static int bench_dir(const char *name, const char *dir)
+{
+    static struct input in;
+    memset(&in, 0, sizeof in);
+    in.name = name;
+    char path[4200];
+    size_t n, sbn;
+    snprintf(path, sizeof path, "%s/trace.pt", dir);
+    uint8_t *trace = load_file(path, &n);
+    snprintf(path, sizeof path, "%s/sideband.json", dir);
+    char *sb = (char *)load_file(path, &sbn);
+    if (!trace || !sb) {
+        fprintf(stderr, "bench_list: %s: cannot read %s\n", dir, trace ? "sideband.json" : "trace.pt");
+        return 1;
+    }
+    sb[sbn] = 0;
+    struct image_fields v = {.dir = dir, .in = &in};
+    const struct fwpt_json_field f[] = {
+        {"name", v.name, sizeof v.name, NULL, NULL},
+        {"file", v.file, sizeof v.file, NULL, NULL},
+        {"base", NULL, 0, &v.base, &v.have_base},
+        {"size", NULL, 0, &v.size, &v.have_size},
+    };
+    fwpt_json_array(fwpt_json_value(sb, "images"), f, 4, add_image, &v);
+    qsort(in.im, in.nim, sizeof in.im[0], cmp_base);
+    for (size_t i = 0; i < in.nim; i++)
+        in.mv[i] = (struct fwpt_module){in.im[i].name, in.im[i].base, in.im[i].size};
+    struct fwpt_cpu_id cpu = {0};
+    fwpt_sideband_cpu(sb, &cpu);
+    fwpt_errata_for_cpu(&cpu, &in.errata);
+    in.trace = trace;
+    in.trace_size = n;
+    printf("--- firmware: %s (%zu trace bytes, %zu images)\n", name, n, in.nim);
+    int rc = measure(&in, 1);
+    for (size_t i = 0; i < in.nim; i++)
+        free(in.im[i].code);
+    free(trace);
+    free(sb);
+    return rc;
+}
+
+/* A generated program (tests/common/progen) in one module "Prog". */
+static int bench_generated(void)
+{
+    struct progen_cfg cfg = {.seed = 7, .nfuncs = 300, .max_insns = 1000000, .no_truth = 1,
+                             .features = PROGEN_F_ALL, .extra_plain = 50, .biased = 1};
+    struct progen p;
+    if (progen_build(&cfg, &p)) {
+        fprintf(stderr, "bench_list: progen failed\n");
+        return 1;
+    }
+    static struct input in;
+    memset(&in, 0, sizeof in);
+    in.name = "generated";
+    in.trace = p.trace;
+    in.trace_size = p.trace_size;
+    in.nim = 1;
+    in.im[0] = (struct image){"Prog", p.base, p.code_size, p.code, p.code_size};
+    in.mv[0] = (struct fwpt_module){"Prog", p.base, p.code_size};
+    printf("--- generated program: %zu instructions, %zu trace bytes\n", p.ntruth, p.trace_size);
+    int rc = measure(&in, 0);
+    progen_free(&p);
+    return rc;
+}
+
+int main(void)
+{
+    int rc = bench_generated();
+    struct fw_trace *t;
+    int n = fw_traces("bench_list", &t);
+    if (n < 0)
+        return 1;
+    for (int i = 0; i < n; i++)
+        rc |= bench_dir(t[i].name, t[i].dir);
+    free(t);
+    if (n > 0) {
+        printf("--- listing rate over the %d firmware traces (fwpt flow to /dev/null; target: 10x before)\n", n);
+        for (int c = 0; c < NCONF; c++)
+            printf("listing %-18s %7.1f M insn/s, before %6.1f M insn/s: ratio %.1fx\n", conf_name[c],
+                   tot_insns[c] / tot_new[c] / 1e6, tot_insns[c] / tot_old[c] / 1e6, tot_old[c] / tot_new[c]);
+    }
+    if (rc)
+        printf("bench_list: MISMATCH between the listings\n");
+    return rc;
+}

@@ -1,0 +1,113 @@
+/* libFuzzer: the fast listing (decode/flow_list) against the event-at-a-time printer over mutated traces and
+ * code images, in fuzz_flow's input layout (u16 code length, u64 load address, code, trace). The input's size
+ * picks the format, the disassembly hook, the module table and the buffer size. Checks: the same bytes. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/flow.h"
+#include "decode/flow_list.h"
+#include "decode/flow_print.h"
+#include "tests/common/code_image.h"
+
+struct mem {
+    char *d;
+    size_t n, cap;
+};
+static void mem_write(void *ctx, const char *s, size_t n)
+{
+    struct mem *m = ctx;
+    if (m->n + n > m->cap) {
+        m->cap = (m->n + n) * 2;
+        m->d = realloc(m->d, m->cap);
+        if (!m->d)
+            abort();
+    }
+    memcpy(m->d + m->n, s, n);
+    m->n += n;
+}
+
+static size_t fake_disasm(void *ctx, uint64_t ip, uint8_t mode, char *o, size_t cap)
+{
+    (void)ctx;
+    switch (ip % 5) {
+    case 0:
+        return 0;
+    case 1:
+        return (size_t)snprintf(o, cap, "op \"%u\" \\ \x01", mode);
+    case 2:
+        memset(o, 'y', cap); /* no NUL */
+        return cap;
+    default:
+        return (size_t)snprintf(o, cap, "nop%llx", (unsigned long long)(ip & 0xff));
+    }
+}
+
+static struct fwpt_flow_block cache[256];
+static struct fwpt_list_asm acache[16];
+static struct fwpt_list_module pre[3];
+static char buf[4 * FWPT_LIST_LINE_MAX];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct code_image im = {0x1000, data, size, 1};
+    const uint8_t *trace = data;
+    size_t tlen = size;
+    if (size >= 10) {
+        size_t clen = (size_t)data[0] | (size_t)data[1] << 8;
+        uint64_t base = 0;
+        for (int i = 0; i < 8; i++)
+            base |= (uint64_t)data[2 + i] << (8 * i);
+        if (clen <= size - 10) {
+            im.base = base;
+            im.code = data + 10;
+            im.size = clen;
+            trace = data + 10 + clen;
+            tlen = size - 10 - clen;
+        }
+    }
+    static char long_name[100];
+    memset(long_name, '"', sizeof long_name - 1);
+    const struct fwpt_module mv[3] = {
+        {"Low\"\\", im.base, im.size / 2},
+        {long_name, im.base + im.size / 2, im.size - im.size / 2},
+        {"Over", im.base + im.size / 4, im.size / 2},
+    };
+    const enum fwpt_flow_format fmt = size & 1 ? FWPT_FLOW_FMT_JSONL : FWPT_FLOW_FMT_TEXT;
+    const fwpt_disasm_fn dis = size & 2 ? fake_disasm : NULL;
+    const size_t nmods = (size >> 2) % 4; /* 0: no table */
+    const size_t cap = size & 16 ? sizeof buf : 2 * FWPT_LIST_LINE_MAX;
+    struct fwpt_modules ma = {mv, nmods < 3 ? nmods : 3, 0}, mb = ma;
+    static struct mem a, b;
+    a.n = b.n = 0;
+    struct fwpt_sink sa = {mem_write, &a}, sb = {mem_write, &b};
+    static struct fwpt_flow f;
+    static struct fwpt_flow_lister l;
+    struct fwpt_flow_event ev;
+    uint64_t cut_ip;
+
+    fwpt_flow_init(&f, trace, tlen, code_image_read, &im, cache, 256);
+    fwpt_flow_set_runaway_limit(&f, 2000);
+    fwpt_flow_lister_init(&l, &sa, fmt, nmods ? &ma : NULL, pre, dis, NULL, size & 8 ? acache : NULL,
+                          size & 8 ? 16 : 0, buf, cap);
+    const struct fwpt_flow_obuf_insn *v;
+    uint32_t n;
+    while (fwpt_flow_next_batch(&f, &v, &n, &ev) == FWPT_OK)
+        n ? fwpt_flow_list_insns(&l, v, n) : fwpt_flow_list_event(&l, &ev);
+    if (fwpt_flow_cut(&f, &cut_ip))
+        fwpt_flow_list_cut(&l, cut_ip, tlen);
+    fwpt_flow_list_flush(&l);
+
+    fwpt_flow_init(&f, trace, tlen, code_image_read, &im, cache, 256);
+    fwpt_flow_set_runaway_limit(&f, 2000);
+    struct fwpt_flow_printer pr = {&sb, fmt, nmods ? &mb : NULL, dis, NULL, 0};
+    while (fwpt_flow_next(&f, &ev) == FWPT_OK)
+        fwpt_flow_print_event(&pr, &ev);
+    if (fwpt_flow_cut(&f, &cut_ip))
+        fwpt_flow_print_cut(&pr, cut_ip, tlen);
+    if (a.n != b.n || (a.n && memcmp(a.d, b.d, a.n)))
+        abort(); /* the fast listing is not the printer's */
+    return 0;
+}
