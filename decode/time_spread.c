@@ -80,3 +80,26 @@ void fwpt_time_spread_add(struct fwpt_time_spread *t, const struct fwpt_flow_eve
 }
 
 void fwpt_time_spread_end(struct fwpt_time_spread *t) { flush(t, 0); }
+
+void fwpt_time_spread_duration(const struct fwpt_time_spread *t, const struct fwpt_time_config *c, uint64_t crystal_hz,
+                               bool soft, const struct fwpt_sink *o)
+{
+    if (!t->have_span) {
+        fwpt_puts(o, "time: no TSC in the trace (the ticks count from the first MTC or CYC)\n");
+    } else {
+        uint64_t d = t->last_tsc - t->first_tsc, hz = 0;
+        if (crystal_hz && c->cpuid_15_eax && c->cpuid_15_ebx)
+            hz = crystal_hz * c->cpuid_15_ebx / c->cpuid_15_eax; /* SDM CPUID leaf 15H: TSC = crystal * EBX/EAX */
+        else if (c->nom_freq)
+            hz = (uint64_t)c->nom_freq * 100000000u; /* MSR_PLATFORM_INFO's ratio of the 100 MHz bus clock */
+        fwpt_printf(o, "time: %lu TSC ticks from the first instruction with a time to the last", d);
+        if (hz)
+            fwpt_printf(o, " (%lu.%03lu us at %lu MHz)", d * 1000000 / hz, d * 1000000000 / hz % 1000, hz / 1000000);
+        else
+            fwpt_puts(o, " (the TSC rate is not known: no CPUID 15H crystal clock, no nominal ratio)");
+        fwpt_printf(o, "; %lu ticks spread over the instructions\n", t->ticks);
+    }
+    if (soft)
+        fwpt_puts(o, "time: note: the software backend single-stepped this call: the times are those of "
+                     "single-stepping (an exception per instruction), not the call's real speed\n");
+}

@@ -29,5 +29,11 @@ void fwpt_time_spread_init(struct fwpt_time_spread *t, struct fwpt_profile *p, s
 void fwpt_time_spread_add(struct fwpt_time_spread *t, const struct fwpt_flow_event *ev, uint64_t tsc, bool tsc_ok);
 /* At the end: what is still held goes to the profile (no ticks: nothing says when it ended). */
 void fwpt_time_spread_end(struct fwpt_time_spread *t);
+/* The traced code's duration, one line: "time: N TSC ticks from the first instruction with a time to the last
+ * (X.XXX us at F MHz); M ticks spread over the instructions". The TSC rate: CPUID 15H's crystal clock
+ * (crystal_hz, ECX; 0: unknown) times EBX/EAX, else the nominal ratio times 100 MHz (the TSC runs at the
+ * nominal frequency). soft: a second line says the times are those of single-stepping. */
+void fwpt_time_spread_duration(const struct fwpt_time_spread *t, const struct fwpt_time_config *c, uint64_t crystal_hz,
+                               bool soft, const struct fwpt_sink *o);
 
 #endif

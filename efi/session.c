@@ -20,6 +20,7 @@
 
 #include "arch/cpu_replay.h"
 #include "efi/soft.h"
+#include "efi/timing.h"
 
 #define FWPT_VERSION_SIDEBAND "0.2"
 /* MSR_PLATFORM_INFO[15:8]: maximum non-turbo ratio (SDM Vol. 4, model-specific MSRs). */
@@ -169,6 +170,8 @@ static void make_config(struct session *s, const struct fwpt_image *impl)
         c->cyc_en = true;
         c->cyc_thresh = (unsigned)o->cyc;
     }
+    if (o->time)
+        fwpt_trace_timing_small(c, s->caps); /* what mtc= / cyc= did not set */
     if (o->psb >= 0)
         c->psb_freq = (unsigned)o->psb;
     c->ptw_en = o->ptwrite;
@@ -397,6 +400,27 @@ static void decode_flow(struct session *s, struct fwpt_membuf *txt)
     fwpt_membuf_free(&listing);
     if (cache)
         FreePool(cache);
+}
+
+/* The trace has timing packets: the call's duration and where the time went (efi/timing.c), from a second pass
+ * over the trace with time, configured as sideband.json records it. */
+static void time_report(struct session *s)
+{
+    static struct fwpt_flow f;
+    static struct fwpt_flow_block cache[FLOW_CACHE_STATIC];
+    fwpt_flow_init_segs(&f, s->segs, s->nsegs, read_code, s, cache, FLOW_CACHE_STATIC);
+    flow_setup(s, &f);
+    struct fwpt_time_config tc = {0};
+    if (s->have_cpuid15) {
+        tc.cpuid_15_eax = s->cpuid15.eax;
+        tc.cpuid_15_ebx = s->cpuid15.ebx;
+    }
+    if (s->have_ratio)
+        tc.nom_freq = (uint8_t)s->ratio;
+    if (s->cfg.mtc_en)
+        tc.mtc_freq = (uint8_t)s->cfg.mtc_freq;
+    fwpt_efi_time_report(&f, &tc, s->have_cpuid15 ? s->cpuid15.ecx : 0, s->summary ? &s->fs.mods : NULL,
+                         s->backend == FWPT_BACKEND_SOFT, CONSOLE_TOP_FUNCS, &s->o);
 }
 
 static void print_top_modules(struct session *s)
@@ -1113,6 +1137,8 @@ static EFI_STATUS run(struct session *s)
     struct fwpt_membuf flowtxt = {0};
     decode_flow(s, &flowtxt);
     print_top_modules(s);
+    if (s->cfg.tsc_en || s->cfg.mtc_en || s->cfg.cyc_en)
+        time_report(s);
     /* what decoding cost in memory: independent of the trace's size (the files' text aside) */
     fwpt_printf(o, "decode: in place, from %u pieces of trace (%lu bytes, not copied); pool memory for decoding: "
                    "%lu bytes\n", s->nsegs, s->trace_len, s->pool_after);

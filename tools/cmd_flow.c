@@ -326,30 +326,6 @@ static void usage(FILE *f)
             "                 With any of these four and neither --calls nor --profile, nothing goes to stdout\n");
 }
 
-/* The traced code's duration, in TSC ticks and microseconds: the TSC frequency is CPUID 15H's crystal clock times
- * EBX/EAX (SDM CPUID leaf 15H), else the nominal frequency (MSR_PLATFORM_INFO's ratio times 100 MHz, which the TSC
- * runs at). Under the software backend the time is that of single-stepping: said so. */
-static void print_duration(const struct fwpt_sink *o, const struct fwpt_time_spread *t, const struct fwpt_time_config *c,
-                           uint64_t crystal_hz, const char *backend)
-{
-    if (!t->have_span) {
-        fwpt_puts(o, "time: no TSC in the trace (the ticks below count from the first MTC or CYC)\n");
-        return;
-    }
-    uint64_t d = t->last_tsc - t->first_tsc, hz = 0;
-    if (crystal_hz && c->cpuid_15_eax && c->cpuid_15_ebx)
-        hz = crystal_hz * c->cpuid_15_ebx / c->cpuid_15_eax;
-    else if (c->nom_freq)
-        hz = (uint64_t)c->nom_freq * 100000000u;
-    fwpt_printf(o, "time: %lu TSC ticks from the first instruction with a time to the last", d);
-    if (hz)
-        fwpt_printf(o, " (%lu.%03lu us at %lu MHz)", d * 1000000 / hz, d * 1000000000 / hz % 1000, hz / 1000000);
-    fwpt_printf(o, "; %lu ticks spread over the instructions\n", t->ticks);
-    if (backend && !strcmp(backend, "soft"))
-        fwpt_puts(o, "note: traced by the software backend (single-stepped): these times are those of single-stepping, "
-                     "not the call's real speed\n");
-}
-
 static int cmp_base(const void *a, const void *b)
 {
     const struct image *x = a, *y = b;
@@ -661,7 +637,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     if (!prof && fwpt_flow_cut(f, &cut_ip))
         fwpt_flow_print_cut(&pr, cut_ip, trace_size); /* where the listing ends is not where the code stopped */
     if (held && (profile || calls))
-        print_duration(&out, &spread, &tcfg, cpuid15_ecx, sbr.backend);
+        fwpt_time_spread_duration(&spread, &tcfg, cpuid15_ecx, !strcmp(sbr.backend, "soft"), &out);
     if (prof) {
         if (profile)
             fwpt_profile_print(prof, &out, (size_t)top);
