@@ -93,8 +93,11 @@ void fwpt_time_spread_duration(const struct fwpt_time_spread *t, const struct fw
         else if (c->nom_freq)
             hz = (uint64_t)c->nom_freq * 100000000u; /* MSR_PLATFORM_INFO's ratio of the 100 MHz bus clock */
         fwpt_printf(o, "time: %lu TSC ticks from the first instruction with a time to the last", d);
-        if (hz)
-            fwpt_printf(o, " (%lu.%03lu us at %lu MHz)", d * 1000000 / hz, d * 1000000000 / hz % 1000, hz / 1000000);
+        if (hz) {
+            uint64_t ns = d * 1000000000 / hz; /* fwpt_printf pads no digits: the three decimals by hand */
+            fwpt_printf(o, " (%lu.%c%c%c us at %lu MHz)", ns / 1000, (char)('0' + ns / 100 % 10),
+                        (char)('0' + ns / 10 % 10), (char)('0' + ns % 10), hz / 1000000);
+        }
         else
             fwpt_puts(o, " (the TSC rate is not known: no CPUID 15H crystal clock, no nominal ratio)");
         fwpt_printf(o, "; %lu ticks spread over the instructions\n", t->ticks);
