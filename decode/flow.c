@@ -113,6 +113,9 @@ static inline bool is_tnt(uint8_t t) { return t == FWPT_PKT_TNT_8 || t == FWPT_P
 _Static_assert(FWPT_FLOW_EVQ >= 2 * EVQ_STEP, "the event queue holds a full step past the stop point");
 static inline bool evq_tight(const struct fwpt_flow *f) { return f->evq_n + EVQ_STEP > FWPT_FLOW_EVQ; }
 
+/* Time is off unless asked for: its hooks stay out of the hot paths' way. */
+#define TIME_ON(f) __builtin_expect((f)->time_on, 0)
+
 /* ---- Time (fwpt_flow_set_time) ----
  * libipt's instruction decoder reports after each instruction the time at the last packet its query decoder
  * consumed: the TNT or TIP a branch took, or an event's packets, which it fetches as soon as a query left no
@@ -124,7 +127,7 @@ static inline bool evq_tight(const struct fwpt_flow *f) { return f->evq_n + EVQ_
  * The instructions are buffered ahead (obuf), so the marks are kept by instruction number; the reader looks
  * up the last one at or before an instruction (time_at). */
 
-static void time_packet(struct fwpt_flow *f)
+static __attribute__((noinline, cold)) void time_packet(struct fwpt_flow *f)
 {
     struct fwpt_time_step st;
     fwpt_time_packet(&f->time, &f->peek, &st);
@@ -161,6 +164,20 @@ static void time_mark(struct fwpt_flow *f, uint64_t at, bool q)
     m->tsc = m->qtsc = tsc;
     m->ok = m->qok = ok;
     m->q = q;
+}
+
+/* fill_fast's hooks, out of its loop: the k-th instruction it wrote (counted from n_insns) took a new TNT or TIP
+ * (bits may be left in hand), or (used_up) used its packet's last bit or a TIP. */
+static __attribute__((noinline, cold)) void time_fast(struct fwpt_flow *f, uint64_t k, bool used_up)
+{
+    uint64_t x = f->n_insns + k - 1;
+    if (used_up) {
+        f->t_qp = x;
+        f->t_open = 1;
+    } else {
+        time_mark(f, x, true);
+        f->t_open = 0;
+    }
 }
 
 /* Instruction x took the last bit of its TNT or a TIP (newpkt: a new packet, read just now). */
@@ -275,7 +292,7 @@ static enum fwpt_status time_of(const struct fwpt_flow *f, uint64_t a, uint64_t 
 
 enum fwpt_status fwpt_flow_time(const struct fwpt_flow *f, uint64_t *tsc)
 {
-    if (f->time_on && f->t_given_ev) {
+    if (TIME_ON(f) && f->t_given_ev) {
         *tsc = f->t_ev_tsc;
         return f->t_ev_ok ? FWPT_OK : FWPT_E_NO_TIME;
     }
@@ -306,7 +323,7 @@ static struct fwpt_flow_event *evq_push(struct fwpt_flow *f, unsigned kind)
         f->evq_n--; /* cannot happen: the loops stop at evq_tight, a step gives at most EVQ_STEP */
     uint32_t k = (f->evq_head + f->evq_n++) % FWPT_FLOW_EVQ;
     e = &f->evq[k];
-    if (f->time_on)
+    if (TIME_ON(f))
         time_event(f, k);
     fwpt_memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;
@@ -318,7 +335,7 @@ static struct fwpt_flow_event *evq_push(struct fwpt_flow *f, unsigned kind)
 static inline enum fwpt_status evq_pop(struct fwpt_flow *f, struct fwpt_flow_event *ev)
 {
     *ev = f->evq[f->evq_head];
-    if (f->time_on) {
+    if (TIME_ON(f)) {
         f->t_given_ev = 1;
         f->t_ev_tsc = f->evq_tsc[f->evq_head];
         f->t_ev_ok = f->evq_tok[f->evq_head];
@@ -457,7 +474,7 @@ static void packet_error(struct fwpt_flow *f, enum fwpt_status s)
     reset_walk(f);
     retstack_clear(f);
     f->have_peek = 0;
-    if (f->time_on)
+    if (TIME_ON(f))
         fwpt_time_reset(&f->time); /* the decode starts again at a PSB, as libipt's does */
     size_t at = f->pkt.offset;
     /* the first PSB at or after at + 1 (packet.h: sync_set(N - 1), then sync_forward): one right
@@ -477,13 +494,30 @@ static inline __attribute__((always_inline)) enum fwpt_status fetch(struct fwpt_
     enum fwpt_status s = fwpt_pkt_next(&f->pkt, &f->peek);
     if (s == FWPT_OK) {
         f->have_peek = 1;
-        if (f->time_on)
+        if (TIME_ON(f))
             time_packet(f);
         return FWPT_OK;
     }
     if (s == FWPT_E_EOS)
         return s;
     packet_error(f, s);
+    return s;
+}
+
+/* fetch for fill_fast_walk: whether time is on is known there (timed), not read from f at every packet. */
+static inline __attribute__((always_inline)) enum fwpt_status fetch_walk(struct fwpt_flow *f, const bool timed)
+{
+    if (f->have_peek)
+        return FWPT_OK;
+    enum fwpt_status s = fwpt_pkt_next(&f->pkt, &f->peek);
+    if (s == FWPT_OK) {
+        f->have_peek = 1;
+        if (timed)
+            time_packet(f);
+        return FWPT_OK;
+    }
+    if (s != FWPT_E_EOS)
+        packet_error(f, s);
     return s;
 }
 
@@ -694,7 +728,7 @@ static void context_error(struct fwpt_flow *f, uint64_t offset)
     reset_walk(f);
     retstack_clear(f);
     f->have_peek = 0;
-    if (f->time_on)
+    if (TIME_ON(f))
         fwpt_time_reset(&f->time);
     if (fwpt_pkt_sync_set(&f->pkt, offset) != FWPT_OK || fwpt_pkt_sync_forward(&f->pkt) != FWPT_OK)
         f->state = ST_END;
@@ -1123,7 +1157,7 @@ static void psb_plus(struct fwpt_flow *f)
     if (intx >= 0 && (uint8_t)intx != f->intx)
         push_tsx(f, intx ? FWPT_TSX_BEGIN : FWPT_TSX_COMMIT, false, 0, psb_off)->sync = 1;
     if (f->state == ST_WALK) {
-        if (f->time_on && mode)
+        if (TIME_ON(f) && mode)
             time_psb(f, have_fup, fup_ip);
         /* in sync: PSB+ is status only. Its FUP is where the walk will be at the PSB: should an error
          * come before the walk takes its next branch packet, the walk resumes there (flow_error) */
@@ -1249,7 +1283,7 @@ static void overflow(struct fwpt_flow *f)
     f->ovf_open = 1;
     f->ovf_pushed = 0;
     f->ovf_offset = off;
-    if (f->time_on)
+    if (TIME_ON(f))
         time_fup(f);
     /* The OVERFLOW event: at once, or (as libipt orders it) after what the packets up to the FUP that
      * resolves the overflow report, when a FUP is what resolves it. */
@@ -1286,7 +1320,7 @@ static void lookahead(struct fwpt_flow *f)
         case FWPT_PKT_TIP_PGD:
             if (f->psb_resume && f->psb_branch_at == ~(uint64_t)0)
                 f->psb_branch_at = f->peek.offset;
-            if (f->time_on && f->t_open && f->peek.type == FWPT_PKT_TIP_PGD) {
+            if (TIME_ON(f) && f->t_open && f->peek.type == FWPT_PKT_TIP_PGD) {
                 time_mark(f, f->t_qp, false); /* the disable is the next event: its time applies from here */
                 f->t_open = 0;
             }
@@ -1311,7 +1345,7 @@ static void lookahead(struct fwpt_flow *f)
                 f->fup_pending = 1; /* seed 003: FUP..TIP compound event, bound to this IP */
                 f->stop_ip = f->peek.ip.ip;
                 f->stop_offset = f->peek.offset;
-                if (f->time_on)
+                if (TIME_ON(f))
                     time_fup(f);
             }
             consume(f);
@@ -1676,7 +1710,7 @@ static int take_tnt(struct fwpt_flow *f, enum fwpt_status miss)
     f->tnt_bits >>= 1;
     f->tnt_count--;
     f->since_packet = 0;
-    if (f->time_on)
+    if (TIME_ON(f))
         time_query(f, f->n_insns - 1, newpkt);
     return bit;
 }
@@ -1717,7 +1751,7 @@ static bool take_tip(struct fwpt_flow *f, uint64_t *ip)
         *ip = f->peek.ip.ip;
         consume(f);
         f->since_packet = 0;
-        if (f->time_on)
+        if (TIME_ON(f))
             time_query(f, f->n_insns - 1, true);
         cfe_give(f); /* a CFE without IP (or bound to this instruction) describes this transfer */
         apply_pip(f);
@@ -1932,7 +1966,7 @@ static void search_step(struct fwpt_flow *f)
                 f->fup_pending = 1;
                 f->stop_ip = ip;
                 f->stop_offset = p->offset;
-                if (f->time_on)
+                if (TIME_ON(f))
                     time_fup(f);
                 consume(f);
             }
@@ -2056,7 +2090,7 @@ static inline bool run_resolve(struct fwpt_flow *f)
     f->since_packet = 0;
     f->resolve_pending = 0;
     f->tnt_count--;
-    if (f->time_on)
+    if (TIME_ON(f))
         time_query(f, f->n_insns - 1, took);
     if (f->tnt_count)
         return true;
@@ -2225,7 +2259,7 @@ static inline void put_size(struct fwpt_flow_obuf_insn *d, uint8_t size)
  * next IP over every class, a class jump table, SSE/precomputed instruction records, block chaining,
  * prefetching successors (even correctly predicted grandchildren), 64-byte entries carrying successor
  * summaries, longer blocks, taking TNT/TIP bytes straight from the trace, and a two-pass walk-then-write. */
-static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
+static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt_flow *f, uint32_t on, const bool timed)
 {
     struct fwpt_flow_obuf_insn *o0 = &f->obuf[on]; /* the first not yet counted in n_insns */
     /* the next free entry as a pointer (an index costs a shift and an add per block) */
@@ -2278,10 +2312,8 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
             bits = f->peek.tnt.bits;
             cnt = f->peek.tnt.count;
             f->have_peek = 0;
-            if (f->time_on) {
-                time_mark(f, f->n_insns + (uint64_t)(d - o0) - 1, true);
-                f->t_open = 0;
-            }
+            if (timed)
+                time_fast(f, (uint64_t)(d - o0), false);
         }
         /* a branch per class: predicted, it keeps the class off the dependency chain (one branch-free
          * select over OTHER/JCC/JMP_REL/CALL_REL measured ~12% slower) */
@@ -2316,10 +2348,8 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
             }
             ip = f->peek.ip.ip;
             f->have_peek = 0;
-            if (f->time_on) {
-                time_mark(f, f->n_insns + (uint64_t)(d - o0) - 1, true);
-                f->t_open = 0;
-            }
+            if (timed)
+                time_fast(f, (uint64_t)(d - o0), false);
             if (cnt) { /* a deferred TIP (take_tip): the bits in hand are for the branches after it */
                 since = 0;
                 continue;
@@ -2338,11 +2368,9 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
         /* a packet used up: look ahead as resolve() does, then go on if nothing happened */
         since = 0;
         f->ip = ip;
-        if (f->time_on) {
-            f->t_qp = f->n_insns + (uint64_t)(d - o0) - 1;
-            f->t_open = 1;
-        }
-        if (fetch(f) == FWPT_OK) {
+        if (timed)
+            time_fast(f, (uint64_t)(d - o0), true);
+        if (fetch_walk(f, timed) == FWPT_OK) {
             uint8_t t = f->peek.type;
             if (is_tnt(t) || t == FWPT_PKT_TIP) {
                 /* lookahead would stop at once: a packet the walk consumes next */
@@ -2370,6 +2398,13 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
     return (uint32_t)(d - f->obuf);
 }
 
+/* fill_fast_walk twice: the time hooks cost the walk nothing when time is off. */
+static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_t on) { return fill_fast_walk(f, on, false); }
+static __attribute__((noinline)) uint32_t fill_fast_timed(struct fwpt_flow *f, uint32_t on)
+{
+    return fill_fast_walk(f, on, true);
+}
+
 /* With time, the last instruction buffered has its time only once its successor is known (the packet it
  * takes decides it): resolve it now, as libipt's pt_insn_next does before it gives the instruction. */
 static void time_resolve_last(struct fwpt_flow *f)
@@ -2384,7 +2419,7 @@ static void fill(struct fwpt_flow *f)
 {
     struct fwpt_flow_obuf_insn *o = f->obuf;
     uint32_t on = 0;
-    if (f->time_on)
+    if (TIME_ON(f))
         time_refill(f, f->n_insns);
     while (f->state == ST_WALK && !f->evq_n && on + FWPT_FLOW_BLOCK_INSNS <= FWPT_FLOW_OBUF) {
         if (f->look_pending) {
@@ -2401,7 +2436,7 @@ static void fill(struct fwpt_flow *f)
         }
         if (!f->fup_pending && !(f->ntrig | f->pend_cfe) && f->cache) {
             uint32_t before = on;
-            on = fill_fast(f, on);
+            on = TIME_ON(f) ? fill_fast_timed(f, on) : fill_fast(f, on);
             if (on != before || f->resolve_pending)
                 continue; /* it walked: the loop conditions again */
         }
@@ -2442,7 +2477,7 @@ static void fill(struct fwpt_flow *f)
             f->ip = ip; /* the pending FUP's IP, or where a TRIG binds */
         }
     }
-    if (f->time_on)
+    if (TIME_ON(f))
         time_resolve_last(f);
     f->oidx = 0;
     f->on = on;
@@ -2464,14 +2499,14 @@ enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event
         if (s != FWPT_OK || !run.n)
             return s;
         /* next_run gave a run (it entered the walk): serve it through the buffer */
-        if (f->time_on)
+        if (TIME_ON(f))
             time_refill(f, f->n_insns - run.n);
         put_run(f->obuf, run.ip, run.sizes, run.n, run.mode);
         if (run.mode != f->obuf_mode)
             f->obuf_mode = FWPT_MODE_UNKNOWN;
         if (f->run_full)
             f->obuf[run.n - 1].iclass = f->last_class;
-        if (f->time_on)
+        if (TIME_ON(f))
             time_resolve_last(f);
         f->oidx = 0;
         f->on = run.n;
