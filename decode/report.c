@@ -52,7 +52,7 @@ static void put_run(const struct fwpt_sink *o, const struct fwpt_report_run *r, 
     }
     fwpt_puts(o, r->wrapped ? " (the buffer wrapped: the oldest part is lost)" : "");
     fwpt_puts(o, "</td></tr>\n");
-    row_begin(o, "Instructions");
+    row_begin(o, p->unit == FWPT_PROFILE_UNIT_TICKS ? "TSC ticks" : "Instructions");
     fwpt_printf(o, "<span id=\"fwpt-insns\">%lu</span></td></tr>\n", p->insns);
     row_begin(o, "Verify");
     fwpt_printf(o, "<span id=\"fwpt-verify\" class=\"%s\">", r->verify && !fwpt_strcmp(r->verify, "passed") ? "ok"
