@@ -127,6 +127,30 @@ void fwpt_trace_timing_lowest(struct fwpt_trace_config *cfg, const struct fwpt_c
     cfg->psb_freq = caps->psb_cyc ? lowest_bit(caps->psb_periods, 0) : 0;
 }
 
+/* The highest bit of bitmap at or below `at` (-1: none). */
+static int highest_bit_upto(uint32_t bitmap, unsigned at)
+{
+    for (int i = (int)at; i >= 0; i--)
+        if (bitmap & (1u << i))
+            return i;
+    return -1;
+}
+
+void fwpt_trace_timing_small(struct fwpt_trace_config *cfg, const struct fwpt_caps *caps)
+{
+    cfg->tsc_en = true;
+    int m = highest_bit_upto(caps->mtc_periods, FWPT_TIME_MTC_FREQ);
+    if (!cfg->mtc_en && caps->mtc && m >= 0) {
+        cfg->mtc_en = true;
+        cfg->mtc_freq = (unsigned)m;
+    }
+    int c = highest_bit_upto(caps->cycle_thresholds, FWPT_TIME_CYC_THRESH);
+    if (!cfg->cyc_en && caps->psb_cyc && c >= 0) {
+        cfg->cyc_en = true;
+        cfg->cyc_thresh = (unsigned)c;
+    }
+}
+
 uint64_t fwpt_trace_ctl(const struct fwpt_trace_config *cfg, const struct fwpt_caps *caps)
 {
     uint64_t ctl = 0;

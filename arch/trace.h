@@ -69,6 +69,14 @@ uint64_t fwpt_trace_ctl(const struct fwpt_trace_config *cfg, const struct fwpt_c
 /* Timing packets on: TSCEn, and MTCEn / CYCEn with PSBFreq where the caps offer them, each at the
  * lowest encoding its bitmap allows (CycThresh from 1: 0 means a CYC on every cycle). Pure. */
 void fwpt_trace_timing_lowest(struct fwpt_trace_config *cfg, const struct fwpt_caps *caps);
+/* The app's `time` option: TSCEn, and MTCEn / CYCEn where the caps offer them and cfg does not have them on
+ * already, at settings that keep the trace small (SDM "Tracking Time"): the MTC period closest to 2^9 crystal
+ * clocks from below (about every 20 us at 24 MHz; an MTC is 2 bytes), the CycThresh closest to 5 from below
+ * (a CYC after 16 cycles or more, not before every branch packet). Each is an encoding the caps' bitmap
+ * allows, so the configuration passes fwpt_trace_config_check as one given by hand. Pure. */
+#define FWPT_TIME_MTC_FREQ 9
+#define FWPT_TIME_CYC_THRESH 5
+void fwpt_trace_timing_small(struct fwpt_trace_config *cfg, const struct fwpt_caps *caps);
 
 /* What start saved and did; stop needs it. */
 struct fwpt_trace_saved {

@@ -254,9 +254,9 @@ void fwpt_flame_svg(struct fwpt_profile *p, const struct fwpt_names *names, cons
     fwpt_printf(o, "<text class=\"title\" x=\"%u\" y=\"22\" text-anchor=\"middle\">", FWPT_FLAME_WIDTH / 2);
     fwpt_put_xml(o, title);
     fwpt_puts(o, "</text>\n");
-    fwpt_printf(o, "<text x=\"%u\" y=\"40\">%lu instructions, %lu frames; width: instructions with callees; "
+    fwpt_printf(o, "<text x=\"%u\" y=\"40\">%lu %s, %lu frames; width: %s with callees; "
                    "click a frame to zoom",
-                PAD, total, frames);
+                PAD, total, fwpt_profile_unit(p, false), frames, fwpt_profile_unit(p, false));
     if (deep)
         fwpt_printf(o, "; %lu call-tree nodes deeper than %u left out", deep, FWPT_FLAME_MAX_DEPTH);
     fwpt_puts(o, "</text>\n");
@@ -282,7 +282,7 @@ void fwpt_flame_svg(struct fwpt_profile *p, const struct fwpt_names *names, cons
             fwpt_frame_name(names, d->entry, name);
             fwpt_printf(o, "<g class=\"f\" data-x=\"%lu\" data-n=\"%lu\" data-d=\"%u\"><title>", x, d->total, d->depth);
             fwpt_put_xml(o, name);
-            fwpt_printf(o, ": %lu instructions (", d->total);
+            fwpt_printf(o, ": %lu %s (", d->total, fwpt_profile_unit(p, false));
             fwpt_put_percent(o, d->total, total);
             fwpt_printf(o, "%%), %lu self, %lu call%s</title><rect x=\"", d->insns, d->calls, d->calls == 1 ? "" : "s");
             put_px(o, x0);

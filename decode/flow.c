@@ -113,12 +113,218 @@ static inline bool is_tnt(uint8_t t) { return t == FWPT_PKT_TNT_8 || t == FWPT_P
 _Static_assert(FWPT_FLOW_EVQ >= 2 * EVQ_STEP, "the event queue holds a full step past the stop point");
 static inline bool evq_tight(const struct fwpt_flow *f) { return f->evq_n + EVQ_STEP > FWPT_FLOW_EVQ; }
 
+/* Time is off unless asked for: its hooks stay out of the hot paths' way. */
+#define TIME_ON(f) __builtin_expect((f)->time_on, 0)
+
+/* ---- Time (fwpt_flow_set_time) ----
+ * libipt's instruction decoder reports after each instruction the time at the last packet its query decoder
+ * consumed: the TNT or TIP a branch took, or an event's packets, which it fetches as soon as a query left no
+ * TNT bit in hand and the next packet that matters is an event's (it then holds the event until it binds).
+ * The walk reads the same packets in the same order, applying the timing ones as they are read (fetch), so:
+ *  - a branch (instruction number x) that takes a new TNT or TIP: that packet's time from x on (a mark, q);
+ *  - after a query that leaves no TNT bit in hand (a TNT's last bit or a TIP used at x, an event given), the
+ *    next event's time applies from there on (t_qp, t_open), not from the event on.
+ * The instructions are buffered ahead (obuf), so the marks are kept by instruction number; the reader looks
+ * up the last one at or before an instruction (time_at). */
+
+static __attribute__((noinline, cold)) void time_packet(struct fwpt_flow *f)
+{
+    struct fwpt_time_step st;
+    fwpt_time_packet(&f->time, &f->peek, &st);
+}
+
+static void time_mark(struct fwpt_flow *f, uint64_t at, bool q)
+{
+    uint64_t tsc = f->time.t.tsc;
+    uint8_t ok = f->time.t.have_tsc;
+    uint32_t n = f->tmk_n;
+    struct fwpt_flow_tmark *m;
+    if (n && f->tmk[n - 1].at >= at) {
+        m = &f->tmk[n - 1]; /* a later packet for the same instruction (or one already given: its successors) */
+        m->tsc = tsc;
+        m->ok = ok;
+        if (q && m->at == at) {
+            m->q = 1;
+            m->qtsc = tsc;
+            m->qok = ok;
+        }
+        return;
+    }
+    if (!q && n && f->tmk[n - 1].tsc == tsc && f->tmk[n - 1].ok == ok)
+        return;
+    if (n == FWPT_FLOW_TMARKS) {
+        /* cannot happen while the reader keeps up (fill starts afresh): the oldest goes */
+        for (uint32_t i = 1; i < n; i++)
+            f->tmk[i - 1] = f->tmk[i];
+        n--;
+    }
+    m = &f->tmk[n];
+    f->tmk_n = n + 1;
+    m->at = at;
+    m->tsc = m->qtsc = tsc;
+    m->ok = m->qok = ok;
+    m->q = q;
+}
+
+/* fill_fast's hooks, out of its loop: the k-th instruction it wrote (counted from n_insns) took a new TNT or TIP
+ * (bits may be left in hand), or (used_up) used its packet's last bit or a TIP. */
+static __attribute__((noinline, cold)) void time_fast(struct fwpt_flow *f, uint64_t k, bool used_up)
+{
+    uint64_t x = f->n_insns + k - 1;
+    if (used_up) {
+        f->t_qp = x;
+        f->t_open = 1;
+    } else {
+        time_mark(f, x, true);
+        f->t_open = 0;
+    }
+}
+
+/* Instruction x took the last bit of its TNT or a TIP (newpkt: a new packet, read just now). */
+static void time_query(struct fwpt_flow *f, uint64_t x, bool newpkt)
+{
+    if (newpkt)
+        time_mark(f, x, true);
+    f->t_qp = x;
+    f->t_open = !f->tnt_count;
+}
+
+/* An event queued in evq slot k: its time, and the time from the last query point on when it is the one libipt
+ * would have fetched there; once it is given, the next event's time applies from there on. */
+static void time_status(struct fwpt_flow *f)
+{
+    if (f->t_open)
+        time_mark(f, f->t_qp, false);
+    f->t_qp = f->n_insns;
+    f->t_open = !f->tnt_count;
+}
+
+static void time_event(struct fwpt_flow *f, uint32_t k)
+{
+    f->evq_tsc[k] = f->time.t.tsc;
+    f->evq_tok[k] = f->time.t.have_tsc;
+    time_status(f);
+}
+
+/* An event that began at a FUP read earlier has the time at that FUP (libipt stamps it there). */
+static void time_at_fup(struct fwpt_flow *f, const struct fwpt_flow_event *e)
+{
+    if (!f->time_on)
+        return;
+    uint32_t k = (uint32_t)(e - f->evq);
+    f->evq_tsc[k] = f->t_fup_tsc;
+    f->evq_tok[k] = f->t_fup_ok;
+}
+
+/* A FUP just read (f->peek): its time for the event that begins there. When that event is the next one after
+ * the last query, libipt takes it at once, up to its TIP or TIP.PGD: the time there applies from the query on,
+ * before the walk reaches the FUP's IP (which may be after the instructions buffered now). */
+static void time_fup(struct fwpt_flow *f)
+{
+    f->t_fup_tsc = f->time.t.tsc;
+    f->t_fup_ok = f->time.t.have_tsc;
+    if (!f->t_open)
+        return;
+    struct fwpt_pkt_decoder d = f->pkt;
+    struct fwpt_time tm = f->time;
+    struct fwpt_packet p;
+    struct fwpt_time_step st;
+    for (unsigned i = 0; i < 64 && fwpt_pkt_next(&d, &p) == FWPT_OK; i++) {
+        if (p.type != FWPT_PKT_PAD && p.type != FWPT_PKT_TSC && p.type != FWPT_PKT_MTC && p.type != FWPT_PKT_CYC &&
+            p.type != FWPT_PKT_TMA && p.type != FWPT_PKT_MODE_EXEC && p.type != FWPT_PKT_PIP &&
+            p.type != FWPT_PKT_VMCS)
+            break; /* what fup_reached passes over on its way to the TIP */
+        fwpt_time_packet(&tm, &p, &st);
+    }
+    uint64_t tsc = f->time.t.tsc;
+    uint8_t ok = f->time.t.have_tsc;
+    f->time.t.tsc = tm.t.tsc; /* time_mark takes the time from f->time */
+    f->time.t.have_tsc = tm.t.have_tsc;
+    time_mark(f, f->t_qp, false);
+    f->time.t.tsc = tsc;
+    f->time.t.have_tsc = ok;
+    f->t_open = 0;
+}
+
+/* The buffer starts again at instruction number base: the marks before it but the last are not needed. */
+static void time_refill(struct fwpt_flow *f, uint64_t base)
+{
+    uint32_t k = 0;
+    while (k + 1 < f->tmk_n && f->tmk[k + 1].at <= base)
+        k++;
+    if (k) {
+        f->tmk_n -= k;
+        for (uint32_t i = 0; i < f->tmk_n; i++)
+            f->tmk[i] = f->tmk[i + k];
+    }
+    f->obuf_base = base;
+    f->t_given_ev = 0;
+}
+
+void fwpt_flow_set_time(struct fwpt_flow *f, const struct fwpt_time_config *cfg)
+{
+    f->time_on = 1;
+    fwpt_time_init(&f->time, cfg);
+    f->tmk_n = 0;
+    f->t_open = 1; /* the first event (the synchronization) gives the time from the start */
+    f->t_qp = f->n_insns;
+}
+
+static const struct fwpt_flow_tmark *time_at(const struct fwpt_flow *f, uint64_t a)
+{
+    uint32_t lo = 0, hi = f->tmk_n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (f->tmk[mid].at <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? &f->tmk[lo - 1] : NULL;
+}
+
+static enum fwpt_status time_of(const struct fwpt_flow *f, uint64_t a, uint64_t *tsc)
+{
+    const struct fwpt_flow_tmark *m = f->time_on ? time_at(f, a) : NULL;
+    *tsc = m ? m->tsc : 0;
+    return m && m->ok ? FWPT_OK : FWPT_E_NO_TIME;
+}
+
+enum fwpt_status fwpt_flow_time(const struct fwpt_flow *f, uint64_t *tsc)
+{
+    if (TIME_ON(f) && f->t_given_ev) {
+        *tsc = f->t_ev_tsc;
+        return f->t_ev_ok ? FWPT_OK : FWPT_E_NO_TIME;
+    }
+    return time_of(f, f->obuf_base + f->oidx - 1, tsc);
+}
+
+enum fwpt_status fwpt_flow_insn_time(const struct fwpt_flow *f, const struct fwpt_flow_obuf_insn *insn, uint64_t *tsc)
+{
+    return time_of(f, f->obuf_base + (uint64_t)(insn - f->obuf), tsc);
+}
+
+bool fwpt_flow_tick(const struct fwpt_flow *f, uint64_t *tsc, bool *ok)
+{
+    if (!f->time_on || f->t_given_ev || !f->oidx)
+        return false;
+    const struct fwpt_flow_tmark *m = time_at(f, f->obuf_base + f->oidx - 1);
+    if (!m || !m->q || m->at != f->obuf_base + f->oidx - 1)
+        return false;
+    *tsc = m->qtsc;
+    *ok = m->qok;
+    return true;
+}
+
 static struct fwpt_flow_event *evq_push(struct fwpt_flow *f, unsigned kind)
 {
     struct fwpt_flow_event *e;
     if (f->evq_n == FWPT_FLOW_EVQ)
         f->evq_n--; /* cannot happen: the loops stop at evq_tight, a step gives at most EVQ_STEP */
-    e = &f->evq[(f->evq_head + f->evq_n++) % FWPT_FLOW_EVQ];
+    uint32_t k = (f->evq_head + f->evq_n++) % FWPT_FLOW_EVQ;
+    e = &f->evq[k];
+    if (TIME_ON(f))
+        time_event(f, k);
     fwpt_memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;
     e->mode = f->mode;
@@ -129,6 +335,11 @@ static struct fwpt_flow_event *evq_push(struct fwpt_flow *f, unsigned kind)
 static inline enum fwpt_status evq_pop(struct fwpt_flow *f, struct fwpt_flow_event *ev)
 {
     *ev = f->evq[f->evq_head];
+    if (TIME_ON(f)) {
+        f->t_given_ev = 1;
+        f->t_ev_tsc = f->evq_tsc[f->evq_head];
+        f->t_ev_ok = f->evq_tok[f->evq_head];
+    }
     f->evq_head = (f->evq_head + 1) % FWPT_FLOW_EVQ;
     f->evq_n--;
     return FWPT_OK;
@@ -263,6 +474,8 @@ static void packet_error(struct fwpt_flow *f, enum fwpt_status s)
     reset_walk(f);
     retstack_clear(f);
     f->have_peek = 0;
+    if (TIME_ON(f))
+        fwpt_time_reset(&f->time); /* the decode starts again at a PSB, as libipt's does */
     size_t at = f->pkt.offset;
     /* the first PSB at or after at + 1 (packet.h: sync_set(N - 1), then sync_forward): one right
      * after a one-byte corrupt packet counts */
@@ -281,11 +494,30 @@ static inline __attribute__((always_inline)) enum fwpt_status fetch(struct fwpt_
     enum fwpt_status s = fwpt_pkt_next(&f->pkt, &f->peek);
     if (s == FWPT_OK) {
         f->have_peek = 1;
+        if (TIME_ON(f))
+            time_packet(f);
         return FWPT_OK;
     }
     if (s == FWPT_E_EOS)
         return s;
     packet_error(f, s);
+    return s;
+}
+
+/* fetch for fill_fast_walk: whether time is on is known there (timed), not read from f at every packet. */
+static inline __attribute__((always_inline)) enum fwpt_status fetch_walk(struct fwpt_flow *f, const bool timed)
+{
+    if (f->have_peek)
+        return FWPT_OK;
+    enum fwpt_status s = fwpt_pkt_next(&f->pkt, &f->peek);
+    if (s == FWPT_OK) {
+        f->have_peek = 1;
+        if (timed)
+            time_packet(f);
+        return FWPT_OK;
+    }
+    if (s != FWPT_E_EOS)
+        packet_error(f, s);
     return s;
 }
 
@@ -496,6 +728,8 @@ static void context_error(struct fwpt_flow *f, uint64_t offset)
     reset_walk(f);
     retstack_clear(f);
     f->have_peek = 0;
+    if (TIME_ON(f))
+        fwpt_time_reset(&f->time);
     if (fwpt_pkt_sync_set(&f->pkt, offset) != FWPT_OK || fwpt_pkt_sync_forward(&f->pkt) != FWPT_OK)
         f->state = ST_END;
     else
@@ -845,6 +1079,22 @@ static bool skd007_ovf(struct fwpt_flow *f)
 }
 
 static void lookahead(struct fwpt_flow *f);
+static int64_t insns_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to);
+
+/* A PSB+ read while in sync: libipt gives its status (MODE.Exec) as events at PSBEND, so it carries the time
+ * like an event; they bind to the PSB+'s FUP IP, where the walk is at the PSB, so the next event's time
+ * applies from the instruction there on. */
+static void time_psb(struct fwpt_flow *f, bool have_fup, uint64_t fup_ip)
+{
+    time_status(f);
+    if (have_fup && fup_ip != f->ip) {
+        int64_t k = insns_on_the_way(f, f->ip, fup_ip);
+        if (k < 0)
+            f->t_open = 0;
+        else
+            f->t_qp += (uint64_t)k;
+    }
+}
 
 static void psb_plus(struct fwpt_flow *f)
 {
@@ -907,6 +1157,8 @@ static void psb_plus(struct fwpt_flow *f)
     if (intx >= 0 && (uint8_t)intx != f->intx)
         push_tsx(f, intx ? FWPT_TSX_BEGIN : FWPT_TSX_COMMIT, false, 0, psb_off)->sync = 1;
     if (f->state == ST_WALK) {
+        if (TIME_ON(f) && mode)
+            time_psb(f, have_fup, fup_ip);
         /* in sync: PSB+ is status only. Its FUP is where the walk will be at the PSB: should an error
          * come before the walk takes its next branch packet, the walk resumes there (flow_error) */
         if (have_fup && !f->tnt_count && !f->fup_pending) {
@@ -945,6 +1197,7 @@ static struct fwpt_flow_event *ovf_event(struct fwpt_flow *f, struct fwpt_flow_e
     f->ovf_pushed = 1;
     e = evq_push(f, FWPT_FLOW_OVERFLOW);
     e->offset = f->ovf_offset;
+    time_at_fup(f, e); /* the time at the OVF (overflow() keeps it as a FUP's) */
     return e;
 }
 
@@ -1030,6 +1283,8 @@ static void overflow(struct fwpt_flow *f)
     f->ovf_open = 1;
     f->ovf_pushed = 0;
     f->ovf_offset = off;
+    if (TIME_ON(f))
+        time_fup(f);
     /* The OVERFLOW event: at once, or (as libipt orders it) after what the packets up to the FUP that
      * resolves the overflow report, when a FUP is what resolves it. */
     struct fwpt_flow_event *e = next_control(f, false) != FWPT_PKT_FUP ? ovf_event(f, NULL) : NULL;
@@ -1065,6 +1320,10 @@ static void lookahead(struct fwpt_flow *f)
         case FWPT_PKT_TIP_PGD:
             if (f->psb_resume && f->psb_branch_at == ~(uint64_t)0)
                 f->psb_branch_at = f->peek.offset;
+            if (TIME_ON(f) && f->t_open && f->peek.type == FWPT_PKT_TIP_PGD) {
+                time_mark(f, f->t_qp, false); /* the disable is the next event: its time applies from here */
+                f->t_open = 0;
+            }
             return;
         case FWPT_PKT_FUP:
             if (fup_of_status(f, true))
@@ -1086,6 +1345,8 @@ static void lookahead(struct fwpt_flow *f)
                 f->fup_pending = 1; /* SDM Table "FUP Cases and IP Payload": FUP..TIP compound event, bound to this IP */
                 f->stop_ip = f->peek.ip.ip;
                 f->stop_offset = f->peek.offset;
+                if (TIME_ON(f))
+                    time_fup(f);
             }
             consume(f);
             return;
@@ -1118,6 +1379,7 @@ static void disabled_at(struct fwpt_flow *f, const struct fwpt_packet *pgd, bool
     e->offset = pgd->offset;
     e->async = async;
     if (async) {
+        time_at_fup(f, e);
         e->ip = at;
         e->ip_valid = 1;
         if (!pgd->ip.suppressed) {
@@ -1199,6 +1461,7 @@ static void fup_reached(struct fwpt_flow *f)
         uint8_t t = f->peek.type;
         if (t == FWPT_PKT_TIP && !f->peek.ip.suppressed) {
             struct fwpt_flow_event *e = evq_push(f, FWPT_FLOW_INTERRUPT);
+            time_at_fup(f, e);
             e->ip = f->stop_ip;
             e->ip_valid = 1;
             e->to = f->peek.ip.ip;
@@ -1312,20 +1575,21 @@ static int insn_class_at(struct fwpt_flow *f, uint64_t ip)
     return b.ninsn == 1 ? b.iclass : FWPT_IC_OTHER;
 }
 
-/* Does the code from 'from' meet 'to' within 64 blocks, along fall-through only (jumps: false), or also along
- * direct jumps and calls (jumps: true, what the walk does without a packet)? False where the code ends or a
- * packet would be needed. */
-static bool meets(struct fwpt_flow *f, uint64_t from, uint64_t to, bool jumps)
+/* How many instructions the code from 'from' runs before it meets 'to' (within 64 blocks), along fall-through only
+ * (jumps: false), or also along direct jumps and calls (jumps: true, what the walk does without a packet); -1
+ * where the code ends or a packet would be needed first. */
+static int64_t walk_to(struct fwpt_flow *f, uint64_t from, uint64_t to, bool jumps)
 {
     struct fwpt_flow_block b;
     uint64_t fail;
+    int64_t n = 0;
     for (unsigned k = 0; k < 64; k++) {
         if (build_block(f, from, &b, &fail) != FWPT_OK)
-            return false;
+            return -1;
         uint64_t a = from;
-        for (unsigned i = 0; i < b.ninsn; i++) {
+        for (unsigned i = 0; i < b.ninsn; i++, n++) {
             if (a == to)
-                return true;
+                return n;
             a += b.sizes[i];
         }
         if (jumps && (b.iclass == FWPT_IC_JMP_REL || b.iclass == FWPT_IC_CALL_REL))
@@ -1333,16 +1597,19 @@ static bool meets(struct fwpt_flow *f, uint64_t from, uint64_t to, bool jumps)
         else if (b.iclass == FWPT_IC_OTHER)
             from = a;
         else
-            return false;
+            return -1;
     }
-    return false;
+    return -1;
 }
 
 /* Does the code run from 'from' to 'to' without a branch (libipt's test for BDM64)? */
-static bool reachable(struct fwpt_flow *f, uint64_t from, uint64_t to) { return meets(f, from, to, false); }
+static bool reachable(struct fwpt_flow *f, uint64_t from, uint64_t to) { return walk_to(f, from, to, false) >= 0; }
 
 /* Does the walk from 'from' meet 'to' without a packet? */
-static bool passed_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to) { return meets(f, from, to, true); }
+static bool passed_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to) { return walk_to(f, from, to, true) >= 0; }
+
+/* How many instructions the walk runs from 'from' before it reaches 'to' without a packet; -1: it needs one first. */
+static int64_t insns_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to) { return walk_to(f, from, to, true); }
 
 static inline const struct fwpt_flow_block *get_block(struct fwpt_flow *f, uint64_t ip,
                                                       enum fwpt_status *st)
@@ -1374,6 +1641,7 @@ static inline const struct fwpt_flow_block *get_block(struct fwpt_flow *f, uint6
  * stopped (error, disable, end). */
 static int take_tnt(struct fwpt_flow *f, enum fwpt_status miss)
 {
+    bool newpkt = !f->tnt_count;
     if (!f->tnt_count) {
         enum fwpt_status s = fetch(f);
         if (s == FWPT_E_EOS) {
@@ -1406,6 +1674,8 @@ static int take_tnt(struct fwpt_flow *f, enum fwpt_status miss)
     f->tnt_bits >>= 1;
     f->tnt_count--;
     f->since_packet = 0;
+    if (TIME_ON(f))
+        time_query(f, f->n_insns - 1, newpkt);
     return bit;
 }
 
@@ -1445,6 +1715,8 @@ static bool take_tip(struct fwpt_flow *f, uint64_t *ip)
         *ip = f->peek.ip.ip;
         consume(f);
         f->since_packet = 0;
+        if (TIME_ON(f))
+            time_query(f, f->n_insns - 1, true);
         cfe_give(f); /* a CFE without IP (or bound to this instruction) describes this transfer */
         apply_pip(f);
         apply_mode(f);
@@ -1658,6 +1930,8 @@ static void search_step(struct fwpt_flow *f)
                 f->fup_pending = 1;
                 f->stop_ip = ip;
                 f->stop_offset = p->offset;
+                if (TIME_ON(f))
+                    time_fup(f);
                 consume(f);
             }
             if (!f->fup_pending)
@@ -1760,11 +2034,13 @@ static inline bool run_resolve(struct fwpt_flow *f)
     const uint8_t c = f->last_class;
     if (c != FWPT_IC_JCC && c != FWPT_IC_RET)
         return fast_resolve(f);
+    bool took = false;
     if (!f->tnt_count && f->have_peek && is_tnt(f->peek.type) && f->peek.tnt.count) {
         /* take_tnt: the TNT packet lookahead left in peek */
         f->tnt_bits = f->peek.tnt.bits;
         f->tnt_count = f->peek.tnt.count;
         f->have_peek = 0;
+        took = true;
     }
     if (!f->tnt_count)
         return false;
@@ -1777,7 +2053,10 @@ static inline bool run_resolve(struct fwpt_flow *f)
     f->tnt_bits >>= 1;
     f->since_packet = 0;
     f->resolve_pending = 0;
-    if (--f->tnt_count)
+    f->tnt_count--;
+    if (TIME_ON(f))
+        time_query(f, f->n_insns - 1, took);
+    if (f->tnt_count)
         return true;
     /* the packet is used up: look ahead as resolve() does */
     if (fetch(f) == FWPT_OK &&
@@ -1944,7 +2223,7 @@ static inline void put_size(struct fwpt_flow_obuf_insn *d, uint8_t size)
  * next IP over every class, a class jump table, SSE/precomputed instruction records, block chaining,
  * prefetching successors (even correctly predicted grandchildren), 64-byte entries carrying successor
  * summaries, longer blocks, taking TNT/TIP bytes straight from the trace, and a two-pass walk-then-write. */
-static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
+static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt_flow *f, uint32_t on, const bool timed)
 {
     struct fwpt_flow_obuf_insn *o0 = &f->obuf[on]; /* the first not yet counted in n_insns */
     /* the next free entry as a pointer (an index costs a shift and an add per block) */
@@ -1997,6 +2276,8 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
             bits = f->peek.tnt.bits;
             cnt = f->peek.tnt.count;
             f->have_peek = 0;
+            if (timed)
+                time_fast(f, (uint64_t)(d - o0), false);
         }
         /* a branch per class: predicted, it keeps the class off the dependency chain (one branch-free
          * select over OTHER/JCC/JMP_REL/CALL_REL measured ~12% slower) */
@@ -2031,6 +2312,8 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
             }
             ip = f->peek.ip.ip;
             f->have_peek = 0;
+            if (timed)
+                time_fast(f, (uint64_t)(d - o0), false);
             if (cnt) { /* a deferred TIP (take_tip): the bits in hand are for the branches after it */
                 since = 0;
                 continue;
@@ -2049,7 +2332,9 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
         /* a packet used up: look ahead as resolve() does, then go on if nothing happened */
         since = 0;
         f->ip = ip;
-        if (fetch(f) == FWPT_OK) {
+        if (timed)
+            time_fast(f, (uint64_t)(d - o0), true);
+        if (fetch_walk(f, timed) == FWPT_OK) {
             uint8_t t = f->peek.type;
             if (is_tnt(t) || t == FWPT_PKT_TIP) {
                 /* lookahead would stop at once: a packet the walk consumes next */
@@ -2077,12 +2362,29 @@ static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_
     return (uint32_t)(d - f->obuf);
 }
 
+/* fill_fast_walk twice: the time hooks cost the walk nothing when time is off. */
+static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_t on) { return fill_fast_walk(f, on, false); }
+static __attribute__((noinline)) uint32_t fill_fast_timed(struct fwpt_flow *f, uint32_t on)
+{
+    return fill_fast_walk(f, on, true);
+}
+
+/* With time, the last instruction buffered has its time only once its successor is known (the packet it
+ * takes decides it): resolve it now, as libipt's pt_insn_next does before it gives the instruction. */
+static void time_resolve_last(struct fwpt_flow *f)
+{
+    if (f->resolve_pending && f->state == ST_WALK && !f->evq_n && !f->look_pending && !fast_resolve(f))
+        resolve(f);
+}
+
 /* Decodes instructions ahead into f->obuf until an event is queued, the walk stops or the
  * buffer is full. Events are queued only after the instructions before them are buffered. */
 static void fill(struct fwpt_flow *f)
 {
     struct fwpt_flow_obuf_insn *o = f->obuf;
     uint32_t on = 0;
+    if (TIME_ON(f))
+        time_refill(f, f->n_insns);
     while (f->state == ST_WALK && !f->evq_n && on + FWPT_FLOW_BLOCK_INSNS <= FWPT_FLOW_OBUF) {
         if (f->look_pending) {
             lookahead(f);
@@ -2098,7 +2400,7 @@ static void fill(struct fwpt_flow *f)
         }
         if (!f->fup_pending && !(f->ntrig | f->pend_cfe) && f->cache) {
             uint32_t before = on;
-            on = fill_fast(f, on);
+            on = TIME_ON(f) ? fill_fast_timed(f, on) : fill_fast(f, on);
             if (on != before || f->resolve_pending)
                 continue; /* it walked: the loop conditions again */
         }
@@ -2139,6 +2441,8 @@ static void fill(struct fwpt_flow *f)
             f->ip = ip; /* the pending FUP's IP, or where a TRIG binds */
         }
     }
+    if (TIME_ON(f))
+        time_resolve_last(f);
     f->oidx = 0;
     f->on = on;
 }
@@ -2159,11 +2463,15 @@ enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event
         if (s != FWPT_OK || !run.n)
             return s;
         /* next_run gave a run (it entered the walk): serve it through the buffer */
+        if (TIME_ON(f))
+            time_refill(f, f->n_insns - run.n);
         put_run(f->obuf, run.ip, run.sizes, run.n, run.mode);
         if (run.mode != f->obuf_mode)
             f->obuf_mode = FWPT_MODE_UNKNOWN;
         if (f->run_full)
             f->obuf[run.n - 1].iclass = f->last_class;
+        if (TIME_ON(f))
+            time_resolve_last(f);
         f->oidx = 0;
         f->on = run.n;
     }

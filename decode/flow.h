@@ -36,6 +36,7 @@
 #include "base/status.h"
 #include "decode/insn.h"
 #include "decode/packet.h"
+#include "decode/time.h"
 
 /* Code-read callback: make the bytes at linear address 'ip' available. Returns how many
  * contiguous bytes start at *bytes (0: no code mapped there). The pointer must stay valid until
@@ -138,6 +139,14 @@ struct fwpt_flow_run {
 #define FWPT_FLOW_FILTERS 4
 #define FWPT_FLOW_EVQ 32
 #define FWPT_FLOW_OBUF 256 /* instructions decoded ahead for fwpt_flow_next */
+#define FWPT_FLOW_TMARKS (FWPT_FLOW_OBUF + FWPT_FLOW_EVQ + 8) /* time changes kept for the instructions ahead */
+
+/* From instruction number 'at' on (counted from the decode's start), the time is tsc (ok: after a TSC). */
+struct fwpt_flow_tmark {
+    uint64_t at, tsc;
+    uint64_t qtsc;    /* q: instruction 'at' is a branch that took a new TNT or TIP; the time at that packet */
+    uint8_t ok, q, qok;
+};
 
 /* One buffered instruction. kind..mode are laid out as the first four bytes of struct
  * fwpt_flow_event (kind is always FWPT_FLOW_INSN) so fwpt_flow_next copies them at once. */
@@ -225,6 +234,19 @@ struct fwpt_flow {
     uint64_t filter[FWPT_FLOW_FILTERS][2];
     /* statistics */
     uint64_t n_insns, n_errors, cache_hits, cache_misses;
+    /* time (fwpt_flow_set_time): the estimate after every packet read, and where in the flow it changed */
+    uint8_t time_on;
+    uint8_t t_open;            /* the next event's time applies from instruction t_qp on (flow.c "Time") */
+    uint8_t t_given_ev;        /* what fwpt_flow_next gave last was an event (its time: t_ev_*) */
+    uint8_t t_ev_ok, t_fup_ok;
+    uint64_t t_ev_tsc, t_fup_tsc; /* t_fup: the time at the pending FUP (its event's time) */
+    uint64_t t_qp;
+    uint64_t obuf_base;        /* the instruction number of obuf[0] */
+    uint32_t tmk_n;
+    struct fwpt_time time;
+    uint64_t evq_tsc[FWPT_FLOW_EVQ];
+    uint8_t evq_tok[FWPT_FLOW_EVQ];
+    struct fwpt_flow_tmark tmk[FWPT_FLOW_TMARKS];
 };
 
 /* cache may be NULL (ncache 0): every block is then decoded again (slow). ncache: power of two. */
@@ -247,6 +269,22 @@ void fwpt_flow_set_filter(struct fwpt_flow *f, const uint64_t (*ranges)[2], uint
  * recorded with Event Trace (IA32_RTIT_CTL.EventEn; SDM "MODE.Exec Packet"), and is 0 otherwise, so the events
  * are given only when asked (as libipt's enable_iflags_events). Default: off. */
 void fwpt_flow_set_iflags(struct fwpt_flow *f, bool on);
+
+/* Time (decode/time.h, SDM "Tracking Time"): from now on the timing packets (TSC, TMA, MTC, CYC, CBR) are
+ * applied as they are read, and every instruction and event has a time estimate in TSC ticks, the one
+ * libipt's instruction decoder reports (pt_insn_time after pt_insn_next for an instruction, pt_event.tsc for
+ * an event): the time at the last packet that decided the flow up to there -- the TNT or TIP a branch took,
+ * or the packets of the next event when nothing else comes before it. Off by default (no cost then). */
+void fwpt_flow_set_time(struct fwpt_flow *f, const struct fwpt_time_config *cfg);
+/* The time of what fwpt_flow_next (or fwpt_flow_next_batch's event) gave last: FWPT_OK, or FWPT_E_NO_TIME before
+ * the first TSC (*tsc then holds what MTC and CYC counted from 0) or when time is off (*tsc = 0). Not for
+ * fwpt_flow_next_run. */
+enum fwpt_status fwpt_flow_time(const struct fwpt_flow *f, uint64_t *tsc);
+/* The time of an instruction of the last fwpt_flow_next_batch run (a pointer into it), as fwpt_flow_time. */
+enum fwpt_status fwpt_flow_insn_time(const struct fwpt_flow *f, const struct fwpt_flow_obuf_insn *insn, uint64_t *tsc);
+/* When the branch instruction fwpt_flow_next gave last took a new TNT or TIP packet: true, with the time at
+ * that packet (libipt's tick event with enable_tick_events: the time before the next event's packets). */
+bool fwpt_flow_tick(const struct fwpt_flow *f, uint64_t *tsc, bool *ok);
 
 /* Empties the instruction cache (after code changed). */
 void fwpt_flow_cache_reset(struct fwpt_flow *f);

@@ -111,12 +111,27 @@ static const char *tsx_name(uint8_t what)
     return what == FWPT_TSX_BEGIN ? "begin" : what == FWPT_TSX_COMMIT ? "commit" : "abort";
 }
 
-static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev)
+/* ---- time (fwpt_flow_print_event_time) ---- */
+struct item_time {
+    uint64_t tsc;
+    bool ok;
+};
+
+static void json_tsc(const struct fwpt_sink *o, const struct item_time *t)
+{
+    fwpt_puts(o, ",\"tsc\":\"");
+    fwpt_put_0x(o, t->tsc);
+    fwpt_puts(o, t->ok ? "\"" : "\",\"tsc_rel\":true");
+}
+
+static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev, const struct item_time *t)
 {
     const struct fwpt_sink *o = p->out;
     fwpt_puts(o, "{\"type\":\"");
     fwpt_puts(o, fwpt_flow_kind_name((enum fwpt_flow_kind)ev->kind));
     fwpt_putc(o, '"');
+    if (t)
+        json_tsc(o, t);
     switch (ev->kind) {
     case FWPT_FLOW_INSN: {
         fwpt_puts(o, ",\"ip\":\"");
@@ -530,16 +545,48 @@ static void print_text(const struct fwpt_flow_printer *p, const struct fwpt_flow
     text_offset(o, ev->offset);
 }
 
-void fwpt_flow_print_event(struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev)
+static void print_event(struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev, const struct item_time *t)
 {
     if (ev->kind == FWPT_FLOW_TSX)
         p->intx = ev->detail == FWPT_TSX_BEGIN;
     else if (ev->kind == FWPT_FLOW_OVERFLOW)
         p->intx = 0; /* unknown after an overflow until the next MODE.TSX */
-    if (p->format == FWPT_FLOW_FMT_JSONL)
-        print_jsonl(p, ev);
-    else
+    if (p->format == FWPT_FLOW_FMT_JSONL) {
+        print_jsonl(p, ev, t);
+    } else {
+        if (t) {
+            fwpt_put_hex(p->out, t->tsc, 16);
+            fwpt_puts(p->out, t->ok ? "  " : "~ ");
+        }
         print_text(p, ev);
+    }
+}
+
+void fwpt_flow_print_event(struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev) { print_event(p, ev, NULL); }
+
+void fwpt_flow_print_event_time(struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev, uint64_t tsc,
+                                bool tsc_ok)
+{
+    struct item_time t = {tsc, tsc_ok};
+    print_event(p, ev, &t);
+}
+
+void fwpt_flow_print_tick(const struct fwpt_flow_printer *p, uint64_t ip, uint64_t tsc, bool tsc_ok)
+{
+    const struct fwpt_sink *o = p->out;
+    if (p->format == FWPT_FLOW_FMT_JSONL) {
+        fwpt_puts(o, "{\"type\":\"tick\",\"tsc\":\"");
+        fwpt_put_0x(o, tsc);
+        fwpt_puts(o, tsc_ok ? "\"" : "\",\"tsc_rel\":true");
+        json_ip(p, "ip", "module", "module_offset", ip);
+        fwpt_puts(o, "}\n");
+        return;
+    }
+    fwpt_puts(o, "-- tick 0x");
+    fwpt_put_hex(o, tsc, 16);
+    fwpt_puts(o, tsc_ok ? " at " : " (no TSC yet) at ");
+    text_ip(p, ip);
+    fwpt_putc(o, '\n');
 }
 
 void fwpt_flow_print_cut(const struct fwpt_flow_printer *p, uint64_t ip, uint64_t offset)
@@ -672,7 +719,16 @@ static void leave(struct fwpt_profile *p)
     p->depth--;
 }
 
-void fwpt_profile_add(struct fwpt_profile *p, const struct fwpt_flow_event *ev)
+void fwpt_profile_add(struct fwpt_profile *p, const struct fwpt_flow_event *ev) { fwpt_profile_add_weight(p, ev, 1); }
+
+const char *fwpt_profile_unit(const struct fwpt_profile *p, bool short_name)
+{
+    if (p->unit == FWPT_PROFILE_UNIT_TICKS)
+        return short_name ? "ticks" : "TSC ticks";
+    return short_name ? "insns" : "instructions";
+}
+
+void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_event *ev, uint64_t w)
 {
     if (ev->kind != FWPT_FLOW_INSN) {
         p->events++;
@@ -694,14 +750,14 @@ void fwpt_profile_add(struct fwpt_profile *p, const struct fwpt_flow_event *ev)
         if (ev->ip != p->call_next)
             enter(p, ev->ip); /* a zero-length call (call next) is no call */
     }
-    p->insns++;
+    p->insns += w;
     size_t mi = 0;
     fwpt_module_find(p->mods, ev->ip, &mi);
-    p->mod_insns[mi]++;
+    p->mod_insns[mi] += w;
     uint32_t node = p->depth ? p->stack_node[p->depth - 1] : 0;
-    p->nodes[node].insns++;
+    p->nodes[node].insns += w;
     if (p->depth && p->stack_func[p->depth - 1] != (uint32_t)-1)
-        p->funcs[p->stack_func[p->depth - 1]].insns++;
+        p->funcs[p->stack_func[p->depth - 1]].insns += w;
     switch (ev->iclass) {
     case FWPT_IC_CALL_REL: case FWPT_IC_CALL_IND: case FWPT_IC_FAR_CALL:
         p->call_pending = 1;
@@ -740,7 +796,8 @@ static void put_entry(struct fwpt_profile *p, const struct fwpt_sink *o, uint64_
 void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n)
 {
     size_t nm = p->mods ? p->mods->n : 0;
-    fwpt_puts(out, "instructions per module (");
+    fwpt_puts(out, fwpt_profile_unit(p, false));
+    fwpt_puts(out, " per module (");
     fwpt_put_dec(out, p->insns);
     fwpt_puts(out, " in all)\n");
     for (size_t i = 0; i <= nm; i++) {
@@ -751,11 +808,13 @@ void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, siz
         fwpt_puts(out, i < nm ? p->mods->v[i].name : "(no module)");
         fwpt_putc(out, '\n');
     }
-    fwpt_puts(out, "instructions per function entry (self; top ");
+    fwpt_puts(out, fwpt_profile_unit(p, false));
+    fwpt_puts(out, " per function entry (self; top ");
     fwpt_put_dec(out, top_n < p->nfuncs ? top_n : p->nfuncs);
     fwpt_puts(out, " of ");
     fwpt_put_dec(out, p->nfuncs);
-    fwpt_puts(out, ")\n           insns      calls  entry\n");
+    fwpt_puts(out, p->unit == FWPT_PROFILE_UNIT_TICKS ? ")\n           ticks      calls  entry\n"
+                                                       : ")\n           insns      calls  entry\n");
     /* top_n by repeated scans (no sorting memory): insns descending, then entry ascending */
     uint64_t prev_insns = ~(uint64_t)0, prev_entry = 0;
     size_t shown = 0;
@@ -798,7 +857,9 @@ void fwpt_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, ui
         p->nodes[i].total = p->nodes[i].insns;
     for (size_t i = p->nnodes; i-- > 1;)
         p->nodes[p->nodes[i].parent].total += p->nodes[i].total;
-    fwpt_puts(out, "call tree: calls, instructions (self / with callees), entry\n");
+    fwpt_puts(out, "call tree: calls, ");
+    fwpt_puts(out, fwpt_profile_unit(p, false));
+    fwpt_puts(out, " (self / with callees), entry\n");
     fwpt_puts(out, "      calls        self       total  function\n");
     put_u64_w(out, 0, 11);
     put_u64_w(out, p->nodes[0].insns, 12);

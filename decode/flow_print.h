@@ -5,6 +5,7 @@
 #ifndef FWPT_DECODE_FLOW_PRINT_H
 #define FWPT_DECODE_FLOW_PRINT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "base/text.h"
@@ -64,12 +65,20 @@ struct fwpt_flow_printer {
  *        {"type":"trig","trbv":"0x..","mult":true|false[,"ip":"0x.."],"offset":N}
  *        {"type":"end","offset":N}   (the trace data ends; later instructions follow from the code)
  * "spec": the instruction ran inside a TSX transaction (printed after a tsx begin, until commit/abort).
+ * fwpt_flow_print_event_time: the same with the item's time (fwpt_flow_time): jsonl ,"tsc":"0x.." after "type"
+ * (and ,"tsc_rel":true when tsc_ok is false: before the first TSC, the time MTC and CYC counted from 0); text:
+ * the time as 16 hex digits first on the line, then two spaces ("~ " before the first TSC).
  * Module names and offsets are added to event IPs as "module"/"offset" (or "from_module"...). */
 void fwpt_flow_print_event(struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev);
+void fwpt_flow_print_event_time(struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev, uint64_t tsc,
+                                bool tsc_ok);
 /* After the last event, when fwpt_flow_cut says the trace was cut (offset: the trace's length):
  * text:  "-- end of trace with tracing on: the walk stopped at 0x.. (Module+0x..), which needs a packet ..."
  * jsonl: {"type":"cut","ip":"0x..","offset":N} */
 void fwpt_flow_print_cut(const struct fwpt_flow_printer *p, uint64_t ip, uint64_t offset);
+/* A tick (fwpt_flow_tick: the branch at ip took a packet that changed the time to tsc), as libipt's tick event:
+ * text:  "-- tick 0x<tsc16> at 0x.. (Module+0x..)"   jsonl: {"type":"tick","tsc":"0x..","ip":"0x.."} */
+void fwpt_flow_print_tick(const struct fwpt_flow_printer *p, uint64_t ip, uint64_t tsc, bool tsc_ok);
 
 /* ---- summaries ---- */
 
@@ -112,7 +121,11 @@ struct fwpt_profile {
     uint8_t call_pending, ret_pending;
     uint64_t call_next;            /* next IP of the pending call: a zero-length call lands there */
     uint64_t insns, events, dropped; /* dropped: functions/nodes that did not fit the tables */
+    uint8_t unit;                  /* what insns counts: FWPT_PROFILE_UNIT_* (decode/time_spread: ticks) */
 };
+enum { FWPT_PROFILE_UNIT_INSNS = 0, FWPT_PROFILE_UNIT_TICKS };
+/* "instructions" / "TSC ticks"; short: "insns" / "ticks" */
+const char *fwpt_profile_unit(const struct fwpt_profile *p, bool short_name);
 
 /* Table sizes: nfuncs and nhash powers of two; nodes >= 1. mod_insns has mods->n + 1 entries
  * (mods may be NULL: then 1). */
@@ -121,6 +134,8 @@ void fwpt_profile_init(struct fwpt_profile *p, struct fwpt_modules *mods, uint64
                        size_t nnodes, uint32_t *node_hash, size_t nhash);
 /* Feed every instruction and event in order. */
 void fwpt_profile_add(struct fwpt_profile *p, const struct fwpt_flow_event *ev);
+/* The same, an instruction counting w (decode/time_spread: its TSC ticks) instead of 1. */
+void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_event *ev, uint64_t w);
 /* Instructions per module, then the top_n functions by instructions (self). */
 void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n);
 /* The call tree, indented by depth (up to max_depth levels), with calls and instructions

@@ -52,7 +52,7 @@ static void put_run(const struct fwpt_sink *o, const struct fwpt_report_run *r, 
     }
     fwpt_puts(o, r->wrapped ? " (the buffer wrapped: the oldest part is lost)" : "");
     fwpt_puts(o, "</td></tr>\n");
-    row_begin(o, "Instructions");
+    row_begin(o, p->unit == FWPT_PROFILE_UNIT_TICKS ? "TSC ticks" : "Instructions");
     fwpt_printf(o, "<span id=\"fwpt-insns\">%lu</span></td></tr>\n", p->insns);
     row_begin(o, "Verify");
     fwpt_printf(o, "<span id=\"fwpt-verify\" class=\"%s\">", r->verify && !fwpt_strcmp(r->verify, "passed") ? "ok"
@@ -68,8 +68,9 @@ static void put_run(const struct fwpt_sink *o, const struct fwpt_report_run *r, 
 static void put_modules(const struct fwpt_sink *o, const struct fwpt_profile *p)
 {
     size_t nm = p->mods ? p->mods->n : 0;
-    fwpt_puts(o, "<h2>Instructions per module</h2>\n<table class=\"prof\" id=\"fwpt-modules\">\n"
-                 "<tr><th>instructions</th><th>%</th><th>module</th></tr>\n");
+    const char *u = fwpt_profile_unit(p, false);
+    fwpt_printf(o, "<h2>%s per module</h2>\n<table class=\"prof\" id=\"fwpt-modules\">\n"
+                   "<tr><th>%s</th><th>%%</th><th>module</th></tr>\n", p->unit ? "TSC ticks" : "Instructions", u);
     /* by instructions, descending, then by name: the same order whatever order the modules were given in */
     const char *prev_name = NULL;
     uint64_t prev = ~(uint64_t)0;
@@ -102,9 +103,11 @@ static void put_modules(const struct fwpt_sink *o, const struct fwpt_profile *p)
 static void put_functions(const struct fwpt_sink *o, const struct fwpt_profile *p, const struct fwpt_names *names)
 {
     char name[FWPT_FRAME_NAME_MAX];
-    fwpt_printf(o, "<h2>Instructions per function (self; top %u of %lu)</h2>\n<table class=\"prof\" id=\"fwpt-functions\">\n"
-                   "<tr><th>instructions</th><th>%%</th><th>calls</th><th>function</th><th>entry</th></tr>\n",
-                (unsigned)(p->nfuncs < FWPT_REPORT_TOP_FUNCS ? p->nfuncs : FWPT_REPORT_TOP_FUNCS), (uint64_t)p->nfuncs);
+    fwpt_printf(o, "<h2>%s per function (self; top %u of %lu)</h2>\n<table class=\"prof\" id=\"fwpt-functions\">\n"
+                   "<tr><th>%s</th><th>%%</th><th>calls</th><th>function</th><th>entry</th></tr>\n",
+                p->unit ? "TSC ticks" : "Instructions",
+                (unsigned)(p->nfuncs < FWPT_REPORT_TOP_FUNCS ? p->nfuncs : FWPT_REPORT_TOP_FUNCS), (uint64_t)p->nfuncs,
+                fwpt_profile_unit(p, false));
     /* by self instructions descending, then entry ascending (as fwpt_profile_print) */
     uint64_t prev_insns = ~(uint64_t)0, prev_entry = 0;
     for (unsigned shown = 0; shown < FWPT_REPORT_TOP_FUNCS; shown++) {
@@ -168,10 +171,10 @@ static void put_node_attrs(const struct fwpt_sink *o, const struct fwpt_profile_
 
 static void put_tree(const struct fwpt_sink *o, struct fwpt_profile *p, const struct fwpt_names *names)
 {
-    fwpt_printf(o, "<h2>Call tree</h2>\n<p>calls, instructions (self, with callees, %% of all), function. "
+    fwpt_printf(o, "<h2>Call tree</h2>\n<p>calls, %s (self, with callees, %% of all), function. "
                    "<button type=\"button\" onclick=\"fwptTree(true)\">expand all</button> "
                    "<button type=\"button\" onclick=\"fwptTree(false)\">collapse all</button></p>\n"
-                   "<div class=\"tree\" id=\"fwpt-tree\">\n");
+                   "<div class=\"tree\" id=\"fwpt-tree\">\n", fwpt_profile_unit(p, false));
     uint32_t n = 0;
     for (;;) {
         const struct fwpt_profile_node *d = &p->nodes[n];

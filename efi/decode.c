@@ -8,6 +8,7 @@
 #include "decode/pkt_print.h"
 #include "efi/pipeline.h"
 #include "efi/progress.h"
+#include "efi/timing.h"
 
 #define CONSOLE_PACKETS 24         /* packet lines echoed on the console (all go to packets.txt) */
 #define FLOW_CACHE 65536          /* flow decoder block cache entries (2 MiB, from pool) */
@@ -252,4 +253,23 @@ void fwpt_run_top_modules(struct fwpt_run *s)
         fwpt_put_dec(&s->o, s->syms.img[best].insns);
         fwpt_puts(&s->o, "\n");
     }
+}
+
+void fwpt_run_time_report(struct fwpt_run *s)
+{
+    static struct fwpt_flow f;
+    static struct fwpt_flow_block cache[FLOW_CACHE_STATIC];
+    fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, read_code, s, cache, FLOW_CACHE_STATIC);
+    flow_setup(s, &f);
+    struct fwpt_time_config tc = {0};
+    if (s->have_cpuid15) {
+        tc.cpuid_15_eax = s->cpuid15.eax;
+        tc.cpuid_15_ebx = s->cpuid15.ebx;
+    }
+    if (s->have_ratio)
+        tc.nom_freq = (uint8_t)s->ratio;
+    if (s->cfg.mtc_en)
+        tc.mtc_freq = (uint8_t)s->cfg.mtc_freq;
+    fwpt_efi_time_report(&f, &tc, s->have_cpuid15 ? s->cpuid15.ecx : 0, s->summary ? &s->fs.mods : NULL,
+                         s->backend == FWPT_BACKEND_SOFT, FWPT_RUN_CONSOLE_TOP_FUNCS, &s->o);
 }

@@ -43,6 +43,8 @@ static const char usage[] =
     "    filter=target     ADDR0 = code range of the image implementing the target\n"
     "    filter=A-B        ADDR0 = [A, B] (hex)\n"
     "    tsc               TSC packets (TSCEn)\n"
+    "    time              timing: TSC, and MTC / CYC where supported at settings that keep the trace small\n"
+    "                      (MTCFreq <= 9, CycThresh <= 5; mtc=/cyc= override); prints the call's duration\n"
     "    mtc=N             MTC packets, MTCFreq = N (checked against CPUID.(14H,1):EAX)\n"
     "    cyc=N             CYC packets, CycThresh = N (checked against CPUID.(14H,1):EBX[15:0])\n"
     "    psb=N             PSBFreq = N (checked against CPUID.(14H,1):EBX[31:16])\n"
@@ -193,6 +195,8 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
             o->ring = true;
         } else if (!fwpt_strcmp(a, "tsc")) {
             o->tsc = true;
+        } else if (!fwpt_strcmp(a, "time")) {
+            o->time = true;
         } else if (!fwpt_strcmp(a, "ptwrite")) {
             o->ptwrite = true;
         } else if (!fwpt_strcmp(a, "noretcomp")) {

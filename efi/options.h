@@ -51,6 +51,7 @@ struct fwpt_efi_options {
     enum fwpt_filter_kind filter;
     uint64_t filter_a, filter_b;         /* FWPT_FILTER_RANGE, inclusive */
     bool tsc, ptwrite, noretcomp;
+    bool time;                           /* TSC, MTC, CYC as the processor offers them (arch/trace timing_small) */
     int mtc, cyc, psb;                   /* MTCFreq / CycThresh / PSBFreq encodings, -1 = off/default */
     char out_dir[FWPT_OPT_PATH_MAX];     /* "\fwpt" unless out= */
     /* for the software backend (efi/soft*) */

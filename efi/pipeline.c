@@ -265,6 +265,8 @@ static void make_config(struct fwpt_run *s, const struct fwpt_image *impl)
         c->cyc_en = true;
         c->cyc_thresh = (unsigned)o->cyc;
     }
+    if (o->time)
+        fwpt_trace_timing_small(c, s->caps); /* what mtc= / cyc= did not set */
     if (o->psb >= 0)
         c->psb_freq = (unsigned)o->psb;
     c->ptw_en = o->ptwrite;
@@ -579,6 +581,8 @@ static void run_decode(struct fwpt_run *s, struct fwpt_membuf *packets, struct f
     }
     fwpt_run_decode_flow(s, flowtxt);
     fwpt_run_top_modules(s);
+    if (s->cfg.tsc_en || s->cfg.mtc_en || s->cfg.cyc_en)
+        fwpt_run_time_report(s);
     /* what decoding cost in memory: independent of the trace's size (the files' text aside) */
     fwpt_printf(o, "decode: in place, from %u pieces of trace (%lu bytes, not copied); pool memory for decoding: "
                    "%lu bytes\n", s->tr.nsegs, s->tr.len, s->pool_after);

@@ -147,6 +147,9 @@ void fwpt_run_say(struct fwpt_run *s, const char *a, const char *b);
  * call tree, listing), the instructions per module. */
 void fwpt_run_decode_packets(struct fwpt_run *s, struct fwpt_membuf *txt);
 void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt);
+/* The trace has timing packets: the call's duration and where the time went (efi/timing.c), from a second pass
+ * over the trace with time, configured as sideband.json records it. */
+void fwpt_run_time_report(struct fwpt_run *s);
 void fwpt_run_top_modules(struct fwpt_run *s);
 void fwpt_flow_summary_free(struct fwpt_flow_summary *fs);
 

@@ -11,7 +11,14 @@ static enum fwpt_status replay_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf,
 static enum fwpt_status soft_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, struct fwpt_cpuid_regs *out)
 {
     struct fwpt_soft *s = ctx;
-    return fwpt_model_cpuid(&s->model, leaf, subleaf, out);
+    enum fwpt_status st = fwpt_model_cpuid(&s->model, leaf, subleaf, out);
+    if (st == FWPT_OK && leaf == 0x15) {
+        /* CPUID leaf 15H as the software encoder keeps time: its crystal clock is the TSC itself (one TSC tick per
+         * CTC tick, soft_enc's tsc_per_ctc), at the TSC rate measured at init */
+        out->eax = out->ebx = 1;
+        out->ecx = s->tsc_hz <= 0xffffffffu ? (uint32_t)s->tsc_hz : 0;
+    }
+    return st;
 }
 
 static enum fwpt_status soft_rdmsr(void *ctx, uint32_t msr, uint64_t *value)

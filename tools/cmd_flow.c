@@ -26,6 +26,7 @@
 #include "decode/flow_list.h"
 #include "decode/flow_print.h"
 #include "decode/report.h"
+#include "decode/time_spread.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
 #include "tools/sideband.h"
@@ -304,6 +305,13 @@ static void usage(FILE *f)
             "                 (erratum SKL014). Default: the filter ranges of DIR's sideband.json\n"
             "  --iflags       RFLAGS.IF changes as events (iflags): for traces recorded with Event Trace\n"
             "                 (EventEn=1); without it MODE.Exec's IF bit is always 0. Default: off\n"
+            "  --time         the time of every instruction and event (TSC ticks, as libipt's pt_insn_time):\n"
+            "                 text: a first column (\"~\" after it: no TSC yet, counted from 0); jsonl: \"tsc\"\n"
+            "  --ticks        and a tick line where a branch's packet changed the time (ptxed --event:tick)\n"
+            "  --by time|insns  what --profile, --calls, --flame, --folded and --report count: TSC ticks\n"
+            "                 (spread over the instructions between two time changes) or instructions (default)\n"
+            "  --mtc-freq N, --nom-freq N, --cpuid-0x15.eax N, --cpuid-0x15.ebx N, --keep-tcal-on-ovf\n"
+            "                 the timing configuration (as fwpt dump). Default: DIR's sideband.json\n"
 
             "  --flame F      write the flame graph of the call tree to F (self-contained interactive SVG)\n"
             "  --folded F     write folded stacks to F (flamegraph.pl, inferno, speedscope: 'a;b;c count')\n"
@@ -326,8 +334,11 @@ static int cmp_base(const void *a, const void *b)
 int fwpt_cmd_flow(int argc, char **argv)
 {
     const char *path = NULL, *format = "text";
-    int calls = 0, profile = 0, no_disasm = 0, iflags = 0, slow_print = 0;
+    int calls = 0, profile = 0, no_disasm = 0, iflags = 0, slow_print = 0, show_time = 0, ticks = 0, by_time = 0;
     quiet = 0;
+    struct fwpt_time_config tcfg = {0};
+    unsigned tcfg_given = 0; /* as fwpt_sideband_time's found: bit 0 CPUID 15H (both), 1 nom, 2 MTCFreq */
+    uint64_t cpuid15_ecx = 0;
     uint64_t top = 40, depth = 32;
     struct images im = {0};
     struct fwpt_cpu_id cpu = {0};
@@ -396,6 +407,32 @@ int fwpt_cmd_flow(int argc, char **argv)
             n_filter++;
         } else if (!strcmp(a, "--iflags")) {
             iflags = 1;
+        } else if (!strcmp(a, "--time")) {
+            show_time = 1;
+        } else if (!strcmp(a, "--ticks")) {
+            ticks = 1;
+        } else if (!strcmp(a, "--keep-tcal-on-ovf")) {
+            tcfg.keep_tcal_on_ovf = true;
+        } else if (!strcmp(a, "--by") && v && (!strcmp(v, "time") || !strcmp(v, "insns"))) {
+            by_time = !strcmp(v, "time"), i++;
+        } else if ((!strcmp(a, "--mtc-freq") || !strcmp(a, "--nom-freq") || !strcmp(a, "--cpuid-0x15.eax") ||
+                    !strcmp(a, "--cpuid-0x15.ebx")) && v) {
+            uint64_t x;
+            int mtc = a[2] == 'm', nom = a[2] == 'n';
+            if (fwpt_parse_u64(v, 0, &x) != 0 || x > (mtc ? 15u : nom ? 255u : UINT32_MAX)) {
+                fprintf(stderr, "fwpt flow: %s: expected a number (at most %llu), got '%s'\n", a,
+                        (unsigned long long)(mtc ? 15u : nom ? 255u : UINT32_MAX), v);
+                return 2;
+            }
+            i++;
+            if (mtc)
+                tcfg.mtc_freq = (uint8_t)x, tcfg_given |= 4;
+            else if (nom)
+                tcfg.nom_freq = (uint8_t)x, tcfg_given |= 2;
+            else if (a[14] == 'a')
+                tcfg.cpuid_15_eax = (uint32_t)x, tcfg_given |= 8;
+            else
+                tcfg.cpuid_15_ebx = (uint32_t)x, tcfg_given |= 16;
         } else if (!strcmp(a, "--flame") && v) {
             flame_path = v, i++;
         } else if (!strcmp(a, "--folded") && v) {
@@ -473,6 +510,24 @@ int fwpt_cmd_flow(int argc, char **argv)
                     n_filter = (uint32_t)nf;
             }
             parse_sideband_run((const char *)sb, &sbr);
+            struct fwpt_time_config from = {0};
+            unsigned found = 0;
+            if (fwpt_sideband_time((const char *)sb, &from, &found) < 0)
+                fprintf(stderr, "fwpt flow: %s: malformed cpuid_15h, max_nonturbo_ratio or settings (ignored)\n", p);
+            if ((found & 1) && !(tcfg_given & 8))
+                tcfg.cpuid_15_eax = from.cpuid_15_eax;
+            if ((found & 1) && !(tcfg_given & 16))
+                tcfg.cpuid_15_ebx = from.cpuid_15_ebx;
+            if ((found & 2) && !(tcfg_given & 2))
+                tcfg.nom_freq = from.nom_freq;
+            if ((found & 4) && !(tcfg_given & 4))
+                tcfg.mtc_freq = from.mtc_freq;
+            const char *c15 = fwpt_json_value((const char *)sb, "cpuid_15h");
+            if (c15 && *c15 == '{') {
+                int have_ecx = 0;
+                const struct fwpt_json_field ecx[] = {{"ecx", NULL, 0, &cpuid15_ecx, &have_ecx}};
+                fwpt_json_object(c15, ecx, 1);
+            }
             if (!have_cpu && fwpt_sideband_cpu((const char *)sb, &cpu) < 0)
                 note("fwpt flow: %s: no usable \"cpu\" object (decoding without processor errata)\n", p);
             free(sb);
@@ -521,6 +576,9 @@ int fwpt_cmd_flow(int argc, char **argv)
     fwpt_flow_set_errata(f, &errata);
     fwpt_flow_set_filter(f, (const uint64_t (*)[2])filter, n_filter);
     fwpt_flow_set_iflags(f, iflags);
+    const int time_on = show_time || ticks || by_time;
+    if (time_on)
+        fwpt_flow_set_time(f, &tcfg);
     struct fwpt_sink out = fwpt_file_sink(stdout);
     struct fwpt_flow_printer pr = {&out, fmt, &mods, dz ? fwpt_zydis_disasm : NULL, dz, 0};
 
@@ -548,7 +606,13 @@ int fwpt_cmd_flow(int argc, char **argv)
     struct fwpt_progress prog;
     fwpt_progress_start(&prog, "fwpt flow", trace_size, quiet || (listing && !listing_to_file));
     uint64_t cut_ip;
-    if (listing && !slow_print) {
+    static struct fwpt_time_spread spread;
+    struct fwpt_flow_event *held = NULL;
+    if (prof && by_time) {
+        held = malloc((1u << 20) * sizeof *held);
+        fwpt_time_spread_init(&spread, prof, held, 1u << 20);
+    }
+    if (listing && !slow_print && !show_time && !ticks) {
         static char obuf[1 << 16]; /* one fwrite per 64 KiB */
         static struct fwpt_list_asm acache[1 << 14];
         static struct fwpt_flow_lister lister;
@@ -574,7 +638,10 @@ int fwpt_cmd_flow(int argc, char **argv)
         fwpt_flow_list_flush(&lister);
         free(pre);
     } else {
+        uint64_t tick_last = 0; /* the time of the last event or tick shown (libipt compares a tick with it) */
         while (fwpt_flow_next(f, &ev) == FWPT_OK) {
+            uint64_t tsc = 0;
+            bool tok = time_on && fwpt_flow_time(f, &tsc) == FWPT_OK;
             if (ev.kind == FWPT_FLOW_INSN)
                 ninsns++;
             else
@@ -582,10 +649,23 @@ int fwpt_cmd_flow(int argc, char **argv)
             if (ev.kind == FWPT_FLOW_ERROR)
                 errors++;
             if (prof) {
-                fwpt_profile_add(prof, &ev);
+                if (held)
+                    fwpt_time_spread_add(&spread, &ev, tsc, tok);
+                else
+                    fwpt_profile_add(prof, &ev);
                 if (ev.kind != FWPT_FLOW_INSN && ev.kind != FWPT_FLOW_MODE && fmt == FWPT_FLOW_FMT_TEXT &&
                     ev.kind == FWPT_FLOW_ERROR)
                     fwpt_flow_print_event(&pr, &ev); /* errors stay visible in summaries */
+            } else if (show_time || ticks) {
+                fwpt_flow_print_event_time(&pr, &ev, tsc, tok);
+                uint64_t t;
+                bool ok;
+                if (ticks && ev.kind == FWPT_FLOW_INSN && fwpt_flow_tick(f, &t, &ok) && t != tick_last) {
+                    fwpt_flow_print_tick(&pr, ev.ip, t, ok);
+                    tick_last = t;
+                } else if (ev.kind != FWPT_FLOW_INSN) {
+                    tick_last = tsc;
+                }
             } else {
                 fwpt_flow_print_event(&pr, &ev);
             }
@@ -595,6 +675,10 @@ int fwpt_cmd_flow(int argc, char **argv)
             fwpt_flow_print_cut(&pr, cut_ip, trace_size); /* where the listing ends is not where the code stopped */
     }
     fwpt_progress_end(&prog);
+    if (held)
+        fwpt_time_spread_end(&spread);
+    if (held && (profile || calls))
+        fwpt_time_spread_duration(&spread, &tcfg, cpuid15_ecx, !strcmp(sbr.backend, "soft"), &out);
     if (prof) {
         if (profile)
             fwpt_profile_print(prof, &out, (size_t)top);

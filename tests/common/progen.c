@@ -76,6 +76,10 @@ struct gen {
     size_t bytes_since_psb, psb_period;
     uint64_t dtargets[32]; /* targets of direct branches executed since the last packet */
     unsigned ndt;
+    /* timing (cfg->timing): its own random numbers, so the program and its flow stay the same */
+    uint64_t trng;
+    uint64_t cyc, cyc_at_cbr, tsc_at_cbr, cyc_at_cyc, mtc_ctc;
+    unsigned cbr, in_psb, after_psb;
 };
 
 static uint64_t rnd(struct gen *g)
@@ -277,7 +281,107 @@ static int layout(struct gen *g)
 
 /* ---- packet emission (the processor's side) ---- */
 
+static void emit_raw(struct gen *g, const struct pt_packet *pk);
+
+static unsigned trn(struct gen *g, unsigned n)
+{
+    uint64_t x = g->trng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    g->trng = x;
+    return (unsigned)((x * 0x2545F4914F6CDD1Dull >> 11) % n);
+}
+
+static uint64_t now_tsc(const struct gen *g)
+{
+    return g->tsc_at_cbr + (g->cyc - g->cyc_at_cbr) * (g->cfg->nom_freq ? g->cfg->nom_freq : 16) / g->cbr;
+}
+static unsigned ctc_ratio(const struct gen *g) { return g->cfg->ctc_ratio ? g->cfg->ctc_ratio : 4; }
+
+static void emit_tsc(struct gen *g)
+{
+    struct pt_packet pk;
+    memset(&pk, 0, sizeof pk);
+    uint64_t tsc = now_tsc(g);
+    pk.type = ppt_tsc;
+    pk.payload.tsc.tsc = tsc & ((1ull << 56) - 1);
+    emit_raw(g, &pk);
+    g->p->n_tsc++;
+    if (g->cfg->timing & PROGEN_T_MTC) {
+        /* TMA: CTC[15:0] at the TSC and the TSC ticks past that crystal clock edge (FastCounter) */
+        uint64_t ctc = tsc / ctc_ratio(g);
+        memset(&pk, 0, sizeof pk);
+        pk.type = ppt_tma;
+        pk.payload.tma.ctc = (uint16_t)ctc;
+        pk.payload.tma.fc = (uint16_t)(tsc - ctc * ctc_ratio(g));
+        emit_raw(g, &pk);
+        g->mtc_ctc = ctc;
+    }
+}
+
+static void emit_cbr(struct gen *g)
+{
+    struct pt_packet pk;
+    memset(&pk, 0, sizeof pk);
+    pk.type = ppt_cbr;
+    pk.payload.cbr.ratio = (uint8_t)g->cbr;
+    emit_raw(g, &pk);
+    g->p->n_cbr++;
+}
+
+/* The timing packets before a packet of this type (none inside PSB+: psb_plus writes those). */
+static void emit_timing(struct gen *g, enum pt_packet_type type)
+{
+    const unsigned t = g->cfg->timing;
+    struct pt_packet pk;
+    if (!t || g->in_psb)
+        return;
+    g->cyc += trn(g, 3); /* time passes between packets too */
+    /* a frequency change before a TNT, not right after a PSB+ (libipt gives an event between a FUP and its TIP at
+     * once, before the walk reaches the FUP's IP, and one right after a PSB+ once the walk reaches the PSB+'s FUP
+     * IP; fwpt gives both where the packet is: a difference of where the event stands, not of time) */
+    if ((t & PROGEN_T_CBR) && (type == ppt_tnt_8 || type == ppt_tnt_64) && !g->after_psb && !trn(g, 100)) {
+        g->tsc_at_cbr = now_tsc(g);
+        g->cyc_at_cbr = g->cyc;
+        g->cbr = 1 + trn(g, 40);
+        emit_cbr(g);
+    }
+    if ((t & PROGEN_T_MTC)) {
+        uint64_t ctc = now_tsc(g) / ctc_ratio(g);
+        unsigned n = g->cfg->mtc_freq;
+        if ((ctc >> n) != (g->mtc_ctc >> n)) {
+            memset(&pk, 0, sizeof pk);
+            pk.type = ppt_mtc;
+            pk.payload.mtc.ctc = (uint8_t)(ctc >> n);
+            emit_raw(g, &pk);
+            g->mtc_ctc = ctc;
+            g->p->n_mtc++;
+        }
+    }
+    if ((t & PROGEN_T_TSC) && !trn(g, 200))
+        emit_tsc(g);
+    int eligible = type == ppt_tnt_8 || type == ppt_tnt_64 || type == ppt_tip || type == ppt_tip_pge ||
+                   type == ppt_tip_pgd || type == ppt_fup;
+    if ((t & PROGEN_T_CYC) && eligible && g->cyc > g->cyc_at_cyc && trn(g, 4)) {
+        memset(&pk, 0, sizeof pk);
+        pk.type = ppt_cyc;
+        pk.payload.cyc.value = g->cyc - g->cyc_at_cyc;
+        emit_raw(g, &pk);
+        g->cyc_at_cyc = g->cyc;
+        g->p->n_cyc++;
+    }
+}
+
 static void emit(struct gen *g, const struct pt_packet *pk)
+{
+    emit_timing(g, pk->type);
+    emit_raw(g, pk);
+    if (pk->type != ppt_psbend)
+        g->after_psb = 0;
+}
+
+static void emit_raw(struct gen *g, const struct pt_packet *pk)
 {
     if (g->fail)
         return;
@@ -412,13 +516,20 @@ static void psb_plus(struct gen *g, uint64_t ip, int enabled)
 {
     flush_tnt(g);
     emit_plain(g, ppt_psb);
+    g->in_psb = 1;
     g->bytes_since_psb = 0;
     g->last_ip = 0; /* SDM "IP Compression": Last IP is reset when a PSB is sent */
     retc_clear(g);  /* SDM "Indirect Transfer Compression for Returns (RET)": no RET compressed across a PSB */
+    if (g->cfg->timing & PROGEN_T_TSC)
+        emit_tsc(g);
+    if (g->cfg->timing & (PROGEN_T_CYC | PROGEN_T_CBR))
+        emit_cbr(g);
     emit_mode_exec(g);
     if (enabled)
         emit_ip(g, ppt_fup, ip, 0); /* PSB+ carries the current IP while PacketEn=1 */
     emit_plain(g, ppt_psbend);
+    g->in_psb = 0;
+    g->after_psb = 1;
     g->p->n_psb++;
 }
 
@@ -537,6 +648,8 @@ static int execute(struct gen *g)
             }
         }
 
+        if (g->cfg->timing)
+            g->cyc += 1 + trn(g, 6); /* the instruction's core cycles */
         if (enabled && g->cfg->no_truth) {
             p->ntruth++;
         } else if (enabled) {
@@ -701,6 +814,12 @@ int progen_build(const struct progen_cfg *cfg, struct progen *out)
     g.nfuncs = cfg->nfuncs ? cfg->nfuncs : 2 + rn(&g, 30);
     g.psb_period = cfg->psb_period ? cfg->psb_period : 64 + rn(&g, 2000);
     g.tnt_limit = 6;
+    g.trng = cfg->seed * 0xD1B54A32D192ED03ull + 0x9E3779B9ull;
+    if (!g.trng)
+        g.trng = 1;
+    g.cbr = 1 + trn(&g, 40);
+    g.tsc_at_cbr = (uint64_t)trn(&g, 1u << 30) << trn(&g, 20);
+    g.mtc_ctc = now_tsc(&g) / ctc_ratio(&g);
     static const uint64_t bases[] = {
         0x400000ull, 0x7f3a12340000ull, 0xffffffff80000000ull, 0x12345678fff0ull, 0xfff0ull,
         0xffff800000000000ull, 0x7ffffffe0000ull,

@@ -36,7 +36,22 @@ struct progen_cfg {
     int no_truth;          /* count executed instructions (ntruth) without recording them */
     unsigned extra_plain;  /* percent of extra straight-line instructions (longer blocks); 0: none */
     int biased;            /* each conditional branch mostly goes one way (as in compiled code) */
+    /* Timing packets (PROGEN_T_*; none by default): a clock advances by a few core cycles per instruction (and
+     * between packets); TSC (+ TMA with MTC) and CBR in every PSB+, now and then a TSC outside; an MTC before
+     * the first packet after each CTC period of 2^mtc_freq; a CYC (the cycles since the last) before most
+     * CYC-eligible packets (TNT, TIP, TIP.PGE/PGD, FUP); with PROGEN_T_CBR the ratio changes now and then
+     * (a CBR outside PSB+). One CTC tick is ctc_ratio TSC ticks
+     * (CPUID 15H EBX/EAX = ctc_ratio/1); TSC ticks = core cycles * nom_freq / CBR. The random choices are
+     * drawn apart from the program's, so the flow is the same with any timing. */
+    unsigned timing;
+    unsigned mtc_freq;     /* IA32_RTIT_CTL.MTCFreq */
+    unsigned ctc_ratio;    /* TSC ticks per CTC tick (0: 4) */
+    unsigned nom_freq;     /* the max non-turbo ratio (0: 16) */
 };
+#define PROGEN_T_TSC 0x1u
+#define PROGEN_T_MTC 0x2u
+#define PROGEN_T_CYC 0x4u
+#define PROGEN_T_CBR 0x8u
 
 enum progen_event_kind {
     PROGEN_EV_ENABLED = 1, /* TIP.PGE: tracing (re)starts at ip */
@@ -69,6 +84,7 @@ struct progen {
     struct progen_event *events;
     size_t nevents;
     /* counts of what was emitted, for coverage checks */
+    unsigned long n_tsc, n_mtc, n_cyc, n_cbr;
     unsigned long n_tnt_bits, n_tip, n_ret_compressed, n_ret_tip, n_psb, n_interrupts,
         n_disables, n_enables, n_overflows, n_zero_len_calls;
 };

@@ -117,6 +117,7 @@ EVENTS = {
     "cfe": _cfe,                                           # Event Trace CFE (+ EVD data)
     "iflags": _iflags,                                     # MODE.Exec's IF bit changed (Event Trace)
     "end": lambda ev, opts: "[end of trace]",
+    "tick": lambda ev, opts: "[tick]",                     # fwpt flow --ticks: a branch's packet changed the time
     "cut": lambda ev, opts: None,
 }
 
@@ -149,6 +150,8 @@ def fwpt_lines(out, opts):
             continue
         fmt = EVENTS.get(t)
         line = fmt(ev, opts) if fmt else "[fwpt event %s]" % t
+        if line is not None and "--event:time" in opts and "tsc" in ev:
+            line = "[%016x  %s" % (int(ev["tsc"], 16), line[1:])  # ptxed --event:time: the event's time first
         if line is not None:
             lines.append(line)
     return lines
@@ -164,6 +167,15 @@ def run_case(repo, case_dir, row, cpu_none=False):
         cpu = opts[opts.index("--cpu") + 1]
     if "--event:iflags" in opts:
         cmd += ["--iflags"]  # ptxed's --event:iflags asks libipt for them (enable_iflags_events)
+    if "--event:tick" in opts:
+        cmd += ["--ticks"]  # ptxed's --event:tick asks libipt for tick events (enable_tick_events)
+    elif "--event:time" in opts:
+        cmd += ["--time"]
+    for o in ("--mtc-freq", "--nom-freq", "--cpuid-0x15.eax", "--cpuid-0x15.ebx"):
+        if o in opts:
+            cmd += [o, opts[opts.index(o) + 1]]
+    if "--insn:keep-tcal-on-ovf" in opts:
+        cmd += ["--keep-tcal-on-ovf"]
     if cpu_none:
         cmd += ["--cpu", "none"]
     elif cpu:
@@ -260,7 +272,6 @@ PRESENTATION_ONLY = [
 # Cases fwpt does not decode the way ptxed does yet, with the reason; each must fail (a case that now
 # passes must leave this list, so the list stays exact). Issue 16 is open until this is empty.
 NOT_YET = [
-    (lambda n, o: "--event:tick" in o, "tick events and time (ptxed --event:tick/--event:time) are issue 19"),
 ]
 
 def classify(name, opts, table):

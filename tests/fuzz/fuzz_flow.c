@@ -39,9 +39,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const uint64_t range[1][2] = {{im.base, im.base + (size & 0xfff)}};
         fwpt_flow_set_filter(&f, range, 1);
     }
+    if (size & 4) {
+        /* time on (the marks, the lookahead scans, the timing packets of the input): every item has one */
+        struct fwpt_time_config tc = {.cpuid_15_eax = 1, .cpuid_15_ebx = 1 + (unsigned)(size >> 3 & 7),
+                                      .mtc_freq = (uint8_t)(size >> 6 & 15), .nom_freq = (uint8_t)(size >> 10)};
+        fwpt_flow_set_time(&f, &tc);
+    }
     struct fwpt_flow_event ev;
     unsigned long n = 0;
     while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
+        uint64_t tsc;
+        enum fwpt_status ts = fwpt_flow_time(&f, &tsc);
+        if (ts != FWPT_OK && ts != FWPT_E_NO_TIME)
+            abort();
         if (ev.kind == FWPT_FLOW_ERROR && ev.offset > tlen)
             abort(); /* error offsets lie inside the trace */
         if (ev.kind == FWPT_FLOW_INSN && (ev.size == 0 || ev.size > 15))

@@ -162,6 +162,28 @@ for pair in "4 5" "1 6"; do
         bad "in place: sessions $pair: '$a' / '$b' (pieces, trace bytes, pool bytes)"
     fi
 done
+# Time (#19): `time` turns on TSC, MTC and CYC at the settings the profile allows (skylake: MTCFreq 9, CycThresh 5);
+# the app prints the call's duration in TSC ticks and microseconds, says the times are single-stepping's, and lists
+# where the time went; the host tool finds the same in the saved directory with no timing options (sideband.json).
+session_run 7 0 trace locate-handle backend=soft profile=skylake time verify shutdown
+d7="$tmp/sess7"
+dur=$(grep -E '^time: [0-9]+ TSC ticks from the first instruction with a time to the last \([0-9]+\.[0-9]{3} us at [0-9]+ MHz\)' "$d7/log")
+hostdur=$("$B/fwpt" flow "$d7/fwpt" --profile --by time --top 3 2>/dev/null | tee "$d7/byttime" | grep '^time: [0-9]')
+if [ -n "$dur" ] && [ "$dur" = "$hostdur" ] && grep -q '"tsc_en":true,"mtc_en":true,"mtc_freq":9,"cyc_en":true,"cyc_thresh":5' "$d7/fwpt/sideband.json" &&
+    grep -q '^time: note: the software backend single-stepped this call' "$d7/log" &&
+    grep -q '^TSC ticks per function entry' "$d7/log" && grep -q '^TSC ticks per function entry' "$d7/byttime"; then
+    ok "time: the app's duration = the host's from sideband.json ($dur), the single-stepping note, ticks per function"
+else
+    bad "time: app '$dur' / host '$hostdur', or settings, note or ticks per function missing"
+fi
+ticks=${dur#time: }
+ticks=${ticks%% *}
+if "$B/fwpt" flow "$d7/fwpt" --by time --flame "$d7/flame.svg" 2>/dev/null && grep -q ">$ticks TSC ticks, [0-9]* frames" "$d7/flame.svg" &&
+    "$B/fwpt" flow "$d7/fwpt" --time --format jsonl 2>/dev/null | grep -c '"type":"insn","tsc":"0x' | grep -qx "$(wc -l <"$d7/flow.txt")"; then
+    ok "time: the flame graph by time spans the $ticks ticks; every instruction of fwpt flow --time has a tsc"
+else
+    bad "time: flame graph by time or fwpt flow --time"
+fi
 ring=$(decode_line 2)
 if [ "${ring%% *}" -ge 2 ] 2>/dev/null && grep -q '"wrapped":true' "$tmp/sess2/fwpt/sideband.json"; then
     ok "in place: the wrapped ring was decoded from ${ring%% *} pieces, and verified"

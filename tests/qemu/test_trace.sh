@@ -53,7 +53,8 @@ has soft 'trace: ended because: the call returned; tracing disabled by software 
 has_re soft '^packets: psb=[1-9][0-9]* psbend=[1-9][0-9]* .*tip.pge=1 tip.pgd=1 .*errors=0$'
 has_re soft '^flow: [1-9][0-9]* instructions, 0 decode errors; top modules:$'
 has_re soft '^verified: [0-9]+ instructions decoded = single-stepped \(the whole call\)$'
-has_re soft '^  ptxed --cpu 6/94/3 --pt trace.pt( --raw img-[0-9a-f]+\.bin:0x[0-9a-f]+)+$'
+# the soft CPU's CPUID 15H: one TSC tick per crystal clock tick, as its encoder keeps time (libipt needs it for MTC)
+has_re soft '^  ptxed --cpu 6/94/3 --cpuid-0x15.eax 1 --cpuid-0x15.ebx 1 --pt trace.pt( --raw img-[0-9a-f]+\.bin:0x[0-9a-f]+)+$'
 for f in caps.txt trace.pt packets.txt flow.txt sideband.json; do file_ok soft "$f"; done
 if sideband soft >"$work/soft.images"; then ok; else bad "soft: sideband.json check failed"; fi
 if grep -q '^DxeCore ' "$work/soft.images"; then ok; else bad "soft: DxeCore not among the traced images"; fi

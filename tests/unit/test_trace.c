@@ -913,8 +913,47 @@ static void test_model(void)
     printf("model: %zu profiles/schemes, %u fault-injection runs\n", sizeof runs / sizeof runs[0], fault_runs);
 }
 
+/* The app's `time` option: TSC, and MTC / CYC at the encodings closest to MTCFreq 9 / CycThresh 5 from below that
+ * the bitmaps allow; what the user set stays; the result passes the checks every configuration passes. */
+static void test_timing_small(void)
+{
+    struct fwpt_script s;
+    struct fwpt_trace_config cfg;
+    struct fwpt_trace_refusal r;
+    fwpt_script_init(&s, profile("skylake")); /* MTC periods 0x249, CYC thresholds 0x3fff */
+    memset(&cfg, 0, sizeof cfg);
+    cfg.branch_en = cfg.os = cfg.topa = true;
+    fwpt_trace_timing_small(&cfg, &s.caps);
+    CHECK(cfg.tsc_en && cfg.mtc_en && cfg.cyc_en);
+    CHECK_EQ(cfg.mtc_freq, 9);
+    CHECK_EQ(cfg.cyc_thresh, 5);
+    CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, &r), FWPT_OK);
+    /* mtc=3 given: kept */
+    memset(&cfg, 0, sizeof cfg);
+    cfg.branch_en = cfg.os = cfg.topa = true;
+    cfg.mtc_en = true, cfg.mtc_freq = 3;
+    fwpt_trace_timing_small(&cfg, &s.caps);
+    CHECK_EQ(cfg.mtc_freq, 3);
+    CHECK_EQ(cfg.cyc_thresh, 5);
+    /* periods 0x9 (encodings 0 and 3), thresholds 0x7 (0..2): the closest from below */
+    struct fwpt_caps c = s.caps;
+    c.mtc_periods = 0x9;
+    c.cycle_thresholds = 0x7;
+    memset(&cfg, 0, sizeof cfg);
+    fwpt_trace_timing_small(&cfg, &c);
+    CHECK_EQ(cfg.mtc_freq, 3);
+    CHECK_EQ(cfg.cyc_thresh, 2);
+    /* Broadwell: no MTC, no CYC: TSC alone */
+    fwpt_script_init(&s, profile("broadwell"));
+    memset(&cfg, 0, sizeof cfg);
+    cfg.branch_en = cfg.os = true;
+    fwpt_trace_timing_small(&cfg, &s.caps);
+    CHECK(cfg.tsc_en && !cfg.mtc_en && !cfg.cyc_en);
+}
+
 int main(void)
 {
+    test_timing_small();
     test_sequence_exact();
     test_was_active();
     test_faults();
