@@ -7,12 +7,10 @@
 #include "arch/errata.h"
 #include "base/text.h"
 
-/* IPBytes -> payload bytes; -1 reserved (SDM Table "FUP/TIP IP Reconstruction"). */
-static const int8_t ip_payload_bytes[8] = {0, 2, 4, 6, 6, -1, 8, -1};
-/* IPBytes -> the Last IP bits kept: 001b [63:16], 010b [63:32], 100b [63:48], 000b all (no update). */
-static const uint64_t ip_keep_mask[8] = {
-    ~0ull, 0xffffffffffff0000ull, 0xffffffff00000000ull, 0, 0xffff000000000000ull, 0, 0, 0,
-};
+/* IPBytes -> payload bytes and Last IP bits kept (SDM Table "FUP/TIP IP Reconstruction") */
+#define IPC8(F) {F(0), F(1), F(2), F(3), F(4), F(5), F(6), F(7)}
+static const int8_t ip_payload_bytes[8] = IPC8(IPC_PAYLOAD_BYTES);
+static const uint64_t ip_keep_mask[8] = IPC8(IPC_KEEP_MASK);
 
 /* Little-endian n-byte value (n <= 8) at p, where 'avail' bytes are readable from p. */
 static inline uint64_t read_le(const uint8_t *p, size_t avail, unsigned n)
@@ -116,7 +114,7 @@ static bool errata_packet(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
         dec->offset = o + 3;
         return true;
     }
-    if ((dec->errata & FWPT_PKT_ERRATUM_SKZ84) && avail >= 8 && p[0] == 0x02 && p[1] == 0x73 &&
+    if ((dec->errata & FWPT_PKT_ERRATUM_SKZ84) && avail >= TMA_SIZE + 1 && p[0] == OPC_EXT && p[1] == EXT_TMA &&
         (p[4] != 0 || (p[6] & 0xfe) != 0)) {
         /* SKZ84: the corrupted TMA is followed by a bogus byte; reserved bits set are how it shows */
         pkt->offset = o;
@@ -242,9 +240,8 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
     kind = kind == K_EXT ? xkind : kind;
     switch (kind) {
     case K_TNT: {
-        unsigned t = fwpt_pkt_tnt8[b >> TNT8_SHIFT];
-        pkt->tnt.bits = t & 0xff;
-        pkt->tnt.count = (uint8_t)(t >> 8);
+        pkt->tnt.count = (uint8_t)fwpt_pkt_one_image[b][1]; /* B1..BN below the stop bit, B1 the oldest */
+        pkt->tnt.bits = fwpt_pkt_one_image[b][2];
         END_BLOCK();
         DONE(FWPT_PKT_TNT_8, 1);
     }

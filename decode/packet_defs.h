@@ -12,6 +12,10 @@ enum {
     OPC_EXT = 0x02,            /* extended opcodes: the second byte selects the packet */
     OPM_IP_TYPE = 0x1f,        /* FUP/TIP*: bits 4:0 are the opcode ... */
     IPBYTES_SHIFT = 5,         /* ... bits 7:5 are IPBytes */
+    OPC_TIP = 0x0d,
+    OPC_TIP_PGE = 0x11,
+    OPC_TIP_PGD = 0x01,
+    OPC_FUP = 0x1d,
     OPC_TSC = 0x19,
     OPC_MTC = 0x59,
     OPC_MODE = 0x99,
@@ -19,7 +23,10 @@ enum {
     TRIG_IP = 0x80,            /* TRIG byte 1: IP bit 7, ICNTV bit 6, MULT bit 5; byte 2 TRBV; bytes 3-4 ICNT */
     TRIG_ICNTV = 0x40,
     TRIG_MULT = 0x20,
-    TNT8_SHIFT = 1,            /* short TNT: bit 0 is 0, bits 7:1 hold B1..BN and the stop bit */
+    OPM_TNT8 = 0x01,           /* short TNT: bit 0 is 0 (00h is PAD, 02h the extended opcodes), ... */
+    TNT8_SHIFT = 1,            /* ... bits 7:1 hold B1..BN and the stop bit */
+    OPM_CYC = 0x03,            /* CYC: bits 1:0 = 11b */
+    OPC_CYC = 0x03,
     CYC_EXP = 0x04,            /* CYC byte 0: Exp in bit 2, Cycle Counter[4:0] in bits 7:3 */
     CYC_SHIFT = 3,
     CYCX_EXP = 0x01,           /* CYC bytes 1..: Exp in bit 0, 7 counter bits in 7:1 */
@@ -87,8 +94,16 @@ enum {
 
 #define PSB_PATTERN 0x8202820282028202ull /* "02 82" x 4, little-endian */
 
+/* SDM Table "FUP/TIP IP Reconstruction", by IPBytes c: the payload bytes (-1: 101b and 111b are reserved) and
+ * the Last IP bits kept (001b [63:16], 010b [63:32], 100b [63:48]; 000b all: no update; 011b, 110b none). */
+#define IPC_PAYLOAD_BYTES(c) \
+    ((c) == 0 ? 0 : (c) == 1 ? 2 : (c) == 2 ? 4 : (c) == 3 || (c) == 4 ? 6 : (c) == 6 ? 8 : -1)
+#define IPC_KEEP_MASK(c)                                                                                          \
+    ((c) == 0 ? ~0ull : (c) == 1 ? 0xffffffffffff0000ull : (c) == 2 ? 0xffffffff00000000ull                      \
+     : (c) == 4 ? 0xffff000000000000ull : 0ull)
+
 /* First-byte classes, then second-byte classes of the extended opcodes: one switch dispatches all
- * (the tables in decode/packet_tables.c). */
+ * (decode/packet_tables.c builds the two tables from the header bits). */
 enum {
     K_BAD, K_PAD, K_TNT, K_EXT, K_TIP, K_PGE, K_PGD, K_FUP, K_CYC, K_TSC, K_MTC, K_MOD, K_TRIG,
     X_PSB, X_PSBEND, X_OVF, X_STOP, X_TNT64, X_CBR, X_PIP, X_VMCS, X_TMA, X_EXT2,
@@ -96,8 +111,6 @@ enum {
 };
 extern const uint8_t fwpt_pkt_first_kind[256]; /* by byte 0: K_* */
 extern const uint8_t fwpt_pkt_ext_kind[256];   /* by the byte after 02h: X_* */
-/* Short TNT: index = byte >> 1; value = count << 8 | bits, bits in execution order (bit 0 = B1, the oldest). */
-extern const uint16_t fwpt_pkt_tnt8[128];
 
 typedef uint64_t u64_unaligned __attribute__((aligned(1), may_alias));
 
