@@ -7,10 +7,10 @@
 #include "arch/errata.h"
 #include "base/text.h"
 
-/* IPBytes -> payload bytes and Last IP bits kept (SDM Table "FUP/TIP IP Reconstruction") */
+/* IPBytes -> payload bytes and Last IP bits kept (SDM Table "FUP/TIP IP Reconstruction": decode/packet_fast.h) */
 #define IPC8(F) {F(0), F(1), F(2), F(3), F(4), F(5), F(6), F(7)}
-static const int8_t ip_payload_bytes[8] = IPC8(IPC_PAYLOAD_BYTES);
-static const uint64_t ip_keep_mask[8] = IPC8(IPC_KEEP_MASK);
+static const int8_t ip_payload_bytes[8] = IPC8(FWPT_PKT_IPC_BYTES);
+static const uint64_t ip_keep_mask[8] = IPC8(FWPT_PKT_IPC_KEEP);
 
 /* Little-endian n-byte value (n <= 8) at p, where 'avail' bytes are readable from p. */
 static inline uint64_t read_le(const uint8_t *p, size_t avail, unsigned n)

@@ -94,14 +94,6 @@ enum {
 
 #define PSB_PATTERN 0x8202820282028202ull /* "02 82" x 4, little-endian */
 
-/* SDM Table "FUP/TIP IP Reconstruction", by IPBytes c: the payload bytes (-1: 101b and 111b are reserved) and
- * the Last IP bits kept (001b [63:16], 010b [63:32], 100b [63:48]; 000b all: no update; 011b, 110b none). */
-#define IPC_PAYLOAD_BYTES(c) \
-    ((c) == 0 ? 0 : (c) == 1 ? 2 : (c) == 2 ? 4 : (c) == 3 || (c) == 4 ? 6 : (c) == 6 ? 8 : -1)
-#define IPC_KEEP_MASK(c)                                                                                          \
-    ((c) == 0 ? ~0ull : (c) == 1 ? 0xffffffffffff0000ull : (c) == 2 ? 0xffffffff00000000ull                      \
-     : (c) == 4 ? 0xffff000000000000ull : 0ull)
-
 /* First-byte classes, then second-byte classes of the extended opcodes: one switch dispatches all
  * (decode/packet_tables.c builds the two tables from the header bits). */
 enum {

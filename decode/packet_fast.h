@@ -26,6 +26,24 @@ struct fwpt_pkt_fast {
     uint8_t mtc_shift;  /* 4 for two-byte CYC: the mtc_mask bits move up by 4 */
 };
 extern const struct fwpt_pkt_fast fwpt_pkt_fast_table[256];
+/* SDM Table "FUP/TIP IP Reconstruction", by IPBytes c: the payload bytes (-1: 101b and 111b are reserved) and
+ * the Last IP bits kept (001b [63:16], 010b [63:32], 100b [63:48]; 000b all: no update; 011b, 110b none). */
+#define FWPT_PKT_IPC_BYTES(c) \
+    ((c) == 0 ? 0 : (c) == 1 ? 2 : (c) == 2 ? 4 : (c) == 3 || (c) == 4 ? 6 : (c) == 6 ? 8 : -1)
+#define FWPT_PKT_IPC_KEEP(c)                                                                                      \
+    ((c) == 0 ? ~0ull : (c) == 1 ? 0xffffffffffff0000ull : (c) == 2 ? 0xffffffff00000000ull                      \
+     : (c) == 4 ? 0xffff000000000000ull : 0ull)
+/* The entry of FUP/TIP/TIP.PGE/TIP.PGD of type t with IPBytes c (not reserved), field by field: the rule
+ * decode/packet_tables.c builds those rows from, and the constant entries of fwpt_pkt_fast_lean_other. */
+#define FWPT_PKT_IP_PAY_MASK(c) (((1ull << (4 * FWPT_PKT_IPC_BYTES(c))) << (4 * FWPT_PKT_IPC_BYTES(c))) - 1)
+#define FWPT_PKT_IP_SEL(c) ((c) != FWPT_IPC_SUPPRESSED ? ~0ull : 0)
+#define FWPT_PKT_IP_W16(c) ((c) | ((c) == FWPT_IPC_SUPPRESSED) << 8) /* ip.ipc, ip.suppressed */
+#define FWPT_PKT_IP_SX(c) ((c) == FWPT_IPC_SEXT_48 ? 16 : 0)     /* IP bits 63:48 copy payload bit 47 */
+#define FWPT_PKT_FAST_IP(t, c)                                                                                    \
+    {                                                                                                             \
+        .pay_mask = FWPT_PKT_IP_PAY_MASK(c), .keep_mask = FWPT_PKT_IPC_KEEP(c), .ip_sel = FWPT_PKT_IP_SEL(c),     \
+        .w16 = FWPT_PKT_IP_W16(c), .type = (t), .size = 1 + FWPT_PKT_IPC_BYTES(c), .sx = FWPT_PKT_IP_SX(c),       \
+    }
 extern const uint8_t fwpt_pkt_fast_len[256];  /* the size column (CYC with Exp: 2, when byte 1 has Exp clear) */
 extern const uint8_t fwpt_pkt_fast_cycx[256]; /* 1 for CYC with Exp (bits 2:0 = 111b): longer when byte 1 has Exp */
 /* The packets after 02h (extended opcodes) and 99h (MODE, whose leaf and fields are all in byte 1), by byte 1,
@@ -58,13 +76,13 @@ extern const struct fwpt_pkt_ext_page fwpt_pkt_ext_page[256];
 enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt);
 
 /* The table-driven part of the fast path (9 readable bytes from p): fills *pkt for the packet at p (offset o)
- * from its fast_table entry and returns the new Last IP. Only meaningful when fwpt_pkt_fast_table[p[0]].size != 0
- * (the other entries are zero: harmless garbage, for callers that decode speculatively and discard it). */
-static inline __attribute__((always_inline)) uint64_t fwpt_pkt_fast_entry(const uint8_t *p, size_t o, uint64_t last_ip,
-                                                                         struct fwpt_packet *pkt)
+ * from its entry f and returns the new Last IP. Only meaningful when f->size != 0 (the other entries are zero:
+ * harmless garbage, for callers that decode speculatively and discard it). */
+static inline __attribute__((always_inline)) uint64_t fwpt_pkt_fast_fill(const struct fwpt_pkt_fast *f, const uint8_t *p,
+                                                                        size_t o, uint64_t last_ip,
+                                                                        struct fwpt_packet *pkt)
 {
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
-    const struct fwpt_pkt_fast *f = &fwpt_pkt_fast_table[p[0]];
     uint64_t raw = *(const fwpt_u64u *)(p + 1);
     /* every table field is read before the first store into *pkt (byte stores may alias anything) */
     uint64_t payload = raw & f->pay_mask;
@@ -85,6 +103,13 @@ static inline __attribute__((always_inline)) uint64_t fwpt_pkt_fast_entry(const 
     pkt->ip.ip = (ip & ip_sel) | tnt_bits; /* tnt.bits for short TNT */
     pkt->ip.payload = payload;
     return ip;
+}
+
+/* The same from the packet's row of fwpt_pkt_fast_table. */
+static inline __attribute__((always_inline)) uint64_t fwpt_pkt_fast_entry(const uint8_t *p, size_t o, uint64_t last_ip,
+                                                                         struct fwpt_packet *pkt)
+{
+    return fwpt_pkt_fast_fill(&fwpt_pkt_fast_table[p[0]], p, o, last_ip, pkt);
 }
 
 /* v with its 64 bits in the opposite order (bit 0 <-> bit 63). */
@@ -113,15 +138,12 @@ static inline unsigned fwpt_pkt_fast_tnt64(const uint8_t *p, size_t o, struct fw
     return 8;
 }
 
-/* The extended opcodes but long TNT, MODE and TSC (p[0] 02h, 99h, 19h), table-driven: no branch on the type.
- * Size, or 0 when the slow path must decode it. */
-static inline unsigned fwpt_pkt_fast_ext(const uint8_t *p, size_t o, uint64_t *last_ip, struct fwpt_packet *pkt)
+/* The extended opcodes but long TNT, MODE and TSC (p[0] 02h, 99h, 19h), table-driven from their entry e: no
+ * branch on the type. Size, or 0 when the slow path must decode it. */
+static inline unsigned fwpt_pkt_fast_ext_fill(const struct fwpt_pkt_ext_fast *e, const uint8_t *p, size_t o,
+                                              uint64_t *last_ip, struct fwpt_packet *pkt)
 {
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
-    unsigned b0 = p[0], b1 = p[1];
-    const struct fwpt_pkt_ext_page *pg = &fwpt_pkt_ext_page[b0];
-    const struct fwpt_pkt_ext_fast *e = (const struct fwpt_pkt_ext_fast *)((const char *)fwpt_pkt_ext_fast_table +
-                                                                           pg->off + ((b1 * sizeof *e) & pg->mask));
     uint64_t x = *(const fwpt_u64u *)(p + e->xoff);
     uint64_t lo = *(const fwpt_u64u *)p, hi = *(const fwpt_u64u *)(p + 8);
     /* every table field is read before the first store into *pkt (byte stores may alias anything) */
@@ -143,6 +165,16 @@ static inline unsigned fwpt_pkt_fast_ext(const uint8_t *p, size_t o, uint64_t *l
     return n;
 }
 
+/* The same for any header byte, its entry found through fwpt_pkt_ext_page. */
+static inline unsigned fwpt_pkt_fast_ext(const uint8_t *p, size_t o, uint64_t *last_ip, struct fwpt_packet *pkt)
+{
+    unsigned b0 = p[0], b1 = p[1];
+    const struct fwpt_pkt_ext_page *pg = &fwpt_pkt_ext_page[b0];
+    const struct fwpt_pkt_ext_fast *e = (const struct fwpt_pkt_ext_fast *)((const char *)fwpt_pkt_ext_fast_table +
+                                                                           pg->off + ((b1 * sizeof *e) & pg->mask));
+    return fwpt_pkt_fast_ext_fill(e, p, o, last_ip, pkt);
+}
+
 /* The fast path's body for the packet at p (trace offset o), with at least 16 bytes readable from p: its size
  * after filling *pkt and updating *last_ip, or 0 when the slow path must decode it (nothing written then). */
 static inline __attribute__((always_inline)) unsigned fwpt_pkt_fast_at16(const uint8_t *p, size_t o, uint64_t *last_ip,
@@ -151,9 +183,10 @@ static inline __attribute__((always_inline)) unsigned fwpt_pkt_fast_at16(const u
     typedef uint64_t fwpt_u64u __attribute__((aligned(1), may_alias));
     uint64_t raw = *(const fwpt_u64u *)(p + 1);
     /* extended opcodes: tested on the header byte itself, so a mispredicted branch resolves a table load
-     * earlier than through the size column */
+     * earlier than through the size column; their entries are the table's first page, by byte 1 */
     if (__builtin_expect(p[0] == 0x02, 0))
-        return p[1] == 0xa3 ? fwpt_pkt_fast_tnt64(p, o, pkt) : fwpt_pkt_fast_ext(p, o, last_ip, pkt);
+        return p[1] == 0xa3 ? fwpt_pkt_fast_tnt64(p, o, pkt)
+                            : fwpt_pkt_fast_ext_fill(&fwpt_pkt_ext_fast_table[p[1]], p, o, last_ip, pkt);
     unsigned size = fwpt_pkt_fast_len[p[0]];
     /* CYC with Exp whose byte 1 has Exp set too: longer than the table's two bytes */
     unsigned cyc_more = fwpt_pkt_fast_cycx[p[0]] & (unsigned)raw;
@@ -227,21 +260,24 @@ enum fwpt_status fwpt_pkt_next_edge(struct fwpt_pkt_decoder *dec, struct fwpt_pa
 /* TIP with IPBytes 001b and 010b, the IP packets of firmware loops: where the one-byte path is on, a predicted
  * branch on these header bytes gives their size as a constant, and the next offset does not wait for the
  * header load and the size table (SDM "TIP Packet Definition": header, then 2 or 4 IP bytes). */
-enum { FWPT_PKT_HDR_TIP_16 = 0x2d, FWPT_PKT_HDR_TIP_32 = 0x4d };
+enum { FWPT_PKT_HDR_TIP_16 = 0x0d | FWPT_IPC_UPDATE_16 << 5, FWPT_PKT_HDR_TIP_32 = 0x0d | FWPT_IPC_UPDATE_32 << 5 };
 
 /* The packet at p (16 readable bytes) with the one-byte path on and not one byte: its size, 0 for the slow path. */
 static inline __attribute__((always_inline)) unsigned fwpt_pkt_fast_lean_other(const uint8_t *p, size_t o,
                                                                               uint64_t *last_ip,
                                                                               struct fwpt_packet *pkt)
 {
+    /* their entries as constants, from the rule of the table's rows: the fill folds to a few operations */
+    static const struct fwpt_pkt_fast tip16 = FWPT_PKT_FAST_IP(FWPT_PKT_TIP, FWPT_IPC_UPDATE_16),
+                                      tip32 = FWPT_PKT_FAST_IP(FWPT_PKT_TIP, FWPT_IPC_UPDATE_32);
     unsigned b0 = p[0];
     if (b0 == FWPT_PKT_HDR_TIP_16) {
-        *last_ip = fwpt_pkt_fast_entry(p, o, *last_ip, pkt);
-        return 3;
+        *last_ip = fwpt_pkt_fast_fill(&tip16, p, o, *last_ip, pkt);
+        return tip16.size;
     }
     if (b0 == FWPT_PKT_HDR_TIP_32) {
-        *last_ip = fwpt_pkt_fast_entry(p, o, *last_ip, pkt);
-        return 5;
+        *last_ip = fwpt_pkt_fast_fill(&tip32, p, o, *last_ip, pkt);
+        return tip32.size;
     }
     return fwpt_pkt_fast_at16(p, o, last_ip, pkt);
 }

@@ -59,7 +59,7 @@ const uint8_t fwpt_pkt_ext_kind[256] = {R256(EXT_KIND)};
 #define F_IPC(b) ((b) >> IPBYTES_SHIFT)
 #define F_IP(b)                                                                                                   \
     ((FIRST_KIND(b) == K_TIP || FIRST_KIND(b) == K_PGE || FIRST_KIND(b) == K_PGD || FIRST_KIND(b) == K_FUP) &&     \
-     IPC_PAYLOAD_BYTES(F_IPC(b)) >= 0)
+     FWPT_PKT_IPC_BYTES(F_IPC(b)) >= 0)
 #define F_CYCX(b) (FIRST_KIND(b) == K_CYC && ((b) & CYC_EXP)) /* CYC with Exp */
 #define F_TYPE(b)                                                                                                 \
     (FIRST_KIND(b) == K_PAD ? FWPT_PKT_PAD : FIRST_KIND(b) == K_TNT ? FWPT_PKT_TNT_8                              \
@@ -67,21 +67,22 @@ const uint8_t fwpt_pkt_ext_kind[256] = {R256(EXT_KIND)};
      : FIRST_KIND(b) == K_TIP ? FWPT_PKT_TIP : FIRST_KIND(b) == K_PGE ? FWPT_PKT_TIP_PGE                          \
      : FIRST_KIND(b) == K_PGD ? FWPT_PKT_TIP_PGD : FWPT_PKT_FUP)
 #define F_SIZE(b)                                                                                                 \
-    (F_IP(b) ? 1 + IPC_PAYLOAD_BYTES(F_IPC(b)) : F_CYCX(b) || FIRST_KIND(b) == K_MTC ? 2                          \
+    (F_IP(b) ? 1 + FWPT_PKT_IPC_BYTES(F_IPC(b)) : F_CYCX(b) || FIRST_KIND(b) == K_MTC ? 2                          \
      : F_TYPE(b) != FWPT_PKT_NONE ? 1 : 0)
-/* bytes 16-17 of the packet: ip.ipc and ip.suppressed; tnt.count; the one-byte CYC's Cycle Counter[4:0] */
+/* bytes 16-17 of the packet: ip.ipc and ip.suppressed; tnt.count; the one-byte CYC's Cycle Counter[4:0]
+ * (FUP/TIP* fields: FWPT_PKT_IP_* in decode/packet_fast.h, the rule the one-byte path's constants use too) */
 #define F_W16(b)                                                                                                  \
-    (F_IP(b) ? F_IPC(b) | (F_IPC(b) == FWPT_IPC_SUPPRESSED) << 8 : FIRST_KIND(b) == K_TNT ? TNT8_N(b)             \
+    (F_IP(b) ? FWPT_PKT_IP_W16(F_IPC(b)) : FIRST_KIND(b) == K_TNT ? TNT8_N(b)                                     \
      : FIRST_KIND(b) == K_CYC ? (b) >> CYC_SHIFT : 0)
 #define FAST(b)                                                                                                   \
     {                                                                                                             \
-        .pay_mask = F_IP(b) ? BYTES_MASK(IPC_PAYLOAD_BYTES(F_IPC(b))) : 0,                                        \
-        .keep_mask = F_IP(b) ? IPC_KEEP_MASK(F_IPC(b)) : F_TYPE(b) != FWPT_PKT_NONE ? ~0ull : 0,                   \
-        .ip_sel = F_IP(b) && F_IPC(b) != FWPT_IPC_SUPPRESSED ? ~0ull : 0,                                         \
+        .pay_mask = F_IP(b) ? FWPT_PKT_IP_PAY_MASK(F_IPC(b)) : 0,                                                 \
+        .keep_mask = F_IP(b) ? FWPT_PKT_IPC_KEEP(F_IPC(b)) : F_TYPE(b) != FWPT_PKT_NONE ? ~0ull : 0,               \
+        .ip_sel = F_IP(b) ? FWPT_PKT_IP_SEL(F_IPC(b)) : 0,                                                        \
         .w16 = F_W16(b),                                                                                          \
         .type = F_TYPE(b),                                                                                        \
         .size = F_SIZE(b),                                                                                        \
-        .sx = F_IP(b) && F_IPC(b) == FWPT_IPC_SEXT_48 ? 16 : 0, /* IP bits 63:48 copy payload bit 47 */           \
+        .sx = F_IP(b) ? FWPT_PKT_IP_SX(F_IPC(b)) : 0,                                                             \
         .mtc_mask = FIRST_KIND(b) == K_MTC ? 0xff : F_CYCX(b) ? 0xfe : 0, /* MTC: CTC = byte 1 */                 \
         .tnt_bits = FIRST_KIND(b) == K_TNT ? TNT8_BITS(b) : 0,                                                    \
         .mtc_shift = F_CYCX(b) ? 4 : 0, /* CYC with Exp: Cycle Counter[11:5] = byte 1 bits 7:1 */                 \
