@@ -5,6 +5,7 @@
 #include <string.h>
 #include "arch/errata.h"
 #include "decode/packet.h"
+#include "decode/packet_fast.h" /* private: fwpt_pkt_next_slow */
 #include "decode/pkt_print.h"
 #include "tests/common/pkt_equal.h"
 

@@ -10,6 +10,7 @@
  * FWPT_PKT_SEEDS overrides the seed count. */
 #include <intel-pt.h>
 #include "decode/packet.h"
+#include "decode/packet_fast.h" /* private: fwpt_pkt_next_slow */
 #include "tests/common/pkt_equal.h"
 #include "tests/common/pkt_stream.h"
 #include "tests/check.h"

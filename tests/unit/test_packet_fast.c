@@ -3,6 +3,7 @@
  * byte 1 after 02h and 99h) with random and structured payloads, at every buffer length near the packet's end,
  * with random Last IP; then random streams through fwpt_pkt_next, the slow path and fwpt_pkt_next_batch. */
 #include "decode/packet.h"
+#include "decode/packet_fast.h" /* private: fwpt_pkt_next_slow, fwpt_pkt_fast_one, dec.lean */
 #include "tests/common/pkt_equal.h"
 #include "tests/common/rng.h"
 #include "tests/check.h"
