@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/text.h"
-#include "decode/flow_print.h"
+#include "decode/profile.h"
 
 /* A function entry known by name (e.g. the service a target calls: sideband "impl" at "impl_addr"). */
 struct fwpt_symbol {

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "decode/flow_print.h"
+#include "decode/profile.h"
 
 struct fwpt_time_spread {
     struct fwpt_profile *p;

@@ -5,6 +5,7 @@
 #include "arch/rtit.h"
 #include "decode/flow.h"
 #include "decode/flow_print.h"
+#include "decode/profile.h"
 #include "decode/pkt_print.h"
 #include "efi/pipeline.h"
 #include "efi/progress.h"

@@ -10,7 +10,7 @@
 #include "arch/caps.h"
 #include "arch/trace.h"
 #include "decode/flow.h"
-#include "decode/flow_print.h"
+#include "decode/profile.h"
 #include "decode/packet.h"
 #include "efi/console.h"
 #include "efi/cpu_hw.h"

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "decode/flow.h"
-#include "decode/flow_print.h"
+#include "decode/image.h"
 
 /* f: a flow decoder set up over the trace (errata, filter ranges), not yet read. Decodes it with time (tcfg) and
  * prints the duration in TSC ticks and microseconds (crystal_hz: CPUID.15H:ECX, 0 unknown; else the nominal

@@ -25,6 +25,7 @@
 #include "decode/flame.h"
 #include "decode/flow_list.h"
 #include "decode/flow_print.h"
+#include "decode/profile.h"
 #include "decode/report.h"
 #include "decode/time_spread.h"
 #include "tools/commands.h"

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "decode/flow_print.h"
+#include "decode/profile.h"
 #include "tests/check.h"
 
 static char buf[8192];

@@ -1,0 +1,284 @@
+/* fwpt — the profile and the call tree (see profile.h). */
+#include "decode/profile.h"
+
+void fwpt_profile_init(struct fwpt_profile *p, struct fwpt_modules *mods, uint64_t *mod_insns,
+                       struct fwpt_profile_func *funcs, size_t nfuncs, struct fwpt_profile_node *nodes,
+                       size_t nnodes, uint32_t *node_hash, size_t nhash)
+{
+    fwpt_memset(p, 0, sizeof *p);
+    p->mods = mods;
+    p->mod_insns = mod_insns;
+    fwpt_memset(mod_insns, 0, ((mods ? mods->n : 0) + 1) * sizeof *mod_insns);
+    p->funcs = funcs;
+    p->funcs_mask = nfuncs - 1;
+    for (size_t i = 0; i < nfuncs; i++) {
+        funcs[i].entry = FWPT_FLOW_NO_IP;
+        funcs[i].calls = funcs[i].insns = 0;
+    }
+    p->nodes = nodes;
+    p->nodes_cap = nnodes;
+    p->node_hash = node_hash;
+    p->node_hash_mask = nhash - 1;
+    fwpt_memset(node_hash, 0, nhash * sizeof *node_hash);
+    fwpt_memset(&nodes[0], 0, sizeof nodes[0]);
+    nodes[0].entry = FWPT_FLOW_NO_IP;
+    p->nnodes = 1;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    return x ^ (x >> 32);
+}
+
+/* Function slot for entry, created if needed; (size_t)-1 when the table is full. */
+static size_t func_slot(struct fwpt_profile *p, uint64_t entry)
+{
+    size_t i = (size_t)mix(entry) & p->funcs_mask;
+    for (size_t k = 0; k <= p->funcs_mask; k++, i = (i + 1) & p->funcs_mask) {
+        if (p->funcs[i].entry == entry)
+            return i;
+        if (p->funcs[i].entry == FWPT_FLOW_NO_IP) {
+            if (p->nfuncs * 4 >= (p->funcs_mask + 1) * 3)
+                break; /* keep the table at most 3/4 full */
+            p->funcs[i].entry = entry;
+            p->nfuncs++;
+            return i;
+        }
+    }
+    p->dropped++;
+    return (size_t)-1;
+}
+
+static uint32_t node_child(struct fwpt_profile *p, uint32_t parent, uint64_t entry)
+{
+    size_t i = (size_t)mix(entry * 31 + parent) & p->node_hash_mask;
+    for (size_t k = 0; k <= p->node_hash_mask; k++, i = (i + 1) & p->node_hash_mask) {
+        uint32_t n = p->node_hash[i];
+        if (!n)
+            break;
+        if (p->nodes[n - 1].entry == entry && p->nodes[n - 1].parent == parent)
+            return n - 1;
+    }
+    if (p->nnodes >= p->nodes_cap || p->node_hash[i] || p->nnodes * 4 >= (p->node_hash_mask + 1) * 3) {
+        p->dropped++;
+        return parent; /* table full: count in the caller's node */
+    }
+    uint32_t n = (uint32_t)p->nnodes++;
+    struct fwpt_profile_node *d = &p->nodes[n];
+    fwpt_memset(d, 0, sizeof *d);
+    d->entry = entry;
+    d->parent = parent;
+    d->depth = p->nodes[parent].depth + 1;
+    if (p->nodes[parent].first_child)
+        p->nodes[p->nodes[parent].last_child].next_sibling = n;
+    else
+        p->nodes[parent].first_child = n;
+    p->nodes[parent].last_child = n;
+    p->node_hash[i] = n + 1;
+    return n;
+}
+
+static void enter(struct fwpt_profile *p, uint64_t entry)
+{
+    uint32_t parent = p->depth ? p->stack_node[p->depth - 1] : 0;
+    uint32_t node = node_child(p, parent, entry);
+    size_t fs = func_slot(p, entry);
+    p->nodes[node].calls++;
+    if (fs != (size_t)-1)
+        p->funcs[fs].calls++;
+    if (p->depth == FWPT_PROFILE_DEPTH) {
+        if (p->frame_hook)
+            p->frame_hook(p->frame_ctx, p, FWPT_FRAME_DROP_OUTER, p->stack_node[0]);
+        /* drop the outermost frame */
+        for (uint32_t k = 1; k < FWPT_PROFILE_DEPTH; k++) {
+            p->stack_node[k - 1] = p->stack_node[k];
+            p->stack_func[k - 1] = p->stack_func[k];
+        }
+        p->depth--;
+    }
+    p->stack_node[p->depth] = node;
+    p->stack_func[p->depth] = (uint32_t)fs;
+    p->depth++;
+    if (p->frame_hook)
+        p->frame_hook(p->frame_ctx, p, FWPT_FRAME_PUSH, node);
+}
+
+static void leave(struct fwpt_profile *p)
+{
+    if (p->frame_hook)
+        p->frame_hook(p->frame_ctx, p, FWPT_FRAME_POP, p->stack_node[p->depth - 1]);
+    p->depth--;
+}
+
+void fwpt_profile_add(struct fwpt_profile *p, const struct fwpt_flow_event *ev) { fwpt_profile_add_weight(p, ev, 1); }
+
+const char *fwpt_profile_unit(const struct fwpt_profile *p, bool short_name)
+{
+    if (p->unit == FWPT_PROFILE_UNIT_TICKS)
+        return short_name ? "ticks" : "TSC ticks";
+    return short_name ? "insns" : "instructions";
+}
+
+void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_event *ev, uint64_t w)
+{
+    if (ev->kind != FWPT_FLOW_INSN) {
+        p->events++;
+        if (ev->kind == FWPT_FLOW_INTERRUPT) {
+            p->call_pending = 0;
+            p->ret_pending = 0;
+            enter(p, ev->to); /* the handler runs as if called */
+        } else if (ev->kind == FWPT_FLOW_OVERFLOW || ev->kind == FWPT_FLOW_ERROR) {
+            while (p->depth) /* the call stack is unknown from here */
+                leave(p);
+            p->call_pending = p->ret_pending = 0;
+        } else if (ev->kind == FWPT_FLOW_DISABLED) {
+            p->call_pending = p->ret_pending = 0;
+        }
+        return;
+    }
+    if (p->call_pending) {
+        p->call_pending = 0;
+        if (ev->ip != p->call_next)
+            enter(p, ev->ip); /* a zero-length call (call next) is no call */
+    }
+    p->insns += w;
+    size_t mi = 0;
+    fwpt_module_find(p->mods, ev->ip, &mi);
+    p->mod_insns[mi] += w;
+    uint32_t node = p->depth ? p->stack_node[p->depth - 1] : 0;
+    p->nodes[node].insns += w;
+    if (p->depth && p->stack_func[p->depth - 1] != (uint32_t)-1)
+        p->funcs[p->stack_func[p->depth - 1]].insns += w;
+    switch (ev->iclass) {
+    case FWPT_IC_CALL_REL: case FWPT_IC_CALL_IND: case FWPT_IC_FAR_CALL:
+        p->call_pending = 1;
+        p->call_next = ev->ip + ev->size;
+        break;
+    case FWPT_IC_RET: case FWPT_IC_FAR_RET: case FWPT_IC_IRET:
+        if (p->depth)
+            leave(p);
+        break;
+    default:
+        break;
+    }
+}
+
+static void put_u64_w(const struct fwpt_sink *o, uint64_t v, unsigned width)
+{
+    char buf[24];
+    struct fwpt_bufsink b;
+    struct fwpt_sink s = fwpt_bufsink_init(&b, buf, sizeof buf - 1);
+    fwpt_put_dec(&s, v);
+    buf[b.len] = 0;
+    for (size_t k = b.len; k < width; k++)
+        fwpt_putc(o, ' ');
+    fwpt_puts(o, buf);
+}
+
+static void put_entry(struct fwpt_profile *p, const struct fwpt_sink *o, uint64_t entry)
+{
+    fwpt_put_0x(o, entry);
+    if (fwpt_module_find(p->mods, entry, NULL)) {
+        fwpt_puts(o, "  ");
+        fwpt_module_put_where(p->mods, o, entry, 0);
+    }
+}
+
+void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n)
+{
+    size_t nm = p->mods ? p->mods->n : 0;
+    fwpt_puts(out, fwpt_profile_unit(p, false));
+    fwpt_puts(out, " per module (");
+    fwpt_put_dec(out, p->insns);
+    fwpt_puts(out, " in all)\n");
+    for (size_t i = 0; i <= nm; i++) {
+        if (!p->mod_insns[i])
+            continue;
+        put_u64_w(out, p->mod_insns[i], 14);
+        fwpt_puts(out, "  ");
+        fwpt_puts(out, i < nm ? p->mods->v[i].name : "(no module)");
+        fwpt_putc(out, '\n');
+    }
+    fwpt_puts(out, fwpt_profile_unit(p, false));
+    fwpt_puts(out, " per function entry (self; top ");
+    fwpt_put_dec(out, top_n < p->nfuncs ? top_n : p->nfuncs);
+    fwpt_puts(out, " of ");
+    fwpt_put_dec(out, p->nfuncs);
+    fwpt_puts(out, p->unit == FWPT_PROFILE_UNIT_TICKS ? ")\n           ticks      calls  entry\n"
+                                                       : ")\n           insns      calls  entry\n");
+    /* top_n by repeated scans (no sorting memory): insns descending, then entry ascending */
+    uint64_t prev_insns = ~(uint64_t)0, prev_entry = 0;
+    size_t shown = 0;
+    int first = 1;
+    while (shown < top_n) {
+        size_t best = (size_t)-1;
+        for (size_t i = 0; i <= p->funcs_mask; i++) {
+            const struct fwpt_profile_func *f = &p->funcs[i];
+            if (f->entry == FWPT_FLOW_NO_IP)
+                continue;
+            if (!first && (f->insns > prev_insns || (f->insns == prev_insns && f->entry <= prev_entry)))
+                continue;
+            if (best == (size_t)-1 || f->insns > p->funcs[best].insns ||
+                (f->insns == p->funcs[best].insns && f->entry < p->funcs[best].entry))
+                best = i;
+        }
+        if (best == (size_t)-1)
+            break;
+        put_u64_w(out, p->funcs[best].insns, 16);
+        put_u64_w(out, p->funcs[best].calls, 11);
+        fwpt_puts(out, "  ");
+        put_entry(p, out, p->funcs[best].entry);
+        fwpt_putc(out, '\n');
+        prev_insns = p->funcs[best].insns;
+        prev_entry = p->funcs[best].entry;
+        first = 0;
+        shown++;
+    }
+    if (p->dropped) {
+        fwpt_puts(out, "(");
+        fwpt_put_dec(out, p->dropped);
+        fwpt_puts(out, " function/call-tree entries did not fit the tables)\n");
+    }
+}
+
+void fwpt_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth)
+{
+    /* totals: children are created after their parents, so a reverse pass sums subtrees */
+    for (size_t i = 0; i < p->nnodes; i++)
+        p->nodes[i].total = p->nodes[i].insns;
+    for (size_t i = p->nnodes; i-- > 1;)
+        p->nodes[p->nodes[i].parent].total += p->nodes[i].total;
+    fwpt_puts(out, "call tree: calls, ");
+    fwpt_puts(out, fwpt_profile_unit(p, false));
+    fwpt_puts(out, " (self / with callees), entry\n");
+    fwpt_puts(out, "      calls        self       total  function\n");
+    put_u64_w(out, 0, 11);
+    put_u64_w(out, p->nodes[0].insns, 12);
+    put_u64_w(out, p->nodes[0].total, 12);
+    fwpt_puts(out, "  (root)\n");
+    /* depth-first, iterative: next node = first child, else next sibling of self or an ancestor */
+    uint32_t n = p->nodes[0].first_child;
+    while (n) {
+        const struct fwpt_profile_node *d = &p->nodes[n];
+        if (d->depth <= max_depth) {
+            put_u64_w(out, d->calls, 11);
+            put_u64_w(out, d->insns, 12);
+            put_u64_w(out, d->total, 12);
+            fwpt_puts(out, "  ");
+            for (uint32_t k = 1; k < d->depth; k++)
+                fwpt_puts(out, "  ");
+            put_entry(p, out, d->entry);
+            fwpt_putc(out, '\n');
+        }
+        if (d->first_child && d->depth < max_depth) {
+            n = d->first_child;
+            continue;
+        }
+        while (n && !p->nodes[n].next_sibling)
+            n = p->nodes[n].parent;
+        if (n)
+            n = p->nodes[n].next_sibling;
+    }
+}
