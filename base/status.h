@@ -38,6 +38,7 @@
     X(E_RETSTACK, "compressed return with an empty call stack")                          \
     X(E_RUNAWAY, "walk exceeded the step limit without a packet")                        \
     X(E_BAD_STATUS, "PSB+ status contradicts the decoded execution mode")                \
+    X(E_INTERNAL, "decoder internal error: an event found the event queue full")       \
     /* decode: time */                                                                   \
     X(E_NO_TIME, "no timing information")                                                \
     X(E_NO_CALIBRATION, "no calibration")                                                \

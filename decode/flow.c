@@ -209,7 +209,7 @@ static void time_event(struct fwpt_flow *f, uint32_t k)
 /* An event that began at a FUP read earlier has the time at that FUP (libipt stamps it there). */
 static void time_at_fup(struct fwpt_flow *f, const struct fwpt_flow_event *e)
 {
-    if (!f->time_on)
+    if (!f->time_on || e == &f->evq_spill)
         return;
     uint32_t k = (uint32_t)(e - f->evq);
     f->evq_tsc[k] = f->t_fup_tsc;
@@ -319,8 +319,13 @@ bool fwpt_flow_tick(const struct fwpt_flow *f, uint64_t *tsc, bool *ok)
 static struct fwpt_flow_event *evq_push(struct fwpt_flow *f, unsigned kind)
 {
     struct fwpt_flow_event *e;
-    if (f->evq_n == FWPT_FLOW_EVQ)
-        f->evq_n--; /* cannot happen: the loops stop at evq_tight, a step gives at most EVQ_STEP */
+    if (__builtin_expect(f->evq_n == FWPT_FLOW_EVQ, 0)) {
+        /* a decoder bug (the loops stop at evq_tight, a step gives at most EVQ_STEP): no queued event is
+         * overwritten; this one goes to a scratch slot and the decode fails with FWPT_E_INTERNAL */
+        f->evq_overrun = 1;
+        fwpt_memset(&f->evq_spill, 0, sizeof f->evq_spill);
+        return &f->evq_spill;
+    }
     uint32_t k = (f->evq_head + f->evq_n++) % FWPT_FLOW_EVQ;
     e = &f->evq[k];
     if (TIME_ON(f))
@@ -2069,7 +2074,7 @@ static inline bool run_resolve(struct fwpt_flow *f)
 enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
                                     struct fwpt_flow_event *ev)
 {
-    if (f->resolve_pending && !f->evq_n && !f->fup_pending && !f->look_pending && f->cache && f->state == ST_WALK &&
+    if (f->resolve_pending && !f->evq_n && !f->evq_overrun && !f->fup_pending && !f->look_pending && f->cache && f->state == ST_WALK &&
         run_resolve(f) && !f->evq_n && !f->fup_pending && !f->ntrig && f->state == ST_WALK) {
         /* the hot case first: a cached block after a transfer resolved without packets */
         const struct fwpt_flow_block *b = &f->cache[FLOW_SLOT(f->ip) & f->cache_mask];
@@ -2093,6 +2098,8 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
     for (;;) {
         if (f->evq_n)
             return evq_pop(f, ev);
+        if (__builtin_expect(f->evq_overrun, 0))
+            return FWPT_E_INTERNAL; /* after every event queued before it */
         if (f->state != ST_WALK) {
             if (f->state == ST_END)
                 return FWPT_E_EOS;
@@ -2454,6 +2461,8 @@ enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event
             return fwpt_flow_next(f, ev); /* serves the buffer inline (its own check is the same) */
         if (f->evq_n)
             return evq_pop(f, ev);
+        if (__builtin_expect(f->evq_overrun, 0))
+            return FWPT_E_INTERNAL;
         if (f->state == ST_WALK) {
             fill(f);
             continue;

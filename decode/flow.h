@@ -183,6 +183,8 @@ struct fwpt_flow {
     uint64_t cut_ip;
     struct fwpt_flow_event evq[FWPT_FLOW_EVQ];
     uint32_t evq_head, evq_n;
+    uint8_t evq_overrun;       /* an event found the queue full: fwpt_flow_next* give FWPT_E_INTERNAL after the rest */
+    struct fwpt_flow_event evq_spill; /* where that event went */
     /* fwpt_flow_next: instructions decoded ahead, served inline */
     uint32_t oidx, on;
     uint8_t obuf_mode;         /* every obuf entry has kind INSN and this mode (UNKNOWN: not so) */
@@ -293,7 +295,9 @@ void fwpt_flow_cache_reset(struct fwpt_flow *f);
 void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n);
 
 /* Next instruction or event. FWPT_OK with *ev filled, FWPT_E_EOS at the end of the trace.
- * Errors inside the trace are FWPT_FLOW_ERROR events (decoding continues). Instructions of the
+ * Errors inside the trace are FWPT_FLOW_ERROR events (decoding continues). FWPT_E_INTERNAL, after every
+ * event queued before it, is a decoder bug (an event found the event queue full), never the trace's
+ * fault: the decode stops there, no event lost silently. Instructions of the
  * current run are served inline; the rest is fwpt_flow_next_slow. */
 enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event *ev);
 static inline enum fwpt_status fwpt_flow_next(struct fwpt_flow *f, struct fwpt_flow_event *ev)

@@ -167,7 +167,8 @@ void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt)
     struct fwpt_app_progress prog; /* a line every few seconds of a long decode */
     fwpt_app_progress_start(&prog, "flow", s->tr.len, 0, s->opt->quiet ? 0 : s->opt->progress);
     uint64_t work = 0;
-    while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
+    enum fwpt_status fst;
+    while ((fst = fwpt_flow_next(&f, &ev)) == FWPT_OK) {
         if (!(++work & 0xffff) && fwpt_app_progress_due(&prog, fwpt_rdtsc()))
             fwpt_app_progress_line(&prog, &s->o, fwpt_rdtsc(), f.pkt.offset, s->insns, 0);
         if (listing_on && ev.kind == FWPT_FLOW_INSN && s->insns >= cap)
@@ -198,6 +199,10 @@ void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt)
                 fwpt_puts(&s->o, "\n");
             }
         }
+    }
+    if (fst != FWPT_E_EOS) { /* a decoder bug (FWPT_E_INTERNAL), never silent */
+        fwpt_printf(&s->o, "flow: the decoder stopped before the end of the trace: %s\n", fwpt_status_msg(fst));
+        s->flow_errors++;
     }
     if (summary) {
         fwpt_profile_print(&s->fs.prof, &tsink, FWPT_RUN_CONSOLE_TOP_FUNCS * 5);

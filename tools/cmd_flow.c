@@ -607,6 +607,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     struct fwpt_progress prog;
     fwpt_progress_start(&prog, "fwpt flow", trace_size, quiet || (listing && !listing_to_file));
     uint64_t cut_ip;
+    enum fwpt_status fst; /* why the decode ended: FWPT_E_EOS, else a decoder bug (FWPT_E_INTERNAL) */
     static struct fwpt_time_spread spread;
     struct fwpt_flow_event *held = NULL;
     if (prof && by_time) {
@@ -622,7 +623,7 @@ int fwpt_cmd_flow(int argc, char **argv)
                               sizeof acache / sizeof acache[0], obuf, sizeof obuf);
         const struct fwpt_flow_obuf_insn *bv;
         uint32_t bn;
-        while (fwpt_flow_next_batch(f, &bv, &bn, &ev) == FWPT_OK) {
+        while ((fst = fwpt_flow_next_batch(f, &bv, &bn, &ev)) == FWPT_OK) {
             if (bn) {
                 fwpt_flow_list_insns(&lister, bv, bn);
                 ninsns += bn;
@@ -640,7 +641,7 @@ int fwpt_cmd_flow(int argc, char **argv)
         free(pre);
     } else {
         uint64_t tick_last = 0; /* the time of the last event or tick shown (libipt compares a tick with it) */
-        while (fwpt_flow_next(f, &ev) == FWPT_OK) {
+        while ((fst = fwpt_flow_next(f, &ev)) == FWPT_OK) {
             uint64_t tsc = 0;
             bool tok = time_on && fwpt_flow_time(f, &tsc) == FWPT_OK;
             if (ev.kind == FWPT_FLOW_INSN)
@@ -676,6 +677,10 @@ int fwpt_cmd_flow(int argc, char **argv)
             fwpt_flow_print_cut(&pr, cut_ip, trace_size); /* where the listing ends is not where the code stopped */
     }
     fwpt_progress_end(&prog);
+    if (fst != FWPT_E_EOS) {
+        fprintf(stderr, "fwpt flow: the decoder stopped before the end of the trace: %s\n", fwpt_status_msg(fst));
+        errors++;
+    }
     if (held)
         fwpt_time_spread_end(&spread);
     if (held && (profile || calls))
