@@ -41,3 +41,34 @@ void fwpt_module_put_where(struct fwpt_modules *mods, const struct fwpt_sink *o,
     else
         fwpt_puts(o, buf);
 }
+
+const struct fwpt_module *fwpt_module_at(const struct fwpt_modules *m, uint64_t ip, int with_code)
+{
+    if (!m)
+        return NULL;
+    size_t lo = 0, hi = m->n; /* the first module with base > ip */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->v[mid].base <= ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo; k-- > 0;) {
+        const struct fwpt_module *v = &m->v[k];
+        if (with_code ? v->code && ip - v->base < v->code_size : ip - v->base < v->size)
+            return v;
+        if (k + 4 < lo)
+            break; /* overlapping modules: look a few back, no further */
+    }
+    return NULL;
+}
+
+size_t fwpt_modules_read(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    const struct fwpt_module *v = fwpt_module_at(ctx, ip, 1);
+    if (!v)
+        return 0;
+    *bytes = v->code + (ip - v->base);
+    return (size_t)(v->code_size - (ip - v->base));
+}

@@ -15,16 +15,6 @@
 #define FLOW_CACHE 65536          /* flow decoder block cache entries (2 MiB, from pool) */
 #define FLOW_CACHE_STATIC 4096    /* the fallback when the pool has no 2 MiB */
 
-static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
-{
-    struct fwpt_run *s = ctx;
-    const struct fwpt_image *m = fwpt_symbols_find(&s->syms, ip);
-    if (!m)
-        return 0; /* only inside loaded images: never touch unmapped memory */
-    *bytes = fwpt_image_bytes(m) + (ip - m->base);
-    return (size_t)(m->base + m->size - ip);
-}
-
 static void touch(struct fwpt_run *s, uint64_t ip)
 {
     struct fwpt_image *m = fwpt_symbols_find(&s->syms, ip);
@@ -80,7 +70,7 @@ void fwpt_run_decode_packets(struct fwpt_run *s, struct fwpt_membuf *txt)
 
 void fwpt_flow_summary_free(struct fwpt_flow_summary *fs)
 {
-    void *p[] = {fs->mv, fs->mod_insns, fs->funcs, fs->nodes, fs->hash};
+    void *p[] = {fs->mod_insns, fs->funcs, fs->nodes, fs->hash};
     for (unsigned i = 0; i < sizeof p / sizeof p[0]; i++)
         if (p[i])
             FreePool(p[i]);
@@ -98,22 +88,15 @@ static bool flow_summary_init(struct fwpt_run *s, struct fwpt_flow_summary *fs)
 {
     unsigned n = s->syms.count;
     fwpt_memset(fs, 0, sizeof *fs);
-    fs->mv = pool(s, (n + 1) * sizeof *fs->mv, true);
     fs->mod_insns = pool(s, (n + 1) * sizeof *fs->mod_insns, true);
     fs->funcs = pool(s, FWPT_RUN_PROFILE_FUNCS * sizeof *fs->funcs, false);
     fs->nodes = pool(s, FWPT_RUN_PROFILE_NODES * sizeof *fs->nodes, false);
     fs->hash = pool(s, FWPT_RUN_PROFILE_HASH * sizeof *fs->hash, false);
-    if (!fs->mv || !fs->mod_insns || !fs->funcs || !fs->nodes || !fs->hash) {
+    if (!fs->mod_insns || !fs->funcs || !fs->nodes || !fs->hash) {
         fwpt_flow_summary_free(fs);
         return false;
     }
-    for (unsigned i = 0; i < n; i++) { /* module i is image i: mod_insns[i] counts syms.img[i] */
-        fs->mv[i].name = s->syms.img[i].name;
-        fs->mv[i].base = s->syms.img[i].base;
-        fs->mv[i].size = s->syms.img[i].size;
-    }
-    fs->mods.v = fs->mv;
-    fs->mods.n = n;
+    fs->mods = s->syms.map; /* module i is image i: mod_insns[i] counts syms.img[i] */
     fwpt_profile_init(&fs->prof, &fs->mods, fs->mod_insns, fs->funcs, FWPT_RUN_PROFILE_FUNCS, fs->nodes, FWPT_RUN_PROFILE_NODES,
                       fs->hash, FWPT_RUN_PROFILE_HASH);
     return true;
@@ -156,7 +139,8 @@ void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt)
     if (!summary)
         fwpt_run_say(s, "flow: not enough pool memory for the profile and call tree; flow.txt lists instructions only", NULL);
     struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &s->fs.mods : NULL, NULL, NULL, 0};
-    fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, read_code, s, cache ? cache : static_cache, ncache);
+    fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, fwpt_modules_read, &s->syms.map, cache ? cache : static_cache,
+                        ncache); /* code only inside loaded images: never unmapped memory */
     flow_setup(s, &f);
     struct fwpt_image *last = NULL;
     const uint64_t cap = s->opt->listing; /* listing=: instructions listed; the events among them too */
@@ -265,7 +249,7 @@ void fwpt_run_time_report(struct fwpt_run *s)
 {
     static struct fwpt_flow f;
     static struct fwpt_flow_block cache[FLOW_CACHE_STATIC];
-    fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, read_code, s, cache, FLOW_CACHE_STATIC);
+    fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, fwpt_modules_read, &s->syms.map, cache, FLOW_CACHE_STATIC);
     flow_setup(s, &f);
     struct fwpt_time_config tc = {0};
     if (s->have_cpuid15) {

@@ -96,8 +96,7 @@ void *fwpt_pool_counted(uint64_t *counter, UINTN n, bool zero);
 #define FWPT_RUN_CONSOLE_TOP_FUNCS 10
 
 struct fwpt_flow_summary {
-    struct fwpt_module *mv;
-    struct fwpt_modules mods;
+    struct fwpt_modules mods;      /* the loaded images' map (syms.map), with its own lookup cache */
     struct fwpt_profile prof;
     uint64_t *mod_insns;
     struct fwpt_profile_func *funcs;

@@ -79,12 +79,31 @@ static bool fv_file_name(EFI_LOADED_IMAGE *li, char *file, size_t file_cap, char
     return true;
 }
 
+/* decode/image's map of the images, rebuilt whenever img changes. */
+static EFI_STATUS build_map(struct fwpt_symbols *s)
+{
+    if (s->mod)
+        FreePool(s->mod);
+    s->mod = AllocateZeroPool((s->count + 1) * sizeof *s->mod);
+    s->map = (struct fwpt_modules){s->mod, 0, 0};
+    if (!s->mod)
+        return EFI_OUT_OF_RESOURCES;
+    for (unsigned i = 0; i < s->count; i++) {
+        const struct fwpt_image *m = &s->img[i];
+        s->mod[i] = (struct fwpt_module){m->name, m->base, m->size, fwpt_image_bytes(m), m->size};
+    }
+    s->map.n = s->count;
+    return EFI_SUCCESS;
+}
+
 EFI_STATUS fwpt_symbols_load(struct fwpt_symbols *s)
 {
     EFI_HANDLE *h = NULL;
     UINTN nh = 0;
     s->img = NULL;
     s->count = 0;
+    s->mod = NULL;
+    s->map = (struct fwpt_modules){NULL, 0, 0};
     EFI_STATUS st = uefi_call_wrapper(BS->LocateHandleBuffer, 5, ByProtocol, &LoadedImageProtocol, NULL, &nh, &h);
     if (EFI_ERROR(st))
         return st;
@@ -130,7 +149,7 @@ EFI_STATUS fwpt_symbols_load(struct fwpt_symbols *s)
         }
         s->img[j] = t;
     }
-    return EFI_SUCCESS;
+    return build_map(s);
 }
 
 EFI_STATUS fwpt_symbols_add(struct fwpt_symbols *s, uint64_t base, uint64_t size, const char *path,
@@ -159,30 +178,25 @@ EFI_STATUS fwpt_symbols_add(struct fwpt_symbols *s, uint64_t base, uint64_t size
     m->file[k] = 0;
     s->img = n;
     s->count++;
-    return EFI_SUCCESS;
+    return build_map(s);
 }
 
 void fwpt_symbols_free(struct fwpt_symbols *s)
 {
     if (s->img)
         FreePool(s->img);
+    if (s->mod)
+        FreePool(s->mod);
     s->img = NULL;
+    s->mod = NULL;
     s->count = 0;
+    s->map = (struct fwpt_modules){NULL, 0, 0};
 }
 
 struct fwpt_image *fwpt_symbols_find(const struct fwpt_symbols *s, uint64_t ip)
 {
-    unsigned lo = 0, hi = s->count;
-    while (lo < hi) {
-        unsigned mid = (lo + hi) / 2;
-        if (s->img[mid].base + s->img[mid].size <= ip)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < s->count && ip >= s->img[lo].base && ip < s->img[lo].base + s->img[lo].size)
-        return &s->img[lo];
-    return NULL;
+    const struct fwpt_module *m = fwpt_module_at(&s->map, ip, 0);
+    return m ? &s->img[m - s->mod] : NULL;
 }
 
 void fwpt_symbols_put(const struct fwpt_symbols *s, uint64_t ip, const struct fwpt_sink *o)

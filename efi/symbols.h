@@ -1,5 +1,6 @@
 /* fwpt — the loaded images (EFI_LOADED_IMAGE_PROTOCOL on every handle): base, size, a name (the
- * PE/COFF debug directory's PDB path basename, else the image's file path), and IP -> Module+0xOFF. */
+ * PE/COFF debug directory's PDB path basename, else the image's file path), and IP -> Module+0xOFF
+ * through decode/image's map, which the printers, the profile and the flow decoder's reads use too. */
 #ifndef FWPT_EFI_SYMBOLS_H
 #define FWPT_EFI_SYMBOLS_H
 
@@ -7,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "base/text.h"
+#include "decode/image.h"
 
 struct fwpt_image {
     uint64_t base, size;
@@ -21,6 +23,8 @@ struct fwpt_image {
 struct fwpt_symbols {
     struct fwpt_image *img; /* pool memory, sorted by base */
     unsigned count;
+    struct fwpt_module *mod;  /* decode/image's map of img (mod[i] is img[i]): names, bases, sizes, bytes */
+    struct fwpt_modules map;
 };
 
 EFI_STATUS fwpt_symbols_load(struct fwpt_symbols *s);
@@ -33,7 +37,7 @@ static inline const uint8_t *fwpt_image_bytes(const struct fwpt_image *m)
 {
     return m->code ? m->code : (const uint8_t *)(uintptr_t)m->base;
 }
-/* The image containing ip, or NULL. */
+/* The image containing ip, or NULL (fwpt_module_at over the map). */
 struct fwpt_image *fwpt_symbols_find(const struct fwpt_symbols *s, uint64_t ip);
 /* "PciBusDxe+0x1a2b", or "0xADDRESS" outside every image. */
 void fwpt_symbols_put(const struct fwpt_symbols *s, uint64_t ip, const struct fwpt_sink *o);

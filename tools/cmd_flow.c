@@ -46,41 +46,11 @@ __attribute__((format(printf, 1, 2))) static void note(const char *fmt, ...)
     va_end(ap);
 }
 
-struct image {
-    char *name;
-    uint64_t base, size;
-    uint8_t *code; /* NULL: no bytes saved */
-    size_t code_size;
-};
-
+/* The images: decode/image's map, grown here (names and code are heap copies kept to the end). */
 struct images {
-    struct image *v;
+    struct fwpt_module *v;
     size_t n, cap;
 };
-
-static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
-{
-    const struct images *im = ctx;
-    /* images sorted by base: binary search for the last base <= ip */
-    size_t lo = 0, hi = im->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (im->v[mid].base <= ip)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t k = lo; k-- > 0;) {
-        const struct image *m = &im->v[k];
-        if (m->code && ip - m->base < m->code_size) {
-            *bytes = m->code + (ip - m->base);
-            return m->code_size - (ip - m->base);
-        }
-        if (k + 4 < lo)
-            break; /* overlapping images: look a few back, no further */
-    }
-    return 0;
-}
 
 static int load_file(const char *path, uint8_t **data, size_t *size)
 {
@@ -107,7 +77,7 @@ static int load_file(const char *path, uint8_t **data, size_t *size)
     return 0;
 }
 
-static struct image *add_image(struct images *im)
+static struct fwpt_module *add_image(struct images *im)
 {
     if (im->n == im->cap) {
         im->cap = im->cap ? im->cap * 2 : 16;
@@ -117,7 +87,7 @@ static struct image *add_image(struct images *im)
             exit(1);
         }
     }
-    struct image *m = &im->v[im->n++];
+    struct fwpt_module *m = &im->v[im->n++];
     memset(m, 0, sizeof *m);
     return m;
 }
@@ -135,15 +105,21 @@ static int add_sideband_image(void *ctx)
     struct image_fields *v = ctx;
     if (!v->have_base)
         return 0;
-    struct image *m = add_image(v->im);
+    struct fwpt_module *m = add_image(v->im);
     m->name = strdup(v->name[0] ? v->name : "?");
     m->base = v->base;
     m->size = v->have_size ? v->size : 0;
     if (v->file[0]) {
         char path[2048];
+        uint8_t *code;
+        size_t code_size;
         snprintf(path, sizeof path, "%s/%s", v->dir, v->file);
-        if (load_file(path, &m->code, &m->code_size) != 0)
+        if (load_file(path, &code, &code_size) != 0) {
             note("fwpt flow: %s: %s (image %s without code)\n", path, strerror(errno), m->name);
+        } else {
+            m->code = code;
+            m->code_size = code_size;
+        }
         if (!v->have_size)
             m->size = m->code_size;
     }
@@ -328,7 +304,7 @@ static void usage(FILE *f)
 
 static int cmp_base(const void *a, const void *b)
 {
-    const struct image *x = a, *y = b;
+    const struct fwpt_module *x = a, *y = b;
     return x->base < y->base ? -1 : x->base > y->base;
 }
 
@@ -367,17 +343,21 @@ int fwpt_cmd_flow(int argc, char **argv)
                 fprintf(stderr, "fwpt flow: --image: expected FILE@ADDR, got '%s'\n", v);
                 return 2;
             }
-            struct image *m = add_image(&im);
-            m->name = strndup(v, (size_t)(at - v));
+            struct fwpt_module *m = add_image(&im);
+            char *name = strndup(v, (size_t)(at - v));
+            uint8_t *code;
+            size_t code_size;
             m->base = base;
-            if (load_file(m->name, &m->code, &m->code_size) != 0) {
-                fprintf(stderr, "fwpt flow: %s: %s\n", m->name, strerror(errno));
+            if (load_file(name, &code, &code_size) != 0) {
+                fprintf(stderr, "fwpt flow: %s: %s\n", name, strerror(errno));
                 return 1;
             }
-            m->size = m->code_size;
-            const char *slash = strrchr(m->name, '/');
+            m->code = code;
+            m->size = m->code_size = code_size;
+            const char *slash = strrchr(name, '/');
             if (slash)
-                memmove(m->name, slash + 1, strlen(slash + 1) + 1);
+                memmove(name, slash + 1, strlen(slash + 1) + 1);
+            m->name = name;
         } else if (!strcmp(a, "--cpu") || !strncmp(a, "--cpu=", 6)) {
             const char *cv = a[5] == '=' ? a + 6 : v;
             const char *why = "expected FAMILY/MODEL[/STEPPING] or none";
@@ -542,13 +522,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     if (im.n)
         qsort(im.v, im.n, sizeof *im.v, cmp_base);
 
-    struct fwpt_module *mv = calloc(im.n + 1, sizeof *mv);
-    for (size_t i = 0; i < im.n; i++) {
-        mv[i].name = im.v[i].name;
-        mv[i].base = im.v[i].base;
-        mv[i].size = im.v[i].size;
-    }
-    struct fwpt_modules mods = {mv, im.n, 0};
+    struct fwpt_modules mods = {im.v, im.n, 0};
 
     const int pictures = flame_path || folded_path || chrome_path || report_path;
     const int listing = !calls && !profile && !pictures;
@@ -567,12 +541,12 @@ int fwpt_cmd_flow(int argc, char **argv)
     struct fwpt_zydis *dz = NULL;
     if (!no_disasm && listing) {
         dz = calloc(1, sizeof *dz);
-        fwpt_zydis_init(dz, read_code, &im);
+        fwpt_zydis_init(dz, fwpt_modules_read, &mods);
     }
 
     static struct fwpt_flow_block cache[1 << 16]; /* indexed by IP bits: 64 KiB of code map without a collision */
     struct fwpt_flow *f = malloc(sizeof *f);
-    fwpt_flow_init(f, trace, trace_size, read_code, &im, cache, sizeof cache / sizeof cache[0]);
+    fwpt_flow_init(f, trace, trace_size, fwpt_modules_read, &mods, cache, sizeof cache / sizeof cache[0]);
     fwpt_errata_for_cpu(&cpu, &errata);
     fwpt_flow_set_errata(f, &errata);
     fwpt_flow_set_filter(f, (const uint64_t (*)[2])filter, n_filter);

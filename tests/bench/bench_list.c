@@ -251,7 +251,7 @@ static int bench_dir(const char *name, const char *dir)
     fwpt_json_array(fwpt_json_value(sb, "images"), f, 4, add_image, &v);
     qsort(in.im, in.nim, sizeof in.im[0], cmp_base);
     for (size_t i = 0; i < in.nim; i++)
-        in.mv[i] = (struct fwpt_module){in.im[i].name, in.im[i].base, in.im[i].size};
+        in.mv[i] = (struct fwpt_module){in.im[i].name, in.im[i].base, in.im[i].size, NULL, 0};
     struct fwpt_cpu_id cpu = {0};
     fwpt_sideband_cpu(sb, &cpu);
     fwpt_errata_for_cpu(&cpu, &in.errata);
@@ -283,7 +283,7 @@ static int bench_generated(void)
     in.trace_size = p.trace_size;
     in.nim = 1;
     in.im[0] = (struct image){"Prog", p.base, p.code_size, p.code, p.code_size};
-    in.mv[0] = (struct fwpt_module){"Prog", p.base, p.code_size};
+    in.mv[0] = (struct fwpt_module){"Prog", p.base, p.code_size, NULL, 0};
     printf("--- generated program: %zu instructions, %zu trace bytes\n", p.ntruth, p.trace_size);
     int rc = measure(&in, 0);
     progen_free(&p);

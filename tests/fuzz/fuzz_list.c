@@ -71,9 +71,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static char long_name[100];
     memset(long_name, '"', sizeof long_name - 1);
     const struct fwpt_module mv[3] = {
-        {"Low\"\\", im.base, im.size / 2},
-        {long_name, im.base + im.size / 2, im.size - im.size / 2},
-        {"Over", im.base + im.size / 4, im.size / 2},
+        {"Low\"\\", im.base, im.size / 2, NULL, 0},
+        {long_name, im.base + im.size / 2, im.size - im.size / 2, NULL, 0},
+        {"Over", im.base + im.size / 4, im.size / 2, NULL, 0},
     };
     const enum fwpt_flow_format fmt = size & 1 ? FWPT_FLOW_FMT_JSONL : FWPT_FLOW_FMT_TEXT;
     const fwpt_disasm_fn dis = size & 2 ? fake_disasm : NULL;

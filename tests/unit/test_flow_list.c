@@ -171,19 +171,19 @@ static size_t modules_for(uint64_t base, size_t size, int which, struct fwpt_mod
     memset(very_long, 'V', sizeof very_long - 1);
     switch (which) {
     case 0:
-        mv[0] = (struct fwpt_module){"Prog", base, size};
+        mv[0] = (struct fwpt_module){"Prog", base, size, NULL, 0};
         return 1;
     case 1: /* unsorted, gaps, an empty one, escapes, long names, an overlap (the first match wins, and the last
              * one found is tried first: its history shows in the output) */
-        mv[0] = (struct fwpt_module){"Mid\"q\\b\x01", base + size / 3, size / 6};
-        mv[1] = (struct fwpt_module){"Low_With_23_Characters_", base, size / 4}; /* 27..29 with "+0x" and offset:
+        mv[0] = (struct fwpt_module){"Mid\"q\\b\x01", base + size / 3, size / 6, NULL, 0};
+        mv[1] = (struct fwpt_module){"Low_With_23_Characters_", base, size / 4, NULL, 0}; /* 27..29 with "+0x" and offset:
                                                                                     * around the text's width 28 */
-        mv[2] = (struct fwpt_module){"Empty", base + 16, 0};
-        mv[3] = (struct fwpt_module){long_text, base + size / 2, size / 8};
-        mv[4] = (struct fwpt_module){long_json, base + size / 2 + size / 8, size / 8};
-        mv[5] = (struct fwpt_module){"Over", base + size / 2 - 64, size / 2 + 64};
-        mv[6] = (struct fwpt_module){very_long, base + size - size / 10, size / 10 + 1};
-        mv[7] = (struct fwpt_module){"", base + size / 4 + 8, 40};
+        mv[2] = (struct fwpt_module){"Empty", base + 16, 0, NULL, 0};
+        mv[3] = (struct fwpt_module){long_text, base + size / 2, size / 8, NULL, 0};
+        mv[4] = (struct fwpt_module){long_json, base + size / 2 + size / 8, size / 8, NULL, 0};
+        mv[5] = (struct fwpt_module){"Over", base + size / 2 - 64, size / 2 + 64, NULL, 0};
+        mv[6] = (struct fwpt_module){very_long, base + size - size / 10, size / 10 + 1, NULL, 0};
+        mv[7] = (struct fwpt_module){"", base + size / 4 + 8, 40, NULL, 0};
         return 8;
     default: /* a table with no entries */
         return 0;

@@ -37,9 +37,43 @@ static size_t fake_disasm(void *ctx, uint64_t ip, uint8_t mode, char *o, size_t 
     return 0;
 }
 
+/* decode/image over a sorted map with overlapping modules: lookup (first in order, or the cached one), and
+ * at/read (the greatest base holding ip; read: only bytes that are there). */
+static void image_map(void)
+{
+    static const uint8_t outer[0x100] = {[0x10] = 0x90, [0x80] = 0xc3}, inner[0x20] = {[0x4] = 0xcc};
+    static const struct fwpt_module mv[] = {
+        {"Outer", 0x1000, 0x200, outer, sizeof outer}, /* bytes for the first 0x100 of 0x200 */
+        {"Inner", 0x1040, 0x20, inner, sizeof inner},
+        {"NoCode", 0x3000, 0x10, NULL, 0},
+    };
+    struct fwpt_modules m = {mv, 3, 0};
+    const uint8_t *b = NULL;
+    CHECK(fwpt_module_find(&m, 0x1044, NULL) == &mv[0]); /* lookup: the first in order */
+    CHECK(fwpt_module_at(&m, 0x1044, 0) == &mv[1]);      /* at: the greatest base */
+    CHECK_EQ(fwpt_modules_read(&m, 0x1044, &b), 0x1c);
+    CHECK(b == inner + 4 && *b == 0xcc);
+    CHECK_EQ(fwpt_modules_read(&m, 0x1080, &b), 0x80); /* past Inner: Outer's bytes */
+    CHECK(b == outer + 0x80);
+    CHECK(fwpt_module_at(&m, 0x1180, 0) == &mv[0]);
+    CHECK_EQ(fwpt_modules_read(&m, 0x1180, &b), 0); /* inside Outer, beyond its saved bytes */
+    CHECK(fwpt_module_at(&m, 0x3008, 0) == &mv[2]);
+    CHECK(fwpt_module_at(&m, 0x3008, 1) == NULL);
+    CHECK_EQ(fwpt_modules_read(&m, 0x3008, &b), 0);
+    CHECK(fwpt_module_at(&m, 0x0fff, 0) == NULL && fwpt_module_at(&m, 0x3010, 0) == NULL);
+    m.last = 1; /* the cached module wins while it holds ip, as the listing relies on */
+    CHECK(fwpt_module_find(&m, 0x1044, NULL) == &mv[1]);
+    char buf[64];
+    struct fwpt_bufsink bs;
+    struct fwpt_sink o = fwpt_bufsink_init(&bs, buf, sizeof buf - 1);
+    fwpt_module_put_where(&m, &o, 0x1050, 0);
+    buf[bs.len] = 0;
+    CHECK_STR(buf, "Inner+0x10");
+}
+
 int main(void)
 {
-    static const struct fwpt_module mv[] = {{"DxeCore", 0x1000, 0x100}, {"Bds", 0x2000, 0x100}};
+    static const struct fwpt_module mv[] = {{"DxeCore", 0x1000, 0x100, NULL, 0}, {"Bds", 0x2000, 0x100, NULL, 0}};
     struct fwpt_modules mods = {mv, 2, 0};
     size_t idx;
     CHECK(fwpt_module_find(&mods, 0x2010, &idx) == &mv[1]);
@@ -47,6 +81,7 @@ int main(void)
     CHECK(fwpt_module_find(&mods, 0x1100, &idx) == NULL);
     CHECK_EQ(idx, 2);
     CHECK(fwpt_module_find(&mods, 0x10ff, NULL) == &mv[0]);
+    image_map();
 
     struct fwpt_flow_printer pr = {&sink, FWPT_FLOW_FMT_JSONL, &mods, fake_disasm, NULL, 0};
     struct fwpt_flow_event e = insn(0x1000, 1, FWPT_IC_OTHER);
