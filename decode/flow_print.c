@@ -1,5 +1,6 @@
 /* fwpt — flow printers and summaries (see flow_print.h). */
 #include "decode/flow_print.h"
+#include "decode/flow_print_internal.h"
 
 const struct fwpt_module *fwpt_module_find(struct fwpt_modules *m, uint64_t ip, size_t *index)
 {
@@ -827,3 +828,10 @@ void fwpt_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, ui
             n = p->nodes[n].next_sibling;
     }
 }
+
+/* ---- the tables' lookups for decode/sumprof.c (decode/flow_print_internal.h) ---- */
+uint32_t fwpt_profile_i_node(struct fwpt_profile *p, uint32_t parent, uint64_t entry)
+{
+    return node_child(p, parent, entry);
+}
+size_t fwpt_profile_i_func(struct fwpt_profile *p, uint64_t entry) { return func_slot(p, entry); }
