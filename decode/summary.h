@@ -1,0 +1,106 @@
+/* fwpt — the summary walk: the flow of a trace at the speed of its branches, for what needs no single
+ * instruction: the profile and call tree (decode/sumprof, then decode/flow_print, decode/flame,
+ * decode/report), the edges and the coverage bitmap (decode/edges).
+ *
+ * It walks decode/flow's blocks (the instruction count and end of each are known once, in flow's cache) and
+ * never lists an instruction. Chains of blocks joined by conditional branches, direct jumps and plain
+ * fall-through are followed up to a TNT byte at a time from a path cache keyed by the first block and the TNT
+ * bits in hand: one entry gives their instruction count, where they end and the edges inside. Calls, returns
+ * (RET compression, every near RET pops) and every event are taken as decode/flow takes them: the walk is
+ * flow's fast path (fill_fast) with its instruction stores replaced by counts, and flow's general path
+ * (fwpt_flow_next_run) for everything else, so the counts are those of the instructions fwpt_flow_next gives.
+ *
+ *     struct fwpt_sum s;
+ *     fwpt_sum_init(&s, &flow, paths, npaths, pedges);    // after fwpt_flow_init; paths optional
+ *     s.prof = &sumprof;  s.edges = &edges;  s.cov = map; s.cov_mask = size - 1;   // what to count
+ *     while (fwpt_sum_walk(&s) == FWPT_OK) ;               // FWPT_E_EOS at the end
+ *     fwpt_sum_flush(&s);                                  // the path cache's edges into edges/cov
+ *
+ * A walk can stop at a place two decoders can agree on (decode/parallel_host.c): see stop_at.
+ * Freestanding; the caller owns every table. */
+#ifndef FWPT_DECODE_SUMMARY_H
+#define FWPT_DECODE_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "decode/edges.h"
+#include "decode/flow.h"
+#include "decode/sumprof.h"
+
+#define FWPT_SUM_PATH_BLOCKS 16 /* blocks one path entry follows at most */
+#define FWPT_SUM_PATH_BITS 8    /* TNT bits it consumes at most */
+#define FWPT_SUM_NO_STOP (~(uint64_t)0)
+
+/* One path cache entry: the blocks from ip walked with the TNT bits of key. It ends right after its last
+ * bit, or before a block it cannot follow (not cached, another module, too many), or with a block whose end
+ * needs more than a TNT bit it holds (pending: a call, return, indirect branch, a conditional branch with no
+ * bit in hand...). */
+struct fwpt_sum_path {
+    uint64_t ip;         /* first block; FWPT_FLOW_NO_IP: empty */
+    uint64_t next;       /* not pending: where the walk goes on; pending: the last block's fall-through */
+    uint64_t last_ip;    /* pending: its last instruction; else the branch whose edge leads to next (edge) */
+    uint64_t target;     /* pending: the last block's branch target */
+    uint64_t block_ip;   /* pending: the last block's start */
+    uint64_t uses;       /* walks of it whose inner edges are not counted yet */
+    uint32_t ninsn;      /* instructions */
+    uint32_t tail;       /* of them after the last TNT bit it used */
+    uint32_t region;     /* module (index as fwpt_module_find gives; mods->n: none) of every instruction */
+    uint16_t key;        /* the TNT bits it was made for: (1 << k) | the k oldest bits in hand */
+    uint8_t mode, used, pending, cls, flags, edge;
+    uint8_t nedges;      /* edges between its blocks (in the caller's pedges row) */
+    uint8_t miss;        /* it ended before a block that was not cached yet */
+};
+
+struct fwpt_sum_edge {
+    uint64_t from, to;
+};
+
+struct fwpt_sum {
+    struct fwpt_flow *f;
+    /* what to count (NULL: not that) */
+    struct fwpt_sumprof *prof;
+    struct fwpt_edges *edges;
+    uint8_t *cov;
+    size_t cov_mask;              /* bitmap size - 1 (a power of two) */
+    struct fwpt_modules *mods;    /* module of each instruction (prof): prof's */
+    /* each event as it comes (the tool prints errors in summaries); NULL: none */
+    void (*on_event)(void *ctx, const struct fwpt_flow_event *ev);
+    void *ev_ctx;
+    /* Stop before the walk takes a branch packet at or after this trace offset (FWPT_SUM_NO_STOP: never):
+     * at the end of a block whose branch takes it, with no TNT bit in hand, nothing else pending, the
+     * packet in f->peek -- a TNT for a conditional branch, a TIP for an indirect one. Two decoders that
+     * are there in the same state decode the rest alike (decode/parallel_host.c). */
+    uint64_t stop_at;
+    uint8_t counting;             /* 0: walk without counting (to the first stop) */
+    uint8_t stopped;              /* fwpt_sum_walk returned at stop_at */
+    /* private */
+    uint8_t edge_pending;
+    uint8_t paths_ok;             /* modules do not overlap: a path's module is one for all its blocks */
+    uint64_t edge_from;
+    struct fwpt_sum_path *paths;
+    size_t paths_mask;
+    struct fwpt_sum_edge *pedges; /* (paths_mask + 1) rows of FWPT_SUM_PATH_BLOCKS - 1 */
+    /* statistics */
+    uint64_t errors, path_hits, path_misses, blocks;
+};
+
+/* paths: npaths entries (a power of two; NULL or 0: blocks only), pedges: npaths * (FWPT_SUM_PATH_BLOCKS - 1)
+ * (needed for edges and cov; NULL: paths are not used for them). f: initialized (fwpt_flow_init), with a
+ * block cache (without one every step takes flow's general path). Counting on, no stop. */
+void fwpt_sum_init(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
+                   struct fwpt_sum_edge *pedges);
+
+/* Set prof, edges, cov, mods after init, then this (it checks whether paths can serve the modules). */
+void fwpt_sum_configure(struct fwpt_sum *s);
+
+/* Walks to the end (FWPT_E_EOS) or to stop_at (FWPT_OK, stopped set). */
+enum fwpt_status fwpt_sum_walk(struct fwpt_sum *s);
+
+/* Starts counting where the walk is (stopped at stop_at): the profile and the edge that wait on the
+ * branch there are what they were for a walk that counted all along. */
+void fwpt_sum_count_from_here(struct fwpt_sum *s);
+
+/* Counts the edges inside the paths walked so far (into edges and cov) and empties the path cache's counts. */
+void fwpt_sum_flush(struct fwpt_sum *s);
+
+#endif
