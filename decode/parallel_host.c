@@ -1,0 +1,410 @@
+/* fwpt — the summary walk on several cores (see parallel_host.h). */
+#include "decode/parallel_host.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "decode/flow_internal.h"
+#include "decode/seam.h"
+
+#define BLOCK_CACHE (1u << 16) /* as the host tool's: 64 KiB of code map without a collision */
+#define PATH_CACHE (1u << 14)
+#define PIECES_PER_JOB 4       /* pieces of unequal work even out between the threads */
+
+static void *host_resize(void *ctx, void *old, size_t size)
+{
+    (void)ctx;
+    if (!size) {
+        free(old);
+        return NULL;
+    }
+    return realloc(old, size);
+}
+static const struct fwpt_resize resize = {host_resize, NULL};
+
+unsigned fwpt_par_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+/* What one walk counted. */
+struct counts {
+    struct fwpt_sumprof prof;
+    struct fwpt_edges edges;
+    uint8_t *cov;
+    struct fwpt_flow_event *errors;
+    size_t nerrors, cap;
+    bool retstack_error;  /* a compressed RET found the stack empty */
+    bool oom;
+    uint64_t skipped;     /* trace bytes its errors cost */
+    uint64_t path_hits, path_misses, blocks;
+};
+
+/* A thread's tables. */
+struct worker {
+    struct fwpt_flow_block *cache;
+    struct fwpt_sum_path *paths;
+    struct fwpt_sum_edge *pedges;
+    struct fwpt_modules mods; /* its own lookup cache over the caller's modules */
+};
+
+struct piece {
+    uint64_t start, end;      /* the PSB it starts at (the first: the trace's first); where it stops */
+    struct fwpt_flow *f;      /* its decoder, where it stopped */
+    struct fwpt_flow *first;  /* a copy at its first stop (not the first piece), NULL when it had none */
+    bool eos;                 /* f walked to the trace's end */
+    uint64_t skipped_first;
+    struct counts c;
+};
+
+struct run {
+    const struct fwpt_par_setup *s;
+    struct piece *pieces;
+    unsigned npieces, next;
+    int failed;
+};
+
+static void on_event(void *ctx, const struct fwpt_flow_event *ev)
+{
+    struct counts *c = ctx;
+    if (ev->kind != FWPT_FLOW_ERROR)
+        return;
+    if (ev->status == FWPT_E_RETSTACK)
+        c->retstack_error = true;
+    if (c->nerrors == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 16;
+        struct fwpt_flow_event *v = realloc(c->errors, cap * sizeof *v);
+        if (!v) {
+            c->oom = true;
+            return;
+        }
+        c->errors = v;
+        c->cap = cap;
+    }
+    c->errors[c->nerrors++] = *ev;
+}
+
+static bool counts_init(struct counts *c, const struct fwpt_par_setup *s, bool known)
+{
+    memset(c, 0, sizeof *c);
+    if (s->profile && !fwpt_sp_init(&c->prof, s->mods, known, true, &resize))
+        return false;
+    if (s->edges)
+        fwpt_edges_init(&c->edges, NULL, 0, &resize);
+    if (s->edges && !c->edges.v)
+        return false;
+    if (s->cov_size && !(c->cov = calloc(1, s->cov_size)))
+        return false;
+    return true;
+}
+
+static void counts_free(struct counts *c)
+{
+    if (c->prof.nodes)
+        fwpt_sp_free(&c->prof);
+    fwpt_edges_free(&c->edges);
+    free(c->cov);
+    free(c->errors);
+    memset(c, 0, sizeof *c);
+}
+
+static void sum_setup(struct fwpt_sum *sum, struct fwpt_flow *f, struct worker *w, struct counts *c,
+                      const struct fwpt_par_setup *s)
+{
+    fwpt_sum_init(sum, f, w->paths, PATH_CACHE, w->pedges);
+    sum->prof = s->profile ? &c->prof : NULL;
+    sum->edges = s->edges ? &c->edges : NULL;
+    sum->cov = c->cov;
+    sum->cov_mask = s->cov_size ? s->cov_size - 1 : 0;
+    sum->mods = s->mods ? &w->mods : NULL;
+    sum->on_event = on_event;
+    sum->ev_ctx = c;
+    fwpt_sum_configure(sum);
+}
+
+static void sum_done(struct fwpt_sum *sum, struct counts *c)
+{
+    fwpt_sum_flush(sum);
+    c->path_hits += sum->path_hits;
+    c->path_misses += sum->path_misses;
+    c->blocks += sum->blocks;
+}
+
+static struct fwpt_flow *new_flow(const struct fwpt_par_setup *s, struct worker *w)
+{
+    struct fwpt_flow *f = malloc(sizeof *f);
+    if (!f)
+        return NULL;
+    fwpt_flow_init(f, s->trace, s->len, s->read, s->read_ctx, w->cache, BLOCK_CACHE);
+    if (s->errata)
+        fwpt_flow_set_errata(f, s->errata);
+    fwpt_flow_set_filter(f, s->filter, s->n_filter);
+    fwpt_flow_set_iflags(f, s->iflags);
+    if (s->runaway_limit)
+        fwpt_flow_set_runaway_limit(f, s->runaway_limit);
+    return f;
+}
+
+/* Piece k: from its PSB to its first stop without counting (a copy kept there), then counting to the first
+ * stop at or after its end. The first piece counts from the trace's start. */
+static int walk_piece(struct run *r, struct worker *w, unsigned k)
+{
+    const struct fwpt_par_setup *s = r->s;
+    struct piece *p = &r->pieces[k];
+    struct fwpt_sum sum;
+    if (!counts_init(&p->c, s, k == 0) || !(p->f = new_flow(s, w)))
+        return -1;
+    sum_setup(&sum, p->f, w, &p->c, s);
+    if (k > 0) {
+        fwpt_flow_i_start_at(p->f, p->start);
+        sum.counting = 0;
+        sum.stop_at = p->start;
+        if (fwpt_sum_walk(&sum) != FWPT_OK) {
+            p->eos = true; /* nothing the pieces before cannot say */
+            return 0;
+        }
+        if (!(p->first = malloc(sizeof *p->first)))
+            return -1;
+        *p->first = *p->f;
+        p->skipped_first = p->f->bytes_skipped;
+        fwpt_sum_count_from_here(&sum);
+    }
+    sum.stop_at = p->end;
+    p->eos = fwpt_sum_walk(&sum) != FWPT_OK;
+    sum_done(&sum, &p->c);
+    p->c.skipped = (p->eos ? fwpt_flow_bytes_skipped(p->f) : p->f->bytes_skipped) - p->skipped_first;
+    return p->c.oom ? -1 : 0;
+}
+
+static bool worker_init(struct worker *w, const struct fwpt_par_setup *s)
+{
+    memset(w, 0, sizeof *w);
+    w->cache = malloc(BLOCK_CACHE * sizeof *w->cache);
+    w->paths = malloc(PATH_CACHE * sizeof *w->paths);
+    if (s->edges || s->cov_size)
+        w->pedges = malloc((size_t)PATH_CACHE * (FWPT_SUM_PATH_BLOCKS - 1) * sizeof *w->pedges);
+    if (s->mods)
+        w->mods = *s->mods;
+    return w->cache && w->paths && (w->pedges || !(s->edges || s->cov_size));
+}
+
+static void worker_free(struct worker *w)
+{
+    free(w->cache);
+    free(w->paths);
+    free(w->pedges);
+}
+
+static void *thread_main(void *arg)
+{
+    struct run *r = arg;
+    struct worker w;
+    if (!worker_init(&w, r->s)) {
+        __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+        worker_free(&w);
+        return NULL;
+    }
+    for (;;) {
+        unsigned k = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED);
+        if (k >= r->npieces)
+            break;
+        if (walk_piece(r, &w, k) != 0)
+            __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+    }
+    worker_free(&w);
+    return NULL;
+}
+
+/* Where the pieces start: PSBs about len / n apart (the first piece starts at the trace's start). */
+static unsigned cut(const struct fwpt_par_setup *s, unsigned n, uint64_t *starts)
+{
+    struct fwpt_pkt_decoder d;
+    unsigned m = 1;
+    starts[0] = 0;
+    fwpt_pkt_init(&d, s->trace, s->len);
+    for (unsigned i = 1; i < n; i++) {
+        uint64_t want = (uint64_t)s->len * i / n;
+        if (want <= starts[m - 1])
+            want = starts[m - 1] + 1;
+        if (want >= s->len || fwpt_pkt_sync_set(&d, (size_t)want - 1) != FWPT_OK || fwpt_pkt_sync_forward(&d) != FWPT_OK)
+            break;
+        if (d.offset > starts[m - 1])
+            starts[m++] = d.offset;
+    }
+    return m;
+}
+
+/* The piece after seq's stop, walked again from there (the decoders did not agree at the seam). */
+static int walk_again(const struct fwpt_par_setup *s, struct worker *w, const struct fwpt_flow *seq, struct piece *p)
+{
+    struct fwpt_sum sum;
+    counts_free(&p->c);
+    if (!counts_init(&p->c, s, false))
+        return -1;
+    struct fwpt_flow *f = malloc(sizeof *f);
+    if (!f)
+        return -1;
+    *f = *seq;
+    f->cache = w->cache; /* blocks are the same in any cache: only speed differs */
+    f->cache_mask = BLOCK_CACHE - 1;
+    free(p->f);
+    p->f = f;
+    sum_setup(&sum, f, w, &p->c, s);
+    fwpt_sum_count_from_here(&sum);
+    sum.stop_at = p->end;
+    p->eos = fwpt_sum_walk(&sum) != FWPT_OK;
+    sum_done(&sum, &p->c);
+    p->c.skipped = (p->eos ? fwpt_flow_bytes_skipped(f) : f->bytes_skipped) - seq->bytes_skipped;
+    return p->c.oom ? -1 : 0;
+}
+
+/* The stitching thread's tables, its block cache emptied (the decoders walked again point to it). */
+static bool stitch_worker(struct worker *w, const struct fwpt_par_setup *s)
+{
+    if (!worker_init(w, s)) {
+        worker_free(w);
+        return false;
+    }
+    struct fwpt_flow *tmp = new_flow(s, w);
+    if (!tmp) {
+        worker_free(w);
+        return false;
+    }
+    free(tmp);
+    return true;
+}
+
+/* Would each piece's call tree fit under the frames open before it (fwpt_sp_merge's test), in order? */
+static bool mergeable(const struct piece *pv, unsigned n, uint32_t depth)
+{
+    for (unsigned k = 0; k < n; k++) {
+        const struct fwpt_sumprof *sp = &pv[k].c.prof;
+        if (sp->failed || sp->deep ||
+            (sp->unknown_calls && ((int64_t)depth + sp->max_rel >= FWPT_PROFILE_DEPTH || sp->max_depth >= FWPT_PROFILE_DEPTH)))
+            return false;
+        uint32_t keep = sp->known ? 0 : depth > sp->popped ? depth - sp->popped : 0;
+        depth = keep + sp->depth;
+    }
+    return true;
+}
+
+static int add_counts(const struct fwpt_par_setup *s, struct counts *c, struct fwpt_profile *prof, struct fwpt_par_out *out)
+{
+    if (s->profile && fwpt_sp_merge(&c->prof, prof) != 0)
+        return -1;
+    if (s->edges)
+        fwpt_edges_merge(&out->edges, &c->edges);
+    for (size_t i = 0; c->cov && i < s->cov_size; i++)
+        out->cov[i] += c->cov[i];
+    if (c->nerrors) {
+        struct fwpt_flow_event *v = realloc(out->errors, (out->nerrors + c->nerrors) * sizeof *v);
+        if (!v)
+            return -1;
+        memcpy(v + out->nerrors, c->errors, c->nerrors * sizeof *v);
+        out->errors = v;
+        out->nerrors += c->nerrors;
+    }
+    out->bytes_skipped += c->skipped;
+    out->path_hits += c->path_hits;
+    out->path_misses += c->path_misses;
+    out->blocks += c->blocks;
+    return 0;
+}
+
+int fwpt_par_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, struct fwpt_par_out *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s->edges)
+        fwpt_edges_init(&out->edges, NULL, 0, &resize);
+    if (s->cov_size)
+        out->cov = calloc(1, s->cov_size);
+    if ((s->edges && !out->edges.v) || (s->cov_size && !out->cov))
+        return -1;
+    const size_t piece_bytes = s->piece_bytes ? s->piece_bytes : 64 * 1024;
+    unsigned jobs = s->jobs ? s->jobs : 1;
+    unsigned want = jobs > 1 ? jobs * PIECES_PER_JOB : 1;
+    if (want > 1 && (uint64_t)s->len / piece_bytes < want)
+        want = (unsigned)(s->len / piece_bytes) ? (unsigned)(s->len / piece_bytes) : 1;
+    struct run r = {s, calloc(want, sizeof *r.pieces), 0, 0, 0};
+    uint64_t *starts = malloc(want * sizeof *starts);
+    struct worker w;
+    bool have_w = false;
+    int rc = -1;
+    if (!r.pieces || !starts)
+        goto out;
+    r.npieces = cut(s, want, starts);
+    for (unsigned k = 0; k < r.npieces; k++) {
+        r.pieces[k].start = starts[k];
+        r.pieces[k].end = k + 1 < r.npieces ? starts[k + 1] : FWPT_SUM_NO_STOP;
+    }
+    out->pieces = r.npieces;
+    if (jobs > r.npieces)
+        jobs = r.npieces;
+    pthread_t tid[256];
+    unsigned started = 0;
+    if (jobs > 256)
+        jobs = 256;
+    for (unsigned t = 1; t < jobs; t++)
+        if (pthread_create(&tid[started], NULL, thread_main, &r) == 0)
+            started++;
+    thread_main(&r); /* this thread works too */
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    if (r.failed)
+        goto out;
+    /* the seams, in order: a piece counts from where its decoder agrees with the one before */
+    unsigned n = r.npieces;
+    for (unsigned k = 1; k < n; k++) {
+        struct piece *prev = &r.pieces[k - 1], *p = &r.pieces[k];
+        if (prev->eos) {
+            n = k; /* the one before walked to the end */
+            break;
+        }
+        enum fwpt_seam m = p->first ? fwpt_seam_compare(prev->f, p->first) : FWPT_SEAM_DIFFERENT;
+        if (m == FWPT_SEAM_SAME || (m == FWPT_SEAM_SAME_STACK_TOP && !p->c.retstack_error)) {
+            out->seams_joined++;
+            continue;
+        }
+        if ((!have_w && !(have_w = stitch_worker(&w, s))) || walk_again(s, &w, prev->f, p) != 0)
+            goto out;
+        out->pieces_again++;
+    }
+    if (s->profile && !mergeable(r.pieces, n, prof->depth)) {
+        /* the profile's window of FWPT_PROFILE_DEPTH frames depends on frames a piece did not see */
+        for (unsigned k = 0; k < n; k++)
+            counts_free(&r.pieces[k].c);
+        free(r.pieces[0].f);
+        r.pieces[0].f = NULL;
+        r.pieces[0].end = FWPT_SUM_NO_STOP;
+        if ((!have_w && !(have_w = stitch_worker(&w, s))) || walk_piece(&r, &w, 0) != 0)
+            goto out;
+        n = 1;
+        out->whole_again = true;
+    }
+    for (unsigned k = 0; k < n; k++)
+        if (add_counts(s, &r.pieces[k].c, prof, out) != 0)
+            goto out;
+    rc = 0;
+out:
+    for (unsigned k = 0; r.pieces && k < want; k++) {
+        counts_free(&r.pieces[k].c);
+        free(r.pieces[k].f);
+        free(r.pieces[k].first);
+    }
+    if (have_w)
+        worker_free(&w);
+    free(r.pieces);
+    free(starts);
+    return rc;
+}
+
+void fwpt_par_out_free(struct fwpt_par_out *out)
+{
+    fwpt_edges_free(&out->edges);
+    free(out->cov);
+    free(out->errors);
+    memset(out, 0, sizeof *out);
+}
