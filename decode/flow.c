@@ -137,23 +137,8 @@ static inline enum fwpt_status evq_pop(struct fwpt_flow *f, struct fwpt_flow_eve
 
 static void retstack_clear(struct fwpt_flow *f) { f->retstack_n = 0; }
 
-static void push_ret(struct fwpt_flow *f, uint64_t ip)
-{
-    f->retstack[f->retstack_top % FWPT_FLOW_RETSTACK] = ip;
-    f->retstack_top++;
-    if (f->retstack_n < FWPT_FLOW_RETSTACK)
-        f->retstack_n++; /* seed 002: when full the oldest entry is dropped */
-}
-
-static bool pop_ret(struct fwpt_flow *f, uint64_t *ip)
-{
-    if (!f->retstack_n)
-        return false;
-    f->retstack_n--;
-    f->retstack_top--;
-    *ip = f->retstack[f->retstack_top % FWPT_FLOW_RETSTACK];
-    return true;
-}
+static inline void push_ret(struct fwpt_flow *f, uint64_t ip) { fwpt_flow_push_ret(f, ip); }
+static inline bool pop_ret(struct fwpt_flow *f, uint64_t *ip) { return fwpt_flow_pop_ret(f, ip); }
 
 static uint64_t cur_offset(const struct fwpt_flow *f)
 {
@@ -2226,8 +2211,6 @@ _Static_assert(offsetof(struct fwpt_flow_event, kind) == 0 && offsetof(struct fw
 _Static_assert(ST_WALK == FWPT_FLOW_ST_WALK, "flow_internal.h names the walking state");
 enum fwpt_status fwpt_flow_i_fetch(struct fwpt_flow *f) { return fetch(f); }
 void fwpt_flow_i_lookahead(struct fwpt_flow *f) { lookahead(f); }
-void fwpt_flow_i_push_ret(struct fwpt_flow *f, uint64_t ip) { push_ret(f, ip); }
-bool fwpt_flow_i_pop_ret(struct fwpt_flow *f, uint64_t *ip) { return pop_ret(f, ip); }
 void fwpt_flow_i_end_block(struct fwpt_flow *f, const struct fwpt_flow_block *b, uint64_t next_ip)
 {
     end_block(f, b, next_ip);

@@ -20,10 +20,24 @@
 enum fwpt_status fwpt_flow_i_fetch(struct fwpt_flow *f);
 /* What the processor wrote before the next branch packet, after the walk consumed one (flow.c's lookahead). */
 void fwpt_flow_i_lookahead(struct fwpt_flow *f);
-/* The RET compression stack (SDM "Indirect Transfer Compression for Returns (RET)": 64 entries, the
- * oldest dropped when full; every near RET pops). */
-void fwpt_flow_i_push_ret(struct fwpt_flow *f, uint64_t ip);
-bool fwpt_flow_i_pop_ret(struct fwpt_flow *f, uint64_t *ip);
+/* The RET compression stack (seed 002; SDM "Indirect Transfer Compression for Returns (RET)"): 64 entries,
+ * the oldest dropped when full; every near RET pops. flow.c's push_ret and pop_ret. */
+static inline void fwpt_flow_push_ret(struct fwpt_flow *f, uint64_t ip)
+{
+    f->retstack[f->retstack_top % FWPT_FLOW_RETSTACK] = ip;
+    f->retstack_top++;
+    if (f->retstack_n < FWPT_FLOW_RETSTACK)
+        f->retstack_n++; /* when full the oldest entry is dropped */
+}
+static inline bool fwpt_flow_pop_ret(struct fwpt_flow *f, uint64_t *ip)
+{
+    if (!f->retstack_n)
+        return false;
+    f->retstack_n--;
+    f->retstack_top--;
+    *ip = f->retstack[f->retstack_top % FWPT_FLOW_RETSTACK];
+    return true;
+}
 /* The walk reached the end of block b starting at f->ip (next_ip: its fall-through): its last instruction
  * waits for resolve() (flow.c's end_block). */
 void fwpt_flow_i_end_block(struct fwpt_flow *f, const struct fwpt_flow_block *b, uint64_t next_ip);

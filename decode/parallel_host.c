@@ -47,7 +47,7 @@ struct counts {
 struct worker {
     struct fwpt_flow_block *cache;
     struct fwpt_sum_path *paths;
-    struct fwpt_sum_edge *pedges;
+    struct fwpt_sum_cold *cold;
     struct fwpt_modules mods; /* its own lookup cache over the caller's modules */
 };
 
@@ -114,7 +114,7 @@ static void counts_free(struct counts *c)
 static void sum_setup(struct fwpt_sum *sum, struct fwpt_flow *f, struct worker *w, struct counts *c,
                       const struct fwpt_par_setup *s)
 {
-    fwpt_sum_init(sum, f, w->paths, PATH_CACHE, w->pedges);
+    fwpt_sum_init(sum, f, w->paths, PATH_CACHE, w->cold);
     sum->prof = s->profile ? &c->prof : NULL;
     sum->edges = s->edges ? &c->edges : NULL;
     sum->cov = c->cov;
@@ -184,18 +184,17 @@ static bool worker_init(struct worker *w, const struct fwpt_par_setup *s)
     memset(w, 0, sizeof *w);
     w->cache = malloc(BLOCK_CACHE * sizeof *w->cache);
     w->paths = malloc(PATH_CACHE * sizeof *w->paths);
-    if (s->edges || s->cov_size)
-        w->pedges = malloc((size_t)PATH_CACHE * (FWPT_SUM_PATH_BLOCKS - 1) * sizeof *w->pedges);
+    w->cold = malloc(PATH_CACHE * sizeof *w->cold);
     if (s->mods)
         w->mods = *s->mods;
-    return w->cache && w->paths && (w->pedges || !(s->edges || s->cov_size));
+    return w->cache && w->paths && w->cold;
 }
 
 static void worker_free(struct worker *w)
 {
     free(w->cache);
     free(w->paths);
-    free(w->pedges);
+    free(w->cold);
 }
 
 static void *thread_main(void *arg)

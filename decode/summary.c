@@ -13,16 +13,16 @@ static inline bool takes_tip(uint8_t c)
 }
 
 void fwpt_sum_init(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
-                   struct fwpt_sum_edge *pedges)
+                   struct fwpt_sum_cold *cold)
 {
     fwpt_memset(s, 0, sizeof *s);
     s->f = f;
     s->counting = 1;
     s->stop_at = FWPT_SUM_NO_STOP;
-    if (paths && npaths && !(npaths & (npaths - 1))) {
+    if (paths && cold && npaths && !(npaths & (npaths - 1))) {
         s->paths = paths;
         s->paths_mask = npaths - 1;
-        s->pedges = pedges;
+        s->cold = cold;
         for (size_t i = 0; i < npaths; i++) {
             paths[i].ip = FWPT_FLOW_NO_IP;
             paths[i].uses = 0;
@@ -34,7 +34,7 @@ void fwpt_sum_configure(struct fwpt_sum *s)
 {
     /* a path counts all its instructions in one module: right when modules do not overlap (then the module
      * of an IP is one, whichever fwpt_module_find's cache holds) */
-    s->paths_ok = s->paths && (!(s->edges || s->cov) || s->pedges);
+    s->paths_ok = s->paths && s->cold;
     const struct fwpt_modules *m = s->mods;
     for (size_t i = 0; m && i < m->n && s->paths_ok; i++)
         for (size_t j = i + 1; j < m->n; j++)
@@ -131,8 +131,8 @@ static void count_event(struct fwpt_sum *s, const struct fwpt_flow_event *ev)
 /* The inner edges of path p (walked p->uses times since) into edges and cov. */
 static void path_flush(struct fwpt_sum *s, struct fwpt_sum_path *p)
 {
-    if (p->uses && s->pedges) {
-        const struct fwpt_sum_edge *e = &s->pedges[(size_t)(p - s->paths) * (FWPT_SUM_PATH_BLOCKS - 1)];
+    if (p->uses && s->cold) {
+        const struct fwpt_sum_edge *e = s->cold[p - s->paths].edges;
         for (uint32_t k = 0; k < p->nedges; k++)
             edge(s, e[k].from, e[k].to, p->uses);
     }
@@ -171,14 +171,25 @@ static uint32_t block_region(struct fwpt_sum *s, uint64_t ip, const struct fwpt_
     return (uint32_t)mi;
 }
 
+/* Can a path go on into the block at ip (cached, in its module)? Its region in *r. */
+static bool path_can_take(struct fwpt_sum *s, uint64_t ip, uint32_t nb, uint32_t region, uint32_t *r)
+{
+    const struct fwpt_flow *f = s->f;
+    const struct fwpt_flow_block *b = &f->cache[FWPT_FLOW_SLOT(ip) & f->cache_mask];
+    if (nb == FWPT_SUM_PATH_BLOCKS || b->ip != ip || b->mode != f->mode)
+        return false;
+    *r = block_region(s, ip, b);
+    return *r != MIXED && (!nb || *r == region);
+}
+
 /* Follows the cached blocks from ip with the k oldest of bits (see struct fwpt_sum_path) into p; false when
  * not even the first block can be taken. Only reads flow's cache: no packet, no change to the walk. */
 static bool path_build(struct fwpt_sum *s, struct fwpt_sum_path *p, uint64_t ip, uint32_t k, uint64_t bits)
 {
     const struct fwpt_flow *f = s->f;
-    struct fwpt_sum_edge *e = s->pedges ? &s->pedges[(size_t)(p - s->paths) * (FWPT_SUM_PATH_BLOCKS - 1)] : NULL;
-    uint64_t cur = ip, from = 0;
-    uint32_t used = 0, n = 0, tail = 0, nb = 0, ne = 0, region = 0;
+    struct fwpt_sum_cold *cold = s->cold ? &s->cold[p - s->paths] : NULL;
+    uint64_t cur = ip, from = 0, rets[FWPT_SUM_PATH_CALLS];
+    uint32_t used = 0, n = 0, seg = 0, tail = 0, nb = 0, ne = 0, nops = 0, nrets = 0, region = 0;
     bool edge_wait = false;
     path_flush(s, p);
     p->ip = FWPT_FLOW_NO_IP;
@@ -186,38 +197,56 @@ static bool path_build(struct fwpt_sum *s, struct fwpt_sum_path *p, uint64_t ip,
     p->miss = 0;
     for (;;) {
         const struct fwpt_flow_block *b = &f->cache[FWPT_FLOW_SLOT(cur) & f->cache_mask];
-        if (nb == FWPT_SUM_PATH_BLOCKS)
-            break;
-        if (b->ip != cur || b->mode != f->mode) {
-            p->miss = 1;
+        uint32_t r;
+        if (!path_can_take(s, cur, nb, region, &r)) {
+            p->miss = nb < FWPT_SUM_PATH_BLOCKS && (b->ip != cur || b->mode != f->mode);
             break;
         }
-        uint32_t r = block_region(s, cur, b);
-        if (r == MIXED || (nb && r != region))
-            break;
         region = r;
         if (edge_wait) {
-            if (e)
-                e[ne] = (struct fwpt_sum_edge){from, cur};
+            if (cold)
+                cold->edges[ne] = (struct fwpt_sum_edge){from, cur};
             ne++;
             edge_wait = false;
         }
         nb++;
         n += b->ninsn;
+        seg += b->ninsn;
         tail += b->ninsn;
         const uint64_t nx = cur + b->nbytes, last = nx - b->sizes[b->ninsn - 1];
-        if (b->iclass == FWPT_IC_OTHER) {
+        const uint8_t c = b->iclass;
+        const bool zero_call = c == FWPT_IC_CALL_REL && (b->flags & FWPT_FLOW_BF_ZERO_LEN_CALL);
+        if (c == FWPT_IC_OTHER) {
             cur = nx;
             continue;
         }
-        if (b->iclass == FWPT_IC_JMP_REL) {
+        if (c == FWPT_IC_JMP_REL || zero_call) {
+            /* a zero-length call pushes nothing and enters nothing (it lands on its next IP) */
             from = last;
             edge_wait = true;
             cur = b->target;
             continue;
         }
-        if (b->iclass == FWPT_IC_JCC && used < k) {
-            cur = (bits >> used) & 1 ? b->target : nx;
+        if (c == FWPT_IC_CALL_REL && cold && nops < FWPT_SUM_PATH_CALLS && path_can_take(s, b->target, nb, region, &r)) {
+            /* a direct call whose first block the path holds: the profile enters it there */
+            cold->ops[nops++] = (struct fwpt_sum_op){b->target, nx, seg, 1, FWPT_SP_NONE, 0};
+            seg = 0;
+            rets[nrets++] = nx;
+            from = last;
+            edge_wait = true;
+            cur = b->target;
+            continue;
+        }
+        if ((c == FWPT_IC_JCC || (c == FWPT_IC_RET && nrets && ((bits >> used) & 1) && nops < FWPT_SUM_PATH_CALLS)) &&
+            used < k) {
+            if (c == FWPT_IC_RET) {
+                /* compressed, returning from a call inside the path: to that call's next IP */
+                cold->ops[nops++] = (struct fwpt_sum_op){0, 0, seg, 0, FWPT_SP_NONE, 0};
+                seg = 0;
+                cur = rets[--nrets];
+            } else {
+                cur = (bits >> used) & 1 ? b->target : nx;
+            }
             used++;
             tail = 0;
             from = last;
@@ -230,9 +259,9 @@ static bool path_build(struct fwpt_sum *s, struct fwpt_sum_path *p, uint64_t ip,
         p->pending = 1;
         p->next = nx;
         p->last_ip = last;
-        p->target = b->target;
-        p->block_ip = cur;
-        p->cls = b->iclass;
+        s->cold[p - s->paths].target = b->target;
+        s->cold[p - s->paths].block_ip = cur;
+        p->cls = c;
         p->flags = b->flags;
         break;
     }
@@ -251,8 +280,41 @@ static bool path_build(struct fwpt_sum *s, struct fwpt_sum_path *p, uint64_t ip,
     p->tail = tail;
     p->region = region;
     p->nedges = (uint8_t)ne;
+    p->nops = (uint8_t)nops;
     p->uses = 0;
     return true;
+}
+
+/* The calls and returns inside path p, as the walk and the profile take them one by one: RET compression's
+ * stack (SDM "Indirect Transfer Compression for Returns (RET)": pushed at the call, popped by its compressed
+ * return), the profile's frames between the instructions. */
+static void path_ops(struct fwpt_sum *s, const struct fwpt_sum_path *p, bool counting)
+{
+    struct fwpt_sum_op *o = s->cold[p - s->paths].ops;
+    struct fwpt_sumprof *sp = counting ? s->prof : NULL;
+    uint32_t counted = 0;
+    for (uint32_t i = 0; i < p->nops; i++) {
+        if (sp) {
+            fwpt_sp_run(sp, p->ip, o[i].n, p->region, FWPT_IC_OTHER, 0);
+            counted += o[i].n;
+        }
+        if (o[i].call) {
+            fwpt_flow_push_ret(s->f, o[i].ret);
+            if (sp && sp->cur == o[i].parent) {
+                fwpt_sp_enter_node(sp, o[i].node);
+            } else if (sp) {
+                o[i].parent = sp->cur;
+                o[i].node = fwpt_sp_enter(sp, o[i].entry);
+            }
+        } else {
+            uint64_t dummy;
+            (void)fwpt_flow_pop_ret(s->f, &dummy);
+            if (sp)
+                fwpt_sp_leave(sp);
+        }
+    }
+    if (sp)
+        fwpt_sp_run(sp, p->ip, p->ninsn - counted, p->region, p->pending ? p->cls : FWPT_IC_OTHER, p->next);
 }
 
 /* ---- the walk ---- */
@@ -296,6 +358,11 @@ static bool walk_fast(struct fwpt_sum *s)
     const uint8_t mode = f->mode;
     const uint64_t limit = f->runaway_limit;
     const bool counting = s->counting, use_paths = s->paths_ok;
+    struct fwpt_sum_path *const paths = s->paths;
+    struct fwpt_sum_cold *const cold = s->cold;
+    struct fwpt_sumprof *const prof = s->prof;
+    const size_t paths_mask = s->paths_mask;
+    const uint64_t stop_at = s->stop_at;
     bool pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     uint64_t ip = f->ip, bits = f->tnt_bits, since = f->since_packet, walked = 0;
     uint32_t cnt = f->tnt_count;
@@ -314,36 +381,52 @@ static bool walk_fast(struct fwpt_sum *s)
     }
     for (;;) {
         if (use_paths && !pgd_peek) {
-            const uint32_t k = cnt < FWPT_SUM_PATH_BITS ? cnt : FWPT_SUM_PATH_BITS;
-            const uint32_t key = 1u << k | (uint32_t)(bits & ((1u << k) - 1));
-            struct fwpt_sum_path *p = &s->paths[path_slot(ip, key) & s->paths_mask];
+            /* the bits in hand; with none, those of the TNT lookahead left in peek, which the first
+             * conditional branch takes (not one stop_at stops before) */
+            uint64_t pbits = bits;
+            uint32_t pcnt = cnt;
+            const bool from_peek = !cnt && f->have_peek && is_tnt(f->peek.type) && f->peek.offset < stop_at;
+            if (from_peek) {
+                pbits = f->peek.tnt.bits;
+                pcnt = f->peek.tnt.count;
+            }
+            const uint32_t k = pcnt < FWPT_SUM_PATH_BITS ? pcnt : FWPT_SUM_PATH_BITS;
+            const uint32_t key = 1u << k | (uint32_t)(pbits & ((1u << k) - 1));
+            struct fwpt_sum_path *p = &paths[path_slot(ip, key) & paths_mask];
             if (p->ip != ip || p->key != key || p->mode != mode ||
                 (p->miss && cache[FWPT_FLOW_SLOT(p->next) & mask].ip == p->next)) {
                 s->path_misses++;
-                if (!path_build(s, p, ip, k, bits))
+                if (!path_build(s, p, ip, k, pbits))
                     goto block; /* its first block is not cached: the general path builds it */
             } else {
                 s->path_hits++;
             }
             if (since + p->ninsn > limit)
                 goto block; /* block by block to the runaway limit */
+            if (from_peek && p->used) {
+                f->have_peek = 0; /* take_tnt at its first conditional branch */
+                bits = pbits;
+                cnt = pcnt;
+            }
             if (counting) {
                 arrive(s, ip);
                 p->uses++;
                 s->blocks++;
-                if (s->prof)
-                    fwpt_sp_run(s->prof, ip, p->ninsn, p->region, p->pending ? p->cls : FWPT_IC_OTHER, p->next);
             }
+            if (p->nops)
+                path_ops(s, p, counting);
+            else if (counting && prof)
+                fwpt_sp_run(prof, ip, p->ninsn, p->region, p->pending ? p->cls : FWPT_IC_OTHER, p->next);
             walked += p->ninsn;
             since = p->used ? p->tail : since + p->ninsn;
             bits >>= p->used;
             cnt -= p->used;
             moved = true;
             if (p->pending) {
-                block_ip = p->block_ip;
+                block_ip = cold[p - paths].block_ip;
                 nx = p->next;
                 last_ip = p->last_ip;
-                target = p->target;
+                target = cold[p - paths].target;
                 cls = p->cls;
                 flags = p->flags;
                 if (counting && fwpt_edge_class(cls)) {
@@ -379,7 +462,7 @@ static bool walk_fast(struct fwpt_sum *s)
         flags = b->flags;
     }
     resolve_end:
-        if (!cnt && f->have_peek && s->stop_at != FWPT_SUM_NO_STOP && f->peek.offset >= s->stop_at &&
+        if (!cnt && f->have_peek && stop_at != FWPT_SUM_NO_STOP && f->peek.offset >= stop_at &&
             ((cls == FWPT_IC_JCC && is_tnt(f->peek.type) && f->peek.tnt.count) ||
              (takes_tip(cls) && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed)))
             goto pending; /* stop_at: fwpt_sum_walk stops there */
@@ -401,13 +484,13 @@ static bool walk_fast(struct fwpt_sum *s)
             continue;
         } else if ((cls == FWPT_IC_JMP_REL || cls == FWPT_IC_CALL_REL) && !pgd_peek) {
             if (cls == FWPT_IC_CALL_REL && !(flags & FWPT_FLOW_BF_ZERO_LEN_CALL))
-                fwpt_flow_i_push_ret(f, nx); /* zero-length calls are not pushed */
+                fwpt_flow_push_ret(f, nx); /* zero-length calls are not pushed */
             ip = target;
             f->resolve_pending = 0;
             moved = true;
             continue;
         } else if (cls == FWPT_IC_RET && cnt && (bits & 1) && f->retstack_n) {
-            (void)fwpt_flow_i_pop_ret(f, &ip); /* compressed RET */
+            (void)fwpt_flow_pop_ret(f, &ip); /* compressed RET */
             f->resolve_pending = 0;
         } else if (f->have_peek && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed && !f->pending_mode &&
                    !f->pend_pip && !f->pend_vmcs && (takes_tip(cls) || (cls == FWPT_IC_RET && !cnt))) {
@@ -415,10 +498,10 @@ static bool walk_fast(struct fwpt_sum *s)
             f->resolve_pending = 0;
             moved = true;
             if (cls == FWPT_IC_CALL_IND) {
-                fwpt_flow_i_push_ret(f, nx);
+                fwpt_flow_push_ret(f, nx);
             } else if (cls == FWPT_IC_RET) {
                 uint64_t dummy;
-                (void)fwpt_flow_i_pop_ret(f, &dummy); /* every near RET pops */
+                (void)fwpt_flow_pop_ret(f, &dummy); /* every near RET pops */
             }
             ip = f->peek.ip.ip;
             f->have_peek = 0;

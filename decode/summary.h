@@ -11,7 +11,7 @@
  * (fwpt_flow_next_run) for everything else, so the counts are those of the instructions fwpt_flow_next gives.
  *
  *     struct fwpt_sum s;
- *     fwpt_sum_init(&s, &flow, paths, npaths, pedges);    // after fwpt_flow_init; paths optional
+ *     fwpt_sum_init(&s, &flow, paths, npaths, cold);      // after fwpt_flow_init; paths optional
  *     s.prof = &sumprof;  s.edges = &edges;  s.cov = map; s.cov_mask = size - 1;   // what to count
  *     while (fwpt_sum_walk(&s) == FWPT_OK) ;               // FWPT_E_EOS at the end
  *     fwpt_sum_flush(&s);                                  // the path cache's edges into edges/cov
@@ -29,30 +29,49 @@
 
 #define FWPT_SUM_PATH_BLOCKS 16 /* blocks one path entry follows at most */
 #define FWPT_SUM_PATH_BITS 8    /* TNT bits it consumes at most */
+#define FWPT_SUM_PATH_CALLS 8   /* calls and returns inside it at most */
 #define FWPT_SUM_NO_STOP (~(uint64_t)0)
 
-/* One path cache entry: the blocks from ip walked with the TNT bits of key. It ends right after its last
- * bit, or before a block it cannot follow (not cached, another module, too many), or with a block whose end
- * needs more than a TNT bit it holds (pending: a call, return, indirect branch, a conditional branch with no
- * bit in hand...). */
+/* One path cache entry: the blocks from ip walked with the TNT bits of key. It follows conditional branches,
+ * direct jumps, direct calls whose first block it holds, and the compressed returns (a TNT bit 1) of those
+ * calls (their target is the call's next IP: SDM "Indirect Transfer Compression for Returns (RET)"). It ends
+ * right after its last bit, or before a block it cannot follow (not cached, another module, too many), or
+ * with a block whose end needs more than it holds (pending: a return from a call before it, an indirect
+ * branch, a conditional branch with no bit in hand...). */
 struct fwpt_sum_path {
     uint64_t ip;         /* first block; FWPT_FLOW_NO_IP: empty */
     uint64_t next;       /* not pending: where the walk goes on; pending: the last block's fall-through */
     uint64_t last_ip;    /* pending: its last instruction; else the branch whose edge leads to next (edge) */
-    uint64_t target;     /* pending: the last block's branch target */
-    uint64_t block_ip;   /* pending: the last block's start */
     uint64_t uses;       /* walks of it whose inner edges are not counted yet */
     uint32_t ninsn;      /* instructions */
     uint32_t tail;       /* of them after the last TNT bit it used */
     uint32_t region;     /* module (index as fwpt_module_find gives; mods->n: none) of every instruction */
     uint16_t key;        /* the TNT bits it was made for: (1 << k) | the k oldest bits in hand */
     uint8_t mode, used, pending, cls, flags, edge;
-    uint8_t nedges;      /* edges between its blocks (in the caller's pedges row) */
+    uint8_t nedges;      /* edges between its blocks (in its struct fwpt_sum_cold) */
     uint8_t miss;        /* it ended before a block that was not cached yet */
-};
+    uint8_t nops;        /* calls and returns inside it (in its struct fwpt_sum_cold) */
+} __attribute__((aligned(64))); /* one cache line: the walk's chain of loads goes through these */
 
 struct fwpt_sum_edge {
     uint64_t from, to;
+};
+
+/* A call or return inside a path, after n instructions since the one before (or the path's start). */
+struct fwpt_sum_op {
+    uint64_t entry;      /* call: the function entered (the call's target) */
+    uint64_t ret;        /* call: its next IP (pushed for RET compression); return: 0 */
+    uint32_t n;
+    uint32_t call;
+    uint32_t parent, node; /* call: the profile node it entered last, and from which (a hint) */
+};
+
+/* What a path holds that its walk needs less often: its edges and its calls and returns. */
+struct fwpt_sum_cold {
+    uint64_t target;     /* pending: the last block's branch target */
+    uint64_t block_ip;   /* pending: the last block's start */
+    struct fwpt_sum_edge edges[FWPT_SUM_PATH_BLOCKS - 1];
+    struct fwpt_sum_op ops[FWPT_SUM_PATH_CALLS];
 };
 
 struct fwpt_sum {
@@ -79,16 +98,15 @@ struct fwpt_sum {
     uint64_t edge_from;
     struct fwpt_sum_path *paths;
     size_t paths_mask;
-    struct fwpt_sum_edge *pedges; /* (paths_mask + 1) rows of FWPT_SUM_PATH_BLOCKS - 1 */
+    struct fwpt_sum_cold *cold;   /* paths_mask + 1 */
     /* statistics */
     uint64_t errors, path_hits, path_misses, blocks;
 };
 
-/* paths: npaths entries (a power of two; NULL or 0: blocks only), pedges: npaths * (FWPT_SUM_PATH_BLOCKS - 1)
- * (needed for edges and cov; NULL: paths are not used for them). f: initialized (fwpt_flow_init), with a
- * block cache (without one every step takes flow's general path). Counting on, no stop. */
+/* paths, cold: npaths entries each (a power of two; NULL or 0: blocks only). f: initialized (fwpt_flow_init),
+ * with a block cache (without one every step takes flow's general path). Counting on, no stop. */
 void fwpt_sum_init(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
-                   struct fwpt_sum_edge *pedges);
+                   struct fwpt_sum_cold *cold);
 
 /* Set prof, edges, cov, mods after init, then this (it checks whether paths can serve the modules). */
 void fwpt_sum_configure(struct fwpt_sum *s);

@@ -71,7 +71,7 @@ bool fwpt_sp_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool known
     fwpt_memset(sp->mod_insns, 0, (sp->nmods + 1) * sizeof *sp->mod_insns);
     sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SP_NONE, 0); /* the root */
     sp->known = known;
-    sp->base = known ? 0 : sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SP_NONE, 1); /* anchor 0 */
+    sp->base = sp->cur = known ? 0 : sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SP_NONE, 1); /* anchor 0 */
     sp->log = log;
     sp->max_rel = -((int64_t)1 << 40);
     return true;
@@ -136,10 +136,15 @@ static uint32_t sp_child(struct fwpt_sumprof *sp, uint32_t parent, uint64_t entr
     return k;
 }
 
-void fwpt_sp_enter(struct fwpt_sumprof *sp, uint64_t entry)
+uint32_t fwpt_sp_enter(struct fwpt_sumprof *sp, uint64_t entry)
 {
-    uint32_t parent = sp->depth ? sp->stack[sp->depth - 1] : sp->base;
-    uint32_t node = sp_child(sp, parent, entry);
+    uint32_t node = sp_child(sp, sp->cur, entry);
+    fwpt_sp_enter_node(sp, node);
+    return node;
+}
+
+void fwpt_sp_enter_node(struct fwpt_sumprof *sp, uint32_t node)
+{
     sp->nodes[node].calls++;
     if (!sp->known) {
         sp->unknown_calls = 1;
@@ -158,6 +163,7 @@ void fwpt_sp_enter(struct fwpt_sumprof *sp, uint64_t entry)
         sp->depth--;
     }
     sp->stack[sp->depth++] = node;
+    sp->cur = node;
     sp_log(sp, FWPT_SP_PUSH, node);
 }
 
@@ -166,13 +172,14 @@ void fwpt_sp_leave(struct fwpt_sumprof *sp)
     if (sp->depth) {
         sp_log(sp, FWPT_SP_POP, 0);
         sp->depth--;
+        sp->cur = sp->depth ? sp->stack[sp->depth - 1] : sp->base;
     } else if (!sp->known && sp->popped < SP_MAX_POPPED) {
         /* a frame below the start is left (if the profile has one there) */
         sp_log(sp, FWPT_SP_UPOP, 0);
         sp->popped++;
         uint32_t a = sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SP_NONE, sp->popped + 1);
         if (a != FWPT_SP_NONE)
-            sp->base = a;
+            sp->base = sp->cur = a;
     } else if (!sp->known) {
         sp_log(sp, FWPT_SP_UPOP, 0); /* at the root by now: nothing is left, as in fwpt_profile_add */
     }
@@ -189,7 +196,7 @@ void fwpt_sp_event(struct fwpt_sumprof *sp, const struct fwpt_flow_event *ev)
         sp_log(sp, FWPT_SP_CLEAR, 0);
         sp->depth = 0;
         sp->known = 1;
-        sp->base = 0;
+        sp->base = sp->cur = 0;
         sp->call_pending = 0;
     } else if (ev->kind == FWPT_FLOW_DISABLED) {
         sp->call_pending = 0;

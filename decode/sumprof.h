@@ -48,6 +48,7 @@ struct fwpt_sumprof {
     uint32_t stack[FWPT_PROFILE_DEPTH];
     uint32_t depth;                 /* frames entered by this walk and still open */
     uint32_t base;                  /* where depth 0 counts: the root, or the anchor of the frames left */
+    uint32_t cur;                   /* where instructions count: the innermost frame's node, else base */
     uint32_t popped;                /* frames left below the start (capped at FWPT_PROFILE_DEPTH + 1) */
     uint8_t known;                  /* no unknown frame below (started at the root, or emptied since) */
     uint8_t call_pending;
@@ -72,7 +73,10 @@ void fwpt_sp_free(struct fwpt_sumprof *sp);
  * fwpt_insn_class) whose next IP is next was counted: a call waits for the instruction it lands on. */
 void fwpt_sp_resume(struct fwpt_sumprof *sp, unsigned iclass, uint64_t next);
 
-void fwpt_sp_enter(struct fwpt_sumprof *sp, uint64_t entry);
+/* A call of entry (fwpt_profile_add's enter): returns the node entered. */
+uint32_t fwpt_sp_enter(struct fwpt_sumprof *sp, uint64_t entry);
+/* The same when the node is known: a child of sp->cur that fwpt_sp_enter returned before. */
+void fwpt_sp_enter_node(struct fwpt_sumprof *sp, uint32_t node);
 void fwpt_sp_leave(struct fwpt_sumprof *sp);
 
 /* n instructions from ip in module mi (fwpt_module_find's index; mods->n: none), the last of class iclass
@@ -87,7 +91,7 @@ static inline void fwpt_sp_run(struct fwpt_sumprof *sp, uint64_t ip, uint64_t n,
     }
     sp->insns += n;
     sp->mod_insns[mi] += n;
-    sp->nodes[sp->depth ? sp->stack[sp->depth - 1] : sp->base].insns += n;
+    sp->nodes[sp->cur].insns += n;
     switch (iclass) {
     case FWPT_IC_CALL_REL: case FWPT_IC_CALL_IND: case FWPT_IC_FAR_CALL:
         sp->call_pending = 1;
