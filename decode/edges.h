@@ -20,10 +20,34 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "decode/flow.h"
 #include "decode/resize.h"
 
 /* Does an instruction of this class (enum fwpt_insn_class) transfer control (begin an edge)? */
-static inline bool fwpt_edge_class(unsigned iclass) { return iclass >= 1 && iclass <= 16; } /* JCC .. VMENTRY */
+static inline bool fwpt_edge_class(unsigned iclass) { return iclass >= FWPT_IC_JCC && iclass <= FWPT_IC_VMENTRY; }
+
+/* The rule above over fwpt_flow_next's instructions and events, in order (decode/summary.c counts the same
+ * a block or path at a time): true with *from, *to when ev completes an edge. */
+struct fwpt_edge_walk {
+    uint64_t from;
+    bool pending;
+};
+static inline bool fwpt_edge_step(struct fwpt_edge_walk *w, const struct fwpt_flow_event *ev, uint64_t *from,
+                                  uint64_t *to)
+{
+    bool edge = false;
+    if (ev->kind == FWPT_FLOW_INSN || ev->kind == FWPT_FLOW_INTERRUPT) {
+        edge = w->pending;
+        *from = w->from;
+        *to = ev->ip;
+        w->pending = ev->kind == FWPT_FLOW_INTERRUPT || fwpt_edge_class(ev->iclass);
+        w->from = ev->ip;
+    } else if (ev->kind == FWPT_FLOW_ENABLED || ev->kind == FWPT_FLOW_DISABLED || ev->kind == FWPT_FLOW_OVERFLOW ||
+               ev->kind == FWPT_FLOW_ERROR) {
+        w->pending = false;
+    }
+    return edge;
+}
 
 /* An address as the bitmap's block ID: a multiply-xorshift mix of all 64 bits. */
 static inline uint64_t fwpt_cov_hash(uint64_t a)

@@ -62,6 +62,7 @@ struct piece {
 
 struct run {
     const struct fwpt_par_setup *s;
+    bool log;                 /* keep the profile's frame changes (its frame hook is set) */
     struct piece *pieces;
     unsigned npieces, next;
     int failed;
@@ -87,10 +88,10 @@ static void on_event(void *ctx, const struct fwpt_flow_event *ev)
     c->errors[c->nerrors++] = *ev;
 }
 
-static bool counts_init(struct counts *c, const struct fwpt_par_setup *s, bool known)
+static bool counts_init(struct counts *c, const struct fwpt_par_setup *s, bool known, bool log)
 {
     memset(c, 0, sizeof *c);
-    if (s->profile && !fwpt_sp_init(&c->prof, s->mods, known, true, &resize))
+    if (s->profile && !fwpt_sp_init(&c->prof, s->mods, known, log, &resize))
         return false;
     if (s->edges)
         fwpt_edges_init(&c->edges, NULL, 0, &resize);
@@ -155,7 +156,7 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
     const struct fwpt_par_setup *s = r->s;
     struct piece *p = &r->pieces[k];
     struct fwpt_sum sum;
-    if (!counts_init(&p->c, s, k == 0) || !(p->f = new_flow(s, w)))
+    if (!counts_init(&p->c, s, k == 0, r->log) || !(p->f = new_flow(s, w)))
         return -1;
     sum_setup(&sum, p->f, w, &p->c, s);
     if (k > 0) {
@@ -237,11 +238,12 @@ static unsigned cut(const struct fwpt_par_setup *s, unsigned n, uint64_t *starts
 }
 
 /* The piece after seq's stop, walked again from there (the decoders did not agree at the seam). */
-static int walk_again(const struct fwpt_par_setup *s, struct worker *w, const struct fwpt_flow *seq, struct piece *p)
+static int walk_again(const struct fwpt_par_setup *s, bool log, struct worker *w, const struct fwpt_flow *seq,
+                      struct piece *p)
 {
     struct fwpt_sum sum;
     counts_free(&p->c);
-    if (!counts_init(&p->c, s, false))
+    if (!counts_init(&p->c, s, false, log))
         return -1;
     struct fwpt_flow *f = malloc(sizeof *f);
     if (!f)
@@ -327,7 +329,7 @@ int fwpt_par_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, stru
     unsigned want = jobs > 1 ? jobs * PIECES_PER_JOB : 1;
     if (want > 1 && (uint64_t)s->len / piece_bytes < want)
         want = (unsigned)(s->len / piece_bytes) ? (unsigned)(s->len / piece_bytes) : 1;
-    struct run r = {s, calloc(want, sizeof *r.pieces), 0, 0, 0};
+    struct run r = {s, s->profile && prof->frame_hook, calloc(want, sizeof *r.pieces), 0, 0, 0};
     uint64_t *starts = malloc(want * sizeof *starts);
     struct worker w;
     bool have_w = false;
@@ -367,7 +369,7 @@ int fwpt_par_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, stru
             out->seams_joined++;
             continue;
         }
-        if ((!have_w && !(have_w = stitch_worker(&w, s))) || walk_again(s, &w, prev->f, p) != 0)
+        if ((!have_w && !(have_w = stitch_worker(&w, s))) || walk_again(s, r.log, &w, prev->f, p) != 0)
             goto out;
         out->pieces_again++;
     }
