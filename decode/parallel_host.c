@@ -11,6 +11,8 @@
 
 #define BLOCK_CACHE (1u << 16) /* as the host tool's: 64 KiB of code map without a collision */
 #define PATH_CACHE (1u << 14)
+static size_t block_cache(const struct fwpt_par_setup *s) { return s->block_cache ? s->block_cache : BLOCK_CACHE; }
+static size_t path_cache(const struct fwpt_par_setup *s) { return s->path_cache ? s->path_cache : PATH_CACHE; }
 #define PIECES_PER_JOB 4       /* pieces of unequal work even out between the threads */
 
 static void *host_resize(void *ctx, void *old, size_t size)
@@ -115,7 +117,7 @@ static void counts_free(struct counts *c)
 static void sum_setup(struct fwpt_sum *sum, struct fwpt_flow *f, struct worker *w, struct counts *c,
                       const struct fwpt_par_setup *s)
 {
-    fwpt_sum_init(sum, f, w->paths, PATH_CACHE, w->cold);
+    fwpt_sum_init(sum, f, w->paths, path_cache(s), w->cold);
     sum->prof = s->profile ? &c->prof : NULL;
     sum->edges = s->edges ? &c->edges : NULL;
     sum->cov = c->cov;
@@ -139,7 +141,7 @@ static struct fwpt_flow *new_flow(const struct fwpt_par_setup *s, struct worker 
     struct fwpt_flow *f = malloc(sizeof *f);
     if (!f)
         return NULL;
-    fwpt_flow_init(f, s->trace, s->len, s->read, s->read_ctx, w->cache, BLOCK_CACHE);
+    fwpt_flow_init(f, s->trace, s->len, s->read, s->read_ctx, w->cache, block_cache(s));
     if (s->errata)
         fwpt_flow_set_errata(f, s->errata);
     fwpt_flow_set_filter(f, s->filter, s->n_filter);
@@ -183,9 +185,9 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
 static bool worker_init(struct worker *w, const struct fwpt_par_setup *s)
 {
     memset(w, 0, sizeof *w);
-    w->cache = malloc(BLOCK_CACHE * sizeof *w->cache);
-    w->paths = malloc(PATH_CACHE * sizeof *w->paths);
-    w->cold = malloc(PATH_CACHE * sizeof *w->cold);
+    w->cache = malloc(block_cache(s) * sizeof *w->cache);
+    w->paths = aligned_alloc(64, path_cache(s) * sizeof *w->paths);
+    w->cold = malloc(path_cache(s) * sizeof *w->cold);
     if (s->mods)
         w->mods = *s->mods;
     return w->cache && w->paths && w->cold;
@@ -250,7 +252,7 @@ static int walk_again(const struct fwpt_par_setup *s, bool log, struct worker *w
         return -1;
     *f = *seq;
     f->cache = w->cache; /* blocks are the same in any cache: only speed differs */
-    f->cache_mask = BLOCK_CACHE - 1;
+    f->cache_mask = block_cache(s) - 1;
     free(p->f);
     p->f = f;
     sum_setup(&sum, f, w, &p->c, s);

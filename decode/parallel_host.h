@@ -34,6 +34,7 @@ struct fwpt_par_setup {
     struct fwpt_modules *mods;  /* NULL: none; read only (each walk keeps its own lookup cache) */
     unsigned jobs;              /* threads (1: the whole trace in the caller's) */
     size_t piece_bytes;         /* trace bytes per piece at least (0: 64 KiB); a piece starts at a PSB */
+    size_t block_cache, path_cache; /* each thread's flow block and path cache entries (powers of two; 0: 64K, 16K) */
     /* what to count */
     bool profile;               /* into the fwpt_profile given to fwpt_par_run */
     bool edges;                 /* into out->edges */
