@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "decode/flow_internal.h"
@@ -45,11 +46,12 @@ struct counts {
     uint64_t path_hits, path_misses, blocks;
 };
 
-/* A thread's tables. */
+/* A thread's tables, kept from one of its pieces to the next (the code is the same). */
 struct worker {
     struct fwpt_flow_block *cache;
     struct fwpt_sum_path *paths;
     struct fwpt_sum_cold *cold;
+    uint32_t gen;             /* walks so far (fwpt_sum_reuse) */
     struct fwpt_modules mods; /* its own lookup cache over the caller's modules */
 };
 
@@ -68,7 +70,16 @@ struct run {
     struct piece *pieces;
     unsigned npieces, next;
     int failed;
+    pthread_mutex_t lock;     /* cpu_threads, cpu_longest */
+    double cpu_threads, cpu_longest;
 };
+
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static void on_event(void *ctx, const struct fwpt_flow_event *ev)
 {
@@ -90,10 +101,14 @@ static void on_event(void *ctx, const struct fwpt_flow_event *ev)
     c->errors[c->nerrors++] = *ev;
 }
 
-static bool counts_init(struct counts *c, const struct fwpt_par_setup *s, bool known, bool log)
+/* under: the profile the walk goes on in (its open frames known), else known: from the root or not */
+static bool counts_init(struct counts *c, const struct fwpt_par_setup *s, bool known, bool log,
+                        const struct fwpt_profile *under)
 {
     memset(c, 0, sizeof *c);
-    if (s->profile && !fwpt_sp_init(&c->prof, s->mods, known, log, &resize))
+    if (s->profile && under && !fwpt_sp_init_under(&c->prof, under, log, &resize))
+        return false;
+    if (s->profile && !under && !fwpt_sp_init(&c->prof, s->mods, known, log, &resize))
         return false;
     if (s->edges)
         fwpt_edges_init(&c->edges, NULL, 0, &resize);
@@ -117,7 +132,7 @@ static void counts_free(struct counts *c)
 static void sum_setup(struct fwpt_sum *sum, struct fwpt_flow *f, struct worker *w, struct counts *c,
                       const struct fwpt_par_setup *s)
 {
-    fwpt_sum_init(sum, f, w->paths, path_cache(s), w->cold);
+    fwpt_sum_reuse(sum, f, w->paths, path_cache(s), w->cold, ++w->gen);
     sum->prof = s->profile ? &c->prof : NULL;
     sum->edges = s->edges ? &c->edges : NULL;
     sum->cov = c->cov;
@@ -141,7 +156,9 @@ static struct fwpt_flow *new_flow(const struct fwpt_par_setup *s, struct worker 
     struct fwpt_flow *f = malloc(sizeof *f);
     if (!f)
         return NULL;
-    fwpt_flow_init(f, s->trace, s->len, s->read, s->read_ctx, w->cache, block_cache(s));
+    fwpt_flow_init(f, s->trace, s->len, s->read, s->read_ctx, NULL, 0);
+    f->cache = w->cache; /* emptied once (worker_init): blocks are the same for every piece */
+    f->cache_mask = block_cache(s) - 1;
     if (s->errata)
         fwpt_flow_set_errata(f, s->errata);
     fwpt_flow_set_filter(f, s->filter, s->n_filter);
@@ -158,7 +175,7 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
     const struct fwpt_par_setup *s = r->s;
     struct piece *p = &r->pieces[k];
     struct fwpt_sum sum;
-    if (!counts_init(&p->c, s, k == 0, r->log) || !(p->f = new_flow(s, w)))
+    if (!counts_init(&p->c, s, k == 0, r->log, NULL) || !(p->f = new_flow(s, w)))
         return -1;
     sum_setup(&sum, p->f, w, &p->c, s);
     if (k > 0) {
@@ -190,7 +207,13 @@ static bool worker_init(struct worker *w, const struct fwpt_par_setup *s)
     w->cold = malloc(path_cache(s) * sizeof *w->cold);
     if (s->mods)
         w->mods = *s->mods;
-    return w->cache && w->paths && w->cold;
+    if (!w->cache || !w->paths || !w->cold)
+        return false;
+    struct fwpt_flow f; /* empties the block cache */
+    fwpt_flow_init(&f, s->trace, 0, s->read, s->read_ctx, w->cache, block_cache(s));
+    struct fwpt_sum sum; /* and the paths */
+    fwpt_sum_init(&sum, &f, w->paths, path_cache(s), w->cold);
+    return true;
 }
 
 static void worker_free(struct worker *w)
@@ -203,6 +226,7 @@ static void worker_free(struct worker *w)
 static void *thread_main(void *arg)
 {
     struct run *r = arg;
+    double t0 = thread_cpu();
     struct worker w;
     if (!worker_init(&w, r->s)) {
         __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
@@ -217,6 +241,12 @@ static void *thread_main(void *arg)
             __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
     }
     worker_free(&w);
+    double t = thread_cpu() - t0;
+    pthread_mutex_lock(&r->lock);
+    r->cpu_threads += t;
+    if (t > r->cpu_longest)
+        r->cpu_longest = t;
+    pthread_mutex_unlock(&r->lock);
     return NULL;
 }
 
@@ -239,13 +269,14 @@ static unsigned cut(const struct fwpt_par_setup *s, unsigned n, uint64_t *starts
     return m;
 }
 
-/* The piece after seq's stop, walked again from there (the decoders did not agree at the seam). */
+/* The piece after seq's stop, walked again from there, its profile under prof's open frames (the decoders did
+ * not agree at the seam, or the piece's call tree cannot be placed there). */
 static int walk_again(const struct fwpt_par_setup *s, bool log, struct worker *w, const struct fwpt_flow *seq,
-                      struct piece *p)
+                      struct piece *p, const struct fwpt_profile *prof)
 {
     struct fwpt_sum sum;
     counts_free(&p->c);
-    if (!counts_init(&p->c, s, false, log))
+    if (!counts_init(&p->c, s, false, log, s->profile ? prof : NULL))
         return -1;
     struct fwpt_flow *f = malloc(sizeof *f);
     if (!f)
@@ -264,32 +295,12 @@ static int walk_again(const struct fwpt_par_setup *s, bool log, struct worker *w
     return p->c.oom ? -1 : 0;
 }
 
-/* The stitching thread's tables, its block cache emptied (the decoders walked again point to it). */
+/* The stitching thread's tables (the decoders walked again point to its block cache). */
 static bool stitch_worker(struct worker *w, const struct fwpt_par_setup *s)
 {
     if (!worker_init(w, s)) {
         worker_free(w);
         return false;
-    }
-    struct fwpt_flow *tmp = new_flow(s, w);
-    if (!tmp) {
-        worker_free(w);
-        return false;
-    }
-    free(tmp);
-    return true;
-}
-
-/* Would each piece's call tree fit under the frames open before it (fwpt_sp_merge's test), in order? */
-static bool mergeable(const struct piece *pv, unsigned n, uint32_t depth)
-{
-    for (unsigned k = 0; k < n; k++) {
-        const struct fwpt_sumprof *sp = &pv[k].c.prof;
-        if (sp->failed || sp->deep ||
-            (sp->unknown_calls && ((int64_t)depth + sp->max_rel >= FWPT_PROFILE_DEPTH || sp->max_depth >= FWPT_PROFILE_DEPTH)))
-            return false;
-        uint32_t keep = sp->known ? 0 : depth > sp->popped ? depth - sp->popped : 0;
-        depth = keep + sp->depth;
     }
     return true;
 }
@@ -331,7 +342,8 @@ int fwpt_par_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, stru
     unsigned want = jobs > 1 ? jobs * PIECES_PER_JOB : 1;
     if (want > 1 && (uint64_t)s->len / piece_bytes < want)
         want = (unsigned)(s->len / piece_bytes) ? (unsigned)(s->len / piece_bytes) : 1;
-    struct run r = {s, s->profile && prof->frame_hook, calloc(want, sizeof *r.pieces), 0, 0, 0};
+    struct run r = {s, s->profile && prof->frame_hook, calloc(want, sizeof *r.pieces), 0, 0, 0,
+                    PTHREAD_MUTEX_INITIALIZER, 0, 0};
     uint64_t *starts = malloc(want * sizeof *starts);
     struct worker w;
     bool have_w = false;
@@ -356,40 +368,32 @@ int fwpt_par_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, stru
     thread_main(&r); /* this thread works too */
     for (unsigned t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
+    out->cpu_threads = r.cpu_threads;
+    out->cpu_longest = r.cpu_longest;
+    double t_stitch = thread_cpu();
     if (r.failed)
         goto out;
-    /* the seams, in order: a piece counts from where its decoder agrees with the one before */
-    unsigned n = r.npieces;
-    for (unsigned k = 1; k < n; k++) {
-        struct piece *prev = &r.pieces[k - 1], *p = &r.pieces[k];
-        if (prev->eos) {
-            n = k; /* the one before walked to the end */
-            break;
+    /* in order: a piece counts from where its decoder agrees with the one before, and its call tree goes
+     * under the frames open by then; else it is walked again from where the one before stopped */
+    for (unsigned k = 0; k < r.npieces; k++) {
+        struct piece *p = &r.pieces[k];
+        if (k > 0) {
+            struct piece *prev = &r.pieces[k - 1];
+            if (prev->eos)
+                break; /* the one before walked to the end */
+            enum fwpt_seam m = p->first ? fwpt_seam_compare(prev->f, p->first) : FWPT_SEAM_DIFFERENT;
+            bool joined = m == FWPT_SEAM_SAME || (m == FWPT_SEAM_SAME_STACK_TOP && !p->c.retstack_error);
+            out->seams_joined += joined;
+            if (!joined || (s->profile && !fwpt_sp_mergeable(&p->c.prof, prof->depth))) {
+                if ((!have_w && !(have_w = stitch_worker(&w, s))) || walk_again(s, r.log, &w, prev->f, p, prof) != 0)
+                    goto out;
+                out->pieces_again++;
+            }
         }
-        enum fwpt_seam m = p->first ? fwpt_seam_compare(prev->f, p->first) : FWPT_SEAM_DIFFERENT;
-        if (m == FWPT_SEAM_SAME || (m == FWPT_SEAM_SAME_STACK_TOP && !p->c.retstack_error)) {
-            out->seams_joined++;
-            continue;
-        }
-        if ((!have_w && !(have_w = stitch_worker(&w, s))) || walk_again(s, r.log, &w, prev->f, p) != 0)
+        if (add_counts(s, &p->c, prof, out) != 0)
             goto out;
-        out->pieces_again++;
     }
-    if (s->profile && !mergeable(r.pieces, n, prof->depth)) {
-        /* the profile's window of FWPT_PROFILE_DEPTH frames depends on frames a piece did not see */
-        for (unsigned k = 0; k < n; k++)
-            counts_free(&r.pieces[k].c);
-        free(r.pieces[0].f);
-        r.pieces[0].f = NULL;
-        r.pieces[0].end = FWPT_SUM_NO_STOP;
-        if ((!have_w && !(have_w = stitch_worker(&w, s))) || walk_piece(&r, &w, 0) != 0)
-            goto out;
-        n = 1;
-        out->whole_again = true;
-    }
-    for (unsigned k = 0; k < n; k++)
-        if (add_counts(s, &r.pieces[k].c, prof, out) != 0)
-            goto out;
+    out->cpu_stitch = thread_cpu() - t_stitch;
     rc = 0;
 out:
     for (unsigned k = 0; r.pieces && k < want; k++) {

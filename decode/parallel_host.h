@@ -11,7 +11,8 @@
  * holding only the newest entries decodes alike unless it runs empty at a compressed RET (then the piece
  * is walked again). Where they differ, the piece is walked again from the state of the one before, in
  * order. The call tree of a piece hangs from the frames open where it starts (decode/sumprof.h), and the
- * pieces' counts are merged in order: the result is that of one decoder walking the whole trace. */
+ * pieces' counts are merged in order (a piece whose tree cannot be placed is walked again under the frames
+ * then open): the result is that of one decoder walking the whole trace. */
 #ifndef FWPT_DECODE_PARALLEL_HOST_H
 #define FWPT_DECODE_PARALLEL_HOST_H
 
@@ -50,9 +51,14 @@ struct fwpt_par_out {
     /* how it went */
     unsigned pieces;            /* pieces walked in parallel */
     unsigned seams_joined;      /* seams where the next piece's decoder agreed */
-    unsigned pieces_again;      /* pieces walked again from the state of the one before */
-    bool whole_again;           /* the call tree could not be merged (FWPT_PROFILE_DEPTH): walked in one */
+    unsigned pieces_again;      /* pieces walked again from the state of the one before: the decoders did not
+                                 * agree, or the piece's call tree could not be placed under the frames open
+                                 * then (FWPT_PROFILE_DEPTH, FWPT_SP_ANCHORS) */
     uint64_t path_hits, path_misses, blocks;
+    /* CPU seconds (each thread's own clock: what the walk cost, whatever else runs on the machine) */
+    double cpu_threads;         /* all threads' pieces */
+    double cpu_longest;         /* the busiest thread's */
+    double cpu_stitch;          /* joining, walking again, merging (one thread, after the others) */
 };
 
 /* Walks the whole trace. prof: initialized and empty (setup->profile), its frame hook called as

@@ -30,6 +30,18 @@ void fwpt_sum_init(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path
     }
 }
 
+void fwpt_sum_reuse(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
+                    struct fwpt_sum_cold *cold, uint32_t gen)
+{
+    fwpt_sum_init(s, f, NULL, 0, NULL);
+    if (paths && cold && npaths && !(npaths & (npaths - 1))) {
+        s->paths = paths;
+        s->paths_mask = npaths - 1;
+        s->cold = cold;
+    }
+    s->gen = gen;
+}
+
 void fwpt_sum_configure(struct fwpt_sum *s)
 {
     /* a path counts all its instructions in one module: right when modules do not overlap (then the module
@@ -229,7 +241,7 @@ static bool path_build(struct fwpt_sum *s, struct fwpt_sum_path *p, uint64_t ip,
         }
         if (c == FWPT_IC_CALL_REL && cold && nops < FWPT_SUM_PATH_CALLS && path_can_take(s, b->target, nb, region, &r)) {
             /* a direct call whose first block the path holds: the profile enters it there */
-            cold->ops[nops++] = (struct fwpt_sum_op){b->target, nx, seg, 1, FWPT_SP_NONE, 0};
+            cold->ops[nops++] = (struct fwpt_sum_op){b->target, nx, seg, 1, FWPT_SP_NONE, 0, 0};
             seg = 0;
             rets[nrets++] = nx;
             from = last;
@@ -241,7 +253,7 @@ static bool path_build(struct fwpt_sum *s, struct fwpt_sum_path *p, uint64_t ip,
             used < k) {
             if (c == FWPT_IC_RET) {
                 /* compressed, returning from a call inside the path: to that call's next IP */
-                cold->ops[nops++] = (struct fwpt_sum_op){0, 0, seg, 0, FWPT_SP_NONE, 0};
+                cold->ops[nops++] = (struct fwpt_sum_op){0, 0, seg, 0, FWPT_SP_NONE, 0, 0};
                 seg = 0;
                 cur = rets[--nrets];
             } else {
@@ -300,10 +312,11 @@ static void path_ops(struct fwpt_sum *s, const struct fwpt_sum_path *p, bool cou
         }
         if (o[i].call) {
             fwpt_flow_push_ret(s->f, o[i].ret);
-            if (sp && sp->cur == o[i].parent) {
+            if (sp && sp->cur == o[i].parent && o[i].gen == s->gen) {
                 fwpt_sp_enter_node(sp, o[i].node);
             } else if (sp) {
                 o[i].parent = sp->cur;
+                o[i].gen = s->gen;
                 o[i].node = fwpt_sp_enter(sp, o[i].entry);
             }
         } else {

@@ -64,6 +64,7 @@ struct fwpt_sum_op {
     uint32_t n;
     uint32_t call;
     uint32_t parent, node; /* call: the profile node it entered last, and from which (a hint) */
+    uint32_t gen;          /* ... for the walk (struct fwpt_sum gen) that made the hint */
 };
 
 /* What a path holds that its walk needs less often: its edges and its calls and returns. */
@@ -91,6 +92,7 @@ struct fwpt_sum {
      * are there in the same state decode the rest alike (decode/parallel_host.c). */
     uint64_t stop_at;
     uint8_t counting;             /* 0: walk without counting (to the first stop) */
+    uint32_t gen;                 /* tells this walk's profile hints from an earlier walk's (fwpt_sum_reuse) */
     uint8_t stopped;              /* fwpt_sum_walk returned at stop_at */
     /* private */
     uint8_t edge_pending;
@@ -107,6 +109,11 @@ struct fwpt_sum {
  * with a block cache (without one every step takes flow's general path). Counting on, no stop. */
 void fwpt_sum_init(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
                    struct fwpt_sum_cold *cold);
+
+/* The same with the paths an earlier walk over the same code left (flushed: fwpt_sum_flush); gen differs from
+ * that walk's. */
+void fwpt_sum_reuse(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
+                    struct fwpt_sum_cold *cold, uint32_t gen);
 
 /* Set prof, edges, cov, mods after init, then this (it checks whether paths can serve the modules). */
 void fwpt_sum_configure(struct fwpt_sum *s);

@@ -2,8 +2,6 @@
 #include "decode/sumprof.h"
 #include "decode/flow_print_internal.h"
 
-/* Anchors past this many frames left all stand for the root: the profile never holds more frames. */
-#define SP_MAX_POPPED (FWPT_PROFILE_DEPTH + 1)
 
 static uint64_t sp_mix(uint64_t x)
 {
@@ -74,6 +72,24 @@ bool fwpt_sp_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool known
     sp->base = sp->cur = known ? 0 : sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SP_NONE, 1); /* anchor 0 */
     sp->log = log;
     sp->max_rel = -((int64_t)1 << 40);
+    return true;
+}
+
+bool fwpt_sp_init_under(struct fwpt_sumprof *sp, const struct fwpt_profile *p, bool log, const struct fwpt_resize *rs)
+{
+    if (!fwpt_sp_init(sp, p->mods, true, log, rs))
+        return false;
+    for (uint32_t k = 0; k < p->depth; k++) {
+        uint32_t n = sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SP_NONE, 0);
+        if (n == FWPT_SP_NONE) {
+            fwpt_sp_free(sp);
+            return false;
+        }
+        sp->nodes[n].pin = p->stack_node[k] + 1;
+        sp->nodes[n].pin_func = p->stack_func[k];
+        sp->stack[sp->depth++] = n;
+        sp->cur = n;
+    }
     return true;
 }
 
@@ -173,15 +189,15 @@ void fwpt_sp_leave(struct fwpt_sumprof *sp)
         sp_log(sp, FWPT_SP_POP, 0);
         sp->depth--;
         sp->cur = sp->depth ? sp->stack[sp->depth - 1] : sp->base;
-    } else if (!sp->known && sp->popped < SP_MAX_POPPED) {
+    } else if (!sp->known) {
         /* a frame below the start is left (if the profile has one there) */
         sp_log(sp, FWPT_SP_UPOP, 0);
-        sp->popped++;
-        uint32_t a = sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SP_NONE, sp->popped + 1);
-        if (a != FWPT_SP_NONE)
-            sp->base = sp->cur = a;
-    } else if (!sp->known) {
-        sp_log(sp, FWPT_SP_UPOP, 0); /* at the root by now: nothing is left, as in fwpt_profile_add */
+        if (sp->popped <= FWPT_SP_ANCHORS) {
+            sp->popped++;
+            uint32_t a = sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SP_NONE, sp->popped + 1);
+            if (a != FWPT_SP_NONE)
+                sp->base = sp->cur = a;
+        } /* else the last anchor stands for every frame further down: the root (fwpt_sp_mergeable) */
     }
 }
 
@@ -239,13 +255,27 @@ static void sp_replay(const struct fwpt_sumprof *sp, struct fwpt_profile *p, con
     }
 }
 
+bool fwpt_sp_mergeable(const struct fwpt_sumprof *sp, uint32_t d)
+{
+    if (sp->failed || sp->deep)
+        return false;
+    /* every call made above unknown frames must have found fewer than FWPT_PROFILE_DEPTH frames open */
+    if (sp->unknown_calls && ((int64_t)d + sp->max_rel >= FWPT_PROFILE_DEPTH || sp->max_depth >= FWPT_PROFILE_DEPTH))
+        return false;
+    /* the last anchor stands for the root only when the frames below ran out by then */
+    return sp->popped <= FWPT_SP_ANCHORS || d <= FWPT_SP_ANCHORS;
+}
+
+uint32_t fwpt_sp_depth_after(const struct fwpt_sumprof *sp, uint32_t d)
+{
+    uint32_t keep = sp->known ? 0 : d > sp->popped ? d - sp->popped : 0;
+    return keep + sp->depth;
+}
+
 int fwpt_sp_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p)
 {
     const uint32_t d = p->depth;
-    if (sp->failed || sp->deep || (p->frame_hook && !sp->log))
-        return -1;
-    /* every call made above unknown frames must have found fewer than FWPT_PROFILE_DEPTH frames open */
-    if (sp->unknown_calls && ((int64_t)d + sp->max_rel >= FWPT_PROFILE_DEPTH || sp->max_depth >= FWPT_PROFILE_DEPTH))
+    if (!fwpt_sp_mergeable(sp, d) || (p->frame_hook && !sp->log))
         return -1;
     uint32_t *map = fwpt_resize(&sp->rs, NULL, (size_t)sp->nnodes * 2 * sizeof *map);
     if (!map)
@@ -257,7 +287,11 @@ int fwpt_sp_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p)
         const struct fwpt_sp_node *n = &sp->nodes[k];
         uint32_t g;
         size_t f = (size_t)-1;
-        if (n->parent == FWPT_SP_NONE && n->anchor) {
+        if (n->pin) {
+            g = n->pin - 1; /* a frame open in p when the walk started */
+            if (n->pin_func != (uint32_t)-1)
+                f = n->pin_func;
+        } else if (n->parent == FWPT_SP_NONE && n->anchor) {
             int64_t at = (int64_t)d - (int64_t)n->anchor; /* anchor i: the frame i below the top */
             g = at >= 0 ? p->stack_node[at] : 0;
             if (at >= 0 && p->stack_func[at] != (uint32_t)-1)

@@ -6,9 +6,11 @@
  * (decode/parallel_host.c). Its call tree then hangs from anchors: anchor 0 is the frame innermost where it
  * started, a return with no frame of its own open leaves to anchor 1 (the one below), and so on. The merge
  * puts anchor i on the i-th frame below the top of the profile it merges into (the root when there are not
- * that many), exactly where fwpt_profile_add would have counted. An overflow or error empties the profile's
- * stack (fwpt_profile_add): from there on the frames are known again. Freestanding; the tables grow through
- * the caller's allocator. */
+ * that many), exactly where fwpt_profile_add would have counted. Past FWPT_SP_ANCHORS frames left, one anchor
+ * stands for all the rest: it must be the root (checked by the merge). An overflow or error empties the
+ * profile's stack (fwpt_profile_add): from there on the frames are known again. A walk can also start under
+ * a profile's open frames, known (fwpt_sp_init_under). Freestanding; the tables grow through the caller's
+ * allocator. */
 #ifndef FWPT_DECODE_SUMPROF_H
 #define FWPT_DECODE_SUMPROF_H
 
@@ -18,6 +20,7 @@
 #include "decode/resize.h"
 
 #define FWPT_SP_NONE 0xffffffffu
+#define FWPT_SP_ANCHORS 32 /* frames left below an unknown start that get an anchor of their own */
 
 struct fwpt_sp_node {
     uint64_t entry;        /* function entry; the root and anchors: FWPT_FLOW_NO_IP */
@@ -25,6 +28,8 @@ struct fwpt_sp_node {
     uint32_t parent;       /* FWPT_SP_NONE: the root or an anchor */
     uint32_t anchor;       /* anchors: 1 + i for anchor i; else 0 */
     uint32_t last_child;   /* the child called last + 1 (0: none): a one-entry cache before the hash */
+    uint32_t pin;          /* a frame open under the start (fwpt_sp_init_under): its node in that profile + 1 */
+    uint32_t pin_func;     /* ... and its function slot there */
     uint32_t pad;
 };
 
@@ -49,7 +54,7 @@ struct fwpt_sumprof {
     uint32_t depth;                 /* frames entered by this walk and still open */
     uint32_t base;                  /* where depth 0 counts: the root, or the anchor of the frames left */
     uint32_t cur;                   /* where instructions count: the innermost frame's node, else base */
-    uint32_t popped;                /* frames left below the start (capped at FWPT_PROFILE_DEPTH + 1) */
+    uint32_t popped;                /* frames left below the start (anchors made: up to FWPT_SP_ANCHORS + 1) */
     uint8_t known;                  /* no unknown frame below (started at the root, or emptied since) */
     uint8_t call_pending;
     uint8_t deep;                   /* FWPT_PROFILE_DEPTH frames of its own while frames below were unknown */
@@ -67,6 +72,13 @@ struct fwpt_sumprof {
 /* known: the walk starts with no call open (a whole trace); else under unknown frames (a piece).
  * log: keep the frame changes for a frame hook (the Trace Event Format). false when out of memory. */
 bool fwpt_sp_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool known, bool log, const struct fwpt_resize *rs);
+/* Known, under the frames open in p (the walk goes on where p's instructions and events end): always
+ * mergeable into p as it is then. */
+bool fwpt_sp_init_under(struct fwpt_sumprof *sp, const struct fwpt_profile *p, bool log, const struct fwpt_resize *rs);
+/* Can fwpt_sp_merge place sp under a profile with depth frames open? */
+bool fwpt_sp_mergeable(const struct fwpt_sumprof *sp, uint32_t depth);
+/* The frames open after sp, merged under depth frames. */
+uint32_t fwpt_sp_depth_after(const struct fwpt_sumprof *sp, uint32_t depth);
 void fwpt_sp_free(struct fwpt_sumprof *sp);
 
 /* Starts counting here as the profile would go on after an instruction of class iclass (enum

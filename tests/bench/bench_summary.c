@@ -212,11 +212,13 @@ static int measure(struct input *in)
     printf("  ratio summary (count only) / libipt pt_blk: %6.1fx\n", best[W_BLK] / best[W_SUM]);
     printf("  ratio summary + profile / flow_next + profile: %6.1fx\n", best[W_INSN_PROF] / best[W_SUM_PROF]);
     printf("  ratio summary (count only) / flow_next (count only): %6.1fx\n", best[W_INSN] / best[W_SUM]);
-    /* threads: wall time of the whole walk with the profile and the bitmap (fwpt flow -j N --profile ...) */
-    double j1 = 0;
+    /* threads: the whole walk with the profile and the bitmap (fwpt flow -j N --profile --coverage F); wall time,
+     * and each thread's CPU time: the busiest thread plus the stitching is the time on N idle cores */
+    double j1 = 0, c1 = 0;
     for (unsigned jobs = 1; jobs <= 4; jobs *= 2) {
-        double bt = 1e30;
+        double bt = 1e30, bc = 1e30, sum = 0;
         struct fwpt_par_out po;
+        unsigned pieces = 0, joined = 0, again = 0;
         for (int rep = 0; rep < 5; rep++) {
             prof_init(&pm, &in->mods);
             struct fwpt_par_setup s = {.trace = in->trace, .len = in->len, .read = read_code, .read_ctx = in,
@@ -228,16 +230,24 @@ static int measure(struct input *in)
             }
             t = wall_now() - t;
             bt = t < bt ? t : bt;
+            double c = po.cpu_longest + po.cpu_stitch;
+            if (c < bc) {
+                bc = c;
+                sum = po.cpu_threads + po.cpu_stitch;
+            }
             ok &= pm.p.insns == cnt[W_INSN];
-            if (rep < 4)
-                fwpt_par_out_free(&po);
+            pieces = po.pieces;
+            joined = po.seams_joined;
+            again = po.pieces_again;
+            fwpt_par_out_free(&po);
         }
-        if (jobs == 1)
+        if (jobs == 1) {
             j1 = bt;
-        printf("  -j %u: %8.1f M insn/s wall (%.4f s), speed-up %.2fx; %u pieces, %u joined, %u walked again%s\n",
-               jobs, (double)cnt[W_INSN] / bt / 1e6, bt, j1 / bt, po.pieces, po.seams_joined, po.pieces_again,
-               po.whole_again ? ", whole walk again" : "");
-        fwpt_par_out_free(&po);
+            c1 = bc;
+        }
+        printf("  -j %u: wall %.4f s (%.2fx); CPU: busiest thread + stitching %.4f s -> %.2fx on idle cores, all threads "
+               "%.4f s (%.0f%% of -j 1); %u pieces, %u joined, %u walked again\n",
+               jobs, bt, j1 / bt, bc, c1 / bc, sum, 100.0 * sum / c1, pieces, joined, again);
     }
     printf("  (cores present: %u; other users share them)\n", fwpt_par_cores());
     if (!ok)
