@@ -196,11 +196,12 @@ static bool path_can_take(struct fwpt_sum *s, uint64_t ip, uint32_t nb, uint32_t
 
 /* Follows the cached blocks from ip with the k oldest of bits (see struct fwpt_sum_path) into p; false when
  * not even the first block can be taken. Only reads flow's cache: no packet, no change to the walk. */
-static bool path_build(struct fwpt_sum *s, struct fwpt_sum_path *p, uint64_t ip, uint32_t k, uint64_t bits)
+static bool path_build(struct fwpt_sum *s, struct fwpt_sum_path *p, uint64_t ip, uint32_t k, uint64_t bits,
+                       uint64_t top)
 {
     const struct fwpt_flow *f = s->f;
     struct fwpt_sum_cold *cold = s->cold ? &s->cold[p - s->paths] : NULL;
-    uint64_t cur = ip, from = 0, rets[FWPT_SUM_PATH_CALLS];
+    uint64_t cur = ip, from = 0, rets[FWPT_SUM_PATH_CALLS], ret_to = 0;
     uint32_t used = 0, n = 0, seg = 0, tail = 0, nb = 0, ne = 0, nops = 0, nrets = 0, region = 0;
     bool edge_wait = false;
     path_flush(s, p);
@@ -249,13 +250,15 @@ static bool path_build(struct fwpt_sum *s, struct fwpt_sum_path *p, uint64_t ip,
             cur = b->target;
             continue;
         }
-        if ((c == FWPT_IC_JCC || (c == FWPT_IC_RET && nrets && ((bits >> used) & 1) && nops < FWPT_SUM_PATH_CALLS)) &&
-            used < k) {
-            if (c == FWPT_IC_RET) {
-                /* compressed, returning from a call inside the path: to that call's next IP */
+        /* a compressed RET (its bit 1): returning from a call inside the path, to that call's next IP; or the
+         * first from a call made before it, to the stack's top (0: none, or empty) */
+        const bool ret = c == FWPT_IC_RET && used < k && ((bits >> used) & 1) && cold && nops < FWPT_SUM_PATH_CALLS &&
+                         (nrets || (top && !ret_to));
+        if ((c == FWPT_IC_JCC || ret) && used < k) {
+            if (ret) {
                 cold->ops[nops++] = (struct fwpt_sum_op){0, 0, seg, 0, FWPT_SP_NONE, 0, 0};
                 seg = 0;
-                cur = rets[--nrets];
+                cur = nrets ? rets[--nrets] : (ret_to = top);
             } else {
                 cur = (bits >> used) & 1 ? b->target : nx;
             }
@@ -293,6 +296,7 @@ static bool path_build(struct fwpt_sum *s, struct fwpt_sum_path *p, uint64_t ip,
     p->region = region;
     p->nedges = (uint8_t)ne;
     p->nops = (uint8_t)nops;
+    p->ret_to = ret_to;
     p->uses = 0;
     return true;
 }
@@ -371,13 +375,14 @@ static bool walk_fast(struct fwpt_sum *s)
     const uint8_t mode = f->mode;
     const uint64_t limit = f->runaway_limit;
     const bool counting = s->counting, use_paths = s->paths_ok;
+    const bool edges = counting && (s->edges || s->cov); /* the edge that waits, the paths' inner edges */
     struct fwpt_sum_path *const paths = s->paths;
     struct fwpt_sum_cold *const cold = s->cold;
     struct fwpt_sumprof *const prof = s->prof;
     const size_t paths_mask = s->paths_mask;
     const uint64_t stop_at = s->stop_at;
     bool pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
-    uint64_t ip = f->ip, bits = f->tnt_bits, since = f->since_packet, walked = 0;
+    uint64_t ip = f->ip, bits = f->tnt_bits, since = f->since_packet, walked = 0, blocks = 0;
     uint32_t cnt = f->tnt_count;
     bool moved = false;
     /* the block whose end is resolved next */
@@ -406,10 +411,12 @@ static bool walk_fast(struct fwpt_sum *s)
             const uint32_t k = pcnt < FWPT_SUM_PATH_BITS ? pcnt : FWPT_SUM_PATH_BITS;
             const uint32_t key = 1u << k | (uint32_t)(pbits & ((1u << k) - 1));
             struct fwpt_sum_path *p = &paths[path_slot(ip, key) & paths_mask];
-            if (p->ip != ip || p->key != key || p->mode != mode ||
+            const uint64_t top =
+                f->retstack_n ? f->retstack[(f->retstack_top - 1) % FWPT_FLOW_RETSTACK] : 0; /* what a RET pops */
+            if (p->ip != ip || p->key != key || p->mode != mode || (p->ret_to && p->ret_to != top) ||
                 (p->miss && cache[FWPT_FLOW_SLOT(p->next) & mask].ip == p->next)) {
                 s->path_misses++;
-                if (!path_build(s, p, ip, k, pbits))
+                if (!path_build(s, p, ip, k, pbits, top))
                     goto block; /* its first block is not cached: the general path builds it */
             } else {
                 s->path_hits++;
@@ -421,11 +428,11 @@ static bool walk_fast(struct fwpt_sum *s)
                 bits = pbits;
                 cnt = pcnt;
             }
-            if (counting) {
+            if (edges) {
                 arrive(s, ip);
                 p->uses++;
-                s->blocks++;
             }
+            blocks++;
             if (p->nops)
                 path_ops(s, p, counting);
             else if (counting && prof)
@@ -442,13 +449,13 @@ static bool walk_fast(struct fwpt_sum *s)
                 target = cold[p - paths].target;
                 cls = p->cls;
                 flags = p->flags;
-                if (counting && fwpt_edge_class(cls)) {
+                if (edges && fwpt_edge_class(cls)) {
                     s->edge_pending = 1;
                     s->edge_from = last_ip;
                 }
                 goto resolve_end;
             }
-            if (counting && p->edge) {
+            if (edges && p->edge) {
                 s->edge_pending = 1;
                 s->edge_from = p->last_ip;
             }
@@ -545,12 +552,15 @@ static bool walk_fast(struct fwpt_sum *s)
         f->since_packet = 0;
         f->n_insns += walked; /* a TRIG's ICNT counts from here */
         walked = 0;
+        s->blocks += counting ? blocks : 0;
+        blocks = 0;
         fwpt_flow_i_lookahead(f);
         if (f->state != FWPT_FLOW_ST_WALK || f->fup_pending || f->evq_n || f->ntrig || f->pend_cfe)
             return true;
         pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     }
     /* at a block start */
+    s->blocks += counting ? blocks : 0;
     f->ip = ip;
     f->tnt_bits = bits;
     f->tnt_count = (uint8_t)cnt;
@@ -559,6 +569,7 @@ static bool walk_fast(struct fwpt_sum *s)
     return moved;
 pending:
     /* at a block end resolve() must handle (or where stop_at stops) */
+    s->blocks += counting ? blocks : 0;
     f->tnt_bits = bits;
     f->tnt_count = (uint8_t)cnt;
     f->since_packet = since;

@@ -33,8 +33,9 @@
 #define FWPT_SUM_NO_STOP (~(uint64_t)0)
 
 /* One path cache entry: the blocks from ip walked with the TNT bits of key. It follows conditional branches,
- * direct jumps, direct calls whose first block it holds, and the compressed returns (a TNT bit 1) of those
- * calls (their target is the call's next IP: SDM "Indirect Transfer Compression for Returns (RET)"). It ends
+ * direct jumps, direct calls whose first block it holds, the compressed returns (a TNT bit 1) of those calls
+ * (their target is the call's next IP: SDM "Indirect Transfer Compression for Returns (RET)") and one
+ * compressed return from a call made before it (to the stack's top then: part of its key, ret_to). It ends
  * right after its last bit, or before a block it cannot follow (not cached, another module, too many), or
  * with a block whose end needs more than it holds (pending: a return from a call before it, an indirect
  * branch, a conditional branch with no bit in hand...). */
@@ -43,6 +44,8 @@ struct fwpt_sum_path {
     uint64_t next;       /* not pending: where the walk goes on; pending: the last block's fall-through */
     uint64_t last_ip;    /* pending: its last instruction; else the branch whose edge leads to next (edge) */
     uint64_t uses;       /* walks of it whose inner edges are not counted yet */
+    uint64_t ret_to;     /* it returns from a call made before it, to this (the RET compression stack's top
+                          * when it starts must be this); 0: it does not */
     uint32_t ninsn;      /* instructions */
     uint32_t tail;       /* of them after the last TNT bit it used */
     uint32_t region;     /* module (index as fwpt_module_find gives; mods->n: none) of every instruction */
@@ -52,6 +55,7 @@ struct fwpt_sum_path {
     uint8_t miss;        /* it ended before a block that was not cached yet */
     uint8_t nops;        /* calls and returns inside it (in its struct fwpt_sum_cold) */
 } __attribute__((aligned(64))); /* one cache line: the walk's chain of loads goes through these */
+_Static_assert(sizeof(struct fwpt_sum_path) == 64, "a path cache entry is one cache line");
 
 struct fwpt_sum_edge {
     uint64_t from, to;
