@@ -66,6 +66,8 @@ struct piece {
 
 struct run {
     const struct fwpt_par_setup *s;
+    struct fwpt_profile *prof; /* the first piece counts straight into it */
+    size_t max_nodes;          /* what it holds */
     bool log;                 /* keep the profile's frame changes (its frame hook is set) */
     struct piece *pieces;
     unsigned npieces, next;
@@ -101,15 +103,17 @@ static void on_event(void *ctx, const struct fwpt_flow_event *ev)
     c->errors[c->nerrors++] = *ev;
 }
 
-/* under: the profile the walk goes on in (its open frames known), else known: from the root or not */
-static bool counts_init(struct counts *c, const struct fwpt_par_setup *s, bool known, bool log,
-                        const struct fwpt_profile *under)
+/* direct: the profile the walk counts straight into (it goes on where that one's counts end); else a call tree
+ * of its own, under unknown frames (no more nodes than the profile can hold: past that, walked again into it) */
+static bool counts_init(struct counts *c, const struct fwpt_par_setup *s, bool log, struct fwpt_profile *direct,
+                        size_t max_nodes)
 {
     memset(c, 0, sizeof *c);
-    if (s->profile && under && !fwpt_sp_init_under(&c->prof, under, log, &resize))
+    if (s->profile && direct)
+        fwpt_sp_init_direct(&c->prof, direct);
+    if (s->profile && !direct && !fwpt_sp_init(&c->prof, s->mods, false, log, &resize))
         return false;
-    if (s->profile && !under && !fwpt_sp_init(&c->prof, s->mods, known, log, &resize))
-        return false;
+    c->prof.max_nodes = (uint32_t)max_nodes;
     if (s->edges)
         fwpt_edges_init(&c->edges, NULL, 0, &resize);
     if (s->edges && !c->edges.v)
@@ -175,7 +179,7 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
     const struct fwpt_par_setup *s = r->s;
     struct piece *p = &r->pieces[k];
     struct fwpt_sum sum;
-    if (!counts_init(&p->c, s, k == 0, r->log, NULL) || !(p->f = new_flow(s, w)))
+    if (!counts_init(&p->c, s, r->log, k == 0 ? r->prof : NULL, r->max_nodes) || !(p->f = new_flow(s, w)))
         return -1;
     sum_setup(&sum, p->f, w, &p->c, s);
     if (k > 0) {
@@ -269,14 +273,14 @@ static unsigned cut(const struct fwpt_par_setup *s, unsigned n, uint64_t *starts
     return m;
 }
 
-/* The piece after seq's stop, walked again from there, its profile under prof's open frames (the decoders did
- * not agree at the seam, or the piece's call tree cannot be placed there). */
-static int walk_again(const struct fwpt_par_setup *s, bool log, struct worker *w, const struct fwpt_flow *seq,
-                      struct piece *p, const struct fwpt_profile *prof)
+/* The piece after seq's stop, walked again from there, counting straight into prof (the decoders did not agree
+ * at the seam, or the piece's call tree cannot be placed under prof's open frames). */
+static int walk_again(const struct fwpt_par_setup *s, struct worker *w, const struct fwpt_flow *seq, struct piece *p,
+                      struct fwpt_profile *prof)
 {
     struct fwpt_sum sum;
     counts_free(&p->c);
-    if (!counts_init(&p->c, s, false, log, s->profile ? prof : NULL))
+    if (!counts_init(&p->c, s, false, prof, 0))
         return -1;
     struct fwpt_flow *f = malloc(sizeof *f);
     if (!f)
@@ -342,8 +346,8 @@ int fwpt_par_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, stru
     unsigned want = jobs > 1 ? jobs * PIECES_PER_JOB : 1;
     if (want > 1 && (uint64_t)s->len / piece_bytes < want)
         want = (unsigned)(s->len / piece_bytes) ? (unsigned)(s->len / piece_bytes) : 1;
-    struct run r = {s, s->profile && prof->frame_hook, calloc(want, sizeof *r.pieces), 0, 0, 0,
-                    PTHREAD_MUTEX_INITIALIZER, 0, 0};
+    struct run r = {s, prof, s->profile ? prof->nodes_cap : 0, s->profile && prof->frame_hook,
+                    calloc(want, sizeof *r.pieces), 0, 0, 0, PTHREAD_MUTEX_INITIALIZER, 0, 0};
     uint64_t *starts = malloc(want * sizeof *starts);
     struct worker w;
     bool have_w = false;
@@ -385,7 +389,7 @@ int fwpt_par_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, stru
             bool joined = m == FWPT_SEAM_SAME || (m == FWPT_SEAM_SAME_STACK_TOP && !p->c.retstack_error);
             out->seams_joined += joined;
             if (!joined || (s->profile && !fwpt_sp_mergeable(&p->c.prof, prof->depth))) {
-                if ((!have_w && !(have_w = stitch_worker(&w, s))) || walk_again(s, r.log, &w, prev->f, p, prof) != 0)
+                if ((!have_w && !(have_w = stitch_worker(&w, s))) || walk_again(s, &w, prev->f, p, prof) != 0)
                     goto out;
                 out->pieces_again++;
             }

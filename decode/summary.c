@@ -3,6 +3,8 @@
 #include "decode/flow_internal.h"
 
 #define MIXED 0xffffffffu /* a block's instructions lie in more than one module */
+#define PATH_WINDOW 256   /* path lookups between two looks at how often they missed */
+#define PATH_REST 4096    /* block starts walked without paths after a window with too many misses */
 
 static inline bool is_tnt(uint8_t t) { return t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64; }
 
@@ -316,7 +318,7 @@ static void path_ops(struct fwpt_sum *s, const struct fwpt_sum_path *p, bool cou
         }
         if (o[i].call) {
             fwpt_flow_push_ret(s->f, o[i].ret);
-            if (sp && sp->cur == o[i].parent && o[i].gen == s->gen) {
+            if (sp && !sp->direct && sp->cur == o[i].parent && o[i].gen == s->gen) {
                 fwpt_sp_enter_node(sp, o[i].node);
             } else if (sp) {
                 o[i].parent = sp->cur;
@@ -383,6 +385,7 @@ static bool walk_fast(struct fwpt_sum *s)
     const uint64_t stop_at = s->stop_at;
     bool pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     uint64_t ip = f->ip, bits = f->tnt_bits, since = f->since_packet, walked = 0, blocks = 0;
+    uint32_t window = s->path_window, built = s->path_built, rest = s->path_rest;
     uint32_t cnt = f->tnt_count;
     bool moved = false;
     /* the block whose end is resolved next */
@@ -399,6 +402,10 @@ static bool walk_fast(struct fwpt_sum *s)
     }
     for (;;) {
         if (use_paths && !pgd_peek) {
+            if (rest) {
+                rest--; /* paths missed too often here (branches that go either way): blocks for a while */
+                goto block;
+            }
             /* the bits in hand; with none, those of the TNT lookahead left in peek, which the first
              * conditional branch takes (not one stop_at stops before) */
             uint64_t pbits = bits;
@@ -413,9 +420,17 @@ static bool walk_fast(struct fwpt_sum *s)
             struct fwpt_sum_path *p = &paths[path_slot(ip, key) & paths_mask];
             const uint64_t top =
                 f->retstack_n ? f->retstack[(f->retstack_top - 1) % FWPT_FLOW_RETSTACK] : 0; /* what a RET pops */
-            if (p->ip != ip || p->key != key || p->mode != mode || (p->ret_to && p->ret_to != top) ||
-                (p->miss && cache[FWPT_FLOW_SLOT(p->next) & mask].ip == p->next)) {
+            const bool hit = p->ip == ip && p->key == key && p->mode == mode && (!p->ret_to || p->ret_to == top) &&
+                             !(p->miss && cache[FWPT_FLOW_SLOT(p->next) & mask].ip == p->next);
+            if (++window == PATH_WINDOW) {
+                /* building a path costs more than walking its blocks: with more than a quarter of the
+                 * lookups missing, walk block by block for a while, then look again */
+                rest = built * 4 > window ? PATH_REST : 0;
+                window = built = 0;
+            }
+            if (!hit) {
                 s->path_misses++;
+                built++;
                 if (!path_build(s, p, ip, k, pbits, top))
                     goto block; /* its first block is not cached: the general path builds it */
             } else {
@@ -554,6 +569,9 @@ static bool walk_fast(struct fwpt_sum *s)
         walked = 0;
         s->blocks += counting ? blocks : 0;
         blocks = 0;
+        s->path_window = window;
+        s->path_built = built;
+        s->path_rest = rest;
         fwpt_flow_i_lookahead(f);
         if (f->state != FWPT_FLOW_ST_WALK || f->fup_pending || f->evq_n || f->ntrig || f->pend_cfe)
             return true;
@@ -561,6 +579,9 @@ static bool walk_fast(struct fwpt_sum *s)
     }
     /* at a block start */
     s->blocks += counting ? blocks : 0;
+    s->path_window = window;
+    s->path_built = built;
+    s->path_rest = rest;
     f->ip = ip;
     f->tnt_bits = bits;
     f->tnt_count = (uint8_t)cnt;
@@ -570,6 +591,9 @@ static bool walk_fast(struct fwpt_sum *s)
 pending:
     /* at a block end resolve() must handle (or where stop_at stops) */
     s->blocks += counting ? blocks : 0;
+    s->path_window = window;
+    s->path_built = built;
+    s->path_rest = rest;
     f->tnt_bits = bits;
     f->tnt_count = (uint8_t)cnt;
     f->since_packet = since;

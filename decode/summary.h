@@ -102,6 +102,8 @@ struct fwpt_sum {
     uint8_t edge_pending;
     uint8_t paths_ok;             /* modules do not overlap: a path's module is one for all its blocks */
     uint64_t edge_from;
+    uint32_t path_window, path_built; /* lookups in the current window of 256, and misses among them */
+    uint32_t path_rest;           /* block starts to walk without looking at paths (they missed too often) */
     struct fwpt_sum_path *paths;
     size_t paths_mask;
     struct fwpt_sum_cold *cold;   /* paths_mask + 1 */

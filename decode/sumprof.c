@@ -14,6 +14,10 @@ static inline size_t sp_slot(uint32_t parent, uint64_t entry) { return (size_t)s
 /* A new node (children of parent: entry; anchors: parent FWPT_SP_NONE); FWPT_SP_NONE when out of memory. */
 static uint32_t sp_new(struct fwpt_sumprof *sp, uint64_t entry, uint32_t parent, uint32_t anchor)
 {
+    if (sp->max_nodes && sp->nnodes >= sp->max_nodes) {
+        sp->failed = 1; /* more than the profile holds: a walk straight into it counts what it keeps */
+        return FWPT_SP_NONE;
+    }
     if (sp->nnodes == sp->cap) {
         uint32_t cap = sp->cap * 2;
         struct fwpt_sp_node *v = fwpt_resize(&sp->rs, sp->nodes, (size_t)cap * sizeof *v);
@@ -75,26 +79,22 @@ bool fwpt_sp_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool known
     return true;
 }
 
-bool fwpt_sp_init_under(struct fwpt_sumprof *sp, const struct fwpt_profile *p, bool log, const struct fwpt_resize *rs)
+void fwpt_sp_init_direct(struct fwpt_sumprof *sp, struct fwpt_profile *p)
 {
-    if (!fwpt_sp_init(sp, p->mods, true, log, rs))
-        return false;
-    for (uint32_t k = 0; k < p->depth; k++) {
-        uint32_t n = sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SP_NONE, 0);
-        if (n == FWPT_SP_NONE) {
-            fwpt_sp_free(sp);
-            return false;
-        }
-        sp->nodes[n].pin = p->stack_node[k] + 1;
-        sp->nodes[n].pin_func = p->stack_func[k];
-        sp->stack[sp->depth++] = n;
-        sp->cur = n;
-    }
-    return true;
+    fwpt_memset(sp, 0, sizeof *sp);
+    sp->direct = p;
+    sp->known = 1;
+}
+
+void fwpt_sp_run_direct(struct fwpt_sumprof *sp, uint64_t ip, uint64_t n, size_t mi, unsigned iclass, uint64_t next)
+{
+    fwpt_profile_i_run(sp->direct, ip, n, mi, iclass, next);
 }
 
 void fwpt_sp_free(struct fwpt_sumprof *sp)
 {
+    if (sp->direct)
+        return;
     fwpt_resize(&sp->rs, sp->mod_insns, 0);
     fwpt_resize(&sp->rs, sp->nodes, 0);
     fwpt_resize(&sp->rs, sp->hash, 0);
@@ -107,6 +107,8 @@ void fwpt_sp_free(struct fwpt_sumprof *sp)
 
 void fwpt_sp_resume(struct fwpt_sumprof *sp, unsigned iclass, uint64_t next)
 {
+    if (sp->direct)
+        return; /* the profile it counts into is where the walk starts */
     sp->call_pending = iclass == FWPT_IC_CALL_REL || iclass == FWPT_IC_CALL_IND || iclass == FWPT_IC_FAR_CALL;
     sp->call_next = next;
 }
@@ -154,6 +156,10 @@ static uint32_t sp_child(struct fwpt_sumprof *sp, uint32_t parent, uint64_t entr
 
 uint32_t fwpt_sp_enter(struct fwpt_sumprof *sp, uint64_t entry)
 {
+    if (sp->direct) {
+        fwpt_profile_i_enter(sp->direct, entry);
+        return FWPT_SP_NONE;
+    }
     uint32_t node = sp_child(sp, sp->cur, entry);
     fwpt_sp_enter_node(sp, node);
     return node;
@@ -185,6 +191,10 @@ void fwpt_sp_enter_node(struct fwpt_sumprof *sp, uint32_t node)
 
 void fwpt_sp_leave(struct fwpt_sumprof *sp)
 {
+    if (sp->direct) {
+        fwpt_profile_i_leave(sp->direct);
+        return;
+    }
     if (sp->depth) {
         sp_log(sp, FWPT_SP_POP, 0);
         sp->depth--;
@@ -203,6 +213,10 @@ void fwpt_sp_leave(struct fwpt_sumprof *sp)
 
 void fwpt_sp_event(struct fwpt_sumprof *sp, const struct fwpt_flow_event *ev)
 {
+    if (sp->direct) {
+        fwpt_profile_add(sp->direct, ev);
+        return;
+    }
     sp->events++;
     if (ev->kind == FWPT_FLOW_INTERRUPT) {
         sp->call_pending = 0;
@@ -257,6 +271,8 @@ static void sp_replay(const struct fwpt_sumprof *sp, struct fwpt_profile *p, con
 
 bool fwpt_sp_mergeable(const struct fwpt_sumprof *sp, uint32_t d)
 {
+    if (sp->direct)
+        return true;
     if (sp->failed || sp->deep)
         return false;
     /* every call made above unknown frames must have found fewer than FWPT_PROFILE_DEPTH frames open */
@@ -274,6 +290,8 @@ uint32_t fwpt_sp_depth_after(const struct fwpt_sumprof *sp, uint32_t d)
 
 int fwpt_sp_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p)
 {
+    if (sp->direct)
+        return sp->direct == p ? 0 : -1; /* counted there already */
     const uint32_t d = p->depth;
     if (!fwpt_sp_mergeable(sp, d) || (p->frame_hook && !sp->log))
         return -1;
@@ -287,11 +305,7 @@ int fwpt_sp_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p)
         const struct fwpt_sp_node *n = &sp->nodes[k];
         uint32_t g;
         size_t f = (size_t)-1;
-        if (n->pin) {
-            g = n->pin - 1; /* a frame open in p when the walk started */
-            if (n->pin_func != (uint32_t)-1)
-                f = n->pin_func;
-        } else if (n->parent == FWPT_SP_NONE && n->anchor) {
+        if (n->parent == FWPT_SP_NONE && n->anchor) {
             int64_t at = (int64_t)d - (int64_t)n->anchor; /* anchor i: the frame i below the top */
             g = at >= 0 ? p->stack_node[at] : 0;
             if (at >= 0 && p->stack_func[at] != (uint32_t)-1)

@@ -8,9 +8,9 @@
  * puts anchor i on the i-th frame below the top of the profile it merges into (the root when there are not
  * that many), exactly where fwpt_profile_add would have counted. Past FWPT_SP_ANCHORS frames left, one anchor
  * stands for all the rest: it must be the root (checked by the merge). An overflow or error empties the
- * profile's stack (fwpt_profile_add): from there on the frames are known again. A walk can also start under
- * a profile's open frames, known (fwpt_sp_init_under). Freestanding; the tables grow through the caller's
- * allocator. */
+ * profile's stack (fwpt_profile_add): from there on the frames are known again. Or the counts go straight
+ * into a struct fwpt_profile (fwpt_sp_init_direct: a walk that starts where that profile's instructions end).
+ * Freestanding; the tables grow through the caller's allocator. */
 #ifndef FWPT_DECODE_SUMPROF_H
 #define FWPT_DECODE_SUMPROF_H
 
@@ -28,8 +28,6 @@ struct fwpt_sp_node {
     uint32_t parent;       /* FWPT_SP_NONE: the root or an anchor */
     uint32_t anchor;       /* anchors: 1 + i for anchor i; else 0 */
     uint32_t last_child;   /* the child called last + 1 (0: none): a one-entry cache before the hash */
-    uint32_t pin;          /* a frame open under the start (fwpt_sp_init_under): its node in that profile + 1 */
-    uint32_t pin_func;     /* ... and its function slot there */
     uint32_t pad;
 };
 
@@ -42,12 +40,14 @@ struct fwpt_sp_op {
 };
 
 struct fwpt_sumprof {
+    struct fwpt_profile *direct;    /* counts go there (fwpt_sp_init_direct); NULL: into the tables below */
     struct fwpt_resize rs;
     struct fwpt_modules *mods;
     uint64_t *mod_insns;            /* mods->n + 1: the last counts instructions in no module */
     size_t nmods;
     struct fwpt_sp_node *nodes;     /* in the order they were made: nodes[0] is the root */
     uint32_t nnodes, cap;
+    uint32_t max_nodes;             /* 0: no limit; else failed past it (the profile merged into holds fewer) */
     uint32_t *hash;                 /* (parent, entry) -> node + 1; open addressing */
     uint32_t hmask;
     uint32_t stack[FWPT_PROFILE_DEPTH];
@@ -58,7 +58,7 @@ struct fwpt_sumprof {
     uint8_t known;                  /* no unknown frame below (started at the root, or emptied since) */
     uint8_t call_pending;
     uint8_t deep;                   /* FWPT_PROFILE_DEPTH frames of its own while frames below were unknown */
-    uint8_t failed;                 /* a table could not grow: the result cannot be merged */
+    uint8_t failed;                 /* a table could not grow, or passed max_nodes: the result cannot be merged */
     uint8_t unknown_calls;          /* calls were made while frames below were unknown */
     uint8_t log;                    /* keep the frame changes (ops) */
     uint64_t call_next;
@@ -72,9 +72,8 @@ struct fwpt_sumprof {
 /* known: the walk starts with no call open (a whole trace); else under unknown frames (a piece).
  * log: keep the frame changes for a frame hook (the Trace Event Format). false when out of memory. */
 bool fwpt_sp_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool known, bool log, const struct fwpt_resize *rs);
-/* Known, under the frames open in p (the walk goes on where p's instructions and events end): always
- * mergeable into p as it is then. */
-bool fwpt_sp_init_under(struct fwpt_sumprof *sp, const struct fwpt_profile *p, bool log, const struct fwpt_resize *rs);
+/* Counts straight into p (its tables, its frame hook): the walk goes on where p's instructions and events end. */
+void fwpt_sp_init_direct(struct fwpt_sumprof *sp, struct fwpt_profile *p);
 /* Can fwpt_sp_merge place sp under a profile with depth frames open? */
 bool fwpt_sp_mergeable(const struct fwpt_sumprof *sp, uint32_t depth);
 /* The frames open after sp, merged under depth frames. */
@@ -93,9 +92,14 @@ void fwpt_sp_leave(struct fwpt_sumprof *sp);
 
 /* n instructions from ip in module mi (fwpt_module_find's index; mods->n: none), the last of class iclass
  * with next IP next (the others change no flow). */
+void fwpt_sp_run_direct(struct fwpt_sumprof *sp, uint64_t ip, uint64_t n, size_t mi, unsigned iclass, uint64_t next);
 static inline void fwpt_sp_run(struct fwpt_sumprof *sp, uint64_t ip, uint64_t n, size_t mi, unsigned iclass,
                                uint64_t next)
 {
+    if (sp->direct) {
+        fwpt_sp_run_direct(sp, ip, n, mi, iclass, next);
+        return;
+    }
     if (sp->call_pending) {
         sp->call_pending = 0;
         if (ip != sp->call_next)
