@@ -43,6 +43,7 @@ struct counts {
     bool retstack_error;  /* a compressed RET found the stack empty */
     bool oom;
     uint64_t skipped;     /* trace bytes its errors cost */
+    uint64_t insns;       /* instructions it walked while counting */
     uint64_t path_hits, path_misses, blocks;
 };
 
@@ -60,14 +61,13 @@ struct piece {
     struct fwpt_flow *f;      /* its decoder, where it stopped */
     struct fwpt_flow *first;  /* a copy at its first stop (not the first piece), NULL when it had none */
     bool eos;                 /* f walked to the trace's end */
-    uint64_t skipped_first;
+    uint64_t skipped_first, insns_first;
     struct counts c;
 };
 
 struct run {
     const struct fwpt_par_setup *s;
-    struct fwpt_profile *prof; /* the first piece counts straight into it */
-    size_t max_nodes;          /* what it holds */
+    size_t max_nodes;         /* nodes the profile holds */
     bool log;                 /* keep the profile's frame changes (its frame hook is set) */
     struct piece *pieces;
     unsigned npieces, next;
@@ -104,14 +104,15 @@ static void on_event(void *ctx, const struct fwpt_flow_event *ev)
 }
 
 /* direct: the profile the walk counts straight into (it goes on where that one's counts end); else a call tree
- * of its own, under unknown frames (no more nodes than the profile can hold: past that, walked again into it) */
+ * of its own (faster: its calls find their nodes from hints), from the root (known) or under unknown frames,
+ * with no more nodes than the profile can hold (past that, the piece is walked again straight into it) */
 static bool counts_init(struct counts *c, const struct fwpt_par_setup *s, bool log, struct fwpt_profile *direct,
-                        size_t max_nodes)
+                        bool known, size_t max_nodes)
 {
     memset(c, 0, sizeof *c);
     if (s->profile && direct)
         fwpt_sp_init_direct(&c->prof, direct);
-    if (s->profile && !direct && !fwpt_sp_init(&c->prof, s->mods, false, log, &resize))
+    if (s->profile && !direct && !fwpt_sp_init(&c->prof, s->mods, known, log, &resize))
         return false;
     c->prof.max_nodes = (uint32_t)max_nodes;
     if (s->edges)
@@ -179,7 +180,7 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
     const struct fwpt_par_setup *s = r->s;
     struct piece *p = &r->pieces[k];
     struct fwpt_sum sum;
-    if (!counts_init(&p->c, s, r->log, k == 0 ? r->prof : NULL, r->max_nodes) || !(p->f = new_flow(s, w)))
+    if (!counts_init(&p->c, s, r->log, NULL, k == 0, r->max_nodes) || !(p->f = new_flow(s, w)))
         return -1;
     sum_setup(&sum, p->f, w, &p->c, s);
     if (k > 0) {
@@ -194,12 +195,14 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
             return -1;
         *p->first = *p->f;
         p->skipped_first = p->f->bytes_skipped;
+        p->insns_first = p->f->n_insns;
         fwpt_sum_count_from_here(&sum);
     }
     sum.stop_at = p->end;
     p->eos = fwpt_sum_walk(&sum) != FWPT_OK;
     sum_done(&sum, &p->c);
     p->c.skipped = (p->eos ? fwpt_flow_bytes_skipped(p->f) : p->f->bytes_skipped) - p->skipped_first;
+    p->c.insns = p->f->n_insns - p->insns_first;
     return p->c.oom ? -1 : 0;
 }
 
@@ -280,22 +283,26 @@ static int walk_again(const struct fwpt_par_setup *s, struct worker *w, const st
 {
     struct fwpt_sum sum;
     counts_free(&p->c);
-    if (!counts_init(&p->c, s, false, prof, 0))
+    if (!counts_init(&p->c, s, false, prof, true, 0))
         return -1;
-    struct fwpt_flow *f = malloc(sizeof *f);
+    struct fwpt_flow *f = seq ? malloc(sizeof *f) : new_flow(s, w); /* no seq: the first piece, from the start */
     if (!f)
         return -1;
-    *f = *seq;
-    f->cache = w->cache; /* blocks are the same in any cache: only speed differs */
-    f->cache_mask = block_cache(s) - 1;
+    if (seq) {
+        *f = *seq;
+        f->cache = w->cache; /* blocks are the same in any cache: only speed differs */
+        f->cache_mask = block_cache(s) - 1;
+    }
     free(p->f);
     p->f = f;
     sum_setup(&sum, f, w, &p->c, s);
-    fwpt_sum_count_from_here(&sum);
+    if (seq)
+        fwpt_sum_count_from_here(&sum);
     sum.stop_at = p->end;
     p->eos = fwpt_sum_walk(&sum) != FWPT_OK;
     sum_done(&sum, &p->c);
-    p->c.skipped = (p->eos ? fwpt_flow_bytes_skipped(f) : f->bytes_skipped) - seq->bytes_skipped;
+    p->c.skipped = (p->eos ? fwpt_flow_bytes_skipped(f) : f->bytes_skipped) - (seq ? seq->bytes_skipped : 0);
+    p->c.insns = f->n_insns - (seq ? seq->n_insns : 0);
     return p->c.oom ? -1 : 0;
 }
 
@@ -326,6 +333,7 @@ static int add_counts(const struct fwpt_par_setup *s, struct counts *c, struct f
         out->nerrors += c->nerrors;
     }
     out->bytes_skipped += c->skipped;
+    out->insns += c->insns;
     out->path_hits += c->path_hits;
     out->path_misses += c->path_misses;
     out->blocks += c->blocks;
@@ -346,7 +354,7 @@ int fwpt_par_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, stru
     unsigned want = jobs > 1 ? jobs * PIECES_PER_JOB : 1;
     if (want > 1 && (uint64_t)s->len / piece_bytes < want)
         want = (unsigned)(s->len / piece_bytes) ? (unsigned)(s->len / piece_bytes) : 1;
-    struct run r = {s, prof, s->profile ? prof->nodes_cap : 0, s->profile && prof->frame_hook,
+    struct run r = {s, s->profile ? prof->nodes_cap : 0, s->profile && prof->frame_hook,
                     calloc(want, sizeof *r.pieces), 0, 0, 0, PTHREAD_MUTEX_INITIALIZER, 0, 0};
     uint64_t *starts = malloc(want * sizeof *starts);
     struct worker w;
@@ -380,19 +388,19 @@ int fwpt_par_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, stru
     /* in order: a piece counts from where its decoder agrees with the one before, and its call tree goes
      * under the frames open by then; else it is walked again from where the one before stopped */
     for (unsigned k = 0; k < r.npieces; k++) {
-        struct piece *p = &r.pieces[k];
-        if (k > 0) {
-            struct piece *prev = &r.pieces[k - 1];
+        struct piece *p = &r.pieces[k], *prev = k ? &r.pieces[k - 1] : NULL;
+        bool joined = true;
+        if (prev) {
             if (prev->eos)
                 break; /* the one before walked to the end */
             enum fwpt_seam m = p->first ? fwpt_seam_compare(prev->f, p->first) : FWPT_SEAM_DIFFERENT;
-            bool joined = m == FWPT_SEAM_SAME || (m == FWPT_SEAM_SAME_STACK_TOP && !p->c.retstack_error);
+            joined = m == FWPT_SEAM_SAME || (m == FWPT_SEAM_SAME_STACK_TOP && !p->c.retstack_error);
             out->seams_joined += joined;
-            if (!joined || (s->profile && !fwpt_sp_mergeable(&p->c.prof, prof->depth))) {
-                if ((!have_w && !(have_w = stitch_worker(&w, s))) || walk_again(s, &w, prev->f, p, prof) != 0)
-                    goto out;
-                out->pieces_again++;
-            }
+        }
+        if (!joined || (s->profile && !fwpt_sp_mergeable(&p->c.prof, prof->depth))) {
+            if ((!have_w && !(have_w = stitch_worker(&w, s))) || walk_again(s, &w, prev ? prev->f : NULL, p, prof) != 0)
+                goto out;
+            out->pieces_again++;
         }
         if (add_counts(s, &p->c, prof, out) != 0)
             goto out;

@@ -48,6 +48,7 @@ struct fwpt_par_out {
     struct fwpt_flow_event *errors; /* the FWPT_FLOW_ERROR events, in order */
     size_t nerrors;
     uint64_t bytes_skipped;     /* fwpt_flow_bytes_skipped of the whole walk */
+    uint64_t insns;             /* instructions walked */
     /* how it went */
     unsigned pieces;            /* pieces walked in parallel */
     unsigned seams_joined;      /* seams where the next piece's decoder agreed */

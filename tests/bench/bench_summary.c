@@ -62,7 +62,6 @@ static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
 static struct fwpt_flow_block cache[1 << 16];
 static struct fwpt_sum_path paths[1 << 14];
 static struct fwpt_sum_cold cold[1 << 14];
-static uint8_t cov[1 << 16];
 
 struct prof_mem {
     struct fwpt_profile p;
@@ -140,27 +139,30 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
         pt_blk_free_decoder(bd);
         return n;
     }
+    if (w != W_SUM) {
+        /* what fwpt flow -j 1 does: fwpt_par_run in this thread */
+        bool prof = w == W_SUM_PROF || w == W_SUM_BOTH, cv = w == W_SUM_COV || w == W_SUM_BOTH;
+        if (prof)
+            prof_init(pm, &in->mods);
+        struct fwpt_par_setup ps = {.trace = in->trace, .len = in->len, .read = read_code, .read_ctx = in,
+                                    .mods = &in->mods, .jobs = 1, .profile = prof, .cov_size = cv ? 1 << 16 : 0};
+        struct fwpt_par_out po;
+        if (fwpt_par_run(&ps, &pm->p, &po) != 0)
+            return 0;
+        n = po.insns;
+        if (prof && pm->p.insns != n)
+            n = 0; /* the profile must count them all */
+        fwpt_par_out_free(&po);
+        return n;
+    }
+    /* the walk alone, no counts */
     fwpt_flow_init(&f, in->trace, in->len, read_code, in, cache, sizeof cache / sizeof cache[0]);
     struct fwpt_sum s;
     fwpt_sum_init(&s, &f, paths, sizeof paths / sizeof paths[0], cold);
-    struct fwpt_sumprof sp;
-    bool prof = w == W_SUM_PROF || w == W_SUM_BOTH, cv = w == W_SUM_COV || w == W_SUM_BOTH;
-    if (prof) {
-        prof_init(pm, &in->mods); /* counted straight into it, as fwpt flow -j 1 does */
-        fwpt_sp_init_direct(&sp, &pm->p);
-        s.prof = &sp;
-        s.mods = &in->mods;
-    }
-    if (cv) {
-        memset(cov, 0, sizeof cov);
-        s.cov = cov;
-        s.cov_mask = sizeof cov - 1;
-    }
     fwpt_sum_configure(&s);
     while (fwpt_sum_walk(&s) == FWPT_OK)
         ;
-    fwpt_sum_flush(&s);
-    return prof ? pm->p.insns : f.n_insns;
+    return f.n_insns;
 }
 
 static int measure(struct input *in)
