@@ -195,8 +195,18 @@ static int measure(struct input *in)
     printf("  ratio summary (walk only) / libipt pt_blk:  %6.1fx\n", best[W_BLK] / best[W_SUM]);
     printf("  ratio summary + profile / flow_next + profile: %6.1fx\n", best[W_INSN_PROF] / best[W_SUM_PROF]);
     printf("  ratio summary (walk only) / flow_next (count only): %6.1fx\n", best[W_INSN] / best[W_SUM]);
-    /* threads: the whole walk with the profile and the bitmap (fwpt flow -j N --profile --coverage F); wall time,
-     * and each thread's CPU time: the busiest thread plus the stitching is the time on N idle cores */
+    if (!ok)
+        printf("MISMATCH between walks\n");
+    return ok ? 0 : 1;
+}
+
+/* Threads: the whole walk with the profile and the bitmap (fwpt flow -j N --profile --coverage F) of a trace of
+ * n instructions; wall time, and each thread's CPU time: the busiest thread plus the stitching is the time on N
+ * idle cores. */
+static int measure_jobs(struct input *in, uint64_t n)
+{
+    static struct prof_mem pm;
+    int ok = 1;
     double j1 = 0, c1 = 0;
     for (unsigned jobs = 1; jobs <= 4; jobs *= 2) {
         double bt = 1e30, bc = 1e30, sum = 0;
@@ -218,7 +228,7 @@ static int measure(struct input *in)
                 bc = c;
                 sum = po.cpu_threads + po.cpu_stitch;
             }
-            ok &= pm.p.insns == cnt[W_INSN];
+            ok &= pm.p.insns == n;
             pieces = po.pieces;
             joined = po.seams_joined;
             again = po.pieces_again;
@@ -228,13 +238,14 @@ static int measure(struct input *in)
             j1 = bt;
             c1 = bc;
         }
-        printf("  -j %u: wall %.4f s (%.2fx); CPU: busiest thread + stitching %.4f s -> %.2fx on idle cores, all threads "
-               "%.4f s (%.0f%% of -j 1); %u pieces, %u joined, %u walked again\n",
-               jobs, bt, j1 / bt, bc, c1 / bc, sum, 100.0 * sum / c1, pieces, joined, again);
+        printf("  -j %u: wall %.4f s (%.2fx); CPU: busiest thread + stitching %.4f s -> %.2fx on %u idle cores, all "
+               "threads %.4f s (%.0f%% of -j 1); %u pieces, %u joined, %u walked again\n",
+               jobs, bt, j1 / bt, bc, c1 / bc, jobs, sum, 100.0 * sum / c1, pieces, joined, again);
     }
-    printf("  (cores present: %u; other users share them)\n", fwpt_par_cores());
+    printf("  (cores present: %u, shared with other users: the wall clock shows what was left of them)\n",
+           fwpt_par_cores());
     if (!ok)
-        printf("MISMATCH between walks\n");
+        printf("MISMATCH between thread counts\n");
     return ok ? 0 : 1;
 }
 
@@ -278,6 +289,7 @@ static int bench_program(size_t n, unsigned extra_plain, int biased)
     in.mods = (struct fwpt_modules){in.mv, 1, 0};
     printf("program: %zu bytes of code, trace %zu bytes, %zu instructions\n", p.code_size, p.trace_size, p.ntruth);
     int rc = measure(&in);
+    rc |= measure_jobs(&in, p.ntruth);
     unlink(im.path);
     progen_free(&p);
     return rc;
@@ -339,6 +351,11 @@ static int bench_firmware_dir(const char *dir)
         printf("firmware trace %s: %d images, %zu bytes x %zu copies, %llu instructions each\n", dir, nim, len,
                in.len / len, (unsigned long long)n1);
         rc = all ? measure(&in) : 1;
+        free(all);
+        all = repeat(one, len, n1, 100000000, &in.len); /* longer for the threads */
+        in.trace = all;
+        printf("  threads, %zu copies (%llu instructions):\n", in.len / len, (unsigned long long)(in.len / len * n1));
+        rc |= all ? measure_jobs(&in, in.len / len * n1) : 1;
     }
     free(one);
     free(all);
