@@ -67,6 +67,7 @@ struct piece {
 
 struct run {
     const struct fwpt_par_setup *s;
+    struct fwpt_profile *prof; /* the first piece's tree may go in early (fwpt_sp_spill) */
     size_t max_nodes;         /* nodes the profile holds */
     bool log;                 /* keep the profile's frame changes (its frame hook is set) */
     struct piece *pieces;
@@ -182,6 +183,11 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
     struct fwpt_sum sum;
     if (!counts_init(&p->c, s, r->log, NULL, k == 0, r->max_nodes) || !(p->f = new_flow(s, w)))
         return -1;
+    if (k == 0 && s->profile) {
+        /* the first piece's tree goes into the profile early if it grows large (nothing is merged before it) */
+        p->c.prof.spill = r->prof;
+        p->c.prof.spill_nodes = (uint32_t)(r->max_nodes / 4);
+    }
     sum_setup(&sum, p->f, w, &p->c, s);
     if (k > 0) {
         fwpt_flow_i_start_at(p->f, p->start);
@@ -354,7 +360,7 @@ int fwpt_par_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, stru
     unsigned want = jobs > 1 ? jobs * PIECES_PER_JOB : 1;
     if (want > 1 && (uint64_t)s->len / piece_bytes < want)
         want = (unsigned)(s->len / piece_bytes) ? (unsigned)(s->len / piece_bytes) : 1;
-    struct run r = {s, s->profile ? prof->nodes_cap : 0, s->profile && prof->frame_hook,
+    struct run r = {s, prof, s->profile ? prof->nodes_cap : 0, s->profile && prof->frame_hook,
                     calloc(want, sizeof *r.pieces), 0, 0, 0, PTHREAD_MUTEX_INITIALIZER, 0, 0};
     uint64_t *starts = malloc(want * sizeof *starts);
     struct worker w;

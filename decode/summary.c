@@ -573,7 +573,8 @@ static bool walk_fast(struct fwpt_sum *s)
         s->path_built = built;
         s->path_rest = rest;
         fwpt_flow_i_lookahead(f);
-        if (f->state != FWPT_FLOW_ST_WALK || f->fup_pending || f->evq_n || f->ntrig || f->pend_cfe)
+        if (f->state != FWPT_FLOW_ST_WALK || f->fup_pending || f->evq_n || f->ntrig || f->pend_cfe ||
+            (prof && fwpt_sp_spill_due(prof)))
             return true;
         pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     }
@@ -621,6 +622,8 @@ enum fwpt_status fwpt_sum_walk(struct fwpt_sum *s)
     struct fwpt_flow_event ev;
     s->stopped = 0;
     for (;;) {
+        if (s->prof && fwpt_sp_spill_due(s->prof))
+            (void)fwpt_sp_spill(s->prof); /* between two counts; a failure leaves the tree, failed set */
         if (f->resolve_pending && at_stop(s)) {
             s->stopped = 1;
             return FWPT_OK;

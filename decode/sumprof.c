@@ -349,3 +349,13 @@ int fwpt_sp_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p)
     fwpt_resize(&sp->rs, map, 0);
     return 0;
 }
+
+int fwpt_sp_spill(struct fwpt_sumprof *sp)
+{
+    struct fwpt_profile *p = sp->spill;
+    if (!p || sp->direct || !sp->known || fwpt_sp_merge(sp, p) != 0)
+        return -1;
+    fwpt_sp_free(sp);
+    fwpt_sp_init_direct(sp, p);
+    return 0;
+}

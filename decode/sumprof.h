@@ -41,6 +41,9 @@ struct fwpt_sp_op {
 
 struct fwpt_sumprof {
     struct fwpt_profile *direct;    /* counts go there (fwpt_sp_init_direct); NULL: into the tables below */
+    struct fwpt_profile *spill;     /* known from the root and nothing before it: once past spill_nodes, merged
+                                     * into this one, and counting goes on straight into it (fwpt_sp_spill) */
+    uint32_t spill_nodes;
     struct fwpt_resize rs;
     struct fwpt_modules *mods;
     uint64_t *mod_insns;            /* mods->n + 1: the last counts instructions in no module */
@@ -74,6 +77,11 @@ struct fwpt_sumprof {
 bool fwpt_sp_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool known, bool log, const struct fwpt_resize *rs);
 /* Counts straight into p (its tables, its frame hook): the walk goes on where p's instructions and events end. */
 void fwpt_sp_init_direct(struct fwpt_sumprof *sp, struct fwpt_profile *p);
+/* A call tree that grows past spill_nodes (one that walks the call paths of random code, deeper than the
+ * profile's window) costs more than counting straight into the profile: merge it into sp->spill now and go on
+ * there. Call between two counts (the walk does, when sp->spill is set). */
+static inline bool fwpt_sp_spill_due(const struct fwpt_sumprof *sp) { return sp->spill && sp->nnodes >= sp->spill_nodes; }
+int fwpt_sp_spill(struct fwpt_sumprof *sp);
 /* Can fwpt_sp_merge place sp under a profile with depth frames open? */
 bool fwpt_sp_mergeable(const struct fwpt_sumprof *sp, uint32_t depth);
 /* The frames open after sp, merged under depth frames. */
