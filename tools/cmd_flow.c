@@ -1,6 +1,8 @@
 /* fwpt flow DIR|FILE [--image FILE@ADDR ...] [--format text|jsonl] [--calls] [--profile]
  * [--no-disasm] [--top N] [--depth N] [--cpu F/M[/S]|none] [--flame F] [--folded F] [--chrome-trace F]
- * [--report F]: the executed instruction flow of a saved trace, its summaries and pictures (decode/flame, report).
+ * [--report F] [--edges] [--coverage F [--coverage-size N]] [-j N] [--split N] [--walk summary|insn]: the
+ * executed instruction flow of a saved trace, its summaries and pictures (decode/flame, report), edges and
+ * coverage bitmap; the summaries by the summary walk on -j threads (tools/flow_summary.c).
  *
  * DIR is a saved \fwpt\ directory: trace.pt, sideband.json and img-BASE.bin files. The only
  * sideband keys read (everything else is ignored):
