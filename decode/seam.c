@@ -38,9 +38,11 @@ enum fwpt_seam fwpt_seam_compare(const struct fwpt_flow *a, const struct fwpt_fl
         fwpt_memcmp(&a->errata, &b->errata, sizeof a->errata) ||
         fwpt_memcmp(a->filter, b->filter, a->n_filter * sizeof a->filter[0]))
         return FWPT_SEAM_DIFFERENT;
-    /* the walk: where it is, the block end it resolves next. since_packet is left out: the branch there takes
-     * the packet in peek and sets it to 0. n_insns counts only for TRIGs placed by ICNT: none waits (ntrig). */
-    if (!SAME(state) || !SAME(ip) || !SAME(resolve_pending) || !SAME(last_ip) || !SAME(last_target) ||
+    /* the walk: the block end it resolves next. since_packet is left out: the branch there takes the packet in
+     * peek and sets it to 0. n_insns counts only for TRIGs placed by ICNT: none waits (ntrig). ip, the start of
+     * that block, is left out: the resolution sets it before anything reads it (its packet is in peek, so no
+     * packet error reports it), and a walk that synchronized at a PSB+ FUP inside the block starts there */
+    if (!SAME(state) || !SAME(resolve_pending) || !a->resolve_pending || !SAME(last_ip) || !SAME(last_target) ||
         !SAME(next_ip) || !SAME(last_class) || !SAME(last_flags) || !SAME(tnt_count) || !SAME(mode) ||
         !SAME(mode_known) || !SAME(pending_mode) || (a->pending_mode && !SAME(pending_if)) || !SAME(iflag) ||
         !SAME(intx) || !SAME(cut) || !SAME(end_seen) || !SAME(look_pending) || !SAME(ovf_open) || !SAME(err_open))
