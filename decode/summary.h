@@ -3,16 +3,18 @@
  * decode/report), the edges and the coverage bitmap (decode/edges).
  *
  * It walks decode/flow's blocks (the instruction count and end of each are known once, in flow's cache) and
- * never lists an instruction. Chains of blocks joined by conditional branches, direct jumps and plain
- * fall-through are followed up to a TNT byte at a time from a path cache keyed by the first block and the TNT
- * bits in hand: one entry gives their instruction count, where they end and the edges inside. Calls, returns
+ * never lists an instruction. Chains of blocks joined by conditional branches, direct jumps, plain
+ * fall-through, direct calls and compressed returns are followed up to a TNT byte at a time from a path cache
+ * keyed by the first block and the TNT bits in hand: one entry gives their instruction count, where they end,
+ * the calls and returns inside and the edges inside. Calls, returns
  * (RET compression, every near RET pops) and every event are taken as decode/flow takes them: the walk is
  * flow's fast path (fill_fast) with its instruction stores replaced by counts, and flow's general path
  * (fwpt_flow_next_run) for everything else, so the counts are those of the instructions fwpt_flow_next gives.
  *
  *     struct fwpt_sum s;
  *     fwpt_sum_init(&s, &flow, paths, npaths, cold);      // after fwpt_flow_init; paths optional
- *     s.prof = &sumprof;  s.edges = &edges;  s.cov = map; s.cov_mask = size - 1;   // what to count
+ *     s.prof = &sumprof;  s.mods = mods;  s.edges = &edges;  s.cov = map;  s.cov_mask = size - 1;  // what to count
+ *     fwpt_sum_configure(&s);
  *     while (fwpt_sum_walk(&s) == FWPT_OK) ;               // FWPT_E_EOS at the end
  *     fwpt_sum_flush(&s);                                  // the path cache's edges into edges/cov
  *
