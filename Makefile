@@ -32,12 +32,13 @@ EFI_CRT0 := /usr/lib/crt0-efi-x86_64.o
 
 # Code that runs in firmware and on the host, from the same sources.
 LIB_SRCS := $(sort $(wildcard base/*.c arch/*.c topa/*.c decode/*.c sim/*.c))
+EFI_LIB_SRCS := $(filter-out %_host.c,$(LIB_SRCS)) # *_host.c: host only (threads)
 EFI_SRCS := $(sort $(wildcard efi/*.c))
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TEST_COMMON_SRCS := $(sort $(wildcard tests/common/*.c))
 
 HOST_LIB_OBJS := $(LIB_SRCS:%.c=$(B)/host/%.o)
-EFI_OBJS := $(LIB_SRCS:%.c=$(B)/efi/%.o) $(EFI_SRCS:%.c=$(B)/efi/%.o)
+EFI_OBJS := $(EFI_LIB_SRCS:%.c=$(B)/efi/%.o) $(EFI_SRCS:%.c=$(B)/efi/%.o)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(B)/host/%.o)
 TEST_COMMON_OBJS := $(TEST_COMMON_SRCS:%.c=$(B)/host/%.o)
 

@@ -1,5 +1,6 @@
 /* fwpt — instruction flow reconstruction (see flow.h for the rules). */
 #include "decode/flow.h"
+#include "decode/flow_internal.h"
 #include "base/text.h"
 
 enum flow_state {
@@ -17,7 +18,7 @@ enum flow_state {
  * hash: the fold ip ^ (ip >> 11) measured 6-9% slower with the same misses on bench_flow. Denser
  * indexes ((ip >> 1), (ip >> 2)) were measured: more collisions between block starts a byte or two
  * apart, and no faster. */
-#define FLOW_SLOT(ip) (ip)
+#define FLOW_SLOT(ip) FWPT_FLOW_SLOT(ip)
 
 void fwpt_flow_cache_reset(struct fwpt_flow *f)
 {
@@ -352,23 +353,8 @@ static inline enum fwpt_status evq_pop(struct fwpt_flow *f, struct fwpt_flow_eve
 
 static void retstack_clear(struct fwpt_flow *f) { f->retstack_n = 0; }
 
-static void push_ret(struct fwpt_flow *f, uint64_t ip)
-{
-    f->retstack[f->retstack_top % FWPT_FLOW_RETSTACK] = ip;
-    f->retstack_top++;
-    if (f->retstack_n < FWPT_FLOW_RETSTACK)
-        f->retstack_n++; /* SDM "Indirect Transfer Compression for Returns (RET)": when full the oldest entry is dropped */
-}
-
-static bool pop_ret(struct fwpt_flow *f, uint64_t *ip)
-{
-    if (!f->retstack_n)
-        return false;
-    f->retstack_n--;
-    f->retstack_top--;
-    *ip = f->retstack[f->retstack_top % FWPT_FLOW_RETSTACK];
-    return true;
-}
+static inline void push_ret(struct fwpt_flow *f, uint64_t ip) { fwpt_flow_push_ret(f, ip); }
+static inline bool pop_ret(struct fwpt_flow *f, uint64_t *ip) { return fwpt_flow_pop_ret(f, ip); }
 
 static uint64_t cur_offset(const struct fwpt_flow *f)
 {
@@ -2523,3 +2509,19 @@ _Static_assert(offsetof(struct fwpt_flow_event, kind) == 0 && offsetof(struct fw
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "head_word builds the four bytes little-endian"
 #endif
+
+/* ---- the walk's steps for decode/summary.c and decode/parallel_host.c (decode/flow_internal.h) ---- */
+_Static_assert(ST_WALK == FWPT_FLOW_ST_WALK, "flow_internal.h names the walking state");
+enum fwpt_status fwpt_flow_i_fetch(struct fwpt_flow *f) { return fetch(f); }
+void fwpt_flow_i_lookahead(struct fwpt_flow *f) { lookahead(f); }
+void fwpt_flow_i_end_block(struct fwpt_flow *f, const struct fwpt_flow_block *b, uint64_t next_ip)
+{
+    end_block(f, b, next_ip);
+}
+enum fwpt_status fwpt_flow_i_start_at(struct fwpt_flow *f, uint64_t offset)
+{
+    f->have_peek = 0;
+    enum fwpt_status s = fwpt_pkt_sync_set(&f->pkt, (size_t)offset);
+    f->state = s == FWPT_OK ? ST_UNSYNCED : ST_END;
+    return s;
+}

@@ -1,5 +1,6 @@
 /* fwpt — the profile and the call tree (see profile.h). */
 #include "decode/profile.h"
+#include "decode/profile_internal.h"
 
 void fwpt_profile_init(struct fwpt_profile *p, struct fwpt_modules *mods, uint64_t *mod_insns,
                        struct fwpt_profile_func *funcs, size_t nfuncs, struct fwpt_profile_node *nodes,
@@ -281,4 +282,45 @@ void fwpt_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, ui
         if (n)
             n = p->nodes[n].next_sibling;
     }
+}
+
+/* ---- the tables' lookups for decode/sumprof.c (decode/profile_internal.h) ---- */
+uint32_t fwpt_profile_i_node(struct fwpt_profile *p, uint32_t parent, uint64_t entry)
+{
+    return node_child(p, parent, entry);
+}
+size_t fwpt_profile_i_func(struct fwpt_profile *p, uint64_t entry) { return func_slot(p, entry); }
+
+/* n instructions from ip at once, in module mi, the last of class iclass with next IP next: what n calls of
+ * fwpt_profile_add would count (for decode/sumprof.c, whose walk does not list instructions). */
+void fwpt_profile_i_run(struct fwpt_profile *p, uint64_t ip, uint64_t n, size_t mi, unsigned iclass, uint64_t next)
+{
+    if (p->call_pending) {
+        p->call_pending = 0;
+        if (ip != p->call_next)
+            enter(p, ip); /* a zero-length call (call next) is no call */
+    }
+    p->insns += n;
+    p->mod_insns[mi] += n;
+    p->nodes[p->depth ? p->stack_node[p->depth - 1] : 0].insns += n;
+    if (p->depth && p->stack_func[p->depth - 1] != (uint32_t)-1)
+        p->funcs[p->stack_func[p->depth - 1]].insns += n;
+    switch (iclass) {
+    case FWPT_IC_CALL_REL: case FWPT_IC_CALL_IND: case FWPT_IC_FAR_CALL:
+        p->call_pending = 1;
+        p->call_next = next;
+        break;
+    case FWPT_IC_RET: case FWPT_IC_FAR_RET: case FWPT_IC_IRET:
+        if (p->depth)
+            leave(p);
+        break;
+    default:
+        break;
+    }
+}
+void fwpt_profile_i_enter(struct fwpt_profile *p, uint64_t entry) { enter(p, entry); }
+void fwpt_profile_i_leave(struct fwpt_profile *p)
+{
+    if (p->depth)
+        leave(p);
 }

@@ -1,9 +1,11 @@
 /* fwpt flow DIR|FILE [--image FILE@ADDR ...] [--format text|jsonl] [--calls] [--profile]
  * [--no-disasm] [--top N] [--depth N] [--cpu F/M[/S]|none] [--flame F] [--folded F] [--chrome-trace F]
- * [--report F] [--quiet] [--slow-print]: the executed instruction flow of a saved trace, its summaries and pictures
- * (decode/flame, report). The listing is decode/flow_list's; --slow-print lists through fwpt_flow_print_event one
- * event at a time instead (the same bytes, for tests and make bench). A progress line (tools/progress) goes to
- * stderr when it is a terminal.
+ * [--report F] [--quiet] [--slow-print] [--edges] [--coverage F [--coverage-size N]] [-j N] [--split N]
+ * [--walk summary|insn] [--time] [--ticks] [--by time|insns]: the executed instruction flow of a saved trace,
+ * its summaries and pictures (decode/flame, report), edges and coverage bitmap; the summaries by the summary
+ * walk on -j threads (tools/flow_summary.c). The listing is decode/flow_list's; --slow-print lists through
+ * fwpt_flow_print_event one event at a time instead (the same bytes, for tests and make bench). A progress
+ * line (tools/progress) goes to stderr when it is a terminal.
  *
  * DIR is a saved \fwpt\ directory: trace.pt, sideband.json and img-BASE.bin files. The only
  * sideband keys read (everything else is ignored):
@@ -30,6 +32,7 @@
 #include "decode/time_spread.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
+#include "tools/flow_summary.h"
 #include "tools/sideband.h"
 #include "tools/zydis.h"
 
@@ -296,6 +299,17 @@ static void usage(FILE *f)
             "                 one complete slice per call, the instruction index as the clock\n"
             "  --report F     write the report page to F (as `fwpt report DIR -o F`)\n"
             "                 With any of these four and neither --calls nor --profile, nothing goes to stdout\n"
+            "  --edges        every distinct edge (a taken transfer between blocks: from the branch, or an\n"
+            "                 interrupt's IP, to where the flow goes on) with how often it was taken\n"
+            "  --coverage F   write an AFL-style edge bitmap to F: one 8-bit counter (wrapping) per edge at\n"
+            "                 ((h(from) >> 1) ^ h(to)) mod size; RET compression kept (docs/performance.md)\n"
+            "  --coverage-size N  bitmap bytes, a power of two (K/M suffixes; default 64K)\n"
+            "  -j N, --jobs N threads for the summaries (default: the cores present); the trace is cut at\n"
+            "                 PSBs, the output is that of one thread\n"
+            "  --split N      trace bytes per piece for -j, at least (K/M suffixes; default 64K)\n"
+            "  --walk W       summary (default): summaries walk blocks and paths, never single instructions;\n"
+            "                 insn: from every instruction (the listing's walk; -j does not apply)\n"
+
             "  -q, --quiet    no progress line and no notes on stderr (errors only)\n"
             "  --slow-print   list through the one-event-at-a-time printer (the same bytes, slower; tests, bench)\n"
             "A decode or listing that runs over a second shows its progress on stderr when stderr is a terminal\n"
@@ -325,6 +339,9 @@ int fwpt_cmd_flow(int argc, char **argv)
     uint32_t n_filter = 0;
     const char *flame_path = NULL, *folded_path = NULL, *chrome_path = NULL, *report_path = NULL;
     static struct sideband_run sbr;
+    static struct flow_summary fsum = {.cov_size = 1 << 16};
+    uint64_t jobs = 0, split = 0;
+    int walk_insn = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -422,6 +439,37 @@ int fwpt_cmd_flow(int argc, char **argv)
             chrome_path = v, i++;
         } else if (!strcmp(a, "--report") && v) {
             report_path = v, i++;
+        } else if (!strcmp(a, "--edges")) {
+            fsum.edges = true;
+        } else if (!strcmp(a, "--coverage") && v) {
+            fsum.cov_path = v, i++;
+        } else if (!strcmp(a, "--coverage-size") && v) {
+            uint64_t n;
+            i++;
+            if (fwpt_parse_size(v, &n) != 0 || !n || (n & (n - 1)) || n > (1ull << 30)) {
+                fprintf(stderr, "fwpt flow: --coverage-size: expected a power of two up to 1G, got '%s'\n", v);
+                return 2;
+            }
+            fsum.cov_size = (size_t)n;
+        } else if ((!strcmp(a, "-j") || !strcmp(a, "--jobs")) && v) {
+            i++;
+            if (fwpt_parse_u64(v, 0, &jobs) != 0 || !jobs || jobs > 256) {
+                fprintf(stderr, "fwpt flow: %s: expected 1..256 threads, got '%s'\n", a, v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--split") && v) {
+            i++;
+            if (fwpt_parse_size(v, &split) != 0 || !split) {
+                fprintf(stderr, "fwpt flow: --split: expected a size in bytes, got '%s'\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--walk") && v) {
+            i++;
+            if (strcmp(v, "summary") && strcmp(v, "insn")) {
+                fprintf(stderr, "fwpt flow: --walk: expected 'summary' or 'insn', got '%s'\n", v);
+                return 2;
+            }
+            walk_insn = !strcmp(v, "insn");
         } else if (!strcmp(a, "--calls")) {
             calls = 1;
         } else if (!strcmp(a, "--profile")) {
@@ -525,7 +573,8 @@ int fwpt_cmd_flow(int argc, char **argv)
     struct fwpt_modules mods = {im.v, im.n, 0};
 
     const int pictures = flame_path || folded_path || chrome_path || report_path;
-    const int listing = !calls && !profile && !pictures;
+    const int listing = !calls && !profile && !pictures && !fsum.edges && !fsum.cov_path;
+    fsum.jsonl = fmt == FWPT_FLOW_FMT_JSONL;
     FILE *flame_f = open_out(flame_path), *folded_f = open_out(folded_path), *chrome_f = open_out(chrome_path),
          *report_f = open_out(report_path);
     if ((flame_path && !flame_f) || (folded_path && !folded_f) || (chrome_path && !chrome_f) || (report_path && !report_f))
@@ -559,7 +608,7 @@ int fwpt_cmd_flow(int argc, char **argv)
 
     struct fwpt_profile *prof = NULL;
     size_t nfuncs = 1 << 16, nnodes = 1 << 18, nhash = 1 << 19;
-    if (!listing) {
+    if (calls || profile || pictures) {
         prof = malloc(sizeof *prof);
         fwpt_profile_init(prof, &mods, calloc(im.n + 1, sizeof(uint64_t)),
                           malloc(nfuncs * sizeof(struct fwpt_profile_func)), nfuncs,
@@ -572,7 +621,7 @@ int fwpt_cmd_flow(int argc, char **argv)
         fwpt_chrome_begin(&chrome, prof, &names, &chrome_sink);
     struct fwpt_flow_event ev;
     unsigned long errors = 0;
-    uint64_t ninsns = 0, nevents = 0;
+    uint64_t ninsns = 0, nevents = 0, lost = 0;
     /* a listing shows the line only when it goes to a file (or /dev/null): on the terminal it is its own progress,
      * and through a pipe it is a pager's or grep's output on the same terminal */
     struct stat so;
@@ -588,7 +637,22 @@ int fwpt_cmd_flow(int argc, char **argv)
         held = malloc((1u << 20) * sizeof *held);
         fwpt_time_spread_init(&spread, prof, held, 1u << 20);
     }
-    if (listing && !slow_print && !show_time && !ticks) {
+    if (!listing && !walk_insn && !by_time) {
+        /* the summary walk: blocks and paths, never single instructions, on -j threads */
+        struct fwpt_par_setup ps = {.trace = trace, .len = trace_size, .read = fwpt_modules_read, .read_ctx = &mods,
+                                    .errata = &errata, .filter = (const uint64_t (*)[2])filter, .n_filter = n_filter,
+                                    .iflags = iflags, .mods = &mods, .jobs = jobs ? (unsigned)jobs : fwpt_par_cores(),
+                                    .piece_bytes = (size_t)split, .profile = prof != NULL};
+        if (flow_summary_run(&fsum, &ps, prof, &pr) != 0) {
+            fprintf(stderr, "fwpt flow: out of memory\n");
+            return 1;
+        }
+        errors = fsum.out.nerrors;
+        lost = fsum.out.bytes_skipped;
+        fst = FWPT_E_EOS;
+        /* the threads report no progress of their own: the line gives what they walked when they are done */
+        fwpt_progress(&prog, trace_size, fsum.out.insns, 0);
+    } else if (listing && !slow_print && !show_time && !ticks) {
         static char obuf[1 << 16]; /* one fwrite per 64 KiB */
         static struct fwpt_list_asm acache[1 << 14];
         static struct fwpt_flow_lister lister;
@@ -614,6 +678,10 @@ int fwpt_cmd_flow(int argc, char **argv)
         fwpt_flow_list_flush(&lister);
         free(pre);
     } else {
+        if (!listing && flow_summary_insn_begin(&fsum) != 0) {
+            fprintf(stderr, "fwpt flow: out of memory\n");
+            return 1;
+        }
         uint64_t tick_last = 0; /* the time of the last event or tick shown (libipt compares a tick with it) */
         while ((fst = fwpt_flow_next(f, &ev)) == FWPT_OK) {
             uint64_t tsc = 0;
@@ -624,6 +692,8 @@ int fwpt_cmd_flow(int argc, char **argv)
                 nevents++;
             if (ev.kind == FWPT_FLOW_ERROR)
                 errors++;
+            if (!listing)
+                flow_summary_insn_add(&fsum, &ev);
             if (prof) {
                 if (held)
                     fwpt_time_spread_add(&spread, &ev, tsc, tok);
@@ -651,6 +721,8 @@ int fwpt_cmd_flow(int argc, char **argv)
             fwpt_flow_print_cut(&pr, cut_ip, trace_size); /* where the listing ends is not where the code stopped */
     }
     fwpt_progress_end(&prog);
+    if (listing || walk_insn || by_time)
+        lost = fwpt_flow_bytes_skipped(f);
     if (fst != FWPT_E_EOS) {
         fprintf(stderr, "fwpt flow: the decoder stopped before the end of the trace: %s\n", fwpt_status_msg(fst));
         errors++;
@@ -665,6 +737,8 @@ int fwpt_cmd_flow(int argc, char **argv)
         if (calls)
             fwpt_calltree_print(prof, &out, (uint32_t)depth);
     }
+    int bad_out = !listing && flow_summary_write(&fsum, &out, &mods) != 0;
+    flow_summary_free(&fsum);
     fflush(stdout);
     if (chrome_f)
         fwpt_chrome_end(&chrome, prof);
@@ -684,10 +758,9 @@ int fwpt_cmd_flow(int argc, char **argv)
         fwpt_report_html(&sbr.run, prof, &names, &fs);
     }
     if (close_out(flame_f, flame_path) | close_out(folded_f, folded_path) | close_out(chrome_f, chrome_path) |
-        close_out(report_f, report_path))
+        close_out(report_f, report_path) | bad_out)
         return 1;
     if (errors) {
-        uint64_t lost = fwpt_flow_bytes_skipped(f);
         note("fwpt flow: %lu decode error%s (shown in line); the decoder skipped %llu of %zu trace bytes "
                 "(%.2f%%) until it had the IP again\n", errors, errors == 1 ? "" : "s", (unsigned long long)lost,
                 trace_size, trace_size ? 100.0 * (double)lost / (double)trace_size : 0.0);

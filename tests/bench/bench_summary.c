@@ -1,0 +1,391 @@
+/* The summary walk (decode/summary) against libipt's block decoder (pt_blk_next) and fwpt's per-instruction
+ * walk (fwpt_flow_next): instructions per second (the instructions each walk stands for) on two generated
+ * programs and the real firmware traces of FWPT_BENCH_FW (tests/bench/firmware-traces.sh), each repeated to
+ * about 20M instructions; then the parallel walk (decode/parallel_host) with 1, 2 and 4 threads.
+ *
+ * Figures: one thread's CPU time, best of 5 (the machine is shared); the thread counts in wall time, best of 5
+ * (CPU time does not show a speed-up). The summary walk counts the profile and call tree (profile), the
+ * coverage bitmap (cov) or both; the per-instruction walk feeds fwpt_profile_add (profile) or only counts;
+ * libipt's block decoder only counts. Each pair must agree on the instruction count. */
+#include <dirent.h>
+#include <intel-pt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "decode/flow.h"
+#include "decode/flow_print.h"
+#include "decode/parallel_host.h"
+#include "decode/summary.h"
+#include "tests/common/fw_traces.h"
+#include "tests/common/progen.h"
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+struct image {
+    uint64_t base;
+    uint8_t *code;
+    size_t size;
+    char path[4200];
+};
+struct input {
+    const uint8_t *trace;
+    size_t len;
+    struct image *im;
+    int nim;
+    struct fwpt_modules mods;
+    struct fwpt_module mv[64];
+};
+static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    const struct input *in = ctx;
+    for (int i = 0; i < in->nim; i++)
+        if (ip - in->im[i].base < in->im[i].size) {
+            *bytes = in->im[i].code + (ip - in->im[i].base);
+            return in->im[i].size - (ip - in->im[i].base);
+        }
+    return 0;
+}
+static struct fwpt_flow_block cache[1 << 16];
+static struct fwpt_sum_path paths[1 << 14];
+static struct fwpt_sum_cold cold[1 << 14];
+
+struct prof_mem {
+    struct fwpt_profile p;
+    uint64_t *mod_insns;
+    struct fwpt_profile_func *funcs;
+    struct fwpt_profile_node *nodes;
+    uint32_t *hash;
+};
+static void prof_init(struct prof_mem *m, struct fwpt_modules *mods)
+{
+    size_t nf = 1 << 16, nn = 1 << 18, nh = 1 << 19;
+    if (!m->funcs) {
+        m->mod_insns = calloc(65, sizeof *m->mod_insns);
+        m->funcs = malloc(nf * sizeof *m->funcs);
+        m->nodes = malloc(nn * sizeof *m->nodes);
+        m->hash = malloc(nh * sizeof *m->hash);
+    }
+    fwpt_profile_init(&m->p, mods, m->mod_insns, m->funcs, nf, m->nodes, nn, m->hash, nh);
+}
+
+enum { W_INSN, W_INSN_PROF, W_BLK, W_SUM, W_SUM_PROF, W_SUM_COV, W_SUM_BOTH, W_COUNT };
+static const char *const wname[W_COUNT] = {"fwpt flow_next (count only)", "fwpt flow_next + profile",
+                                           "libipt pt_blk_next (count only)", "summary (walk only)",
+                                           "summary + profile", "summary + coverage", "summary + profile + cov"};
+
+/* One walk of the whole trace: instructions it stood for. */
+static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_image_section_cache *isc, int *isid)
+{
+    static struct fwpt_flow f;
+    struct fwpt_flow_event ev;
+    uint64_t n = 0;
+    in->mods.last = 0;
+    if (w == W_INSN || w == W_INSN_PROF) {
+        fwpt_flow_init(&f, in->trace, in->len, read_code, in, cache, sizeof cache / sizeof cache[0]);
+        if (w == W_INSN_PROF)
+            prof_init(pm, &in->mods);
+        while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
+            n += ev.kind == FWPT_FLOW_INSN;
+            if (w == W_INSN_PROF)
+                fwpt_profile_add(&pm->p, &ev);
+        }
+        return w == W_INSN_PROF ? pm->p.insns : n;
+    }
+    if (w == W_BLK) {
+        struct pt_config c;
+        pt_config_init(&c);
+        c.begin = (uint8_t *)in->trace;
+        c.end = (uint8_t *)in->trace + in->len;
+        struct pt_block_decoder *bd = pt_blk_alloc_decoder(&c);
+        for (int i = 0; i < in->nim; i++)
+            pt_image_add_cached(pt_blk_get_image(bd), isc, isid[i], NULL);
+        int st;
+        for (;;) {
+            st = pt_blk_sync_forward(bd);
+            if (st < 0)
+                break;
+            for (;;) {
+                while (st & pts_event_pending) {
+                    struct pt_event e;
+                    st = pt_blk_event(bd, &e, sizeof e);
+                    if (st < 0)
+                        break;
+                }
+                if (st < 0)
+                    break;
+                struct pt_block b;
+                st = pt_blk_next(bd, &b, sizeof b);
+                if (st < 0)
+                    break;
+                n += b.ninsn;
+            }
+            if (st == -pte_eos)
+                break;
+        }
+        pt_blk_free_decoder(bd);
+        return n;
+    }
+    if (w != W_SUM) {
+        /* what fwpt flow -j 1 does: fwpt_par_run in this thread */
+        bool prof = w == W_SUM_PROF || w == W_SUM_BOTH, cv = w == W_SUM_COV || w == W_SUM_BOTH;
+        if (prof)
+            prof_init(pm, &in->mods);
+        struct fwpt_par_setup ps = {.trace = in->trace, .len = in->len, .read = read_code, .read_ctx = in,
+                                    .mods = &in->mods, .jobs = 1, .profile = prof, .cov_size = cv ? 1 << 16 : 0};
+        struct fwpt_par_out po;
+        if (fwpt_par_run(&ps, &pm->p, &po) != 0)
+            return 0;
+        n = po.insns;
+        if (prof && pm->p.insns != n)
+            n = 0; /* the profile must count them all */
+        fwpt_par_out_free(&po);
+        return n;
+    }
+    /* the walk alone, no counts */
+    fwpt_flow_init(&f, in->trace, in->len, read_code, in, cache, sizeof cache / sizeof cache[0]);
+    struct fwpt_sum s;
+    fwpt_sum_init(&s, &f, paths, sizeof paths / sizeof paths[0], cold);
+    fwpt_sum_configure(&s);
+    while (fwpt_sum_walk(&s) == FWPT_OK)
+        ;
+    return f.n_insns;
+}
+
+static int measure(struct input *in)
+{
+    struct pt_image_section_cache *isc = pt_iscache_alloc("bench");
+    int isid[64];
+    for (int i = 0; i < in->nim; i++)
+        isid[i] = pt_iscache_add_file(isc, in->im[i].path, 0, in->im[i].size, in->im[i].base);
+    static struct prof_mem pm;
+    double best[W_COUNT];
+    uint64_t cnt[W_COUNT];
+    for (int w = 0; w < W_COUNT; w++) {
+        best[w] = 1e30;
+        for (int rep = 0; rep < 5; rep++) {
+            double t = cpu_now();
+            cnt[w] = walk(w, in, &pm, isc, isid);
+            t = cpu_now() - t;
+            best[w] = t < best[w] ? t : best[w];
+        }
+        printf("  %-32s %8.1f M insn/s (%.4f s, %llu instructions)\n", wname[w], (double)cnt[w] / best[w] / 1e6,
+               best[w], (unsigned long long)cnt[w]);
+    }
+    pt_iscache_free(isc);
+    int ok = 1;
+    for (int w = 0; w < W_COUNT; w++)
+        ok &= cnt[w] == cnt[W_INSN];
+    printf("  ratio summary + profile / libipt pt_blk:    %6.1fx (target >= 10 on the firmware traces)\n",
+           best[W_BLK] / best[W_SUM_PROF]);
+    printf("  ratio summary + coverage / libipt pt_blk:   %6.1fx\n", best[W_BLK] / best[W_SUM_COV]);
+    printf("  ratio summary (walk only) / libipt pt_blk:  %6.1fx\n", best[W_BLK] / best[W_SUM]);
+    printf("  ratio summary + profile / flow_next + profile: %6.1fx\n", best[W_INSN_PROF] / best[W_SUM_PROF]);
+    printf("  ratio summary (walk only) / flow_next (count only): %6.1fx\n", best[W_INSN] / best[W_SUM]);
+    if (!ok)
+        printf("MISMATCH between walks\n");
+    return ok ? 0 : 1;
+}
+
+/* Threads: the whole walk with the profile (if asked) and the bitmap (fwpt flow -j N --profile --coverage F) of a
+ * trace of n instructions; wall time, and each thread's CPU time: the busiest thread plus the stitching is the
+ * time on N idle cores. */
+static int measure_jobs(struct input *in, uint64_t n, bool profile)
+{
+    static struct prof_mem pm;
+    int ok = 1;
+    double j1 = 0, c1 = 0;
+    for (unsigned jobs = 1; jobs <= 4; jobs *= 2) {
+        double bt = 1e30, bc = 1e30, sum = 0;
+        struct fwpt_par_out po;
+        unsigned pieces = 0, joined = 0, again = 0;
+        for (int rep = 0; rep < 5; rep++) {
+            prof_init(&pm, &in->mods);
+            struct fwpt_par_setup s = {.trace = in->trace, .len = in->len, .read = read_code, .read_ctx = in,
+                                       .mods = &in->mods, .jobs = jobs, .profile = profile, .cov_size = 1 << 16};
+            double t = wall_now();
+            if (fwpt_par_run(&s, &pm.p, &po) != 0) {
+                printf("  fwpt_par_run failed\n");
+                return 1;
+            }
+            t = wall_now() - t;
+            bt = t < bt ? t : bt;
+            double c = po.cpu_longest + po.cpu_stitch;
+            if (c < bc) {
+                bc = c;
+                sum = po.cpu_threads + po.cpu_stitch;
+            }
+            ok &= po.insns == n && (!profile || pm.p.insns == n);
+            pieces = po.pieces;
+            joined = po.seams_joined;
+            again = po.pieces_again;
+            fwpt_par_out_free(&po);
+        }
+        if (jobs == 1) {
+            j1 = bt;
+            c1 = bc;
+        }
+        printf("  -j %u: wall %.4f s (%.2fx); CPU: busiest thread + stitching %.4f s -> %.2fx on %u idle cores, all "
+               "threads %.4f s (%.0f%% of -j 1); %u pieces, %u joined, %u walked again\n",
+               jobs, bt, j1 / bt, bc, c1 / bc, jobs, sum, 100.0 * sum / c1, pieces, joined, again);
+    }
+    printf("  (cores present: %u, shared with other users: the wall clock shows what was left of them)\n",
+           fwpt_par_cores());
+    if (!ok)
+        printf("MISMATCH between thread counts\n");
+    return ok ? 0 : 1;
+}
+
+/* The same trace n times over (each copy from its PSB), about target instructions. */
+static uint8_t *repeat(const uint8_t *one, size_t len, uint64_t insns, uint64_t target, size_t *out)
+{
+    size_t copies = insns ? (size_t)(target / insns) + 1 : 1;
+    uint8_t *t = malloc(len * copies);
+    for (size_t k = 0; t && k < copies; k++)
+        memcpy(t + k * len, one, len);
+    *out = len * copies;
+    return t;
+}
+
+static uint64_t count_insns(struct input *in)
+{
+    static struct fwpt_flow f;
+    struct fwpt_flow_event ev;
+    uint64_t n = 0;
+    fwpt_flow_init(&f, in->trace, in->len, read_code, in, cache, sizeof cache / sizeof cache[0]);
+    while (fwpt_flow_next(&f, &ev) == FWPT_OK)
+        n += ev.kind == FWPT_FLOW_INSN;
+    return n;
+}
+
+static int bench_program(size_t n, unsigned extra_plain, int biased)
+{
+    struct progen_cfg cfg = {.seed = 42, .nfuncs = 400, .max_insns = n, .no_truth = 1,
+                             .features = PROGEN_F_PSB | PROGEN_F_RET_CLOBBER | PROGEN_F_LOOSE_IPC | PROGEN_F_INTERRUPT,
+                             .psb_period = 4096, .extra_plain = extra_plain, .biased = biased};
+    struct progen p;
+    if (progen_build(&cfg, &p))
+        return 1;
+    struct image im = {p.base, p.code, p.code_size, "/tmp/fwpt-bench-sum-XXXXXX"};
+    int fd = mkstemp(im.path);
+    if (fd < 0 || write(fd, p.code, p.code_size) != (ssize_t)p.code_size)
+        return 1;
+    close(fd);
+    struct input in = {p.trace, p.trace_size, &im, 1, {0}, {{0}}};
+    in.mv[0] = (struct fwpt_module){"Prog", p.base, p.code_size};
+    in.mods = (struct fwpt_modules){in.mv, 1, 0};
+    printf("program: %zu bytes of code, trace %zu bytes, %zu instructions\n", p.code_size, p.trace_size, p.ntruth);
+    int rc = measure(&in);
+    printf("  threads, profile and bitmap:\n");
+    rc |= measure_jobs(&in, p.ntruth, true);
+    printf("  threads, bitmap only:\n");
+    rc |= measure_jobs(&in, p.ntruth, false);
+    unlink(im.path);
+    progen_free(&p);
+    return rc;
+}
+
+static uint8_t *load(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *d = malloc(sz > 0 ? (size_t)sz : 1);
+    *n = d && sz > 0 && fread(d, 1, (size_t)sz, f) == (size_t)sz ? (size_t)sz : 0;
+    fclose(f);
+    return d;
+}
+
+static int cmp_im(const void *a, const void *b)
+{
+    const struct image *x = a, *y = b;
+    return x->base < y->base ? -1 : x->base > y->base;
+}
+
+static int bench_firmware_dir(const char *dir)
+{
+    static struct image im[64];
+    int nim = 0, rc = 1;
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    while (d && (de = readdir(d)) && nim < 64) {
+        unsigned long long b;
+        if (sscanf(de->d_name, "img-%llx.bin", &b) != 1)
+            continue;
+        im[nim].base = b;
+        snprintf(im[nim].path, sizeof im[nim].path, "%s/%s", dir, de->d_name);
+        if ((im[nim].code = load(im[nim].path, &im[nim].size)))
+            nim++;
+    }
+    if (d)
+        closedir(d);
+    qsort(im, (size_t)nim, sizeof *im, cmp_im);
+    static struct input in;
+    char path[4200], names[64][24];
+    snprintf(path, sizeof path, "%s/trace.pt", dir);
+    size_t len;
+    uint8_t *one = load(path, &len), *all = NULL;
+    in = (struct input){one, len, im, nim, {0}, {{0}}};
+    for (int i = 0; i < nim; i++) {
+        snprintf(names[i], sizeof names[i], "img%d", i);
+        in.mv[i] = (struct fwpt_module){names[i], im[i].base, im[i].size};
+    }
+    in.mods = (struct fwpt_modules){in.mv, (size_t)nim, 0};
+    if (one && len && nim) {
+        uint64_t n1 = count_insns(&in);
+        all = repeat(one, len, n1, 20000000, &in.len);
+        in.trace = all;
+        printf("firmware trace %s: %d images, %zu bytes x %zu copies, %llu instructions each\n", dir, nim, len,
+               in.len / len, (unsigned long long)n1);
+        rc = all ? measure(&in) : 1;
+        free(all);
+        all = repeat(one, len, n1, 100000000, &in.len); /* longer for the threads */
+        in.trace = all;
+        printf("  threads, profile and bitmap, %zu copies (%llu instructions):\n", in.len / len,
+               (unsigned long long)(in.len / len * n1));
+        rc |= all ? measure_jobs(&in, in.len / len * n1, true) : 1;
+    }
+    free(one);
+    free(all);
+    while (nim--)
+        free(im[nim].code);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = 0;
+    if (argc > 1 && !strcmp(argv[1], "fw"))
+        goto fw;
+    printf("--- random outcomes, short blocks (20M instructions)\n");
+    rc |= bench_program(20000000, 0, 0);
+    printf("--- compiled-code-like: longer blocks, biased branches (20M instructions)\n");
+    rc |= bench_program(20000000, 50, 1);
+fw:;
+    struct fw_trace *t;
+    int n = fw_traces("bench_summary", &t);
+    rc |= n < 0;
+    for (int i = 0; i < n; i++) {
+        printf("--- firmware: %s\n", t[i].name);
+        rc |= bench_firmware_dir(t[i].dir);
+    }
+    if (n > 0)
+        free(t);
+    return rc;
+}

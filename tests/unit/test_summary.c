@@ -1,0 +1,572 @@
+/* The summary walk (decode/summary, sumprof, edges) and its parallel form (decode/parallel_host) against the
+ * per-instruction path: over generated programs (every feature of tests/common/progen, PSBs every few hundred
+ * bytes), corrupted copies of their traces and the firmware traces make bench records (FWPT_BENCH_FW, else
+ * $FWPT_BUILD/bench/fw when it is there), the profile, the call tree, the folded stacks and the Trace Event
+ * Format must be byte-identical to those fwpt_profile_add builds from fwpt_flow_next's instructions and events;
+ * the edges must be those its instructions imply (computed here from them), the bitmap the one computed here
+ * from those edges, the errors the same events; with 1, 2 and 4 threads and pieces as small as one PSB
+ * interval; fwpt_seam_compare against copies of a stopped decoder with one field changed. Tiny profile
+ * tables check the losses (dropped) match too; a recursion deeper than the profile's
+ * window checks that such pieces are walked again under the frames really open. */
+#include <dirent.h>
+#include <intel-pt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/flame.h"
+#include "decode/flow.h"
+#include "decode/flow_print.h"
+#include "decode/parallel_host.h"
+#include "decode/seam.h"
+#include "tests/check.h"
+#include "tests/common/fw_traces.h"
+#include "tests/common/pkt_stream.h"
+#include "tests/common/progen.h"
+
+/* ---- a growing text sink ---- */
+struct mem {
+    char *p;
+    size_t n, cap;
+};
+static void mem_write(void *ctx, const char *s, size_t n)
+{
+    struct mem *m = ctx;
+    if (m->n + n + 1 > m->cap) {
+        m->cap = (m->n + n + 1) * 2;
+        m->p = realloc(m->p, m->cap);
+    }
+    memcpy(m->p + m->n, s, n);
+    m->n += n;
+    m->p[m->n] = 0;
+}
+
+/* ---- the code: images at their bases ---- */
+struct image {
+    uint64_t base;
+    uint8_t *code;
+    size_t size;
+};
+struct code {
+    struct image *im;
+    size_t n;
+};
+static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    const struct code *c = ctx;
+    for (size_t i = 0; i < c->n; i++)
+        if (ip - c->im[i].base < c->im[i].size) {
+            *bytes = c->im[i].code + (ip - c->im[i].base);
+            return c->im[i].size - (ip - c->im[i].base);
+        }
+    return 0;
+}
+
+/* ---- what both paths print ---- */
+struct tables {
+    size_t nfuncs, nnodes, nhash;
+};
+struct output {
+    struct mem text;      /* profile, call tree, folded stacks, Trace Event Format, errors */
+    struct fwpt_edge *edges;
+    size_t nedges;
+    uint8_t *cov;
+};
+static const size_t cov_size = 1 << 12; /* small: counters wrap and edges share slots */
+
+struct prof_mem {
+    struct fwpt_profile p;
+    uint64_t *mod_insns;
+    struct fwpt_profile_func *funcs;
+    struct fwpt_profile_node *nodes;
+    uint32_t *hash;
+};
+static void prof_init(struct prof_mem *m, struct fwpt_modules *mods, const struct tables *t)
+{
+    m->mod_insns = calloc((mods ? mods->n : 0) + 1, sizeof *m->mod_insns);
+    m->funcs = malloc(t->nfuncs * sizeof *m->funcs);
+    m->nodes = malloc(t->nnodes * sizeof *m->nodes);
+    m->hash = malloc(t->nhash * sizeof *m->hash);
+    fwpt_profile_init(&m->p, mods, m->mod_insns, m->funcs, t->nfuncs, m->nodes, t->nnodes, m->hash, t->nhash);
+}
+static void prof_free(struct prof_mem *m)
+{
+    free(m->mod_insns);
+    free(m->funcs);
+    free(m->nodes);
+    free(m->hash);
+}
+
+static void print_all(struct fwpt_profile *p, struct fwpt_modules *mods, struct mem *m)
+{
+    struct fwpt_sink o = {mem_write, m};
+    struct fwpt_names names = {mods, NULL, 0};
+    fwpt_profile_print(p, &o, 1000);
+    fwpt_calltree_print(p, &o, 1000);
+    fwpt_folded_write(p, &names, &o);
+    fwpt_printf(&o, "insns %lu events %lu dropped %lu nodes %lu funcs %lu depth %u\n", (unsigned long)p->insns,
+                (unsigned long)p->events, (unsigned long)p->dropped, (unsigned long)p->nnodes,
+                (unsigned long)p->nfuncs, p->depth);
+}
+
+static void print_error(struct mem *m, const struct fwpt_flow_event *ev)
+{
+    struct fwpt_sink o = {mem_write, m};
+    fwpt_printf(&o, "error %s ip %lx offset %lu\n", fwpt_status_name((enum fwpt_status)ev->status),
+                (unsigned long)ev->ip, (unsigned long)ev->offset);
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] != y[1] ? (x[1] < y[1] ? -1 : 1) : 0;
+}
+
+struct trace {
+    const uint8_t *bytes;
+    size_t len;
+    struct code *code;
+    struct fwpt_modules *mods;
+};
+
+/* The reference: every instruction and event of fwpt_flow_next into fwpt_profile_add, and the edges they
+ * imply (edges.h): from each control transfer, or an interrupt, to where the walk got next. */
+static void reference(const struct trace *t, const struct tables *tb, uint64_t runaway, struct output *o)
+{
+    static struct fwpt_flow f;
+    static struct fwpt_flow_block cache[4096];
+    struct prof_mem pm;
+    prof_init(&pm, t->mods, tb);
+    struct mem chrome = {0};
+    struct fwpt_sink cs = {mem_write, &chrome};
+    struct fwpt_names names = {t->mods, NULL, 0};
+    static struct fwpt_chrome ch;
+    fwpt_chrome_begin(&ch, &pm.p, &names, &cs);
+    fwpt_flow_init(&f, t->bytes, t->len, read_code, t->code, cache, 4096);
+    if (runaway)
+        fwpt_flow_set_runaway_limit(&f, runaway);
+    size_t cap = 1024, n = 0;
+    uint64_t (*e)[2] = malloc(cap * sizeof *e), from = 0;
+    int pending = 0;
+    struct mem errs = {0};
+    struct fwpt_flow_event ev;
+    while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
+        fwpt_profile_add(&pm.p, &ev);
+        uint64_t to = ev.ip;
+        int arrive = 0;
+        if (ev.kind == FWPT_FLOW_INSN || ev.kind == FWPT_FLOW_INTERRUPT)
+            arrive = pending;
+        if (arrive) {
+            if (n == cap)
+                e = realloc(e, (cap *= 2) * sizeof *e);
+            e[n][0] = from;
+            e[n][1] = to;
+            n++;
+        }
+        if (ev.kind == FWPT_FLOW_INSN) {
+            pending = ev.iclass >= FWPT_IC_JCC && ev.iclass <= FWPT_IC_VMENTRY;
+            from = ev.ip;
+        } else if (ev.kind == FWPT_FLOW_INTERRUPT) {
+            pending = 1;
+            from = ev.ip;
+        } else if (ev.kind == FWPT_FLOW_ENABLED || ev.kind == FWPT_FLOW_DISABLED || ev.kind == FWPT_FLOW_OVERFLOW ||
+                   ev.kind == FWPT_FLOW_ERROR) {
+            pending = 0;
+        }
+        if (ev.kind == FWPT_FLOW_ERROR)
+            print_error(&errs, &ev);
+    }
+    fwpt_chrome_end(&ch, &pm.p);
+    memset(o, 0, sizeof *o);
+    if (errs.n)
+        mem_write(&o->text, errs.p, errs.n);
+    print_all(&pm.p, t->mods, &o->text);
+    mem_write(&o->text, chrome.p ? chrome.p : "", chrome.n);
+    fwpt_printf(&(struct fwpt_sink){mem_write, &o->text}, "skipped %lu\n", (unsigned long)fwpt_flow_bytes_skipped(&f));
+    /* the edge list and the bitmap from the occurrences */
+    o->cov = calloc(1, cov_size);
+    for (size_t i = 0; i < n; i++)
+        o->cov[((fwpt_cov_hash(e[i][0]) >> 1) ^ fwpt_cov_hash(e[i][1])) & (cov_size - 1)]++;
+    qsort(e, n, sizeof *e, cmp_edge);
+    o->edges = malloc((n + 1) * sizeof *o->edges);
+    for (size_t i = 0; i < n; i++) {
+        if (o->nedges && o->edges[o->nedges - 1].from == e[i][0] && o->edges[o->nedges - 1].to == e[i][1]) {
+            o->edges[o->nedges - 1].count++;
+            continue;
+        }
+        o->edges[o->nedges++] = (struct fwpt_edge){e[i][0], e[i][1], 1};
+    }
+    free(e);
+    free(chrome.p);
+    free(errs.p);
+    prof_free(&pm);
+}
+
+static unsigned long pieces_total, joined_total, again_total;
+
+/* The summary path, jobs threads, pieces of at least piece_bytes. */
+static unsigned long valid_seams, valid_joined;
+static bool counting_valid;
+
+static int summary(const struct trace *t, const struct tables *tb, unsigned jobs, size_t piece_bytes,
+                   uint64_t runaway, struct output *o)
+{
+    struct prof_mem pm;
+    prof_init(&pm, t->mods, tb);
+    struct mem chrome = {0};
+    struct fwpt_sink cs = {mem_write, &chrome};
+    struct fwpt_names names = {t->mods, NULL, 0};
+    static struct fwpt_chrome ch;
+    fwpt_chrome_begin(&ch, &pm.p, &names, &cs);
+    struct fwpt_par_setup s = {.trace = t->bytes, .len = t->len, .read = read_code, .read_ctx = t->code,
+                               .mods = t->mods, .jobs = jobs, .piece_bytes = piece_bytes, .profile = true,
+                               .edges = true, .cov_size = cov_size, .runaway_limit = runaway};
+    struct fwpt_par_out po;
+    if (fwpt_par_run(&s, &pm.p, &po) != 0)
+        return -1;
+    fwpt_chrome_end(&ch, &pm.p);
+    memset(o, 0, sizeof *o);
+    struct mem errs = {0};
+    for (size_t i = 0; i < po.nerrors; i++)
+        print_error(&errs, &po.errors[i]);
+    if (errs.n)
+        mem_write(&o->text, errs.p, errs.n);
+    print_all(&pm.p, t->mods, &o->text);
+    mem_write(&o->text, chrome.p ? chrome.p : "", chrome.n);
+    fwpt_printf(&(struct fwpt_sink){mem_write, &o->text}, "skipped %lu\n", (unsigned long)po.bytes_skipped);
+    o->edges = malloc((po.edges.n + 1) * sizeof *o->edges);
+    fwpt_edges_sorted(&po.edges, o->edges);
+    o->nedges = po.edges.n;
+    o->cov = po.cov;
+    po.cov = NULL;
+    pieces_total += po.pieces;
+    joined_total += po.seams_joined;
+    again_total += po.pieces_again;
+    if (counting_valid) {
+        valid_seams += po.pieces ? po.pieces - 1 : 0;
+        valid_joined += po.seams_joined;
+    }
+    fwpt_par_out_free(&po);
+    free(chrome.p);
+    free(errs.p);
+    prof_free(&pm);
+    return 0;
+}
+
+static void output_free(struct output *o)
+{
+    free(o->text.p);
+    free(o->edges);
+    free(o->cov);
+}
+
+static unsigned long n_compared, n_text_diff, n_edge_diff, n_cov_diff;
+
+/* Where two texts first differ, for the log. */
+static void show_diff(const char *what, const char *a, const char *b)
+{
+    size_t i = 0;
+    while (a[i] && a[i] == b[i])
+        i++;
+    size_t from = i > 80 ? i - 80 : 0;
+    fprintf(stderr, "%s: first difference at %zu:\n  per-instruction: %.160s\n  summary:         %.160s\n", what, i,
+            a + from, b + from);
+}
+
+static bool compare(const char *what, const struct output *ref, const struct output *got)
+{
+    bool text = ref->text.n == got->text.n && !memcmp(ref->text.p, got->text.p, ref->text.n);
+    bool edges = ref->nedges == got->nedges && !memcmp(ref->edges, got->edges, ref->nedges * sizeof *ref->edges);
+    bool cov = !memcmp(ref->cov, got->cov, cov_size);
+    n_compared++;
+    n_text_diff += !text;
+    n_edge_diff += !edges;
+    n_cov_diff += !cov;
+    if (!text && n_text_diff <= 3)
+        show_diff(what, ref->text.p, got->text.p);
+    if (!edges && n_edge_diff <= 3)
+        fprintf(stderr, "%s: edges differ (%zu per instruction, %zu summary)\n", what, ref->nedges, got->nedges);
+    CHECK(text);
+    CHECK(edges);
+    CHECK(cov);
+    return text && edges && cov;
+}
+
+/* The trace through every way: one thread, 2 and 4 threads with pieces from one PSB on. */
+static void check_trace(const char *what, const struct trace *t, const struct tables *tb, uint64_t runaway)
+{
+    struct output ref, got;
+    reference(t, tb, runaway, &ref);
+    static const struct {
+        unsigned jobs;
+        size_t piece;
+    } ways[] = {{1, 0}, {2, 1}, {4, 1}, {4, 256}};
+    for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+        char name[256];
+        snprintf(name, sizeof name, "%s -j %u piece %zu", what, ways[w].jobs, ways[w].piece);
+        if (summary(t, tb, ways[w].jobs, ways[w].piece, runaway, &got) != 0) {
+            CHECK(!"fwpt_par_run");
+            continue;
+        }
+        compare(name, &ref, &got);
+        output_free(&got);
+    }
+    output_free(&ref);
+}
+
+static const struct tables big = {1 << 12, 1 << 14, 1 << 15}, tiny = {16, 24, 64};
+
+/* Modules over the program: three of its parts, a gap between two, and nothing past them. */
+static void program_modules(const struct progen *p, struct fwpt_module *mv, struct fwpt_modules *mods)
+{
+    uint64_t q = p->code_size / 4;
+    mv[0] = (struct fwpt_module){"A", p->base, q, NULL, 0};
+    mv[1] = (struct fwpt_module){"B", p->base + q, q > 64 ? q - 64 : q / 2, NULL, 0};
+    mv[2] = (struct fwpt_module){"C", p->base + 2 * q, q, NULL, 0};
+    *mods = (struct fwpt_modules){mv, 3, 0};
+}
+
+static void check_programs(void)
+{
+    static uint8_t bad[PKT_STREAM_BYTES * 4];
+    uint64_t rng = 0x5eed;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        struct progen_cfg cfg = {.seed = seed, .max_insns = 20000 + seed * 500,
+                                 .features = PROGEN_F_ALL | (seed & 1 ? PROGEN_F_RETC_SDM_POP : 0),
+                                 .psb_period = 128 + (unsigned)(seed * 37 % 700), .extra_plain = seed % 3 ? 0 : 40,
+                                 .biased = (int)(seed & 2), .no_truth = 1};
+        struct progen p;
+        if (progen_build(&cfg, &p)) {
+            CHECK(!"progen");
+            continue;
+        }
+        struct image im = {p.base, p.code, p.code_size};
+        struct code code = {&im, 1};
+        struct fwpt_module mv[3];
+        struct fwpt_modules mods;
+        program_modules(&p, mv, &mods);
+        struct trace t = {p.trace, p.trace_size, &code, &mods};
+        char what[64];
+        snprintf(what, sizeof what, "program %llu", (unsigned long long)seed);
+        counting_valid = true;
+        check_trace(what, &t, seed % 5 ? &big : &tiny, 0);
+        counting_valid = false;
+        /* corrupted copies */
+        for (int k = 0; k < 3 && p.trace_size <= sizeof bad / 2; k++) {
+            size_t n = pkt_corrupt(&rng, p.trace, p.trace_size, bad);
+            struct trace tb = {bad, n, &code, &mods};
+            snprintf(what, sizeof what, "program %llu corrupted %d", (unsigned long long)seed, k);
+            check_trace(what, &tb, &big, 0);
+        }
+        progen_free(&p);
+    }
+}
+
+/* A recursion deeper than the profile's window (FWPT_PROFILE_DEPTH), across PSBs: f: call g; g: jz f (taken).
+ * One walk drops the outermost frames as fwpt_profile_add does; pieces cannot know how deep they start, so
+ * they are walked again under the frames open by then. */
+static void check_deep_recursion(void)
+{
+    static uint8_t code[64], trace[16384];
+    const uint64_t base = 0x40000;
+    static const uint8_t prog[] = {0xe8, 0x03, 0x00, 0x00, 0x00, 0x90, 0x90, 0x90, /* call base+8 */
+                                   0x74, 0xf6};                                    /* jz base */
+    memcpy(code, prog, sizeof prog);
+    struct pt_config c;
+    pt_config_init(&c);
+    c.begin = trace;
+    c.end = trace + sizeof trace;
+    struct pt_encoder *enc = pt_alloc_encoder(&c);
+    struct pt_packet pk;
+    for (int k = 0; k < 10; k++) {
+        memset(&pk, 0, sizeof pk);
+        pk.type = ppt_psb;
+        pt_enc_next(enc, &pk);
+        pk.type = ppt_mode;
+        pk.payload.mode.leaf = pt_mol_exec;
+        pk.payload.mode.bits.exec.csl = 1;
+        pt_enc_next(enc, &pk);
+        if (k == 0) {
+            memset(&pk, 0, sizeof pk);
+            pk.type = ppt_fup;
+            pk.payload.ip.ipc = pt_ipc_sext_48;
+            pk.payload.ip.ip = base;
+            pt_enc_next(enc, &pk);
+        }
+        memset(&pk, 0, sizeof pk);
+        pk.type = ppt_psbend;
+        pt_enc_next(enc, &pk);
+        for (int i = 0; i < 60; i++) {
+            memset(&pk, 0, sizeof pk);
+            pk.type = ppt_tnt_8;
+            pk.payload.tnt.bit_size = 6;
+            pk.payload.tnt.payload = 0x3f;
+            pt_enc_next(enc, &pk);
+        }
+    }
+    uint64_t len = 0;
+    pt_enc_get_offset(enc, &len);
+    pt_free_encoder(enc);
+    struct image im = {base, code, sizeof code};
+    struct code cd = {&im, 1};
+    struct trace t = {trace, len, &cd, NULL};
+    unsigned long again = again_total;
+    check_trace("deep recursion", &t, &big, 0);
+    CHECK(again_total > again); /* pieces whose frames went past the window were walked again */
+}
+
+/* fwpt_seam_compare itself: a decoder stopped by stop_at against copies of itself with one thing changed. */
+static void check_seam_compare(void)
+{
+    struct progen_cfg cfg = {.seed = 7, .max_insns = 20000, .features = PROGEN_F_ALL, .psb_period = 300,
+                             .no_truth = 1};
+    struct progen p;
+    if (progen_build(&cfg, &p)) {
+        CHECK(!"progen");
+        return;
+    }
+    struct image im = {p.base, p.code, p.code_size};
+    struct code code = {&im, 1};
+    static struct fwpt_flow f, g;
+    static struct fwpt_flow_block cache[4096];
+    static struct fwpt_sum_path paths[256];
+    static struct fwpt_sum_cold cold[256];
+    unsigned stops = 0, with_stack = 0;
+    for (uint64_t at = 100; at < p.trace_size; at += p.trace_size / 16) {
+        fwpt_flow_init(&f, p.trace, p.trace_size, read_code, &code, cache, 4096);
+        struct fwpt_sum s;
+        fwpt_sum_init(&s, &f, paths, 256, cold);
+        s.stop_at = at;
+        fwpt_sum_configure(&s);
+        if (fwpt_sum_walk(&s) != FWPT_OK)
+            continue;
+        stops++;
+        CHECK(f.resolve_pending && f.have_peek && f.peek.offset >= at && !f.tnt_count);
+        g = f;
+        CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_SAME);
+        g.mode = g.mode == FWPT_MODE_64 ? FWPT_MODE_32 : FWPT_MODE_64;
+        CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_DIFFERENT);
+        g = f;
+        g.last_target++;
+        CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_DIFFERENT);
+        g = f;
+        g.pkt.last_ip ^= 1;
+        CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_DIFFERENT);
+        g = f;
+        g.pend_pip = 1;
+        CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_DIFFERENT);
+        g = f;
+        g.ip ^= 1; /* the pending block's start: left out */
+        CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_SAME);
+        if (f.retstack_n) {
+            with_stack++;
+            g = f;
+            g.retstack_n--; /* the fresh decoder holds fewer, the newest */
+            CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_SAME_STACK_TOP);
+            CHECK_EQ(fwpt_seam_compare(&g, &f), FWPT_SEAM_DIFFERENT); /* more than the other: no */
+            g = f;
+            g.retstack[(g.retstack_top - 1) % FWPT_FLOW_RETSTACK]++;
+            CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_DIFFERENT);
+        }
+    }
+    CHECK(stops >= 8);
+    CHECK(with_stack >= 1);
+    progen_free(&p);
+}
+
+static uint8_t *load(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *d = malloc(sz > 0 ? (size_t)sz : 1);
+    *n = d && sz > 0 && fread(d, 1, (size_t)sz, f) == (size_t)sz ? (size_t)sz : 0;
+    fclose(f);
+    return d;
+}
+
+static int cmp_im(const void *a, const void *b)
+{
+    const struct image *x = a, *y = b;
+    return x->base < y->base ? -1 : x->base > y->base;
+}
+
+/* The firmware traces: each image a module, the trace as it is and repeated (PSBs in the middle of calls). */
+static void check_firmware(void)
+{
+    if (!getenv("FWPT_BENCH_FW") && getenv("FWPT_BUILD")) {
+        char d[4096];
+        snprintf(d, sizeof d, "%s/bench/fw", getenv("FWPT_BUILD"));
+        DIR *x = opendir(d);
+        if (x) {
+            closedir(x);
+            setenv("FWPT_BENCH_FW", d, 1);
+        }
+    }
+    struct fw_trace *fw;
+    int n = fw_traces("summary", &fw);
+    CHECK(n >= 0);
+    for (int i = 0; i < n; i++) {
+        struct image im[64];
+        struct fwpt_module mv[64];
+        char names[64][32];
+        size_t nim = 0, len = 0;
+        DIR *d = opendir(fw[i].dir);
+        struct dirent *de;
+        while (d && (de = readdir(d)) && nim < 64) {
+            unsigned long long b;
+            char path[4400];
+            if (sscanf(de->d_name, "img-%llx.bin", &b) != 1)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", fw[i].dir, de->d_name);
+            im[nim].base = b;
+            im[nim].code = load(path, &im[nim].size);
+            if (im[nim].code)
+                nim++;
+        }
+        if (d)
+            closedir(d);
+        qsort(im, nim, sizeof *im, cmp_im);
+        for (size_t k = 0; k < nim; k++) {
+            snprintf(names[k], sizeof names[k], "M%zu", k);
+            mv[k] = (struct fwpt_module){names[k], im[k].base, im[k].size, NULL, 0};
+        }
+        struct fwpt_modules mods = {mv, nim, 0};
+        struct code code = {im, nim};
+        char path[4200];
+        snprintf(path, sizeof path, "%s/trace.pt", fw[i].dir);
+        uint8_t *one = load(path, &len);
+        CHECK(one && len);
+        if (one && len) {
+            uint8_t *rep = malloc(len * 3);
+            for (int k = 0; k < 3; k++)
+                memcpy(rep + k * len, one, len);
+            struct trace t = {rep, len * 3, &code, &mods};
+            char what[128];
+            snprintf(what, sizeof what, "firmware %s (3 copies)", fw[i].name);
+            check_trace(what, &t, &big, 0);
+            free(rep);
+        }
+        free(one);
+        for (size_t k = 0; k < nim; k++)
+            free(im[k].code);
+    }
+    free(fw);
+}
+
+int main(void)
+{
+    check_seam_compare();
+    check_programs();
+    check_deep_recursion();
+    check_firmware();
+    printf("summary: %lu comparisons (%lu text, %lu edge, %lu bitmap differences); %lu pieces, %lu seams joined, "
+           "%lu pieces walked again; valid programs: %lu seams, %lu joined\n",
+           n_compared, n_text_diff, n_edge_diff, n_cov_diff, pieces_total, joined_total, again_total, valid_seams,
+           valid_joined);
+    CHECK_EQ(valid_joined, valid_seams); /* every seam of a valid trace joins */
+    return check_summary("summary");
+}

@@ -1,0 +1,212 @@
+/* fwpt flow's summaries through the tool: --profile --calls --edges with --folded, --chrome-trace, --report and
+ * --coverage files, by the summary walk (-j 1, -j 2 and -j 4 with pieces from one PSB on, and the default) and by
+ * the per-instruction walk (--walk insn): the same stdout, stderr, files and exit status, over generated programs
+ * saved as a \fwpt\ directory, corrupted copies of their traces (FILE + --image) and the firmware traces
+ * (FWPT_BENCH_FW, else $FWPT_BUILD/bench/fw when there). Then the options' errors. Needs $FWPT_BUILD/fwpt. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/check.h"
+#include "tests/common/fw_traces.h"
+#include "tests/common/pkt_stream.h"
+#include "tests/common/progen.h"
+
+static char tool[1024], tmp[64];
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fwrite(data, 1, n, f);
+    fclose(f);
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    *n = 0;
+    if (!f)
+        return NULL;
+    size_t cap = 4096;
+    char *b = malloc(cap);
+    for (size_t r; (r = fread(b + *n, 1, cap - *n, f)) > 0;) {
+        *n += r;
+        if (*n == cap)
+            b = realloc(b, cap *= 2);
+    }
+    fclose(f);
+    return b;
+}
+
+/* Everything one run gave: stdout, stderr, the files, the exit status, as one blob. */
+static char *run(const char *input, const char *walk, size_t *n)
+{
+    char cmd[8192], path[256];
+    snprintf(cmd, sizeof cmd,
+             "timeout 60 %s flow %s --profile --calls --edges --folded %s/folded --chrome-trace %s/chrome "
+             "--report %s/report --coverage %s/cov --coverage-size 4K %s >%s/out 2>%s/err; echo $? >%s/rc",
+             tool, input, tmp, tmp, tmp, tmp, walk, tmp, tmp, tmp);
+    int st = system(cmd);
+    CHECK(WIFEXITED(st));
+    size_t cap = 1 << 16, len = 0;
+    char *all = malloc(cap);
+    static const char *const parts[] = {"out", "err", "rc", "folded", "chrome", "report", "cov"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        size_t m;
+        snprintf(path, sizeof path, "%s/%s", tmp, parts[i]);
+        char *d = slurp(path, &m);
+        if (len + m + 64 > cap)
+            all = realloc(all, cap = (len + m + 64) * 2);
+        len += (size_t)snprintf(all + len, 64, "\n== %s (%zu)\n", parts[i], m);
+        if (d)
+            memcpy(all + len, d, m);
+        len += m;
+        free(d);
+        unlink(path);
+    }
+    *n = len;
+    return all;
+}
+
+static unsigned long n_inputs, n_diff, n_failing;
+
+/* Every way against --walk insn. */
+static void compare_ways(const char *what, const char *input)
+{
+    static const char *const ways[] = {"-j 1", "-j 2 --split 1", "-j 4 --split 1", ""};
+    size_t rn;
+    char *ref = run(input, "--walk insn", &rn);
+    n_inputs++;
+    if (!strstr(ref, "== rc (2)\n0\n"))
+        n_failing++; /* decode errors: exit status 1 (the ways must agree on it too) */
+    for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+        size_t gn;
+        char *got = run(input, ways[w], &gn);
+        bool same = gn == rn && !memcmp(ref, got, rn);
+        if (!same && n_diff++ < 3) {
+            size_t i = 0;
+            while (i < rn && i < gn && ref[i] == got[i])
+                i++;
+            size_t from = i > 100 ? i - 100 : 0;
+            fprintf(stderr, "%s (%s): differs from --walk insn at %zu:\n  insn:    %.200s\n  summary: %.200s\n", what,
+                    ways[w], i, ref + from, got + from);
+        }
+        CHECK(same);
+        free(got);
+    }
+    free(ref);
+}
+
+static void check_programs(void)
+{
+    char path[256], img[256], input[1024];
+    uint64_t rng = 0x51ed;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        struct progen_cfg cfg = {.seed = seed, .nfuncs = 16, .max_insns = 20000, .features = PROGEN_F_ALL,
+                                 .psb_period = 300, .no_truth = 1};
+        struct progen p;
+        if (progen_build(&cfg, &p)) {
+            CHECK(!"progen");
+            continue;
+        }
+        snprintf(path, sizeof path, "%s/trace.pt", tmp);
+        write_file(path, p.trace, p.trace_size);
+        snprintf(img, sizeof img, "%s/img-%llx.bin", tmp, (unsigned long long)p.base);
+        write_file(img, p.code, p.code_size);
+        snprintf(path, sizeof path, "%s/sideband.json", tmp);
+        FILE *f = fopen(path, "w");
+        fprintf(f, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\"}]}\n",
+                (unsigned long long)p.base, p.code_size, (unsigned long long)p.base);
+        fclose(f);
+        char what[64];
+        snprintf(what, sizeof what, "program %llu", (unsigned long long)seed);
+        compare_ways(what, tmp);
+        uint8_t *bad = malloc(p.trace_size + 64);
+        snprintf(path, sizeof path, "%s/bad.pt", tmp);
+        for (int v = 0; v < 3; v++) {
+            size_t blen = pkt_corrupt(&rng, p.trace, p.trace_size, bad);
+            write_file(path, bad, blen);
+            snprintf(input, sizeof input, "%s --image %s@%llx", path, img, (unsigned long long)p.base);
+            snprintf(what, sizeof what, "program %llu corrupted %d", (unsigned long long)seed, v);
+            compare_ways(what, input);
+        }
+        free(bad);
+        unlink(path);
+        unlink(img);
+        progen_free(&p);
+    }
+}
+
+static void check_firmware(void)
+{
+    if (!getenv("FWPT_BENCH_FW") && getenv("FWPT_BUILD")) {
+        char d[4096];
+        snprintf(d, sizeof d, "%s/bench/fw", getenv("FWPT_BUILD"));
+        DIR *x = opendir(d);
+        if (x) {
+            closedir(x);
+            setenv("FWPT_BENCH_FW", d, 1);
+        }
+    }
+    struct fw_trace *fw;
+    int n = fw_traces("summary_tool", &fw);
+    CHECK(n >= 0);
+    for (int i = 0; i < n; i++) {
+        char what[128];
+        snprintf(what, sizeof what, "firmware %s", fw[i].name);
+        compare_ways(what, fw[i].dir); /* with its sideband.json: names, the processor's errata */
+    }
+    if (n > 0)
+        free(fw);
+}
+
+/* The options' errors: exit status 2 and a line that says what was expected. */
+static void check_options(void)
+{
+    static const struct {
+        const char *args, *says;
+    } bad[] = {
+        {"-j 0", "expected 1..256 threads"},
+        {"--jobs x", "expected 1..256 threads"},
+        {"--coverage-size 3000", "expected a power of two"},
+        {"--split 0", "expected a size in bytes"},
+        {"--walk fast", "expected 'summary' or 'insn'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[2048], out[4096] = {0};
+        snprintf(cmd, sizeof cmd, "%s flow /dev/null %s 2>&1", tool, bad[i].args);
+        FILE *p = popen(cmd, "r");
+        size_t m = fread(out, 1, sizeof out - 1, p);
+        out[m] = 0;
+        int st = pclose(p);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+        CHECK(strstr(out, bad[i].says) != NULL);
+    }
+}
+
+int main(void)
+{
+    const char *b = getenv("FWPT_BUILD");
+    snprintf(tool, sizeof tool, "%s/fwpt", b && *b ? b : "build");
+    if (access(tool, X_OK) != 0) {
+        CHECK(!"fwpt tool present");
+        return check_summary("summary_tool");
+    }
+    snprintf(tmp, sizeof tmp, "/tmp/fwpt-sumtool-XXXXXX");
+    if (!mkdtemp(tmp))
+        return 1;
+    check_programs();
+    check_firmware();
+    check_options();
+    rmdir(tmp);
+    printf("summary_tool: %lu inputs (%lu with decode errors), each by 4 summary ways against --walk insn: %lu differ\n",
+           n_inputs, n_failing, n_diff);
+    return check_summary("summary_tool");
+}
