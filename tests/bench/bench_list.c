@@ -18,6 +18,7 @@
 #include "tests/common/progen.h"
 #include "tools/sideband.h"
 #include "tools/zydis.h"
+#include "tests/common/mem_sink.h"
 
 static double now(void)
 {
@@ -59,24 +60,6 @@ static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
 /* ---- sinks: /dev/null through stdio (as tools/fwpt.c's file sink), and memory for the comparison ---- */
 static void file_write(void *ctx, const char *s, size_t n) { fwrite(s, 1, n, (FILE *)ctx); }
 
-struct mem {
-    char *d;
-    size_t n, cap;
-};
-static void mem_write(void *ctx, const char *s, size_t n)
-{
-    struct mem *m = ctx;
-    if (m->n + n > m->cap) {
-        m->cap = (m->n + n) * 2;
-        m->d = realloc(m->d, m->cap);
-        if (!m->d) {
-            fprintf(stderr, "bench_list: out of memory\n");
-            exit(1);
-        }
-    }
-    memcpy(m->d + m->n, s, n);
-    m->n += n;
-}
 
 static struct fwpt_flow_block cache[1 << 16];
 static struct fwpt_list_asm acache[1 << 14];
@@ -156,7 +139,7 @@ static int measure(struct input *in, int add_to_total)
         struct fwpt_sink sa = {mem_write, &a}, sb = {mem_write, &b};
         list_once(in, &sa, fmt, disasm, 1);
         list_once(in, &sb, fmt, disasm, 0);
-        int same = a.n == b.n && !memcmp(a.d, b.d, a.n);
+        int same = a.n == b.n && !memcmp(a.p, b.p, a.n);
         uint64_t n_new, n_old;
         double t_new = best_time(in, null, fmt, disasm, 1, &n_new);
         double t_old = best_time(in, null, fmt, disasm, 0, &n_old);
@@ -170,8 +153,8 @@ static int measure(struct input *in, int add_to_total)
             tot_new[c] += t_new;
             tot_old[c] += t_old;
         }
-        free(a.d);
-        free(b.d);
+        free(a.p);
+        free(b.p);
     }
     fclose(null);
     return rc;

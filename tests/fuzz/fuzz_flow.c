@@ -13,22 +13,10 @@ static struct fwpt_flow_block cache[256];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct code_image im = {0x1000, data, size, 1};
-    const uint8_t *trace = data;
-    size_t tlen = size;
-    if (size >= 10) {
-        size_t clen = (size_t)data[0] | (size_t)data[1] << 8;
-        uint64_t base = 0;
-        for (int i = 0; i < 8; i++)
-            base |= (uint64_t)data[2 + i] << (8 * i);
-        if (clen <= size - 10) {
-            im.base = base;
-            im.code = data + 10;
-            im.size = clen;
-            trace = data + 10 + clen;
-            tlen = size - 10 - clen;
-        }
-    }
+    struct code_image im;
+    const uint8_t *trace;
+    size_t tlen;
+    code_image_from_input(&im, &trace, &tlen, data, size, 1);
     static struct fwpt_flow f;
     fwpt_flow_init(&f, trace, tlen, code_image_read, &im, (size & 1) ? cache : NULL, (size & 1) ? 256 : 0);
     fwpt_flow_set_runaway_limit(&f, 2000); /* keeps long but valid walks short under ASan */

@@ -11,23 +11,7 @@
 #include "decode/flow_list.h"
 #include "decode/flow_print.h"
 #include "tests/common/code_image.h"
-
-struct mem {
-    char *d;
-    size_t n, cap;
-};
-static void mem_write(void *ctx, const char *s, size_t n)
-{
-    struct mem *m = ctx;
-    if (m->n + n > m->cap) {
-        m->cap = (m->n + n) * 2;
-        m->d = realloc(m->d, m->cap);
-        if (!m->d)
-            abort();
-    }
-    memcpy(m->d + m->n, s, n);
-    m->n += n;
-}
+#include "tests/common/mem_sink.h"
 
 static size_t fake_disasm(void *ctx, uint64_t ip, uint8_t mode, char *o, size_t cap)
 {
@@ -52,22 +36,10 @@ static char buf[4 * FWPT_LIST_LINE_MAX];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct code_image im = {0x1000, data, size, 1};
-    const uint8_t *trace = data;
-    size_t tlen = size;
-    if (size >= 10) {
-        size_t clen = (size_t)data[0] | (size_t)data[1] << 8;
-        uint64_t base = 0;
-        for (int i = 0; i < 8; i++)
-            base |= (uint64_t)data[2 + i] << (8 * i);
-        if (clen <= size - 10) {
-            im.base = base;
-            im.code = data + 10;
-            im.size = clen;
-            trace = data + 10 + clen;
-            tlen = size - 10 - clen;
-        }
-    }
+    struct code_image im;
+    const uint8_t *trace;
+    size_t tlen;
+    code_image_from_input(&im, &trace, &tlen, data, size, 1);
     static char long_name[100];
     memset(long_name, '"', sizeof long_name - 1);
     const struct fwpt_module mv[3] = {
@@ -107,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fwpt_flow_print_event(&pr, &ev);
     if (fwpt_flow_cut(&f, &cut_ip))
         fwpt_flow_print_cut(&pr, cut_ip, tlen);
-    if (a.n != b.n || (a.n && memcmp(a.d, b.d, a.n)))
+    if (a.n != b.n || (a.n && memcmp(a.p, b.p, a.n)))
         abort(); /* the fast listing is not the printer's */
     return 0;
 }

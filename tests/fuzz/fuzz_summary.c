@@ -14,25 +14,11 @@
 #include "decode/flow_print.h"
 #include "decode/parallel_host.h"
 #include "tests/common/code_image.h"
+#include "tests/common/mem_sink.h"
 
 #define RUNAWAY 2000 /* keeps long but valid walks short under ASan (as fuzz_flow) */
 #define COV (1u << 10)
 
-struct mem {
-    char *p;
-    size_t n, cap;
-};
-static void mem_write(void *ctx, const char *s, size_t n)
-{
-    struct mem *m = ctx;
-    if (m->n + n + 1 > m->cap) {
-        m->cap = (m->n + n + 1) * 2;
-        m->p = realloc(m->p, m->cap);
-    }
-    memcpy(m->p + m->n, s, n);
-    m->n += n;
-    m->p[m->n] = 0;
-}
 
 struct tables {
     uint64_t mod_insns[3];
@@ -80,22 +66,10 @@ static void *resize(void *ctx, void *old, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct code_image im = {0x1000, data, size, 0};
-    const uint8_t *trace = data;
-    size_t tlen = size;
-    if (size >= 10) {
-        size_t clen = (size_t)data[0] | (size_t)data[1] << 8;
-        uint64_t base = 0;
-        for (int i = 0; i < 8; i++)
-            base |= (uint64_t)data[2 + i] << (8 * i);
-        if (clen <= size - 10) {
-            im.base = base;
-            im.code = data + 10;
-            im.size = clen;
-            trace = data + 10 + clen;
-            tlen = size - 10 - clen;
-        }
-    }
+    struct code_image im;
+    const uint8_t *trace;
+    size_t tlen;
+    code_image_from_input(&im, &trace, &tlen, data, size, 0);
     /* two modules over the code: instructions on both sides of the boundary, and none past it */
     struct fwpt_module mv[2] = {{"A", im.base, im.size / 2}, {"B", im.base + im.size / 2, im.size / 4 + 1}};
     struct fwpt_modules mods = {mv, 2, 0};

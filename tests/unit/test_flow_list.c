@@ -24,38 +24,22 @@
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
 #include "tests/common/rng.h"
-
-struct mem {
-    char *d;
-    size_t n, cap;
-};
-static void mem_write(void *ctx, const char *s, size_t n)
-{
-    struct mem *m = ctx;
-    if (m->n + n > m->cap) {
-        m->cap = (m->n + n) * 2 + 4096;
-        m->d = realloc(m->d, m->cap);
-        if (!m->d)
-            exit(1);
-    }
-    memcpy(m->d + m->n, s, n);
-    m->n += n;
-}
+#include "tests/common/mem_sink.h"
 
 /* Where two outputs first differ, for the log. */
 static int same(const struct mem *a, const struct mem *b, const char *what)
 {
-    if (a->n == b->n && !memcmp(a->d, b->d, a->n))
+    if (a->n == b->n && !memcmp(a->p, b->p, a->n))
         return 1;
     size_t i = 0;
-    while (i < a->n && i < b->n && a->d[i] == b->d[i])
+    while (i < a->n && i < b->n && a->p[i] == b->p[i])
         i++;
     size_t ls = i;
-    while (ls && a->d[ls - 1] != '\n')
+    while (ls && a->p[ls - 1] != '\n')
         ls--;
     fprintf(stderr, "flow_list: %s: the listings differ at byte %zu (fast %zu bytes, printer %zu):\n  fast:    %.*s\n"
-                    "  printer: %.*s\n", what, i, a->n, b->n, (int)(a->n - ls < 200 ? a->n - ls : 200), a->d + ls,
-            (int)(b->n - ls < 200 ? b->n - ls : 200), b->d + ls);
+                    "  printer: %.*s\n", what, i, a->n, b->n, (int)(a->n - ls < 200 ? a->n - ls : 200), a->p + ls,
+            (int)(b->n - ls < 200 ? b->n - ls : 200), b->p + ls);
     return 0;
 }
 
@@ -217,12 +201,12 @@ static void compare_trace(const uint8_t *trace, size_t len, struct code *c, cons
                 CHECK(a.n > 0);
                 n_listings++;
                 for (size_t i = 0; i < a.n; i++)
-                    n_lines += a.d[i] == '\n';
+                    n_lines += a.p[i] == '\n';
                 if (errs)
                     *errs = e;
             }
-    free(a.d);
-    free(b.d);
+    free(a.p);
+    free(b.p);
 }
 
 /* Generated programs, their traces and corrupted copies. */
@@ -265,8 +249,8 @@ static void test_generated(void)
                 }
             CHECK_EQ(calls, distinct);
             CHECK(distinct * 2 < listed); /* the programs loop: a cache that did nothing would fail the line above */
-            free(a.d);
-            free(b.d);
+            free(a.p);
+            free(b.p);
         } else {
             CHECK(!"program too large for the cache check");
         }
@@ -362,8 +346,8 @@ static void test_events(void)
         CHECK(same(&a, &b, label));
         CHECK_EQ(kinds_seen, (2u << FWPT_FLOW_KIND_COUNT) - 1); /* every kind, and the one past */
     }
-    free(a.d);
-    free(b.d);
+    free(a.p);
+    free(b.p);
 }
 
 /* ---- the tool ---- */
@@ -398,8 +382,8 @@ static void tool_same(const char *args, const char *what)
     snprintf(label, sizeof label, "fwpt flow %s (%s)", args, what);
     CHECK(o[0].n > 1000 && same(&o[0], &o[1], label));
     CHECK(WIFEXITED(st[0]) && WEXITSTATUS(st[0]) <= 1 && st[0] == st[1]);
-    free(o[0].d);
-    free(o[1].d);
+    free(o[0].p);
+    free(o[1].p);
 }
 
 static void tool_all(const char *target, const char *what)

@@ -23,23 +23,7 @@
 #include "tests/common/fw_traces.h"
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
-
-/* ---- a growing text sink ---- */
-struct mem {
-    char *p;
-    size_t n, cap;
-};
-static void mem_write(void *ctx, const char *s, size_t n)
-{
-    struct mem *m = ctx;
-    if (m->n + n + 1 > m->cap) {
-        m->cap = (m->n + n + 1) * 2;
-        m->p = realloc(m->p, m->cap);
-    }
-    memcpy(m->p + m->n, s, n);
-    m->n += n;
-    m->p[m->n] = 0;
-}
+#include "tests/common/mem_sink.h"
 
 /* ---- the code: images at their bases ---- */
 struct image {
