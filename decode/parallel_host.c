@@ -25,7 +25,7 @@ static void *host_resize(void *ctx, void *old, size_t size)
     }
     return realloc(old, size);
 }
-static const struct fwpt_resize resize = {host_resize, NULL};
+const struct fwpt_resize fwpt_host_resize = {host_resize, NULL};
 
 unsigned fwpt_par_cores(void)
 {
@@ -113,11 +113,11 @@ static bool counts_init(struct counts *c, const struct fwpt_par_setup *s, bool l
     memset(c, 0, sizeof *c);
     if (s->profile && direct)
         fwpt_sp_init_direct(&c->prof, direct);
-    if (s->profile && !direct && !fwpt_sp_init(&c->prof, s->mods, known, log, &resize))
+    if (s->profile && !direct && !fwpt_sp_init(&c->prof, s->mods, known, log, &fwpt_host_resize))
         return false;
     c->prof.max_nodes = (uint32_t)max_nodes;
     if (s->edges)
-        fwpt_edges_init(&c->edges, NULL, 0, &resize);
+        fwpt_edges_init(&c->edges, NULL, 0, &fwpt_host_resize);
     if (s->edges && !c->edges.v)
         return false;
     if (s->cov_size && !(c->cov = calloc(1, s->cov_size)))
@@ -350,7 +350,7 @@ int fwpt_par_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, stru
 {
     memset(out, 0, sizeof *out);
     if (s->edges)
-        fwpt_edges_init(&out->edges, NULL, 0, &resize);
+        fwpt_edges_init(&out->edges, NULL, 0, &fwpt_host_resize);
     if (s->cov_size)
         out->cov = calloc(1, s->cov_size);
     if ((s->edges && !out->edges.v) || (s->cov_size && !out->cov))

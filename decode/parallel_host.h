@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/errata.h"
+#include "decode/resize.h"
 #include "decode/summary.h"
 
 struct fwpt_par_setup {
@@ -66,6 +67,9 @@ struct fwpt_par_out {
  * fwpt_profile_add would. 0, or -1 when out of memory. */
 int fwpt_par_run(const struct fwpt_par_setup *setup, struct fwpt_profile *prof, struct fwpt_par_out *out);
 void fwpt_par_out_free(struct fwpt_par_out *out);
+
+/* realloc as a struct fwpt_resize (decode/resize.h), for the host's growing tables. */
+extern const struct fwpt_resize fwpt_host_resize;
 
 /* Cores present (at least 1). */
 unsigned fwpt_par_cores(void);

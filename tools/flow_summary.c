@@ -5,16 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *host_resize(void *ctx, void *old, size_t size)
-{
-    (void)ctx;
-    if (!size) {
-        free(old);
-        return NULL;
-    }
-    return realloc(old, size);
-}
-
 int flow_summary_run(struct flow_summary *fs, struct fwpt_par_setup *setup, struct fwpt_profile *prof,
                      struct fwpt_flow_printer *pr)
 {
@@ -32,11 +22,10 @@ static struct fwpt_edge_walk insn_walk;
 
 int flow_summary_insn_begin(struct flow_summary *fs)
 {
-    static const struct fwpt_resize rs = {host_resize, NULL};
     memset(&fs->out, 0, sizeof fs->out);
     memset(&insn_walk, 0, sizeof insn_walk);
     if (fs->edges) {
-        fwpt_edges_init(&fs->out.edges, NULL, 0, &rs);
+        fwpt_edges_init(&fs->out.edges, NULL, 0, &fwpt_host_resize);
         if (!fs->out.edges.v)
             return -1;
     }

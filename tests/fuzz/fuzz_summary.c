@@ -54,16 +54,6 @@ static void edges_text(const struct fwpt_edges *e, struct mem *m)
     free(v);
 }
 
-static void *resize(void *ctx, void *old, size_t n)
-{
-    (void)ctx;
-    if (!n) {
-        free(old);
-        return NULL;
-    }
-    return realloc(old, n);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct code_image im;
@@ -90,9 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fwpt_flow_set_errata(&f, &all);
         fwpt_flow_set_filter(&f, range, 1);
     }
-    const struct fwpt_resize rs = {resize, NULL};
     struct fwpt_edges ea;
-    fwpt_edges_init(&ea, NULL, 0, &rs);
+    fwpt_edges_init(&ea, NULL, 0, &fwpt_host_resize);
     static uint8_t cov[COV];
     memset(cov, 0, sizeof cov);
     struct fwpt_edge_walk ew = {0, false};
