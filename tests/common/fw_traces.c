@@ -49,3 +49,12 @@ int fw_traces(const char *who, struct fw_trace **out)
     *out = t;
     return found;
 }
+
+void fw_traces_default(void)
+{
+    const char *b = getenv("FWPT_BUILD");
+    char def[4200];
+    snprintf(def, sizeof def, "%s/bench/fw", b && *b ? b : "build");
+    if (!getenv("FWPT_BENCH_FW") && access(def, R_OK) == 0)
+        setenv("FWPT_BENCH_FW", def, 1);
+}

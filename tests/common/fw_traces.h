@@ -13,4 +13,8 @@ struct fw_trace {
  * prefixed with 'who'). */
 int fw_traces(const char *who, struct fw_trace **out);
 
+/* FWPT_BENCH_FW unset: set it to $FWPT_BUILD/bench/fw (else build/bench/fw) when that is there, so the
+ * tests find the traces make bench recorded in this build. */
+void fw_traces_default(void);
+
 #endif

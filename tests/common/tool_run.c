@@ -1,5 +1,7 @@
 #include "tests/common/tool_run.h"
 
+#include "tests/common/progen.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -16,4 +18,49 @@ int tool_run(const char *cmd, const char *args, char *out, size_t cap)
     out[n] = 0;
     int st = pclose(f);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, n, f) != n) {
+        perror(path);
+        exit(1);
+    }
+    fclose(f);
+}
+
+char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    *n = 0;
+    if (!f)
+        return NULL;
+    size_t cap = 4096;
+    char *b = malloc(cap);
+    for (size_t r; (r = fread(b + *n, 1, cap - *n, f)) > 0;) {
+        *n += r;
+        if (*n == cap)
+            b = realloc(b, cap *= 2);
+    }
+    fclose(f);
+    return b;
+}
+
+void save_program(const char *dir, const struct progen *p)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/trace.pt", dir);
+    write_file(path, p->trace, p->trace_size);
+    snprintf(path, sizeof path, "%s/img-%llx.bin", dir, (unsigned long long)p->base);
+    write_file(path, p->code, p->code_size);
+    snprintf(path, sizeof path, "%s/sideband.json", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fprintf(f, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\"}]}\n",
+            (unsigned long long)p->base, p->code_size, (unsigned long long)p->base);
+    fclose(f);
 }

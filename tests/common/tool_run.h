@@ -1,5 +1,5 @@
 /* fwpt tests — run the host tool of this build ($FWPT_BUILD/fwpt, else build/fwpt) and take
- * what it prints (stdout and stderr). Hosted C. */
+ * what it prints (stdout and stderr); the files it reads and writes. Hosted C. */
 #ifndef FWPT_TESTS_TOOL_RUN_H
 #define FWPT_TESTS_TOOL_RUN_H
 
@@ -8,5 +8,15 @@
 /* `fwpt CMD ARGS 2>&1` into out (NUL-terminated, at most cap - 1 bytes); returns the exit status,
  * -1 if it could not run or did not exit. */
 int tool_run(const char *cmd, const char *args, char *out, size_t cap);
+
+/* The tool's input and output files: write_file writes n bytes to path (a failure ends the test with
+ * status 1); slurp reads a whole file into malloc'd memory (*n its size), NULL if it cannot be opened. */
+void write_file(const char *path, const void *data, size_t n);
+char *slurp(const char *path, size_t *n);
+
+/* A generated program saved as a \fwpt\ directory: DIR/trace.pt, DIR/img-BASE.bin and a DIR/sideband.json
+ * naming the one image "Prog". */
+struct progen;
+void save_program(const char *dir, const struct progen *p);
 
 #endif

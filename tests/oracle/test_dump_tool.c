@@ -30,6 +30,7 @@
 #include "tests/check.h"
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
+#include "tests/common/tool_run.h"
 
 static char tool[1024], dir[64], file[128], errfile[128];
 static struct pkt_stream st;
@@ -66,16 +67,6 @@ static void run_tool(struct run *r, const char *args)
     r->err[n] = 0;
     if (e)
         fclose(e);
-}
-
-static void write_file(const char *path, const uint8_t *b, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(b, 1, n, f) != n) {
-        perror(path);
-        exit(1);
-    }
-    fclose(f);
 }
 
 /* Line k of s (0-based): its start, and its length without the newline; NULL past the last. */

@@ -25,6 +25,7 @@
 #include "tests/common/progen.h"
 #include "tests/common/rng.h"
 #include "tests/common/mem_sink.h"
+#include "tests/common/tool_run.h"
 
 /* Where two outputs first differ, for the log. */
 static int same(const struct mem *a, const struct mem *b, const char *what)
@@ -353,16 +354,6 @@ static void test_events(void)
 /* ---- the tool ---- */
 static char tool[1024];
 
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, n, f) != n) {
-        perror(path);
-        exit(1);
-    }
-    fclose(f);
-}
-
 /* `fwpt flow ARGS` and `fwpt flow ARGS --slow-print`: the same stdout, stderr and exit status. */
 static void tool_same(const char *args, const char *what)
 {
@@ -405,10 +396,7 @@ static void test_tool(const char *dir)
         return;
     }
     char path[1200], target[2600];
-    snprintf(path, sizeof path, "%s/trace.pt", dir);
-    write_file(path, p.trace, p.trace_size);
-    snprintf(path, sizeof path, "%s/img-%llx.bin", dir, (unsigned long long)p.base);
-    write_file(path, p.code, p.code_size);
+    save_program(dir, &p);
     snprintf(path, sizeof path, "%s/sideband.json", dir);
     FILE *f = fopen(path, "w");
     /* two names over one image (the second overlaps the first), one with JSON escapes */
@@ -453,11 +441,7 @@ static void test_tool(const char *dir)
 /* The firmware traces make bench recorded, when there are any. */
 static void test_firmware(void)
 {
-    const char *b = getenv("FWPT_BUILD");
-    char def[1200];
-    snprintf(def, sizeof def, "%s/bench/fw", b && *b ? b : "build");
-    if (!getenv("FWPT_BENCH_FW") && access(def, R_OK) == 0)
-        setenv("FWPT_BENCH_FW", def, 1);
+    fw_traces_default();
     struct fw_trace *t;
     int n = fw_traces("flow_list", &t);
     for (int i = 0; i < n; i++)
@@ -582,16 +566,7 @@ int main(void)
     struct progen_cfg cfg = {.seed = 5, .nfuncs = 12, .max_insns = 200000, .features = PROGEN_F_PSB};
     struct progen p;
     if (progen_build(&cfg, &p) == 0) {
-        char path[1200];
-        snprintf(path, sizeof path, "%s/trace.pt", pdir);
-        write_file(path, p.trace, p.trace_size);
-        snprintf(path, sizeof path, "%s/img-%llx.bin", pdir, (unsigned long long)p.base);
-        write_file(path, p.code, p.code_size);
-        snprintf(path, sizeof path, "%s/sideband.json", pdir);
-        FILE *f = fopen(path, "w");
-        fprintf(f, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\"}]}\n",
-                (unsigned long long)p.base, p.code_size, (unsigned long long)p.base);
-        fclose(f);
+        save_program(pdir, &p);
         test_progress(pdir);
         progen_free(&p);
     } else {

@@ -15,17 +15,7 @@
 #include "tests/check.h"
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
-
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fwrite(data, 1, n, f);
-    fclose(f);
-}
+#include "tests/common/tool_run.h"
 
 /* Checks the JSON lines of the tool against the ground truth; returns instructions matched. */
 static size_t check_jsonl(FILE *in, const struct progen *p, int with_module, unsigned long *interrupts)
@@ -161,10 +151,7 @@ int main(void)
             continue;
         }
         char path[1200], cmd[4096];
-        snprintf(path, sizeof path, "%s/trace.pt", dir);
-        write_file(path, p.trace, p.trace_size);
-        snprintf(path, sizeof path, "%s/img-%llx.bin", dir, (unsigned long long)p.base);
-        write_file(path, p.code, p.code_size);
+        save_program(dir, &p);
         snprintf(path, sizeof path, "%s/sideband.json", dir);
         FILE *f = fopen(path, "w");
         fprintf(f, "{\"version\":1,\n \"images\": [ {\"name\":\"Prog\", \"base\":\"0x%llx\", \"size\":\"0x%zx\", "

@@ -481,15 +481,7 @@ static int cmp_im(const void *a, const void *b)
 /* The firmware traces: each image a module, the trace as it is and repeated (PSBs in the middle of calls). */
 static void check_firmware(void)
 {
-    if (!getenv("FWPT_BENCH_FW") && getenv("FWPT_BUILD")) {
-        char d[4096];
-        snprintf(d, sizeof d, "%s/bench/fw", getenv("FWPT_BUILD"));
-        DIR *x = opendir(d);
-        if (x) {
-            closedir(x);
-            setenv("FWPT_BENCH_FW", d, 1);
-        }
-    }
+    fw_traces_default();
     struct fw_trace *fw;
     int n = fw_traces("summary", &fw);
     CHECK(n >= 0);

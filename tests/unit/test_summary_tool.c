@@ -14,36 +14,9 @@
 #include "tests/common/fw_traces.h"
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
+#include "tests/common/tool_run.h"
 
 static char tool[1024], tmp[64];
-
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fwrite(data, 1, n, f);
-    fclose(f);
-}
-
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    *n = 0;
-    if (!f)
-        return NULL;
-    size_t cap = 4096;
-    char *b = malloc(cap);
-    for (size_t r; (r = fread(b + *n, 1, cap - *n, f)) > 0;) {
-        *n += r;
-        if (*n == cap)
-            b = realloc(b, cap *= 2);
-    }
-    fclose(f);
-    return b;
-}
 
 /* Everything one run gave: stdout, stderr, the files, the exit status, as one blob. */
 static char *run(const char *input, const char *walk, size_t *n)
@@ -116,15 +89,8 @@ static void check_programs(void)
             CHECK(!"progen");
             continue;
         }
-        snprintf(path, sizeof path, "%s/trace.pt", tmp);
-        write_file(path, p.trace, p.trace_size);
+        save_program(tmp, &p);
         snprintf(img, sizeof img, "%s/img-%llx.bin", tmp, (unsigned long long)p.base);
-        write_file(img, p.code, p.code_size);
-        snprintf(path, sizeof path, "%s/sideband.json", tmp);
-        FILE *f = fopen(path, "w");
-        fprintf(f, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\"}]}\n",
-                (unsigned long long)p.base, p.code_size, (unsigned long long)p.base);
-        fclose(f);
         char what[64];
         snprintf(what, sizeof what, "program %llu", (unsigned long long)seed);
         compare_ways(what, tmp);
@@ -146,15 +112,7 @@ static void check_programs(void)
 
 static void check_firmware(void)
 {
-    if (!getenv("FWPT_BENCH_FW") && getenv("FWPT_BUILD")) {
-        char d[4096];
-        snprintf(d, sizeof d, "%s/bench/fw", getenv("FWPT_BUILD"));
-        DIR *x = opendir(d);
-        if (x) {
-            closedir(x);
-            setenv("FWPT_BENCH_FW", d, 1);
-        }
-    }
+    fw_traces_default();
     struct fw_trace *fw;
     int n = fw_traces("summary_tool", &fw);
     CHECK(n >= 0);

@@ -148,17 +148,6 @@ static void test_fcr_text(void)
     column(512, 64, true, "+1.750");
 }
 
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fwrite(data, 1, n, f);
-    fclose(f);
-}
-
 static void test_tool(void)
 {
     char dir[] = "/tmp/fwpt-time-XXXXXX", path[256], args[512], out[8192];
