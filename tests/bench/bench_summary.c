@@ -21,6 +21,7 @@
 #include "decode/summary.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/progen.h"
+#include "tests/common/tool_run.h"
 
 static double cpu_now(void)
 {
@@ -285,7 +286,7 @@ static int bench_program(size_t n, unsigned extra_plain, int biased)
         return 1;
     close(fd);
     struct input in = {p.trace, p.trace_size, &im, 1, {0}, {{0}}};
-    in.mv[0] = (struct fwpt_module){"Prog", p.base, p.code_size};
+    in.mv[0] = (struct fwpt_module){"Prog", p.base, p.code_size, NULL, 0};
     in.mods = (struct fwpt_modules){in.mv, 1, 0};
     printf("program: %zu bytes of code, trace %zu bytes, %zu instructions\n", p.code_size, p.trace_size, p.ntruth);
     int rc = measure(&in);
@@ -296,20 +297,6 @@ static int bench_program(size_t n, unsigned extra_plain, int biased)
     unlink(im.path);
     progen_free(&p);
     return rc;
-}
-
-static uint8_t *load(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *d = malloc(sz > 0 ? (size_t)sz : 1);
-    *n = d && sz > 0 && fread(d, 1, (size_t)sz, f) == (size_t)sz ? (size_t)sz : 0;
-    fclose(f);
-    return d;
 }
 
 static int cmp_im(const void *a, const void *b)
@@ -330,7 +317,7 @@ static int bench_firmware_dir(const char *dir)
             continue;
         im[nim].base = b;
         snprintf(im[nim].path, sizeof im[nim].path, "%s/%s", dir, de->d_name);
-        if ((im[nim].code = load(im[nim].path, &im[nim].size)))
+        if ((im[nim].code = (uint8_t *)slurp(im[nim].path, &im[nim].size)))
             nim++;
     }
     if (d)
@@ -340,11 +327,11 @@ static int bench_firmware_dir(const char *dir)
     char path[4200], names[64][24];
     snprintf(path, sizeof path, "%s/trace.pt", dir);
     size_t len;
-    uint8_t *one = load(path, &len), *all = NULL;
+    uint8_t *one = (uint8_t *)slurp(path, &len), *all = NULL;
     in = (struct input){one, len, im, nim, {0}, {{0}}};
     for (int i = 0; i < nim; i++) {
         snprintf(names[i], sizeof names[i], "img%d", i);
-        in.mv[i] = (struct fwpt_module){names[i], im[i].base, im[i].size};
+        in.mv[i] = (struct fwpt_module){names[i], im[i].base, im[i].size, NULL, 0};
     }
     in.mods = (struct fwpt_modules){in.mv, (size_t)nim, 0};
     if (one && len && nim) {

@@ -24,6 +24,7 @@
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
 #include "tests/common/mem_sink.h"
+#include "tests/common/tool_run.h"
 
 /* ---- the code: images at their bases ---- */
 struct image {
@@ -458,20 +459,6 @@ static void check_seam_compare(void)
     progen_free(&p);
 }
 
-static uint8_t *load(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *d = malloc(sz > 0 ? (size_t)sz : 1);
-    *n = d && sz > 0 && fread(d, 1, (size_t)sz, f) == (size_t)sz ? (size_t)sz : 0;
-    fclose(f);
-    return d;
-}
-
 static int cmp_im(const void *a, const void *b)
 {
     const struct image *x = a, *y = b;
@@ -499,7 +486,7 @@ static void check_firmware(void)
                 continue;
             snprintf(path, sizeof path, "%s/%s", fw[i].dir, de->d_name);
             im[nim].base = b;
-            im[nim].code = load(path, &im[nim].size);
+            im[nim].code = (uint8_t *)slurp(path, &im[nim].size);
             if (im[nim].code)
                 nim++;
         }
@@ -514,7 +501,7 @@ static void check_firmware(void)
         struct code code = {im, nim};
         char path[4200];
         snprintf(path, sizeof path, "%s/trace.pt", fw[i].dir);
-        uint8_t *one = load(path, &len);
+        uint8_t *one = (uint8_t *)slurp(path, &len);
         CHECK(one && len);
         if (one && len) {
             uint8_t *rep = malloc(len * 3);
