@@ -122,6 +122,35 @@ const char *fwpt_profile_unit(const struct fwpt_profile *p, bool short_name)
     return short_name ? "insns" : "instructions";
 }
 
+/* n instructions (or n ticks of one) from ip in module mi, the last of class iclass with next IP next: counted in
+ * the module, the node and the function of the innermost frame; a call opens a frame at its target (unless it is a
+ * zero-length call next), a return closes one. */
+static void count_run(struct fwpt_profile *p, uint64_t ip, uint64_t n, size_t mi, unsigned iclass, uint64_t next)
+{
+    if (p->call_pending) {
+        p->call_pending = 0;
+        if (ip != p->call_next)
+            enter(p, ip); /* a zero-length call (call next) is no call */
+    }
+    p->insns += n;
+    p->mod_insns[mi] += n;
+    p->nodes[p->depth ? p->stack_node[p->depth - 1] : 0].insns += n;
+    if (p->depth && p->stack_func[p->depth - 1] != (uint32_t)-1)
+        p->funcs[p->stack_func[p->depth - 1]].insns += n;
+    switch (iclass) {
+    case FWPT_IC_CALL_REL: case FWPT_IC_CALL_IND: case FWPT_IC_FAR_CALL:
+        p->call_pending = 1;
+        p->call_next = next;
+        break;
+    case FWPT_IC_RET: case FWPT_IC_FAR_RET: case FWPT_IC_IRET:
+        if (p->depth)
+            leave(p);
+        break;
+    default:
+        break;
+    }
+}
+
 void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_event *ev, uint64_t w)
 {
     if (ev->kind != FWPT_FLOW_INSN) {
@@ -139,31 +168,9 @@ void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_even
         }
         return;
     }
-    if (p->call_pending) {
-        p->call_pending = 0;
-        if (ev->ip != p->call_next)
-            enter(p, ev->ip); /* a zero-length call (call next) is no call */
-    }
-    p->insns += w;
     size_t mi = 0;
     fwpt_module_find(p->mods, ev->ip, &mi);
-    p->mod_insns[mi] += w;
-    uint32_t node = p->depth ? p->stack_node[p->depth - 1] : 0;
-    p->nodes[node].insns += w;
-    if (p->depth && p->stack_func[p->depth - 1] != (uint32_t)-1)
-        p->funcs[p->stack_func[p->depth - 1]].insns += w;
-    switch (ev->iclass) {
-    case FWPT_IC_CALL_REL: case FWPT_IC_CALL_IND: case FWPT_IC_FAR_CALL:
-        p->call_pending = 1;
-        p->call_next = ev->ip + ev->size;
-        break;
-    case FWPT_IC_RET: case FWPT_IC_FAR_RET: case FWPT_IC_IRET:
-        if (p->depth)
-            leave(p);
-        break;
-    default:
-        break;
-    }
+    count_run(p, ev->ip, w, mi, ev->iclass, ev->ip + ev->size);
 }
 
 static void put_u64_w(const struct fwpt_sink *o, uint64_t v, unsigned width)
@@ -185,6 +192,23 @@ static void put_entry(struct fwpt_profile *p, const struct fwpt_sink *o, uint64_
         fwpt_puts(o, "  ");
         fwpt_module_put_where(p->mods, o, entry, 0);
     }
+}
+
+size_t fwpt_profile_next_top(const struct fwpt_profile *p, size_t prev)
+{
+    const struct fwpt_profile_func *q = prev == (size_t)-1 ? NULL : &p->funcs[prev];
+    size_t best = (size_t)-1;
+    for (size_t i = 0; i <= p->funcs_mask; i++) {
+        const struct fwpt_profile_func *f = &p->funcs[i];
+        if (f->entry == FWPT_FLOW_NO_IP)
+            continue;
+        if (q && (f->insns > q->insns || (f->insns == q->insns && f->entry <= q->entry)))
+            continue;
+        if (best == (size_t)-1 || f->insns > p->funcs[best].insns ||
+            (f->insns == p->funcs[best].insns && f->entry < p->funcs[best].entry))
+            best = i;
+    }
+    return best;
 }
 
 void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n)
@@ -210,31 +234,13 @@ void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, siz
     fwpt_puts(out, p->unit == FWPT_PROFILE_UNIT_TICKS ? ")\n           ticks      calls  entry\n"
                                                        : ")\n           insns      calls  entry\n");
     /* top_n by repeated scans (no sorting memory): insns descending, then entry ascending */
-    uint64_t prev_insns = ~(uint64_t)0, prev_entry = 0;
-    size_t shown = 0;
-    int first = 1;
-    while (shown < top_n) {
-        size_t best = (size_t)-1;
-        for (size_t i = 0; i <= p->funcs_mask; i++) {
-            const struct fwpt_profile_func *f = &p->funcs[i];
-            if (f->entry == FWPT_FLOW_NO_IP)
-                continue;
-            if (!first && (f->insns > prev_insns || (f->insns == prev_insns && f->entry <= prev_entry)))
-                continue;
-            if (best == (size_t)-1 || f->insns > p->funcs[best].insns ||
-                (f->insns == p->funcs[best].insns && f->entry < p->funcs[best].entry))
-                best = i;
-        }
-        if (best == (size_t)-1)
-            break;
+    size_t shown = 0, best = (size_t)-1;
+    while (shown < top_n && (best = fwpt_profile_next_top(p, best)) != (size_t)-1) {
         put_u64_w(out, p->funcs[best].insns, 16);
         put_u64_w(out, p->funcs[best].calls, 11);
         fwpt_puts(out, "  ");
         put_entry(p, out, p->funcs[best].entry);
         fwpt_putc(out, '\n');
-        prev_insns = p->funcs[best].insns;
-        prev_entry = p->funcs[best].entry;
-        first = 0;
         shown++;
     }
     if (p->dropped) {
@@ -295,28 +301,7 @@ size_t fwpt_profile_i_func(struct fwpt_profile *p, uint64_t entry) { return func
  * fwpt_profile_add would count (for decode/sumprof.c, whose walk does not list instructions). */
 void fwpt_profile_i_run(struct fwpt_profile *p, uint64_t ip, uint64_t n, size_t mi, unsigned iclass, uint64_t next)
 {
-    if (p->call_pending) {
-        p->call_pending = 0;
-        if (ip != p->call_next)
-            enter(p, ip); /* a zero-length call (call next) is no call */
-    }
-    p->insns += n;
-    p->mod_insns[mi] += n;
-    p->nodes[p->depth ? p->stack_node[p->depth - 1] : 0].insns += n;
-    if (p->depth && p->stack_func[p->depth - 1] != (uint32_t)-1)
-        p->funcs[p->stack_func[p->depth - 1]].insns += n;
-    switch (iclass) {
-    case FWPT_IC_CALL_REL: case FWPT_IC_CALL_IND: case FWPT_IC_FAR_CALL:
-        p->call_pending = 1;
-        p->call_next = next;
-        break;
-    case FWPT_IC_RET: case FWPT_IC_FAR_RET: case FWPT_IC_IRET:
-        if (p->depth)
-            leave(p);
-        break;
-    default:
-        break;
-    }
+    count_run(p, ip, n, mi, iclass, next);
 }
 void fwpt_profile_i_enter(struct fwpt_profile *p, uint64_t entry) { enter(p, entry); }
 void fwpt_profile_i_leave(struct fwpt_profile *p)

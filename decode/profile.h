@@ -66,6 +66,9 @@ void fwpt_profile_add(struct fwpt_profile *p, const struct fwpt_flow_event *ev);
 /* The same, an instruction counting w (decode/time_spread: its TSC ticks) instead of 1. */
 void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_event *ev, uint64_t w);
 /* Instructions per module, then the top_n functions by instructions (self). */
+/* The function after prev ((size_t)-1: the first) by self count descending, then entry ascending: an index into
+ * p->funcs, or (size_t)-1 after the last. Repeated scans, no sorting memory. */
+size_t fwpt_profile_next_top(const struct fwpt_profile *p, size_t prev);
 void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n);
 /* The call tree, indented by depth (up to max_depth levels), with calls and instructions
  * (self and total) per node. */

@@ -109,21 +109,9 @@ static void put_functions(const struct fwpt_sink *o, const struct fwpt_profile *
                 (unsigned)(p->nfuncs < FWPT_REPORT_TOP_FUNCS ? p->nfuncs : FWPT_REPORT_TOP_FUNCS), (uint64_t)p->nfuncs,
                 fwpt_profile_unit(p, false));
     /* by self instructions descending, then entry ascending (as fwpt_profile_print) */
-    uint64_t prev_insns = ~(uint64_t)0, prev_entry = 0;
-    for (unsigned shown = 0; shown < FWPT_REPORT_TOP_FUNCS; shown++) {
-        size_t best = (size_t)-1;
-        for (size_t i = 0; i <= p->funcs_mask; i++) {
-            const struct fwpt_profile_func *f = &p->funcs[i];
-            if (f->entry == FWPT_FLOW_NO_IP)
-                continue;
-            if (shown && (f->insns > prev_insns || (f->insns == prev_insns && f->entry <= prev_entry)))
-                continue;
-            if (best == (size_t)-1 || f->insns > p->funcs[best].insns ||
-                (f->insns == p->funcs[best].insns && f->entry < p->funcs[best].entry))
-                best = i;
-        }
-        if (best == (size_t)-1)
-            break;
+    size_t best = (size_t)-1;
+    for (unsigned shown = 0; shown < FWPT_REPORT_TOP_FUNCS && (best = fwpt_profile_next_top(p, best)) != (size_t)-1;
+         shown++) {
         const struct fwpt_profile_func *f = &p->funcs[best];
         fwpt_frame_name(names, f->entry, name);
         fwpt_printf(o, "<tr><td class=\"n\">%lu</td><td class=\"n\">", f->insns);
@@ -133,8 +121,6 @@ static void put_functions(const struct fwpt_sink *o, const struct fwpt_profile *
         fwpt_puts(o, "</td><td class=\"a\">");
         fwpt_put_0x(o, f->entry);
         fwpt_puts(o, "</td></tr>\n");
-        prev_insns = f->insns;
-        prev_entry = f->entry;
     }
     fwpt_puts(o, "</table>\n");
 }
