@@ -156,7 +156,7 @@ struct fwpt_flow_obuf_insn {
     uint32_t reserved;
 };
 
-/* Caller-owned state; fields are private to flow.c. */
+/* Caller-owned state; fields are private to decode/flow*.c (decode/flow_priv.h). */
 struct fwpt_flow {
     struct fwpt_pkt_decoder pkt;
     struct fwpt_packet peek;   /* next control packet, when have_peek */
@@ -238,7 +238,7 @@ struct fwpt_flow {
     uint64_t n_insns, n_errors, cache_hits, cache_misses;
     /* time (fwpt_flow_set_time): the estimate after every packet read, and where in the flow it changed */
     uint8_t time_on;
-    uint8_t t_open;            /* the next event's time applies from instruction t_qp on (flow.c "Time") */
+    uint8_t t_open;            /* the next event's time applies from instruction t_qp on (flow_time.c) */
     uint8_t t_given_ev;        /* what fwpt_flow_next gave last was an event (its time: t_ev_*) */
     uint8_t t_ev_ok, t_fup_ok;
     uint64_t t_ev_tsc, t_fup_tsc; /* t_fup: the time at the pending FUP (its event's time) */

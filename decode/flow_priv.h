@@ -1,0 +1,214 @@
+/* fwpt — the flow decoder's private header: its state names, the steps its files share, and the small
+ * steps of the hot loops as inline functions, so that every caller inlines them (not an interface: only
+ * decode/flow*.c include it; decode/flow_internal.h gives decode/summary.c and decode/parallel_host.c theirs). */
+#ifndef FWPT_DECODE_FLOW_PRIV_H
+#define FWPT_DECODE_FLOW_PRIV_H
+
+#include "decode/flow.h"
+#include "decode/flow_internal.h"
+#include "base/text.h"
+
+enum flow_state {
+    ST_UNSYNCED = 0, /* at a PSB found by the packet decoder: PSB+ synchronizes */
+    ST_SEARCH,       /* after a flow error: the next IP packet resumes */
+    ST_DISABLED,     /* after TIP.PGD: TIP.PGE (or PSB+ with FUP) resumes */
+    ST_WALK,         /* enabled, f->ip is the next instruction */
+    ST_END,
+};
+
+/* Cache index of a block start (before the mask): the IP itself. Code in any window of the cache's
+ * size maps without a collision, and the walk's dependency chain (IP -> entry -> next IP) carries no
+ * hash: the fold ip ^ (ip >> 11) measured 6-9% slower with the same misses on bench_flow. Denser
+ * indexes ((ip >> 1), (ip >> 2)) were measured: more collisions between block starts a byte or two
+ * apart, and no faster. */
+#define FLOW_SLOT(ip) FWPT_FLOW_SLOT(ip)
+
+/* TNT in either form (SDM: short TNT carries 1-6 bits, long TNT 1-47). */
+static inline bool is_tnt(uint8_t t) { return t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64; }
+
+/* The loops that can give an event per packet (lookahead, OVF resolution, PSB+) stop while fewer than
+ * EVQ_STEP slots are free and go on after the queue drained (look_pending, ovf_open); one step gives at
+ * most EVQ_STEP events (a FUP reached: TSX, MWAIT, EXSTOP, PWRE, TRIG, INTERRUPT, VMCS, PAGING, MODE). */
+#define EVQ_STEP 12
+_Static_assert(FWPT_FLOW_EVQ >= 2 * EVQ_STEP, "the event queue holds a full step past the stop point");
+static inline bool evq_tight(const struct fwpt_flow *f) { return f->evq_n + EVQ_STEP > FWPT_FLOW_EVQ; }
+
+/* Time is off unless asked for: its hooks stay out of the hot paths' way. */
+#define TIME_ON(f) __builtin_expect((f)->time_on, 0)
+
+/* pend_cfe: a CFE without IP waits for the transfer it describes (the next FUP reached, TIP or TIP.PGD);
+ * one with IP for its FUP; a return-like one whose FUP named the returning instruction for that
+ * instruction's transfer (it is given after the instruction, before the packets of its TIP). */
+enum { CFE_NONE = 0, CFE_NEXT, CFE_FUP, CFE_BRANCH };
+
+/* The steps shared between the flow decoder's files (internal linkage in spirit: hidden). */
+#pragma GCC visibility push(hidden)
+/* the code: blocks of instructions and walks over them without packets (flow_block.c) */
+enum fwpt_status flow_build_block(struct fwpt_flow *f, uint64_t ip, struct fwpt_flow_block *b, uint64_t *fail_ip);
+int flow_insn_class_at(struct fwpt_flow *f, uint64_t ip);
+bool flow_reachable(struct fwpt_flow *f, uint64_t from, uint64_t to);
+bool flow_passed_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to);
+int64_t flow_insns_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to);
+
+/* the general transfer rule (flow_resolve.c) */
+void flow_resolve(struct fwpt_flow *f);
+
+/* the packets between branches: side packets, PSB+, OVF, lookahead, FUPs reached (flow_packets.c) */
+bool flow_filtered_out(const struct fwpt_flow *f, uint64_t ip);
+bool flow_side_packet(struct fwpt_flow *f, bool walking);
+bool flow_fup_of_status(struct fwpt_flow *f, bool walking);
+uint8_t flow_next_control(const struct fwpt_flow *f, bool skip_peek);
+void flow_psb_plus(struct fwpt_flow *f);
+void flow_overflow_resolve(struct fwpt_flow *f, struct fwpt_flow_event *e);
+void flow_overflow(struct fwpt_flow *f);
+void flow_lookahead(struct fwpt_flow *f);
+void flow_disabled_at(struct fwpt_flow *f, const struct fwpt_packet *pgd, bool async, uint64_t at);
+void flow_walk_cut(struct fwpt_flow *f, uint64_t ip);
+void flow_fup_reached(struct fwpt_flow *f);
+
+/* the event queue and the events bound to FUPs and transfers, Event Trace, TRIG (flow_events.c) */
+struct fwpt_flow_event *flow_evq_push(struct fwpt_flow *f, unsigned kind);
+void flow_apply_mode(struct fwpt_flow *f);
+void flow_push_pip(struct fwpt_flow *f);
+void flow_apply_pip_order(struct fwpt_flow *f, bool pip_first);
+void flow_apply_pip(struct fwpt_flow *f);
+struct fwpt_flow_event *flow_push_tsx(struct fwpt_flow *f, uint8_t what, bool ip_valid, uint64_t ip, uint64_t offset);
+void flow_push_ptwrite(struct fwpt_flow *f);
+void flow_push_pwre(struct fwpt_flow *f, uint64_t offset);
+void flow_push_trig(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset);
+void flow_push_exstop(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset);
+void flow_flush_power(struct fwpt_flow *f, uint64_t offset);
+void flow_mode_fup_apply(struct fwpt_flow *f, uint64_t ip, uint64_t offset);
+bool flow_fup_follows(const struct fwpt_flow *f);
+bool flow_evd_packet(struct fwpt_flow *f, const struct fwpt_packet *p);
+void flow_cfe_give(struct fwpt_flow *f);
+bool flow_cfe_packet(struct fwpt_flow *f, const struct fwpt_packet *p, bool walking);
+bool flow_cfe_fup(struct fwpt_flow *f, bool walking, uint64_t ip);
+void flow_trig_place(struct fwpt_flow *f, const struct fwpt_packet *p);
+void flow_trig_due(struct fwpt_flow *f, bool flush);
+uint8_t flow_tsx_what(const struct fwpt_packet *p);
+
+/* errors and resynchronization (flow_resync.c) */
+void flow_retstack_clear(struct fwpt_flow *f);
+uint64_t flow_cur_offset(const struct fwpt_flow *f);
+void flow_reset_walk(struct fwpt_flow *f);
+void flow_lost_step(struct fwpt_flow *f, uint64_t offset);
+void flow_drop_pending(struct fwpt_flow *f);
+void flow_enter_walk(struct fwpt_flow *f, uint64_t ip);
+void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t offset);
+void flow_packet_error(struct fwpt_flow *f, enum fwpt_status s);
+void flow_search_step(struct fwpt_flow *f);
+
+/* the time hooks (flow_time.c) */
+__attribute__((noinline, cold)) void flow_time_packet(struct fwpt_flow *f);
+void flow_time_mark(struct fwpt_flow *f, uint64_t at, bool q);
+__attribute__((noinline, cold)) void flow_time_fast(struct fwpt_flow *f, uint64_t k, bool used_up);
+void flow_time_query(struct fwpt_flow *f, uint64_t x, bool newpkt);
+void flow_time_event(struct fwpt_flow *f, uint32_t k);
+void flow_time_at_fup(struct fwpt_flow *f, const struct fwpt_flow_event *e);
+void flow_time_fup(struct fwpt_flow *f);
+void flow_time_refill(struct fwpt_flow *f, uint64_t base);
+void flow_time_psb(struct fwpt_flow *f, bool have_fup, uint64_t fup_ip);
+#pragma GCC visibility pop
+
+/* The oldest queued event (the caller checked evq_n). */
+static inline enum fwpt_status evq_pop(struct fwpt_flow *f, struct fwpt_flow_event *ev)
+{
+    *ev = f->evq[f->evq_head];
+    if (TIME_ON(f)) {
+        f->t_given_ev = 1;
+        f->t_ev_tsc = f->evq_tsc[f->evq_head];
+        f->t_ev_ok = f->evq_tok[f->evq_head];
+    }
+    f->evq_head = (f->evq_head + 1) % FWPT_FLOW_EVQ;
+    f->evq_n--;
+    return FWPT_OK;
+}
+
+static inline void push_ret(struct fwpt_flow *f, uint64_t ip) { fwpt_flow_push_ret(f, ip); }
+static inline bool pop_ret(struct fwpt_flow *f, uint64_t *ip) { return fwpt_flow_pop_ret(f, ip); }
+
+/* The next packet, left in f->peek (not consumed). FWPT_E_EOS at the end; other errors are
+ * reported (and the decoder resynchronized) here. */
+static inline __attribute__((always_inline)) enum fwpt_status fetch(struct fwpt_flow *f)
+{
+    if (f->have_peek)
+        return FWPT_OK;
+    enum fwpt_status s = fwpt_pkt_next(&f->pkt, &f->peek);
+    if (s == FWPT_OK) {
+        f->have_peek = 1;
+        if (TIME_ON(f))
+            flow_time_packet(f);
+        return FWPT_OK;
+    }
+    if (s == FWPT_E_EOS)
+        return s;
+    flow_packet_error(f, s);
+    return s;
+}
+
+/* fetch for fill_fast_walk: whether time is on is known there (timed), not read from f at every packet. */
+static inline __attribute__((always_inline)) enum fwpt_status fetch_walk(struct fwpt_flow *f, const bool timed)
+{
+    if (f->have_peek)
+        return FWPT_OK;
+    enum fwpt_status s = fwpt_pkt_next(&f->pkt, &f->peek);
+    if (s == FWPT_OK) {
+        f->have_peek = 1;
+        if (timed)
+            flow_time_packet(f);
+        return FWPT_OK;
+    }
+    if (s != FWPT_E_EOS)
+        flow_packet_error(f, s);
+    return s;
+}
+
+static inline void consume(struct fwpt_flow *f) { f->have_peek = 0; }
+
+
+/* How many of the n instructions from f->ip run before the next TRIG is due. */
+static inline uint32_t trig_cut(const struct fwpt_flow *f, uint32_t n)
+{
+    if (f->ntrig && f->trig_q[0].at - f->n_insns < n)
+        return (uint32_t)(f->trig_q[0].at - f->n_insns);
+    return n;
+}
+
+static inline const struct fwpt_flow_block *get_block(struct fwpt_flow *f, uint64_t ip,
+                                                      enum fwpt_status *st)
+{
+    struct fwpt_flow_block *b = &f->scratch;
+    if (f->cache) {
+        b = &f->cache[FLOW_SLOT(ip) & f->cache_mask];
+        if (b->ip == ip && b->mode == f->mode) {
+            f->cache_hits++;
+            return b;
+        }
+        f->cache_misses++;
+    }
+    uint64_t fail_ip = ip;
+    *st = flow_build_block(f, ip, b, &fail_ip);
+    if (*st != FWPT_OK) {
+        if (f->end_seen)
+            flow_walk_cut(f, fail_ip); /* past the trace's end the code ran out: no packet says more */
+        else
+            flow_error(f, *st, fail_ip, flow_cur_offset(f));
+        return NULL;
+    }
+    return b;
+}
+
+/* The walk reached the end of block b (next_ip = its fall-through): record its last instruction
+ * for flow_resolve(). One copy for every path; inlined, so it costs the hot loops nothing. */
+static inline void end_block(struct fwpt_flow *f, const struct fwpt_flow_block *b, uint64_t next_ip)
+{
+    f->next_ip = next_ip;
+    f->last_ip = next_ip - b->sizes[b->ninsn - 1];
+    f->last_class = b->iclass;
+    f->last_target = b->target;
+    f->last_flags = b->flags;
+    f->resolve_pending = 1;
+}
+
+#endif

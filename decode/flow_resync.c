@@ -1,0 +1,237 @@
+/* fwpt — the flow decoder's errors and how it finds its way again: flow and packet errors, the search
+ * for an IP after one, and the bytes the errors cost. */
+#include "decode/flow_priv.h"
+
+void flow_retstack_clear(struct fwpt_flow *f) { f->retstack_n = 0; }
+
+uint64_t flow_cur_offset(const struct fwpt_flow *f)
+{
+    return f->have_peek ? f->peek.offset : f->pkt.offset;
+}
+
+void flow_reset_walk(struct fwpt_flow *f)
+{
+    f->tnt_count = 0;
+    f->fup_pending = 0;
+    f->resolve_pending = 0;
+    f->since_packet = 0;
+}
+
+/* A flow error: report it, then resume at the next IP packet. */
+/* After an error the trace is read without a walk until an IP packet or PSB+ gives the IP again:
+ * those bytes are what the error cost (fwpt_flow_bytes_skipped). */
+void flow_lost_step(struct fwpt_flow *f, uint64_t offset)
+{
+    if (!f->err_open) {
+        f->err_open = 1;
+        f->err_offset = offset;
+    }
+}
+
+static void regained_step(struct fwpt_flow *f, uint64_t offset)
+{
+    if (f->err_open) {
+        f->err_open = 0;
+        f->bytes_skipped += offset > f->err_offset ? offset - f->err_offset : 0;
+    }
+}
+
+uint64_t fwpt_flow_bytes_skipped(const struct fwpt_flow *f)
+{
+    return f->bytes_skipped + (f->err_open && f->pkt.total > f->err_offset ? f->pkt.total - f->err_offset : 0);
+}
+
+void flow_drop_pending(struct fwpt_flow *f)
+{
+    f->pend_tsx = f->pend_exstop = f->pend_ptw = f->pend_pip = f->pend_vmcs = f->pend_mwait = f->pend_pwre = f->pend_trig = 0;
+    f->pend_cfe = f->evd_mask = f->mode_fup = f->ntrig = 0;
+    f->resume_valid = f->look_pending = f->ovf_open = 0;
+}
+
+void flow_enter_walk(struct fwpt_flow *f, uint64_t ip)
+{
+    regained_step(f, f->pkt.offset);
+    f->ip = ip;
+    f->state = ST_WALK;
+    flow_reset_walk(f);
+    f->psb_resume = 0;
+}
+
+/* A flow error: report it, then resume where the state is known again. That is the first of what the
+ * walk had already read ahead: a PSB+ with FUP whose IP the walk has not reached (SDM "Decoder
+ * Synchronization (PSB+)": the FUP is the IP at the PSB), then a FUP not yet reached (with the TSX
+ * change bound to it). Otherwise the next IP packet or PSB+ (search_step). */
+void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t offset)
+{
+    bool fup = f->fup_pending;
+    uint64_t fup_ip = f->stop_ip, fup_off = f->stop_offset;
+    uint8_t tsx = f->pend_tsx, mode_fup = f->mode_fup;
+    bool psb = f->psb_resume && flow_cur_offset(f) <= f->psb_branch_at && !flow_passed_on_the_way(f, f->psb_from, f->psb_ip);
+    uint64_t psb_ip = f->psb_ip;
+    uint8_t psb_mode = f->psb_mode;
+    flow_drop_pending(f);
+    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_ERROR);
+    e->status = s;
+    e->ip = ip;
+    e->ip_valid = 1;
+    e->offset = offset;
+    f->n_errors++;
+    flow_lost_step(f, offset);
+    flow_reset_walk(f);
+    flow_retstack_clear(f);
+    f->state = ST_SEARCH;
+    f->psb_resume = 0;
+    if (psb) {
+        if (psb_mode)
+            f->mode = psb_mode;
+        flow_enter_walk(f, psb_ip);
+    } else if (fup) {
+        flow_enter_walk(f, fup_ip);
+    }
+    if (fup) {
+        f->fup_pending = 1; /* reached when the walk gets there, as before the error */
+        f->stop_ip = fup_ip;
+        f->stop_offset = fup_off;
+        f->pend_tsx = tsx;
+        f->mode_fup = mode_fup; /* with its mode_fup_mode and mode_fup_if, which drop_pending leaves */
+    }
+}
+
+/* A packet-level error: report it, then resume at the next PSB. */
+void flow_packet_error(struct fwpt_flow *f, enum fwpt_status s)
+{
+    flow_drop_pending(f);
+    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_ERROR);
+    e->status = s;
+    e->ip = f->ip;
+    e->ip_valid = f->state == ST_WALK;
+    e->offset = f->pkt.offset;
+    f->n_errors++;
+    flow_lost_step(f, f->pkt.offset);
+    flow_reset_walk(f);
+    flow_retstack_clear(f);
+    f->have_peek = 0;
+    if (TIME_ON(f))
+        fwpt_time_reset(&f->time); /* the decode starts again at a PSB, as libipt's does */
+    size_t at = f->pkt.offset;
+    /* the first PSB at or after at + 1 (packet.h: sync_set(N - 1), then sync_forward): one right
+     * after a one-byte corrupt packet counts */
+    if (fwpt_pkt_sync_set(&f->pkt, at) != FWPT_OK || fwpt_pkt_sync_forward(&f->pkt) != FWPT_OK)
+        f->state = ST_END;
+    else
+        f->state = ST_UNSYNCED;
+}
+
+/* ---- states without an IP ---- */
+
+void flow_search_step(struct fwpt_flow *f)
+{
+    if (f->ovf_open) {
+        flow_overflow_resolve(f, NULL); /* it stopped to let the event queue drain */
+        return;
+    }
+    enum fwpt_status s = fetch(f);
+    if (s == FWPT_E_EOS) {
+        f->state = ST_END;
+        return;
+    }
+    if (s != FWPT_OK)
+        return;
+    struct fwpt_packet *p = &f->peek;
+    struct fwpt_flow_event *e;
+    switch (p->type) {
+    case FWPT_PKT_PSB:
+        flow_psb_plus(f);
+        break;
+    case FWPT_PKT_OVF:
+        flow_overflow(f);
+        break;
+    case FWPT_PKT_TIP_PGE:
+        if (p->ip.suppressed) {
+            consume(f);
+            break;
+        }
+        if (f->state != ST_DISABLED)
+            flow_retstack_clear(f);
+        if (f->state == ST_SEARCH) {
+            /* lost after an error: a TIP.PGE says tracing had been disabled somewhere in what was lost
+             * (SDM "TIP.PGE Packet": generated when PacketEn goes from 0 to 1) */
+            e = flow_evq_push(f, FWPT_FLOW_DISABLED);
+            e->offset = p->offset;
+        }
+        e = flow_evq_push(f, FWPT_FLOW_ENABLED);
+        e->ip = p->ip.ip;
+        e->ip_valid = 1;
+        e->offset = p->offset;
+        e->detail = f->state == ST_DISABLED && f->resume_valid && f->resume_ip == p->ip.ip; /* resumed */
+        f->resume_valid = 0;
+        consume(f);
+        flow_apply_mode(f);
+        e->mode = f->mode;
+        flow_enter_walk(f, e->ip);
+        flow_lookahead(f);
+        break;
+    case FWPT_PKT_TIP:
+        if (f->state == ST_SEARCH && !p->ip.suppressed) {
+            /* after an error: the target of some transfer is a place to resume */
+            uint64_t ip = p->ip.ip;
+            consume(f);
+            flow_apply_mode(f);
+            flow_enter_walk(f, ip);
+            flow_lookahead(f);
+            break;
+        }
+        consume(f);
+        break;
+    case FWPT_PKT_TIP_PGD:
+        if (f->state == ST_SEARCH) {
+            /* lost after an error: tracing turned off here; the state is known again (disabled) */
+            struct fwpt_packet pgd = *p;
+            consume(f);
+            regained_step(f, pgd.offset);
+            flow_disabled_at(f, &pgd, false, 0);
+            f->resume_valid = !pgd.ip.suppressed;
+            flow_apply_pip(f);
+            break;
+        }
+        consume(f);
+        break;
+    case FWPT_PKT_FUP:
+        if (f->state == ST_SEARCH && !p->ip.suppressed && !f->pend_trig && !f->pend_exstop) {
+            /* lost after an error: a FUP gives the IP where the processor was (SDM "FUP Packet"), so the
+             * walk resumes there with the FUP pending, as if it had just reached it: an asynchronous
+             * transfer (FUP+TIP), a disable (FUP+TIP.PGD), a TSX change or a PTWRITE bound to it is then
+             * taken as when walking */
+            uint64_t ip = p->ip.ip;
+            if (f->pend_ptw == 2) {
+                flow_fup_of_status(f, true); /* the PTWRITE at ip: its event after that instruction */
+                flow_enter_walk(f, ip);
+            } else {
+                flow_enter_walk(f, ip);
+                f->fup_pending = 1;
+                f->stop_ip = ip;
+                f->stop_offset = p->offset;
+                if (TIME_ON(f))
+                    flow_time_fup(f);
+                consume(f);
+            }
+            if (!f->fup_pending)
+                flow_lookahead(f);
+            break;
+        }
+        if (!flow_fup_of_status(f, false))
+            consume(f);
+        break;
+    case FWPT_PKT_MODE_TSX:
+        if (f->state == ST_SEARCH && flow_next_control(f, true) == FWPT_PKT_FUP) {
+            f->pend_tsx = flow_tsx_what(p); /* binds at its FUP, where the walk resumes */
+            consume(f);
+            break;
+        }
+        flow_side_packet(f, false);
+        break;
+    default:
+        flow_side_packet(f, false);
+        break;
+    }
+}

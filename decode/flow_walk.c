@@ -1,0 +1,534 @@
+/* fwpt — the flow decoder's walk: fwpt_flow_next_run, the output buffer of fwpt_flow_next and _batch,
+ * and their fast paths over cached blocks (fast_resolve, run_resolve, fill_fast). */
+#include "decode/flow_priv.h"
+
+/* Resolutions that need no lookahead and create no event: the hot cases. */
+static inline bool fast_resolve(struct fwpt_flow *f)
+{
+    switch (f->last_class) {
+    case FWPT_IC_JCC:
+        if (f->tnt_count <= 1)
+            return false;
+        {
+            /* branch-free: the outcome is data, not a prediction */
+            uint64_t m = -(f->tnt_bits & 1);
+            f->ip = f->next_ip ^ ((f->next_ip ^ f->last_target) & m);
+        }
+        break;
+    case FWPT_IC_RET:
+        /* compressed RET with bits left in hand (SDM "Indirect Transfer Compression for Returns (RET)") */
+        if (f->tnt_count <= 1 || !(f->tnt_bits & 1) || !pop_ret(f, &f->ip))
+            return false;
+        break;
+    case FWPT_IC_JMP_REL: case FWPT_IC_CALL_REL:
+        if (f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD)
+            return false; /* may leave the IP filter range here */
+        if (f->last_class == FWPT_IC_CALL_REL && !(f->last_flags & FWPT_FLOW_BF_ZERO_LEN_CALL))
+            push_ret(f, f->next_ip);
+        f->ip = f->last_target;
+        f->resolve_pending = 0;
+        return true;
+    case FWPT_IC_OTHER:
+        f->ip = f->next_ip;
+        f->resolve_pending = 0;
+        return true;
+    default:
+        return false;
+    }
+    f->tnt_bits >>= 1;
+    f->tnt_count--;
+    f->since_packet = 0;
+    f->resolve_pending = 0;
+    return true;
+}
+
+/* How many of b's instructions run before a pending FUP's stop_ip binds inside b: all of them
+ * (*full = true) unless stop_ip is the address of one of them. */
+static inline uint32_t fup_cut(const struct fwpt_flow *f, const struct fwpt_flow_block *b, bool *full)
+{
+    uint32_t n = b->ninsn;
+    *full = true;
+    if (f->fup_pending && f->stop_ip - f->ip < b->nbytes) {
+        uint64_t a = f->ip;
+        uint32_t k = 0;
+        while (k < n && a != f->stop_ip)
+            a += b->sizes[k++];
+        if (k < n) {
+            *full = false;
+            return k;
+        }
+    }
+    return n;
+}
+
+/* fast_resolve for next_run's hot case, also across TNT packets as fill_fast does: takes the TNT
+ * lookahead left in peek, and after a packet's last bit fetches the next one, looking ahead
+ * (which may queue events or stop the walk: the caller checks) unless it is a TNT or TIP. */
+static inline bool run_resolve(struct fwpt_flow *f)
+{
+    const uint8_t c = f->last_class;
+    if (c != FWPT_IC_JCC && c != FWPT_IC_RET)
+        return fast_resolve(f);
+    bool took = false;
+    if (!f->tnt_count && f->have_peek && is_tnt(f->peek.type) && f->peek.tnt.count) {
+        /* take_tnt: the TNT packet lookahead left in peek */
+        f->tnt_bits = f->peek.tnt.bits;
+        f->tnt_count = f->peek.tnt.count;
+        f->have_peek = 0;
+        took = true;
+    }
+    if (!f->tnt_count)
+        return false;
+    if (c == FWPT_IC_JCC) {
+        uint64_t m = -(f->tnt_bits & 1); /* branch-free, as in fast_resolve */
+        f->ip = f->next_ip ^ ((f->next_ip ^ f->last_target) & m);
+    } else if (!(f->tnt_bits & 1) || !pop_ret(f, &f->ip)) {
+        return false; /* flow_resolve() reports it */
+    }
+    f->tnt_bits >>= 1;
+    f->since_packet = 0;
+    f->resolve_pending = 0;
+    f->tnt_count--;
+    if (TIME_ON(f))
+        flow_time_query(f, f->n_insns - 1, took);
+    if (f->tnt_count)
+        return true;
+    /* the packet is used up: look ahead as flow_resolve() does */
+    if (fetch(f) == FWPT_OK &&
+        (is_tnt(f->peek.type) || f->peek.type == FWPT_PKT_TIP))
+        return true; /* lookahead would stop at once */
+    flow_lookahead(f);
+    return true;
+}
+
+enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
+                                    struct fwpt_flow_event *ev)
+{
+    if (f->resolve_pending && !f->evq_n && !f->evq_overrun && !f->fup_pending && !f->look_pending && f->cache && f->state == ST_WALK &&
+        run_resolve(f) && !f->evq_n && !f->fup_pending && !f->ntrig && f->state == ST_WALK) {
+        /* the hot case first: a cached block after a transfer resolved without packets */
+        const struct fwpt_flow_block *b = &f->cache[FLOW_SLOT(f->ip) & f->cache_mask];
+        const uint32_t n = b->ninsn;
+        if (b->ip == f->ip && b->mode == f->mode && f->since_packet + n <= f->runaway_limit) {
+            f->cache_hits++;
+            f->since_packet += n;
+            f->n_insns += n;
+            run->ip = f->ip;
+            run->sizes = b->sizes;
+            run->n = n;
+            run->mode = f->mode;
+            f->run_full = 1;
+            end_block(f, b, f->ip + b->nbytes);
+            ev->kind = FWPT_FLOW_INSN;
+            return FWPT_OK;
+        }
+        /* else the general path below builds the block or reports the runaway */
+    }
+    run->n = 0;
+    for (;;) {
+        if (f->evq_n)
+            return evq_pop(f, ev);
+        if (__builtin_expect(f->evq_overrun, 0))
+            return FWPT_E_INTERNAL; /* after every event queued before it */
+        if (f->state != ST_WALK) {
+            if (f->state == ST_END)
+                return FWPT_E_EOS;
+            if (f->state == ST_UNSYNCED) {
+                enum fwpt_status s = fetch(f);
+                if (s == FWPT_E_EOS) {
+                    f->state = ST_END;
+                    continue;
+                }
+                if (s != FWPT_OK)
+                    continue;
+                if (f->peek.type == FWPT_PKT_PSB)
+                    flow_psb_plus(f);
+                else
+                    f->state = ST_SEARCH;
+                if (f->state == ST_WALK)
+                    flow_lookahead(f);
+                continue;
+            }
+            flow_search_step(f);
+            continue;
+        }
+        if (f->look_pending) {
+            flow_lookahead(f);
+            continue;
+        }
+        if (f->resolve_pending && !fast_resolve(f)) {
+            flow_resolve(f);
+            continue;
+        }
+        if (f->ntrig && f->trig_q[0].at <= f->n_insns) {
+            flow_trig_due(f, false);
+            continue;
+        }
+        if (f->fup_pending && f->ip == f->stop_ip) {
+            flow_fup_reached(f);
+            continue;
+        }
+        enum fwpt_status st;
+        const struct fwpt_flow_block *b = get_block(f, f->ip, &st);
+        if (!b)
+            continue;
+        /* the asynchronous event (or a TRIG) may bind inside this run: stop before that instruction */
+        bool full;
+        uint32_t n = fup_cut(f, b, &full), nt = trig_cut(f, n);
+        if (nt < n) {
+            n = nt;
+            full = false;
+        }
+        f->run_full = full;
+        f->since_packet += n;
+        if (f->since_packet > f->runaway_limit) {
+            flow_error(f, FWPT_E_RUNAWAY, f->ip, flow_cur_offset(f));
+            continue;
+        }
+        run->ip = f->ip;
+        run->sizes = b->sizes;
+        run->n = n;
+        run->mode = f->mode;
+        if (f->run_full) {
+            end_block(f, b, f->ip + b->nbytes);
+            if (f->cache) {
+                /* the next block is one of these: load its entry while the caller reads this run */
+                __builtin_prefetch(&f->cache[FLOW_SLOT(b->target) & f->cache_mask]);
+                __builtin_prefetch(&f->cache[FLOW_SLOT(f->next_ip) & f->cache_mask]);
+            }
+        } else {
+            for (uint32_t k = 0; k < n; k++)
+                f->ip += b->sizes[k]; /* the pending FUP's IP, or where a TRIG binds */
+        }
+        f->n_insns += n;
+        ev->kind = FWPT_FLOW_INSN;
+        return FWPT_OK;
+    }
+}
+
+/* kind (FWPT_FLOW_INSN), size, iclass (FWPT_IC_OTHER; the last of a block is set after), mode as
+ * the four bytes of one store, in memory order. */
+static inline uint32_t head_word(uint8_t size, uint8_t mode)
+{
+    return (uint32_t)FWPT_FLOW_INSN | (uint32_t)size << 8 | (uint32_t)FWPT_IC_OTHER << 16 |
+           (uint32_t)mode << 24;
+}
+
+static inline void put_head(struct fwpt_flow_obuf_insn *d, uint8_t size, uint32_t mw)
+{
+    uint32_t w = mw | (uint32_t)size << 8;
+    __builtin_memcpy(&d->kind, &w, 4);
+}
+
+/* The hot loop of fill: cached blocks whose successor needs no packet fetch (a TNT bit in hand,
+ * a direct branch, a compressed RET), with the walk state in registers (f->obuf aliases f).
+ * Stops before anything else: a cache miss, the runaway limit, a full buffer (f->ip is then the
+ * next block, nothing pending), or a transfer flow_resolve() must handle (resolve_pending set). */
+/* The n instructions of a run at ip with these sizes, into d (all iclass OTHER); returns the
+ * address after them. fill_fast writes its own unrolled copy of this. */
+static inline uint64_t put_run(struct fwpt_flow_obuf_insn *d, uint64_t ip, const uint8_t *sizes, uint32_t n,
+                               uint8_t mode)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        d[k].ip = ip;
+        put_head(&d[k], sizes[k], head_word(0, mode));
+        ip += sizes[k];
+    }
+    return ip;
+}
+
+/* Sets kind (INSN) and mode in every obuf entry, so fill_fast stores only ip, size and iclass. */
+static void obuf_prepare(struct fwpt_flow *f, uint8_t mode)
+{
+    for (uint32_t k = 0; k < FWPT_FLOW_OBUF; k++) {
+        f->obuf[k].kind = FWPT_FLOW_INSN;
+        f->obuf[k].mode = mode;
+    }
+    f->obuf_mode = mode;
+}
+
+/* size and iclass OTHER as one 16-bit store (kind and mode are already there: obuf_prepare) */
+static inline void put_size(struct fwpt_flow_obuf_insn *d, uint8_t size)
+{
+    const uint16_t w = (uint16_t)(size | FWPT_IC_OTHER << 8);
+    __builtin_memcpy(&d->size, &w, 2);
+}
+
+/* The walk over cached blocks: about 21 cycles and 76 instructions a block, bound by mispredicted class
+ * branches on random outcomes and by the instruction count, less by the IP -> entry -> next IP load chain.
+ * Measured on bench_flow and NOT faster (each 0 to -17%): a path cache keyed by TNT bits, a branch-free
+ * next IP over every class, a class jump table, SSE/precomputed instruction records, block chaining,
+ * prefetching successors (even correctly predicted grandchildren), 64-byte entries carrying successor
+ * summaries, longer blocks, taking TNT/TIP bytes straight from the trace, and a two-pass walk-then-write. */
+static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt_flow *f, uint32_t on, const bool timed)
+{
+    struct fwpt_flow_obuf_insn *o0 = &f->obuf[on]; /* the first not yet counted in n_insns */
+    /* the next free entry as a pointer (an index costs a shift and an add per block) */
+    struct fwpt_flow_obuf_insn *d = o0, *const dend = &f->obuf[FWPT_FLOW_OBUF - FWPT_FLOW_BLOCK_INSNS];
+    const struct fwpt_flow_block *cache = f->cache;
+    const size_t mask = f->cache_mask;
+    const uint8_t mode = f->mode;
+    const uint64_t limit = f->runaway_limit;
+    bool pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
+    /* few values in registers (the rest stays in *f): the walk's chain must not spill */
+    uint64_t ip = f->ip, bits = f->tnt_bits, since = f->since_packet;
+    uint32_t cnt = f->tnt_count;
+    if (f->obuf_mode != mode)
+        obuf_prepare(f, mode);
+    while (d <= dend) {
+        const struct fwpt_flow_block *b = &cache[FLOW_SLOT(ip) & mask];
+        const uint64_t target = b->target, nx = ip + b->nbytes;
+        const uint32_t n = b->ninsn;
+        const uint8_t cls = b->iclass, flags = b->flags;
+        const uint8_t s0 = b->sizes[0], s1 = b->sizes[1], s2 = b->sizes[2], s3 = b->sizes[3];
+        if (b->ip != ip || b->mode != mode || since + n > limit)
+            break; /* fill's general path: build the block, or report the runaway */
+        f->cache_hits++;
+        /* (no prefetch of the successors' entries here: measured no gain, the load follows at once)
+         * four slots written unconditionally (the buffer has room for a whole block): most blocks
+         * end there, and a fixed count costs no mispredicted loop exit (eight: ~15% slower) */
+        d[0].ip = ip;
+        put_size(&d[0], s0);
+        d[1].ip = ip + s0;
+        put_size(&d[1], s1);
+        d[2].ip = ip + s0 + s1;
+        put_size(&d[2], s2);
+        d[3].ip = ip + s0 + s1 + s2;
+        put_size(&d[3], s3);
+        if (n > 4) {
+            uint64_t a = d[3].ip + s3;
+            for (uint32_t k = 4; k < n; k++) {
+                uint8_t sk = b->sizes[k];
+                d[k].ip = a;
+                put_size(&d[k], sk);
+                a += sk;
+            }
+        }
+        d += n;
+        d[-1].iclass = cls;
+        since += n;
+        if (!cnt && (cls == FWPT_IC_JCC || cls == FWPT_IC_RET) && f->have_peek &&
+            is_tnt(f->peek.type) && f->peek.tnt.count) {
+            /* take_tnt: the TNT packet lookahead left in peek (bits in hand, the usual case, tested first) */
+            bits = f->peek.tnt.bits;
+            cnt = f->peek.tnt.count;
+            f->have_peek = 0;
+            if (timed)
+                flow_time_fast(f, (uint64_t)(d - o0), false);
+        }
+        /* a branch per class: predicted, it keeps the class off the dependency chain (one branch-free
+         * select over OTHER/JCC/JMP_REL/CALL_REL measured ~12% slower) */
+        if (cls == FWPT_IC_JCC && cnt) {
+            /* branch-free: the outcome is data, not a prediction (a branch measured ~10% slower on
+             * random outcomes, ~2% faster on biased ones) */
+            uint64_t m = -(bits & 1);
+            ip = nx ^ ((nx ^ target) & m);
+        } else if (cls == FWPT_IC_OTHER) {
+            ip = nx;
+            continue;
+        } else if ((cls == FWPT_IC_JMP_REL || cls == FWPT_IC_CALL_REL) && !pgd_peek) {
+            if (cls == FWPT_IC_CALL_REL && !(flags & FWPT_FLOW_BF_ZERO_LEN_CALL)) {
+                /* push_ret (SDM "Indirect Transfer Compression for Returns (RET)": zero-length calls are not pushed) */
+                push_ret(f, nx);
+            }
+            ip = target;
+            continue;
+        } else if (cls == FWPT_IC_RET && cnt && (bits & 1) && f->retstack_n) {
+            /* compressed RET (SDM "Indirect Transfer Compression for Returns (RET)") */
+            (void)pop_ret(f, &ip);
+        } else if (f->have_peek && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed &&
+                   !f->pending_mode && !f->pend_pip && !f->pend_vmcs &&
+                   (cls == FWPT_IC_JMP_IND || cls == FWPT_IC_CALL_IND || (cls == FWPT_IC_RET && !cnt) ||
+                    (cls >= FWPT_IC_FAR_JMP && cls <= FWPT_IC_VMENTRY))) {
+            /* take_tip with the TIP lookahead left in peek (no MODE.Exec to apply) */
+            if (cls == FWPT_IC_CALL_IND) {
+                push_ret(f, nx);
+            } else if (cls == FWPT_IC_RET) {
+                uint64_t dummy;
+                (void)pop_ret(f, &dummy); /* SDM "Indirect Transfer Compression for Returns (RET)" step 3: every near RET pops */
+            }
+            ip = f->peek.ip.ip;
+            f->have_peek = 0;
+            if (timed)
+                flow_time_fast(f, (uint64_t)(d - o0), false);
+            if (cnt) { /* a deferred TIP (take_tip): the bits in hand are for the branches after it */
+                since = 0;
+                continue;
+            }
+            goto packet_done;
+        } else {
+            end_block(f, b, nx);
+            break;
+        }
+        /* a TNT bit was used */
+        bits >>= 1;
+        since = 0;
+        if (--cnt)
+            continue;
+    packet_done:
+        /* a packet used up: look ahead as flow_resolve() does, then go on if nothing happened */
+        since = 0;
+        f->ip = ip;
+        if (timed)
+            flow_time_fast(f, (uint64_t)(d - o0), true);
+        if (fetch_walk(f, timed) == FWPT_OK) {
+            uint8_t t = f->peek.type;
+            if (is_tnt(t) || t == FWPT_PKT_TIP) {
+                /* lookahead would stop at once: a packet the walk consumes next */
+                pgd_peek = false;
+                continue;
+            }
+        }
+        f->tnt_bits = bits;
+        f->tnt_count = 0;
+        f->since_packet = 0;
+        f->n_insns += (uint64_t)(d - o0); /* a TRIG's ICNT counts from here */
+        o0 = d;
+        flow_lookahead(f);
+        if (f->state != ST_WALK || f->fup_pending || f->evq_n || f->ntrig || f->pend_cfe) {
+            f->n_insns += (uint64_t)(d - o0);
+            return (uint32_t)(d - f->obuf);
+        }
+        pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
+    }
+    f->ip = ip;
+    f->tnt_bits = bits;
+    f->tnt_count = (uint8_t)cnt;
+    f->since_packet = since;
+    f->n_insns += (uint64_t)(d - o0);
+    return (uint32_t)(d - f->obuf);
+}
+
+/* fill_fast_walk twice: the time hooks cost the walk nothing when time is off. */
+static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_t on) { return fill_fast_walk(f, on, false); }
+static __attribute__((noinline)) uint32_t fill_fast_timed(struct fwpt_flow *f, uint32_t on)
+{
+    return fill_fast_walk(f, on, true);
+}
+
+/* With time, the last instruction buffered has its time only once its successor is known (the packet it
+ * takes decides it): resolve it now, as libipt's pt_insn_next does before it gives the instruction. */
+static void time_resolve_last(struct fwpt_flow *f)
+{
+    if (f->resolve_pending && f->state == ST_WALK && !f->evq_n && !f->look_pending && !fast_resolve(f))
+        flow_resolve(f);
+}
+
+/* Decodes instructions ahead into f->obuf until an event is queued, the walk stops or the
+ * buffer is full. Events are queued only after the instructions before them are buffered. */
+static void fill(struct fwpt_flow *f)
+{
+    struct fwpt_flow_obuf_insn *o = f->obuf;
+    uint32_t on = 0;
+    if (TIME_ON(f))
+        flow_time_refill(f, f->n_insns);
+    while (f->state == ST_WALK && !f->evq_n && on + FWPT_FLOW_BLOCK_INSNS <= FWPT_FLOW_OBUF) {
+        if (f->look_pending) {
+            flow_lookahead(f);
+            continue;
+        }
+        if (f->resolve_pending && !fast_resolve(f)) {
+            flow_resolve(f);
+            continue;
+        }
+        if (f->ntrig && f->trig_q[0].at <= f->n_insns) {
+            flow_trig_due(f, false);
+            continue;
+        }
+        if (!f->fup_pending && !(f->ntrig | f->pend_cfe) && f->cache) {
+            uint32_t before = on;
+            on = TIME_ON(f) ? fill_fast_timed(f, on) : fill_fast(f, on);
+            if (on != before || f->resolve_pending)
+                continue; /* it walked: the loop conditions again */
+        }
+        if (f->fup_pending && f->ip == f->stop_ip) {
+            flow_fup_reached(f);
+            continue;
+        }
+        enum fwpt_status st;
+        const struct fwpt_flow_block *b = get_block(f, f->ip, &st);
+        if (!b)
+            continue;
+        if (f->cache) {
+            /* the next block is one of these: start loading its entry now */
+            uint64_t nx = f->ip + b->nbytes;
+            __builtin_prefetch(&f->cache[FLOW_SLOT(b->target) & f->cache_mask]);
+            __builtin_prefetch(&f->cache[FLOW_SLOT(nx) & f->cache_mask]);
+        }
+        bool full;
+        uint32_t n = fup_cut(f, b, &full), nt = trig_cut(f, n);
+        if (nt < n) {
+            n = nt; /* a TRIG binds before the next instruction */
+            full = false;
+        }
+        f->since_packet += n;
+        if (f->since_packet > f->runaway_limit) {
+            flow_error(f, FWPT_E_RUNAWAY, f->ip, flow_cur_offset(f));
+            continue;
+        }
+        uint64_t ip = put_run(&o[on], f->ip, b->sizes, n, f->mode);
+        if (f->mode != f->obuf_mode)
+            f->obuf_mode = FWPT_MODE_UNKNOWN; /* obuf_prepare again before fill_fast */
+        on += n;
+        f->n_insns += n;
+        if (full) {
+            o[on - 1].iclass = b->iclass;
+            end_block(f, b, ip);
+        } else {
+            f->ip = ip; /* the pending FUP's IP, or where a TRIG binds */
+        }
+    }
+    if (TIME_ON(f))
+        time_resolve_last(f);
+    f->oidx = 0;
+    f->on = on;
+}
+
+enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event *ev)
+{
+    for (;;) {
+        if (f->oidx < f->on)
+            return fwpt_flow_next(f, ev); /* serves the buffer inline (its own check is the same) */
+        if (f->evq_n)
+            return evq_pop(f, ev);
+        if (__builtin_expect(f->evq_overrun, 0))
+            return FWPT_E_INTERNAL;
+        if (f->state == ST_WALK) {
+            fill(f);
+            continue;
+        }
+        struct fwpt_flow_run run;
+        enum fwpt_status s = fwpt_flow_next_run(f, &run, ev); /* states without an IP */
+        if (s != FWPT_OK || !run.n)
+            return s;
+        /* next_run gave a run (it entered the walk): serve it through the buffer */
+        if (TIME_ON(f))
+            flow_time_refill(f, f->n_insns - run.n);
+        put_run(f->obuf, run.ip, run.sizes, run.n, run.mode);
+        if (run.mode != f->obuf_mode)
+            f->obuf_mode = FWPT_MODE_UNKNOWN;
+        if (f->run_full)
+            f->obuf[run.n - 1].iclass = f->last_class;
+        if (TIME_ON(f))
+            time_resolve_last(f);
+        f->oidx = 0;
+        f->on = run.n;
+    }
+}
+
+enum fwpt_status fwpt_flow_next_batch(struct fwpt_flow *f, const struct fwpt_flow_obuf_insn **insns,
+                                      uint32_t *n, struct fwpt_flow_event *ev)
+{
+    *n = 0;
+    if (f->oidx >= f->on) {
+        /* refill through the one-by-one path: it serves the first instruction or an event */
+        enum fwpt_status s = fwpt_flow_next_slow(f, ev);
+        if (s != FWPT_OK || ev->kind != FWPT_FLOW_INSN)
+            return s;
+        f->oidx--; /* give that instruction back to the batch */
+    }
+    *insns = &f->obuf[f->oidx];
+    *n = f->on - f->oidx;
+    f->oidx = f->on;
+    return FWPT_OK;
+}
