@@ -32,43 +32,39 @@ static inline uint64_t enc_offset(void)
     return o;
 }
 static inline void emit(struct pt_packet *p) { CHECK(pt_enc_next(enc, p) > 0); }
-static inline void pk_plain(enum pt_packet_type t)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = t;
-    emit(&p);
-}
+/* Each helper writes one packet, all its other fields zero. */
+static inline void pk_plain(enum pt_packet_type t) { emit(&(struct pt_packet){.type = t}); }
 static inline void pk_ip(enum pt_packet_type t, uint64_t ip, enum pt_ip_compression c)
 {
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = t;
-    p.payload.ip.ipc = c;
-    p.payload.ip.ip = ip;
-    emit(&p);
+    emit(&(struct pt_packet){.type = t, .payload.ip = {.ipc = c, .ip = ip}});
 }
 /* MODE.Exec for 16-, 32- or 64-bit code */
 static inline void pk_mode(int bits)
 {
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = ppt_mode;
-    p.payload.mode.leaf = pt_mol_exec;
-    p.payload.mode.bits.exec.csl = bits == 64;
-    p.payload.mode.bits.exec.csd = bits == 32;
-    emit(&p);
+    emit(&(struct pt_packet){.type = ppt_mode,
+                             .payload.mode = {.leaf = pt_mol_exec,
+                                              .bits.exec = {.csl = bits == 64, .csd = bits == 32}}});
+}
+/* MODE.TSX with its InTX and TXAbort bits */
+static inline void pk_tsx(int intx, int abrt)
+{
+    emit(&(struct pt_packet){.type = ppt_mode,
+                             .payload.mode = {.leaf = pt_mol_tsx,
+                                              .bits.tsx = {.intx = (uint32_t)intx, .abrt = (uint32_t)abrt}}});
 }
 /* A TNT of 'bits' branches (1..6 short, else long) with libipt's payload (the oldest bit most significant). */
 static inline void pk_tnt(unsigned bits, uint64_t payload)
 {
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = bits <= 6 ? ppt_tnt_8 : ppt_tnt_64;
-    p.payload.tnt.bit_size = (uint8_t)bits;
-    p.payload.tnt.payload = payload;
-    emit(&p);
+    emit(&(struct pt_packet){.type = bits <= 6 ? ppt_tnt_8 : ppt_tnt_64,
+                             .payload.tnt = {.bit_size = (uint8_t)bits, .payload = payload}});
 }
+static inline void pk_pip(uint64_t cr3) { emit(&(struct pt_packet){.type = ppt_pip, .payload.pip.cr3 = cr3}); }
+static inline void pk_vmcs(uint64_t base_addr)
+{
+    emit(&(struct pt_packet){.type = ppt_vmcs, .payload.vmcs.base = base_addr});
+}
+static inline void pk_mnt(uint64_t payload) { emit(&(struct pt_packet){.type = ppt_mnt, .payload.mnt.payload = payload}); }
+static inline void pk_cbr(uint8_t ratio) { emit(&(struct pt_packet){.type = ppt_cbr, .payload.cbr.ratio = ratio}); }
 
 /* A new encoder over trace[0..size) that starts with PSB+ (MODE.Exec 64-bit, FUP ip): the decoder
  * synchronizes there and walks from ip. */

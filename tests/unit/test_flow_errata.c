@@ -87,49 +87,6 @@ static void end(void)
     trace_len = (size_t)enc_offset();
     pt_free_encoder(enc);
 }
-static void pk_tsx(int intx, int abrt)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = ppt_mode;
-    p.payload.mode.leaf = pt_mol_tsx;
-    p.payload.mode.bits.tsx.intx = (uint32_t)intx;
-    p.payload.mode.bits.tsx.abrt = (uint32_t)abrt;
-    emit(&p);
-}
-static void pk_pip(uint64_t cr3)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = ppt_pip;
-    p.payload.pip.cr3 = cr3;
-    emit(&p);
-}
-static void pk_vmcs(uint64_t base_addr)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = ppt_vmcs;
-    p.payload.vmcs.base = base_addr;
-    emit(&p);
-}
-static void pk_mnt(uint64_t payload)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = ppt_mnt;
-    p.payload.mnt.payload = payload;
-    emit(&p);
-}
-static void pk_cbr(uint8_t ratio)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = ppt_cbr;
-    p.payload.cbr.ratio = ratio;
-    emit(&p);
-}
-
 static struct fwpt_errata cpu_errata(uint32_t family, uint32_t model)
 {
     struct fwpt_cpu_id id = {.known = true, .intel = true, .family = family, .model = model};

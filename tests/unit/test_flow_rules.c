@@ -101,15 +101,6 @@ static void chain(int levels)
     code[6 * levels] = 0xc3;
 }
 
-static void pk_pip(uint64_t cr3)
-{
-    struct pt_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = ppt_pip;
-    p.payload.pip.cr3 = cr3;
-    emit(&p);
-}
-
 /* The trace ends with two PIPs after the FUP at 'mov cr3, rax' (base+0x2ff8; nops to the end of the
  * code at base+0x3000). The first binds to it; the second waits for a MOV CR3 (SDM "PIP Packet"), so
  * the trace data is not all used (no END): the walk looks for it, and code that runs out first is
