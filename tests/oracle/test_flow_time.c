@@ -40,6 +40,33 @@ struct tcfg {
     uint8_t mtc_freq, nom_freq;
 };
 
+static void ipt_event(void *ctx, const struct pt_event *ev)
+{
+    struct list *l = ctx;
+    switch (ev->type) {
+    case ptev_enabled: add(l, IT_ENABLED, ev->variant.enabled.ip, ev->tsc, ev->has_tsc); break;
+    case ptev_disabled: add(l, IT_DISABLED, 0, ev->tsc, ev->has_tsc); break;
+    case ptev_async_disabled: add(l, IT_DISABLED, ev->variant.async_disabled.at, ev->tsc, ev->has_tsc); break;
+    case ptev_async_branch: add(l, IT_INTERRUPT, ev->variant.async_branch.from, ev->tsc, ev->has_tsc); break;
+    case ptev_overflow: add(l, IT_OVERFLOW, ev->variant.overflow.ip, ev->tsc, ev->has_tsc); break;
+    case ptev_cbr:
+        if (ev->status_update)
+            break; /* the CBR in a PSB+: status, no event in fwpt */
+        add(l, IT_CBR, ev->variant.cbr.ratio, ev->tsc, ev->has_tsc); break;
+    default: break;
+    }
+}
+static void ipt_insn(void *ctx, struct pt_insn_decoder *dec, const struct pt_insn *insn)
+{
+    uint64_t tsc = 0;
+    int ts = pt_insn_time(dec, &tsc, NULL, NULL);
+    add(ctx, IT_INSN, insn->ip, tsc, ts >= 0);
+}
+static void ipt_error(void *ctx, int status, uint64_t offset)
+{
+    add(ctx, IT_ERROR, (uint64_t)-status, offset, 0);
+}
+
 static void libipt_list(const struct progen *p, struct code_image *im, const struct tcfg *tc, struct list *l)
 {
     struct pt_config config;
@@ -50,54 +77,9 @@ static void libipt_list(const struct progen *p, struct code_image *im, const str
     config.cpuid_0x15_ebx = tc->ratio;
     config.mtc_freq = tc->mtc_freq;
     config.nom_freq = tc->nom_freq;
-    struct pt_insn_decoder *dec = pt_insn_alloc_decoder(&config);
-    if (!dec)
+    struct ipt_insn_sink s = {.event = ipt_event, .insn_at = ipt_insn, .error = ipt_error, .ctx = l};
+    if (ipt_insn_walk_config(&config, code_image_ipt_read, im, &s, NULL) == -pte_nomem)
         abort();
-    pt_image_set_callback(pt_insn_get_image(dec), code_image_ipt_read, im);
-    for (;;) {
-        int status = pt_insn_sync_forward(dec);
-        if (status < 0)
-            break;
-        for (;;) {
-            while (status & pts_event_pending) {
-                struct pt_event ev;
-                status = pt_insn_event(dec, &ev, sizeof ev);
-                if (status < 0)
-                    break;
-                switch (ev.type) {
-                case ptev_enabled: add(l, IT_ENABLED, ev.variant.enabled.ip, ev.tsc, ev.has_tsc); break;
-                case ptev_disabled: add(l, IT_DISABLED, 0, ev.tsc, ev.has_tsc); break;
-                case ptev_async_disabled: add(l, IT_DISABLED, ev.variant.async_disabled.at, ev.tsc, ev.has_tsc); break;
-                case ptev_async_branch: add(l, IT_INTERRUPT, ev.variant.async_branch.from, ev.tsc, ev.has_tsc); break;
-                case ptev_overflow: add(l, IT_OVERFLOW, ev.variant.overflow.ip, ev.tsc, ev.has_tsc); break;
-                case ptev_cbr:
-                    if (ev.status_update)
-                        break; /* the CBR in a PSB+: status, no event in fwpt */
-                    add(l, IT_CBR, ev.variant.cbr.ratio, ev.tsc, ev.has_tsc); break;
-                default: break;
-                }
-            }
-            if (status < 0)
-                break;
-            if (status & pts_eos) {
-                status = -pte_eos;
-                break;
-            }
-            struct pt_insn insn;
-            status = pt_insn_next(dec, &insn, sizeof insn);
-            if (status < 0)
-                break;
-            uint64_t tsc = 0;
-            int ts = pt_insn_time(dec, &tsc, NULL, NULL);
-            add(l, IT_INSN, insn.ip, tsc, ts >= 0);
-        }
-        if (status != -pte_eos) {
-            uint64_t off = 0;
-            pt_insn_get_offset(dec, &off);
-            add(l, IT_ERROR, (uint64_t)-status, off, 0);
-        }
-    }
-    pt_insn_free_decoder(dec);
 }
 
 static struct fwpt_flow_block cache[4096];
