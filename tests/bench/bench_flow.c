@@ -12,7 +12,10 @@
 
 #include "decode/flow.h"
 #include "tests/common/fw_traces.h"
+#include "tests/common/ipt_blk.h"
+#include "tests/common/ipt_insn.h"
 #include "tests/common/progen.h"
+#include "tests/common/tool_run.h"
 
 static double now(void)
 {
@@ -71,6 +74,21 @@ static __attribute__((noinline)) void walk_next(struct fwpt_flow *f, uint64_t *n
 }
 
 /* Times every decoder over *in (best of 5 each) and prints the rates and ratios; 1 if they disagree. */
+/* libipt's instructions: how many and the sum of their IPs */
+struct ipt_count {
+    uint64_t n, sum;
+};
+static void ipt_count_insn(void *ctx, const struct pt_insn *insn)
+{
+    struct ipt_count *c = ctx;
+    c->n++;
+    c->sum += insn->ip;
+}
+static void ipt_go_on(void *ctx, int status, uint64_t offset)
+{
+    (void)ctx, (void)status, (void)offset; /* on from the next PSB */
+}
+
 static int measure(const struct input *in, int only_fwpt)
 {
     /* libipt: the images from files through its section cache (its fast path) */
@@ -143,30 +161,10 @@ static int measure(const struct input *in, int only_fwpt)
     struct pt_insn_decoder *d = pt_insn_alloc_decoder(&c);
     for (int i = 0; i < in->nim; i++)
         pt_image_add_cached(pt_insn_get_image(d), isc, isid[i], NULL);
-    int st;
-    for (;;) {
-        st = pt_insn_sync_forward(d);
-        if (st < 0)
-            break;
-        for (;;) {
-            while (st & pts_event_pending) {
-                struct pt_event e;
-                st = pt_insn_event(d, &e, sizeof e);
-                if (st < 0)
-                    break;
-            }
-            if (st < 0)
-                break;
-            struct pt_insn insn;
-            st = pt_insn_next(d, &insn, sizeof insn);
-            if (st < 0)
-                break;
-            li++;
-            lsum += insn.ip;
-        }
-        if (st == -pte_eos)
-            break;
-    }
+    struct ipt_count lc = {0, 0};
+    ipt_insn_walk_decoder(d, &(struct ipt_insn_sink){.insn = ipt_count_insn, .error = ipt_go_on, .ctx = &lc});
+    li += lc.n;
+    lsum += lc.sum;
     pt_insn_free_decoder(d);
     t = now() - t;
     tr[3][rep] = t;
@@ -178,28 +176,7 @@ static int measure(const struct input *in, int only_fwpt)
     struct pt_block_decoder *bd = pt_blk_alloc_decoder(&c);
     for (int i = 0; i < in->nim; i++)
         pt_image_add_cached(pt_blk_get_image(bd), isc, isid[i], NULL);
-    for (;;) {
-        st = pt_blk_sync_forward(bd);
-        if (st < 0)
-            break;
-        for (;;) {
-            while (st & pts_event_pending) {
-                struct pt_event e;
-                st = pt_blk_event(bd, &e, sizeof e);
-                if (st < 0)
-                    break;
-            }
-            if (st < 0)
-                break;
-            struct pt_block b;
-            st = pt_blk_next(bd, &b, sizeof b);
-            if (st < 0)
-                break;
-            bi += b.ninsn;
-        }
-        if (st == -pte_eos)
-            break;
-    }
+    bi += ipt_blk_count(bd);
     pt_blk_free_decoder(bd);
     t = now() - t;
     tr[4][rep] = t;
@@ -280,19 +257,14 @@ static int bench_one(size_t n, unsigned extra_plain, int biased, int only_fwpt)
     return rc;
 }
 
+/* the whole file, NULL if it cannot be read or is empty */
 static uint8_t *load_file(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *d = NULL;
-    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (d = malloc((size_t)n)) && fread(d, 1, (size_t)n, f) != (size_t)n) {
+    uint8_t *d = (uint8_t *)slurp(path, size);
+    if (d && !*size) {
         free(d);
         d = NULL;
     }
-    fclose(f);
-    *size = n > 0 ? (size_t)n : 0;
     return d;
 }
 

@@ -16,6 +16,7 @@
 #include "decode/flow_print.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/progen.h"
+#include "tests/common/tool_run.h"
 #include "tools/sideband.h"
 #include "tools/zydis.h"
 #include "tests/common/mem_sink.h"
@@ -160,22 +161,6 @@ static int measure(struct input *in, int add_to_total)
     return rc;
 }
 
-static uint8_t *load_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *d = NULL;
-    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (d = malloc((size_t)n + 1)) && fread(d, 1, (size_t)n, f) != (size_t)n) {
-        free(d);
-        d = NULL;
-    }
-    fclose(f);
-    *size = n > 0 ? (size_t)n : 0;
-    return d;
-}
-
 /* sideband.json's images, as fwpt flow reads them */
 struct image_fields {
     char name[256], file[512];
@@ -196,7 +181,7 @@ static int add_image(void *ctx)
     if (v->file[0]) {
         char path[4800];
         snprintf(path, sizeof path, "%s/%s", v->dir, v->file);
-        m->code = load_file(path, &m->code_size);
+        m->code = (uint8_t *)slurp(path, &m->code_size);
     }
     m->size = v->have_size ? v->size : m->code_size;
     return 0;
@@ -216,9 +201,9 @@ static int bench_dir(const char *name, const char *dir)
     char path[4200];
     size_t n, sbn;
     snprintf(path, sizeof path, "%s/trace.pt", dir);
-    uint8_t *trace = load_file(path, &n);
+    uint8_t *trace = (uint8_t *)slurp(path, &n);
     snprintf(path, sizeof path, "%s/sideband.json", dir);
-    char *sb = (char *)load_file(path, &sbn);
+    char *sb = slurp(path, &sbn); /* slurp leaves room for the NUL */
     if (!trace || !sb) {
         fprintf(stderr, "bench_list: %s: cannot read %s\n", dir, trace ? "sideband.json" : "trace.pt");
         return 1;

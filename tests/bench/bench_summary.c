@@ -20,6 +20,7 @@
 #include "decode/parallel_host.h"
 #include "decode/summary.h"
 #include "tests/common/fw_traces.h"
+#include "tests/common/ipt_blk.h"
 #include "tests/common/progen.h"
 #include "tests/common/tool_run.h"
 
@@ -114,29 +115,7 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
         struct pt_block_decoder *bd = pt_blk_alloc_decoder(&c);
         for (int i = 0; i < in->nim; i++)
             pt_image_add_cached(pt_blk_get_image(bd), isc, isid[i], NULL);
-        int st;
-        for (;;) {
-            st = pt_blk_sync_forward(bd);
-            if (st < 0)
-                break;
-            for (;;) {
-                while (st & pts_event_pending) {
-                    struct pt_event e;
-                    st = pt_blk_event(bd, &e, sizeof e);
-                    if (st < 0)
-                        break;
-                }
-                if (st < 0)
-                    break;
-                struct pt_block b;
-                st = pt_blk_next(bd, &b, sizeof b);
-                if (st < 0)
-                    break;
-                n += b.ninsn;
-            }
-            if (st == -pte_eos)
-                break;
-        }
+        n += ipt_blk_count(bd);
         pt_blk_free_decoder(bd);
         return n;
     }
