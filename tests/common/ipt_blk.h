@@ -11,25 +11,16 @@
 static inline uint64_t ipt_blk_count(struct pt_block_decoder *bd)
 {
     uint64_t n = 0;
-    for (;;) {
-        int st = pt_blk_sync_forward(bd);
-        if (st < 0)
-            break;
-        for (;;) {
-            while (st & pts_event_pending) {
-                struct pt_event e;
+    int st;
+    while ((st = pt_blk_sync_forward(bd)) >= 0) {
+        struct pt_event e;
+        struct pt_block b;
+        do {
+            while (st >= 0 && (st & pts_event_pending))
                 st = pt_blk_event(bd, &e, sizeof e);
-                if (st < 0)
-                    break;
-            }
-            if (st < 0)
-                break;
-            struct pt_block b;
-            st = pt_blk_next(bd, &b, sizeof b);
-            if (st < 0)
-                break;
-            n += b.ninsn;
-        }
+            if (st >= 0 && (st = pt_blk_next(bd, &b, sizeof b)) >= 0)
+                n += b.ninsn;
+        } while (st >= 0);
         if (st == -pte_eos)
             break;
     }

@@ -46,29 +46,21 @@ static inline int ipt_insn_walk_decoder(struct pt_insn_decoder *dec, const struc
         int status = pt_insn_sync_forward(dec);
         if (status < 0)
             return status == -pte_eos ? 0 : status;
-        for (;;) {
-            while (status & pts_event_pending) {
-                struct pt_event ev;
+        struct pt_event ev;
+        struct pt_insn insn;
+        while (status >= 0) {
+            if (status & pts_event_pending) {
                 status = pt_insn_event(dec, &ev, sizeof ev);
-                if (status < 0)
-                    break;
-                if (s->event)
+                if (status >= 0 && s->event)
                     s->event(s->ctx, &ev);
-            }
-            if (status < 0)
-                break;
-            if (status & pts_eos) {
+            } else if (status & pts_eos) {
                 status = -pte_eos;
-                break;
+            } else if ((status = pt_insn_next(dec, &insn, sizeof insn)) >= 0) {
+                if (s->insn)
+                    s->insn(s->ctx, &insn);
+                if (s->insn_at)
+                    s->insn_at(s->ctx, dec, &insn);
             }
-            struct pt_insn insn;
-            status = pt_insn_next(dec, &insn, sizeof insn);
-            if (status < 0)
-                break;
-            if (s->insn)
-                s->insn(s->ctx, &insn);
-            if (s->insn_at)
-                s->insn_at(s->ctx, dec, &insn);
         }
         if (status != -pte_eos) {
             if (!s->error)
