@@ -20,6 +20,7 @@
 #include "decode/flow_list.h"
 #include "decode/flow_print.h"
 #include "tests/check.h"
+#include "tests/common/code_image.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
@@ -42,20 +43,6 @@ static int same(const struct mem *a, const struct mem *b, const char *what)
                     "  printer: %.*s\n", what, i, a->n, b->n, (int)(a->n - ls < 200 ? a->n - ls : 200), a->p + ls,
             (int)(b->n - ls < 200 ? b->n - ls : 200), b->p + ls);
     return 0;
-}
-
-struct code {
-    uint64_t base;
-    const uint8_t *bytes;
-    size_t size;
-};
-static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
-{
-    const struct code *c = ctx;
-    if (ip < c->base || ip - c->base >= c->size)
-        return 0;
-    *bytes = c->bytes + (ip - c->base);
-    return c->size - (ip - c->base);
 }
 
 /* Texts of every shape the printer must take as they are: none, escapes, control bytes, empty, cut at the
@@ -109,7 +96,7 @@ static struct fwpt_list_asm acache_mem[1 << 12];
 static struct fwpt_list_module pre_mem[16];
 
 /* One listing of the trace both ways into a and b. */
-static void list_both(const uint8_t *trace, size_t len, struct code *c, const struct listing_cfg *k, struct mem *a,
+static void list_both(const uint8_t *trace, size_t len, struct code_image *c, const struct listing_cfg *k, struct mem *a,
                       struct mem *b, unsigned long *calls_fast, unsigned long *errors)
 {
     static struct fwpt_flow_block cache[4096];
@@ -122,7 +109,7 @@ static void list_both(const uint8_t *trace, size_t len, struct code *c, const st
     uint64_t cut_ip;
     a->n = b->n = 0;
     disasm_calls = 0;
-    fwpt_flow_init(&f, trace, len, read_code, c, cache, 4096);
+    fwpt_flow_init(&f, trace, len, code_image_read, c, cache, 4096);
     fwpt_flow_lister_init(&l, &sa, k->fmt, k->mv ? &ma : NULL, k->mv ? pre_mem : NULL, k->disasm, NULL,
                           k->nacache ? acache_mem : NULL, k->nacache, buf, k->bufcap);
     const struct fwpt_flow_obuf_insn *v;
@@ -135,7 +122,7 @@ static void list_both(const uint8_t *trace, size_t len, struct code *c, const st
     if (calls_fast)
         *calls_fast = disasm_calls;
 
-    fwpt_flow_init(&f, trace, len, read_code, c, cache, 4096);
+    fwpt_flow_init(&f, trace, len, code_image_read, c, cache, 4096);
     struct fwpt_flow_printer pr = {&sb, k->fmt, k->mv ? &mb : NULL, k->disasm, NULL, 0};
     while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
         fwpt_flow_print_event(&pr, &ev);
@@ -177,7 +164,7 @@ static size_t modules_for(uint64_t base, size_t size, int which, struct fwpt_mod
 
 static unsigned long n_listings, n_lines, n_errors;
 
-static void compare_trace(const uint8_t *trace, size_t len, struct code *c, const char *what, unsigned long *errs)
+static void compare_trace(const uint8_t *trace, size_t len, struct code_image *c, const char *what, unsigned long *errs)
 {
     struct mem a = {0}, b = {0};
     struct fwpt_module mv[8];
@@ -220,7 +207,7 @@ static void test_generated(void)
             CHECK(!"progen");
             continue;
         }
-        struct code c = {p.base, p.code, p.code_size};
+        struct code_image c = {p.base, p.code, p.code_size, 0};
         char what[64];
         snprintf(what, sizeof what, "program %llu", (unsigned long long)seed);
         compare_trace(p.trace, p.trace_size, &c, what, NULL);
@@ -241,7 +228,7 @@ static void test_generated(void)
             struct fwpt_flow_event ev;
             memset(seen, 0, sizeof seen);
             unsigned long distinct = 0, listed = 0;
-            fwpt_flow_init(&f, p.trace, p.trace_size, read_code, &c, NULL, 0);
+            fwpt_flow_init(&f, p.trace, p.trace_size, code_image_read, &c, NULL, 0);
             while (fwpt_flow_next(&f, &ev) == FWPT_OK)
                 if (ev.kind == FWPT_FLOW_INSN && ev.ip - p.base < sizeof seen) {
                     listed++;

@@ -13,6 +13,7 @@
 
 #include "decode/flow.h"
 #include "tests/check.h"
+#include "tests/common/code_image.h"
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
 #include "tests/common/tool_run.h"
@@ -49,20 +50,6 @@ static size_t check_jsonl(FILE *in, const struct progen *p, int with_module, uns
     return k;
 }
 
-struct code {
-    uint64_t base;
-    const uint8_t *bytes;
-    size_t size;
-};
-static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
-{
-    const struct code *c = ctx;
-    if (ip < c->base || ip - c->base >= c->size)
-        return 0;
-    *bytes = c->bytes + (ip - c->base);
-    return c->size - (ip - c->base);
-}
-
 static unsigned long n_bad_traces, n_bad_lines, n_bad_errors;
 
 /* One corrupted trace in path, decoded by the tool (JSON lines) and by decode/flow in this process: the
@@ -79,12 +66,12 @@ static void check_corrupted(const char *tool, const char *path, const char *img,
                                                             "paging", "vmcs", "ptwrite", "exstop", "cbr", "mnt",
                                                             "mwait", "pwre", "pwrx", "trig", "end", "cfe",
                                                             "iflags"};
-    struct code c = {p->base, p->code, p->code_size};
+    struct code_image c = {p->base, p->code, p->code_size, 0};
     char cmd[4096], line[1024];
     snprintf(cmd, sizeof cmd, "timeout 30 %s flow %s --image %s@%llx --format jsonl --no-disasm 2>/dev/null", tool,
              path, img, (unsigned long long)p->base);
     FILE *in = popen(cmd, "r");
-    fwpt_flow_init(&f, trace, len, read_code, &c, cache, sizeof cache / sizeof cache[0]);
+    fwpt_flow_init(&f, trace, len, code_image_read, &c, cache, sizeof cache / sizeof cache[0]);
     struct fwpt_flow_event ev;
     unsigned long errors = 0, k = 0;
     int ok = 1;
