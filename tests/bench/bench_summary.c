@@ -7,7 +7,6 @@
  * (CPU time does not show a speed-up). The summary walk counts the profile and call tree (profile), the
  * coverage bitmap (cov) or both; the per-instruction walk feeds fwpt_profile_add (profile) or only counts;
  * libipt's block decoder only counts. Each pair must agree on the instruction count. */
-#include <dirent.h>
 #include <intel-pt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,30 +36,13 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-struct image {
-    uint64_t base;
-    uint8_t *code;
-    size_t size;
-    char path[4200];
-};
 struct input {
     const uint8_t *trace;
     size_t len;
-    struct image *im;
-    int nim;
+    struct fw_image_set code;
     struct fwpt_modules mods;
     struct fwpt_module mv[64];
 };
-static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
-{
-    const struct input *in = ctx;
-    for (int i = 0; i < in->nim; i++)
-        if (ip - in->im[i].base < in->im[i].size) {
-            *bytes = in->im[i].code + (ip - in->im[i].base);
-            return in->im[i].size - (ip - in->im[i].base);
-        }
-    return 0;
-}
 static struct fwpt_flow_block cache[1 << 16];
 static struct fwpt_sum_path paths[1 << 14];
 static struct fwpt_sum_cold cold[1 << 14];
@@ -97,7 +79,7 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
     uint64_t n = 0;
     in->mods.last = 0;
     if (w == W_INSN || w == W_INSN_PROF) {
-        fwpt_flow_init(&f, in->trace, in->len, read_code, in, cache, sizeof cache / sizeof cache[0]);
+        fwpt_flow_init(&f, in->trace, in->len, fw_images_read, &in->code, cache, sizeof cache / sizeof cache[0]);
         if (w == W_INSN_PROF)
             prof_init(pm, &in->mods);
         while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
@@ -113,7 +95,7 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
         c.begin = (uint8_t *)in->trace;
         c.end = (uint8_t *)in->trace + in->len;
         struct pt_block_decoder *bd = pt_blk_alloc_decoder(&c);
-        for (int i = 0; i < in->nim; i++)
+        for (int i = 0; i < in->code.n; i++)
             pt_image_add_cached(pt_blk_get_image(bd), isc, isid[i], NULL);
         n += ipt_blk_count(bd);
         pt_blk_free_decoder(bd);
@@ -124,7 +106,7 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
         bool prof = w == W_SUM_PROF || w == W_SUM_BOTH, cv = w == W_SUM_COV || w == W_SUM_BOTH;
         if (prof)
             prof_init(pm, &in->mods);
-        struct fwpt_par_setup ps = {.trace = in->trace, .len = in->len, .read = read_code, .read_ctx = in,
+        struct fwpt_par_setup ps = {.trace = in->trace, .len = in->len, .read = fw_images_read, .read_ctx = &in->code,
                                     .mods = &in->mods, .jobs = 1, .profile = prof, .cov_size = cv ? 1 << 16 : 0};
         struct fwpt_par_out po;
         if (fwpt_par_run(&ps, &pm->p, &po) != 0)
@@ -136,7 +118,7 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
         return n;
     }
     /* the walk alone, no counts */
-    fwpt_flow_init(&f, in->trace, in->len, read_code, in, cache, sizeof cache / sizeof cache[0]);
+    fwpt_flow_init(&f, in->trace, in->len, fw_images_read, &in->code, cache, sizeof cache / sizeof cache[0]);
     struct fwpt_sum s;
     fwpt_sum_init(&s, &f, paths, sizeof paths / sizeof paths[0], cold);
     fwpt_sum_configure(&s);
@@ -149,8 +131,8 @@ static int measure(struct input *in)
 {
     struct pt_image_section_cache *isc = pt_iscache_alloc("bench");
     int isid[64];
-    for (int i = 0; i < in->nim; i++)
-        isid[i] = pt_iscache_add_file(isc, in->im[i].path, 0, in->im[i].size, in->im[i].base);
+    for (int i = 0; i < in->code.n; i++)
+        isid[i] = pt_iscache_add_file(isc, in->code.im[i].path, 0, in->code.im[i].size, in->code.im[i].base);
     static struct prof_mem pm;
     double best[W_COUNT];
     uint64_t cnt[W_COUNT];
@@ -194,7 +176,7 @@ static int measure_jobs(struct input *in, uint64_t n, bool profile)
         unsigned pieces = 0, joined = 0, again = 0;
         for (int rep = 0; rep < 5; rep++) {
             prof_init(&pm, &in->mods);
-            struct fwpt_par_setup s = {.trace = in->trace, .len = in->len, .read = read_code, .read_ctx = in,
+            struct fwpt_par_setup s = {.trace = in->trace, .len = in->len, .read = fw_images_read, .read_ctx = &in->code,
                                        .mods = &in->mods, .jobs = jobs, .profile = profile, .cov_size = 1 << 16};
             double t = wall_now();
             if (fwpt_par_run(&s, &pm.p, &po) != 0) {
@@ -245,7 +227,7 @@ static uint64_t count_insns(struct input *in)
     static struct fwpt_flow f;
     struct fwpt_flow_event ev;
     uint64_t n = 0;
-    fwpt_flow_init(&f, in->trace, in->len, read_code, in, cache, sizeof cache / sizeof cache[0]);
+    fwpt_flow_init(&f, in->trace, in->len, fw_images_read, &in->code, cache, sizeof cache / sizeof cache[0]);
     while (fwpt_flow_next(&f, &ev) == FWPT_OK)
         n += ev.kind == FWPT_FLOW_INSN;
     return n;
@@ -259,12 +241,12 @@ static int bench_program(size_t n, unsigned extra_plain, int biased)
     struct progen p;
     if (progen_build(&cfg, &p))
         return 1;
-    struct image im = {p.base, p.code, p.code_size, "/tmp/fwpt-bench-sum-XXXXXX"};
+    struct fw_image im = {p.base, p.code, p.code_size, "/tmp/fwpt-bench-sum-XXXXXX"};
     int fd = mkstemp(im.path);
     if (fd < 0 || write(fd, p.code, p.code_size) != (ssize_t)p.code_size)
         return 1;
     close(fd);
-    struct input in = {p.trace, p.trace_size, &im, 1, {0}, {{0}}};
+    struct input in = {p.trace, p.trace_size, {&im, 1}, {0}, {{0}}};
     in.mv[0] = (struct fwpt_module){"Prog", p.base, p.code_size, NULL, 0};
     in.mods = (struct fwpt_modules){in.mv, 1, 0};
     printf("program: %zu bytes of code, trace %zu bytes, %zu instructions\n", p.code_size, p.trace_size, p.ntruth);
@@ -278,36 +260,16 @@ static int bench_program(size_t n, unsigned extra_plain, int biased)
     return rc;
 }
 
-static int cmp_im(const void *a, const void *b)
-{
-    const struct image *x = a, *y = b;
-    return x->base < y->base ? -1 : x->base > y->base;
-}
-
 static int bench_firmware_dir(const char *dir)
 {
-    static struct image im[64];
-    int nim = 0, rc = 1;
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    while (d && (de = readdir(d)) && nim < 64) {
-        unsigned long long b;
-        if (sscanf(de->d_name, "img-%llx.bin", &b) != 1)
-            continue;
-        im[nim].base = b;
-        snprintf(im[nim].path, sizeof im[nim].path, "%s/%s", dir, de->d_name);
-        if ((im[nim].code = (uint8_t *)slurp(im[nim].path, &im[nim].size)))
-            nim++;
-    }
-    if (d)
-        closedir(d);
-    qsort(im, (size_t)nim, sizeof *im, cmp_im);
+    static struct fw_image im[64];
+    int nim = fw_images(dir, im, 64), rc = 1;
     static struct input in;
     char path[4200], names[64][24];
     snprintf(path, sizeof path, "%s/trace.pt", dir);
     size_t len;
     uint8_t *one = (uint8_t *)slurp(path, &len), *all = NULL;
-    in = (struct input){one, len, im, nim, {0}, {{0}}};
+    in = (struct input){one, len, {im, nim}, {0}, {{0}}};
     for (int i = 0; i < nim; i++) {
         snprintf(names[i], sizeof names[i], "img%d", i);
         in.mv[i] = (struct fwpt_module){names[i], im[i].base, im[i].size, NULL, 0};

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/common/tool_run.h"
+
 int fw_traces(const char *who, struct fw_trace **out)
 {
     *out = NULL;
@@ -57,4 +59,41 @@ void fw_traces_default(void)
     snprintf(def, sizeof def, "%s/bench/fw", b && *b ? b : "build");
     if (!getenv("FWPT_BENCH_FW") && access(def, R_OK) == 0)
         setenv("FWPT_BENCH_FW", def, 1);
+}
+
+static int cmp_base(const void *a, const void *b)
+{
+    const struct fw_image *x = a, *y = b;
+    return x->base < y->base ? -1 : x->base > y->base;
+}
+
+int fw_images(const char *dir, struct fw_image *im, int max)
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    while (d && (de = readdir(d)) && n < max) {
+        unsigned long long b;
+        if (sscanf(de->d_name, "img-%llx.bin", &b) != 1)
+            continue;
+        im[n].base = b;
+        snprintf(im[n].path, sizeof im[n].path, "%s/%s", dir, de->d_name);
+        if ((im[n].code = (uint8_t *)slurp(im[n].path, &im[n].size)))
+            n++;
+    }
+    if (d)
+        closedir(d);
+    qsort(im, (size_t)n, sizeof *im, cmp_base);
+    return n;
+}
+
+size_t fw_images_read(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    const struct fw_image_set *c = ctx;
+    for (int i = 0; i < c->n; i++)
+        if (ip - c->im[i].base < c->im[i].size) {
+            *bytes = c->im[i].code + (ip - c->im[i].base);
+            return c->im[i].size - (ip - c->im[i].base);
+        }
+    return 0;
 }

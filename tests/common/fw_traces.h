@@ -3,6 +3,9 @@
 #ifndef FWPT_TESTS_FW_TRACES_H
 #define FWPT_TESTS_FW_TRACES_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 struct fw_trace {
     char name[64];   /* TARGET, e.g. "read-file" */
     char dir[4096];  /* FWPT_BENCH_FW/TARGET/fwpt */
@@ -16,5 +19,22 @@ int fw_traces(const char *who, struct fw_trace **out);
 /* FWPT_BENCH_FW unset: set it to $FWPT_BUILD/bench/fw (else build/bench/fw) when that is there, so the
  * tests find the traces make bench recorded in this build. */
 void fw_traces_default(void);
+
+/* One code image of a trace: its load address, its bytes (malloc'd by fw_images) and its file. */
+struct fw_image {
+    uint64_t base;
+    uint8_t *code;
+    size_t size;
+    char path[4200];
+};
+/* The img-BASE.bin images in dir, at most max, sorted by base, each read whole (the caller frees code):
+ * how many. */
+int fw_images(const char *dir, struct fw_image *im, int max);
+/* fwpt_flow_init's read over the n images at im (ctx: a struct fw_image_set) */
+struct fw_image_set {
+    const struct fw_image *im;
+    int n;
+};
+size_t fw_images_read(void *ctx, uint64_t ip, const uint8_t **bytes);
 
 #endif

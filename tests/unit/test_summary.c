@@ -8,7 +8,6 @@
  * interval; fwpt_seam_compare against copies of a stopped decoder with one field changed. Tiny profile
  * tables check the losses (dropped) match too; a recursion deeper than the profile's
  * window checks that such pieces are walked again under the frames really open. */
-#include <dirent.h>
 #include <intel-pt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,27 +24,6 @@
 #include "tests/common/progen.h"
 #include "tests/common/mem_sink.h"
 #include "tests/common/tool_run.h"
-
-/* ---- the code: images at their bases ---- */
-struct image {
-    uint64_t base;
-    uint8_t *code;
-    size_t size;
-};
-struct code {
-    struct image *im;
-    size_t n;
-};
-static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
-{
-    const struct code *c = ctx;
-    for (size_t i = 0; i < c->n; i++)
-        if (ip - c->im[i].base < c->im[i].size) {
-            *bytes = c->im[i].code + (ip - c->im[i].base);
-            return c->im[i].size - (ip - c->im[i].base);
-        }
-    return 0;
-}
 
 /* ---- what both paths print ---- */
 struct tables {
@@ -110,7 +88,7 @@ static int cmp_edge(const void *a, const void *b)
 struct trace {
     const uint8_t *bytes;
     size_t len;
-    struct code *code;
+    struct fw_image_set *code;
     struct fwpt_modules *mods;
 };
 
@@ -127,7 +105,7 @@ static void reference(const struct trace *t, const struct tables *tb, uint64_t r
     struct fwpt_names names = {t->mods, NULL, 0};
     static struct fwpt_chrome ch;
     fwpt_chrome_begin(&ch, &pm.p, &names, &cs);
-    fwpt_flow_init(&f, t->bytes, t->len, read_code, t->code, cache, 4096);
+    fwpt_flow_init(&f, t->bytes, t->len, fw_images_read, t->code, cache, 4096);
     if (runaway)
         fwpt_flow_set_runaway_limit(&f, runaway);
     size_t cap = 1024, n = 0;
@@ -203,7 +181,7 @@ static int summary(const struct trace *t, const struct tables *tb, unsigned jobs
     struct fwpt_names names = {t->mods, NULL, 0};
     static struct fwpt_chrome ch;
     fwpt_chrome_begin(&ch, &pm.p, &names, &cs);
-    struct fwpt_par_setup s = {.trace = t->bytes, .len = t->len, .read = read_code, .read_ctx = t->code,
+    struct fwpt_par_setup s = {.trace = t->bytes, .len = t->len, .read = fw_images_read, .read_ctx = t->code,
                                .mods = t->mods, .jobs = jobs, .piece_bytes = piece_bytes, .profile = true,
                                .edges = true, .cov_size = cov_size, .runaway_limit = runaway};
     struct fwpt_par_out po;
@@ -325,8 +303,8 @@ static void check_programs(void)
             CHECK(!"progen");
             continue;
         }
-        struct image im = {p.base, p.code, p.code_size};
-        struct code code = {&im, 1};
+        struct fw_image im = {p.base, p.code, p.code_size, ""};
+        struct fw_image_set code = {&im, 1};
         struct fwpt_module mv[3];
         struct fwpt_modules mods;
         program_modules(&p, mv, &mods);
@@ -392,8 +370,8 @@ static void check_deep_recursion(void)
     uint64_t len = 0;
     pt_enc_get_offset(enc, &len);
     pt_free_encoder(enc);
-    struct image im = {base, code, sizeof code};
-    struct code cd = {&im, 1};
+    struct fw_image im = {base, code, sizeof code, ""};
+    struct fw_image_set cd = {&im, 1};
     struct trace t = {trace, len, &cd, NULL};
     unsigned long again = again_total;
     check_trace("deep recursion", &t, &big, 0);
@@ -410,15 +388,15 @@ static void check_seam_compare(void)
         CHECK(!"progen");
         return;
     }
-    struct image im = {p.base, p.code, p.code_size};
-    struct code code = {&im, 1};
+    struct fw_image im = {p.base, p.code, p.code_size, ""};
+    struct fw_image_set code = {&im, 1};
     static struct fwpt_flow f, g;
     static struct fwpt_flow_block cache[4096];
     static struct fwpt_sum_path paths[256];
     static struct fwpt_sum_cold cold[256];
     unsigned stops = 0, with_stack = 0;
     for (uint64_t at = 100; at < p.trace_size; at += p.trace_size / 16) {
-        fwpt_flow_init(&f, p.trace, p.trace_size, read_code, &code, cache, 4096);
+        fwpt_flow_init(&f, p.trace, p.trace_size, fw_images_read, &code, cache, 4096);
         struct fwpt_sum s;
         fwpt_sum_init(&s, &f, paths, 256, cold);
         s.stop_at = at;
@@ -459,12 +437,6 @@ static void check_seam_compare(void)
     progen_free(&p);
 }
 
-static int cmp_im(const void *a, const void *b)
-{
-    const struct image *x = a, *y = b;
-    return x->base < y->base ? -1 : x->base > y->base;
-}
-
 /* The firmware traces: each image a module, the trace as it is and repeated (PSBs in the middle of calls). */
 static void check_firmware(void)
 {
@@ -473,32 +445,17 @@ static void check_firmware(void)
     int n = fw_traces("summary", &fw);
     CHECK(n >= 0);
     for (int i = 0; i < n; i++) {
-        struct image im[64];
+        struct fw_image im[64];
         struct fwpt_module mv[64];
         char names[64][32];
-        size_t nim = 0, len = 0;
-        DIR *d = opendir(fw[i].dir);
-        struct dirent *de;
-        while (d && (de = readdir(d)) && nim < 64) {
-            unsigned long long b;
-            char path[4400];
-            if (sscanf(de->d_name, "img-%llx.bin", &b) != 1)
-                continue;
-            snprintf(path, sizeof path, "%s/%s", fw[i].dir, de->d_name);
-            im[nim].base = b;
-            im[nim].code = (uint8_t *)slurp(path, &im[nim].size);
-            if (im[nim].code)
-                nim++;
-        }
-        if (d)
-            closedir(d);
-        qsort(im, nim, sizeof *im, cmp_im);
-        for (size_t k = 0; k < nim; k++) {
-            snprintf(names[k], sizeof names[k], "M%zu", k);
+        size_t len = 0;
+        int nim = fw_images(fw[i].dir, im, 64);
+        for (int k = 0; k < nim; k++) {
+            snprintf(names[k], sizeof names[k], "M%d", k);
             mv[k] = (struct fwpt_module){names[k], im[k].base, im[k].size, NULL, 0};
         }
-        struct fwpt_modules mods = {mv, nim, 0};
-        struct code code = {im, nim};
+        struct fwpt_modules mods = {mv, (size_t)nim, 0};
+        struct fw_image_set code = {im, nim};
         char path[4200];
         snprintf(path, sizeof path, "%s/trace.pt", fw[i].dir);
         uint8_t *one = (uint8_t *)slurp(path, &len);
@@ -514,7 +471,7 @@ static void check_firmware(void)
             free(rep);
         }
         free(one);
-        for (size_t k = 0; k < nim; k++)
+        for (int k = 0; k < nim; k++)
             free(im[k].code);
     }
     free(fw);
