@@ -20,6 +20,7 @@
 #include "decode/summary.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/ipt_blk.h"
+#include "tests/common/prof_mem.h"
 #include "tests/common/progen.h"
 #include "tests/common/tool_run.h"
 
@@ -47,23 +48,10 @@ static struct fwpt_flow_block cache[1 << 16];
 static struct fwpt_sum_path paths[1 << 14];
 static struct fwpt_sum_cold cold[1 << 14];
 
-struct prof_mem {
-    struct fwpt_profile p;
-    uint64_t *mod_insns;
-    struct fwpt_profile_func *funcs;
-    struct fwpt_profile_node *nodes;
-    uint32_t *hash;
-};
+/* up to 64 modules, 2^16 functions, 2^18 call-tree nodes, 2^19 hash slots; allocated once */
 static void prof_init(struct prof_mem *m, struct fwpt_modules *mods)
 {
-    size_t nf = 1 << 16, nn = 1 << 18, nh = 1 << 19;
-    if (!m->funcs) {
-        m->mod_insns = calloc(65, sizeof *m->mod_insns);
-        m->funcs = malloc(nf * sizeof *m->funcs);
-        m->nodes = malloc(nn * sizeof *m->nodes);
-        m->hash = malloc(nh * sizeof *m->hash);
-    }
-    fwpt_profile_init(&m->p, mods, m->mod_insns, m->funcs, nf, m->nodes, nn, m->hash, nh);
+    prof_mem_init(m, mods, 64, 1 << 16, 1 << 18, 1 << 19);
 }
 
 enum { W_INSN, W_INSN_PROF, W_BLK, W_SUM, W_SUM_PROF, W_SUM_COV, W_SUM_BOTH, W_COUNT };

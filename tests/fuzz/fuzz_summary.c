@@ -15,6 +15,7 @@
 #include "decode/parallel_host.h"
 #include "tests/common/code_image.h"
 #include "tests/common/mem_sink.h"
+#include "tests/common/prof_mem.h"
 
 #define RUNAWAY 2000 /* keeps long but valid walks short under ASan (as fuzz_flow) */
 #define COV (1u << 10)
@@ -29,13 +30,9 @@ struct tables {
 
 static void profile_text(struct fwpt_profile *p, struct fwpt_modules *mods, struct mem *m)
 {
-    struct fwpt_sink o = {mem_write, m};
-    struct fwpt_names names = {mods, NULL, 0};
-    fwpt_profile_print(p, &o, 64);
-    fwpt_calltree_print(p, &o, 300);
-    fwpt_folded_write(p, &names, &o);
-    fwpt_printf(&o, "%lu %lu %lu %u\n", (unsigned long)p->insns, (unsigned long)p->events, (unsigned long)p->dropped,
-                p->depth);
+    prof_text(p, mods, 64, 300, m);
+    fwpt_printf(&(struct fwpt_sink){mem_write, m}, "%lu %lu %lu %u\n", (unsigned long)p->insns,
+                (unsigned long)p->events, (unsigned long)p->dropped, p->depth);
 }
 
 static void error_text(struct mem *m, const struct fwpt_flow_event *ev)

@@ -21,6 +21,7 @@
 #include "tests/check.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/pkt_stream.h"
+#include "tests/common/prof_mem.h"
 #include "tests/common/progen.h"
 #include "tests/common/mem_sink.h"
 #include "tests/common/tool_run.h"
@@ -37,39 +38,18 @@ struct output {
 };
 static const size_t cov_size = 1 << 12; /* small: counters wrap and edges share slots */
 
-struct prof_mem {
-    struct fwpt_profile p;
-    uint64_t *mod_insns;
-    struct fwpt_profile_func *funcs;
-    struct fwpt_profile_node *nodes;
-    uint32_t *hash;
-};
 static void prof_init(struct prof_mem *m, struct fwpt_modules *mods, const struct tables *t)
 {
-    m->mod_insns = calloc((mods ? mods->n : 0) + 1, sizeof *m->mod_insns);
-    m->funcs = malloc(t->nfuncs * sizeof *m->funcs);
-    m->nodes = malloc(t->nnodes * sizeof *m->nodes);
-    m->hash = malloc(t->nhash * sizeof *m->hash);
-    fwpt_profile_init(&m->p, mods, m->mod_insns, m->funcs, t->nfuncs, m->nodes, t->nnodes, m->hash, t->nhash);
-}
-static void prof_free(struct prof_mem *m)
-{
-    free(m->mod_insns);
-    free(m->funcs);
-    free(m->nodes);
-    free(m->hash);
+    *m = (struct prof_mem){0};
+    prof_mem_init(m, mods, mods ? mods->n : 0, t->nfuncs, t->nnodes, t->nhash);
 }
 
 static void print_all(struct fwpt_profile *p, struct fwpt_modules *mods, struct mem *m)
 {
-    struct fwpt_sink o = {mem_write, m};
-    struct fwpt_names names = {mods, NULL, 0};
-    fwpt_profile_print(p, &o, 1000);
-    fwpt_calltree_print(p, &o, 1000);
-    fwpt_folded_write(p, &names, &o);
-    fwpt_printf(&o, "insns %lu events %lu dropped %lu nodes %lu funcs %lu depth %u\n", (unsigned long)p->insns,
-                (unsigned long)p->events, (unsigned long)p->dropped, (unsigned long)p->nnodes,
-                (unsigned long)p->nfuncs, p->depth);
+    prof_text(p, mods, 1000, 1000, m);
+    fwpt_printf(&(struct fwpt_sink){mem_write, m}, "insns %lu events %lu dropped %lu nodes %lu funcs %lu depth %u\n",
+                (unsigned long)p->insns, (unsigned long)p->events, (unsigned long)p->dropped,
+                (unsigned long)p->nnodes, (unsigned long)p->nfuncs, p->depth);
 }
 
 static void print_error(struct mem *m, const struct fwpt_flow_event *ev)
@@ -162,7 +142,7 @@ static void reference(const struct trace *t, const struct tables *tb, uint64_t r
     free(e);
     free(chrome.p);
     free(errs.p);
-    prof_free(&pm);
+    prof_mem_free(&pm);
 }
 
 static unsigned long pieces_total, joined_total, again_total;
@@ -212,7 +192,7 @@ static int summary(const struct trace *t, const struct tables *tb, unsigned jobs
     fwpt_par_out_free(&po);
     free(chrome.p);
     free(errs.p);
-    prof_free(&pm);
+    prof_mem_free(&pm);
     return 0;
 }
 
