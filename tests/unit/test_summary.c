@@ -72,29 +72,55 @@ struct trace {
     struct fwpt_modules *mods;
 };
 
+/* What both paths write beside the walk: the profile, the Chrome trace of its calls and the errors. */
+struct run {
+    struct prof_mem pm;
+    struct mem chrome, errs;
+    struct fwpt_sink cs;
+    struct fwpt_names names;
+    struct fwpt_chrome ch;
+};
+static void run_begin(struct run *r, const struct trace *t, const struct tables *tb)
+{
+    prof_init(&r->pm, t->mods, tb);
+    r->chrome = r->errs = (struct mem){0};
+    r->cs = (struct fwpt_sink){mem_write, &r->chrome};
+    r->names = (struct fwpt_names){t->mods, NULL, 0};
+    fwpt_chrome_begin(&r->ch, &r->pm.p, &r->names, &r->cs);
+}
+/* *o (cleared) gets the text both paths print: errors, profile texts, the Chrome trace, bytes skipped; *r
+ * is freed. */
+static void run_end(struct run *r, const struct trace *t, uint64_t skipped, struct output *o)
+{
+    fwpt_chrome_end(&r->ch, &r->pm.p);
+    memset(o, 0, sizeof *o);
+    if (r->errs.n)
+        mem_write(&o->text, r->errs.p, r->errs.n);
+    print_all(&r->pm.p, t->mods, &o->text);
+    mem_write(&o->text, r->chrome.p ? r->chrome.p : "", r->chrome.n);
+    fwpt_printf(&(struct fwpt_sink){mem_write, &o->text}, "skipped %lu\n", (unsigned long)skipped);
+    free(r->chrome.p);
+    free(r->errs.p);
+    prof_mem_free(&r->pm);
+}
+
 /* The reference: every instruction and event of fwpt_flow_next into fwpt_profile_add, and the edges they
  * imply (edges.h): from each control transfer, or an interrupt, to where the walk got next. */
 static void reference(const struct trace *t, const struct tables *tb, uint64_t runaway, struct output *o)
 {
     static struct fwpt_flow f;
     static struct fwpt_flow_block cache[4096];
-    struct prof_mem pm;
-    prof_init(&pm, t->mods, tb);
-    struct mem chrome = {0};
-    struct fwpt_sink cs = {mem_write, &chrome};
-    struct fwpt_names names = {t->mods, NULL, 0};
-    static struct fwpt_chrome ch;
-    fwpt_chrome_begin(&ch, &pm.p, &names, &cs);
+    static struct run r;
+    run_begin(&r, t, tb);
     fwpt_flow_init(&f, t->bytes, t->len, fw_images_read, t->code, cache, 4096);
     if (runaway)
         fwpt_flow_set_runaway_limit(&f, runaway);
     size_t cap = 1024, n = 0;
     uint64_t (*e)[2] = malloc(cap * sizeof *e), from = 0;
     int pending = 0;
-    struct mem errs = {0};
     struct fwpt_flow_event ev;
     while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
-        fwpt_profile_add(&pm.p, &ev);
+        fwpt_profile_add(&r.pm.p, &ev);
         uint64_t to = ev.ip;
         int arrive = 0;
         if (ev.kind == FWPT_FLOW_INSN || ev.kind == FWPT_FLOW_INTERRUPT)
@@ -117,15 +143,9 @@ static void reference(const struct trace *t, const struct tables *tb, uint64_t r
             pending = 0;
         }
         if (ev.kind == FWPT_FLOW_ERROR)
-            print_error(&errs, &ev);
+            print_error(&r.errs, &ev);
     }
-    fwpt_chrome_end(&ch, &pm.p);
-    memset(o, 0, sizeof *o);
-    if (errs.n)
-        mem_write(&o->text, errs.p, errs.n);
-    print_all(&pm.p, t->mods, &o->text);
-    mem_write(&o->text, chrome.p ? chrome.p : "", chrome.n);
-    fwpt_printf(&(struct fwpt_sink){mem_write, &o->text}, "skipped %lu\n", (unsigned long)fwpt_flow_bytes_skipped(&f));
+    run_end(&r, t, fwpt_flow_bytes_skipped(&f), o);
     /* the edge list and the bitmap from the occurrences */
     o->cov = calloc(1, cov_size);
     for (size_t i = 0; i < n; i++)
@@ -140,9 +160,6 @@ static void reference(const struct trace *t, const struct tables *tb, uint64_t r
         o->edges[o->nedges++] = (struct fwpt_edge){e[i][0], e[i][1], 1};
     }
     free(e);
-    free(chrome.p);
-    free(errs.p);
-    prof_mem_free(&pm);
 }
 
 static unsigned long pieces_total, joined_total, again_total;
@@ -154,29 +171,17 @@ static bool counting_valid;
 static int summary(const struct trace *t, const struct tables *tb, unsigned jobs, size_t piece_bytes,
                    uint64_t runaway, struct output *o)
 {
-    struct prof_mem pm;
-    prof_init(&pm, t->mods, tb);
-    struct mem chrome = {0};
-    struct fwpt_sink cs = {mem_write, &chrome};
-    struct fwpt_names names = {t->mods, NULL, 0};
-    static struct fwpt_chrome ch;
-    fwpt_chrome_begin(&ch, &pm.p, &names, &cs);
+    static struct run r;
+    run_begin(&r, t, tb);
     struct fwpt_par_setup s = {.trace = t->bytes, .len = t->len, .read = fw_images_read, .read_ctx = t->code,
                                .mods = t->mods, .jobs = jobs, .piece_bytes = piece_bytes, .profile = true,
                                .edges = true, .cov_size = cov_size, .runaway_limit = runaway};
     struct fwpt_par_out po;
-    if (fwpt_par_run(&s, &pm.p, &po) != 0)
+    if (fwpt_par_run(&s, &r.pm.p, &po) != 0)
         return -1;
-    fwpt_chrome_end(&ch, &pm.p);
-    memset(o, 0, sizeof *o);
-    struct mem errs = {0};
     for (size_t i = 0; i < po.nerrors; i++)
-        print_error(&errs, &po.errors[i]);
-    if (errs.n)
-        mem_write(&o->text, errs.p, errs.n);
-    print_all(&pm.p, t->mods, &o->text);
-    mem_write(&o->text, chrome.p ? chrome.p : "", chrome.n);
-    fwpt_printf(&(struct fwpt_sink){mem_write, &o->text}, "skipped %lu\n", (unsigned long)po.bytes_skipped);
+        print_error(&r.errs, &po.errors[i]);
+    run_end(&r, t, po.bytes_skipped, o);
     o->edges = malloc((po.edges.n + 1) * sizeof *o->edges);
     fwpt_edges_sorted(&po.edges, o->edges);
     o->nedges = po.edges.n;
@@ -190,9 +195,6 @@ static int summary(const struct trace *t, const struct tables *tb, unsigned jobs
         valid_joined += po.seams_joined;
     }
     fwpt_par_out_free(&po);
-    free(chrome.p);
-    free(errs.p);
-    prof_mem_free(&pm);
     return 0;
 }
 
