@@ -148,9 +148,18 @@ static void test_fcr_text(void)
     column(512, 64, true, "+1.750");
 }
 
+static char out[8192]; /* what the last dump printed */
+/* fwpt dump with the arguments fmt, the test directory for its %s: the exit status */
+static int dump(const char *dir, const char *fmt)
+{
+    char args[512];
+    snprintf(args, sizeof args, fmt, dir);
+    return tool_run("dump", args, out, sizeof out);
+}
+
 static void test_tool(void)
 {
-    char dir[] = "/tmp/fwpt-time-XXXXXX", path[256], args[512], out[8192];
+    char dir[] = "/tmp/fwpt-time-XXXXXX", path[256], args[512];
     if (!mkdtemp(dir)) {
         CHECK(0);
         return;
@@ -171,47 +180,37 @@ static void test_tool(void)
 
     /* The sideband's values: TMA CTC 0x18, MTC 2 = CTC 0x20 -> +0x18 after the FastCounter; CYC 0x100 at
      * P1/CBR = 2 -> +0x200; MTC 3: 16 CTC * 4 after MTC 2 -> 0xa0058. */
-    snprintf(args, sizeof args, "%s --time", dir);
-    CHECK_EQ(tool_run("dump", args, out, sizeof out), 0);
+    CHECK_EQ(dump(dir, "%s --time"), 0);
     CHECK(strstr(out, "0000000000000025  mtc       0x2                      tsc  00000000000a0018\n"));
     CHECK(strstr(out, "0000000000000027  cyc       0x100                    tsc  00000000000a0218\n"));
     CHECK(strstr(out, "0000000000000029  mtc       0x3                      tsc  00000000000a0058\n"));
     /* Options override: --nom-freq 8 makes the CYC 0x400; --cpuid-0x15.ebx 8 doubles each CTC tick. */
-    snprintf(args, sizeof args, "%s --time --time-delta --nom-freq 8 --cpuid-0x15.ebx 8", dir);
-    CHECK_EQ(tool_run("dump", args, out, sizeof out), 0);
+    CHECK_EQ(dump(dir, "%s --time --time-delta --nom-freq 8 --cpuid-0x15.ebx 8"), 0);
     CHECK(strstr(out, "0000000000000025  mtc       0x2                      tsc  +38\n"));
     CHECK(strstr(out, "0000000000000027  cyc       0x100                    tsc  +400\n"));
     /* --mtc-freq 0: MTC 2 is CTC 2, before TMA's 0x18 -> a wrap of the 8 bits: 0x100 - 0x18 + 2 = 0xea CTC. */
-    snprintf(args, sizeof args, "%s --time --time-delta --mtc-freq 0", dir);
-    CHECK_EQ(tool_run("dump", args, out, sizeof out), 0);
+    CHECK_EQ(dump(dir, "%s --time --time-delta --mtc-freq 0"), 0);
     CHECK(strstr(out, "0000000000000025  mtc       0x2                      tsc  +3a0\n"));
     /* --tcal, JSON lines. */
-    snprintf(args, sizeof args, "%s --tcal --format jsonl", dir);
-    CHECK_EQ(tool_run("dump", args, out, sizeof out), 0);
+    CHECK_EQ(dump(dir, "%s --tcal --format jsonl"), 0);
     CHECK(strstr(out, "{\"offset\":33,\"type\":\"cbr\",\"size\":4,\"ratio\":2,\"fcr\":\"2.000\"}\n"));
     CHECK(strstr(out, "{\"offset\":41,\"type\":\"mtc\",\"size\":2,\"ctc\":3,\"fcr\":\"0.250\"}\n"));
     /* Without a sideband: no ratio, no calibration -> the diagnostics as ptdump prints them. */
-    snprintf(args, sizeof args, "%s/trace.pt --time --time-delta", dir);
-    CHECK_EQ(tool_run("dump", args, out, sizeof out), 0);
+    CHECK_EQ(dump(dir, "%s/trace.pt --time --time-delta"), 0);
     CHECK(strstr(out, "[25: error updating time: CPUID 15H ratio unknown (TSC per crystal clock)]\n"));
     CHECK(strstr(out, "[27: calibration error: no timing information]\n[27: error updating time: no calibration]\n"));
-    snprintf(args, sizeof args, "%s/trace.pt --time --format jsonl", dir);
-    tool_run("dump", args, out, sizeof out);
+    dump(dir, "%s/trace.pt --time --format jsonl");
     CHECK(strstr(out, "{\"offset\":39,\"time_error\":\"calibration error\",\"status\":\"E_NO_TIME\","
                       "\"message\":\"no timing information\"}\n"));
     /* Usage errors. */
-    snprintf(args, sizeof args, "%s --time --tcal", dir);
-    CHECK_EQ(tool_run("dump", args, out, sizeof out), 2);
+    CHECK_EQ(dump(dir, "%s --time --tcal"), 2);
     CHECK(strstr(out, "specify either --time or --tcal"));
-    snprintf(args, sizeof args, "%s --time --mtc-freq 16", dir);
-    CHECK_EQ(tool_run("dump", args, out, sizeof out), 2);
+    CHECK_EQ(dump(dir, "%s --time --mtc-freq 16"), 2);
     CHECK(strstr(out, "--mtc-freq: expected a number 0..15, got '16'"));
-    snprintf(args, sizeof args, "%s --time --nom-freq", dir);
-    CHECK_EQ(tool_run("dump", args, out, sizeof out), 2);
+    CHECK_EQ(dump(dir, "%s --time --nom-freq"), 2);
     /* A malformed sideband: a warning, the dump goes on. */
     write_file(path, "{\"cpuid_15h\":{\"eax\":", 20);
-    snprintf(args, sizeof args, "%s --time", dir);
-    CHECK_EQ(tool_run("dump", args, out, sizeof out), 0);
+    CHECK_EQ(dump(dir, "%s --time"), 0);
     CHECK(strstr(out, "malformed cpuid_15h"));
     snprintf(args, sizeof args, "rm -rf '%s'", dir);
     CHECK_EQ(system(args), 0);
