@@ -87,6 +87,20 @@ static void end(void)
     trace_len = (size_t)enc_offset();
     pt_free_encoder(enc);
 }
+/* prog at base, and a new trace from its first byte (enc_begin) */
+static void begin_prog(const uint8_t *prog, size_t n)
+{
+    memcpy(code, prog, n);
+    enc_begin(trace, sizeof trace, base);
+}
+/* The trace ends: FUP ip (update_16) and TIP.PGD, tracing off at ip. */
+static void end_at(uint64_t ip)
+{
+    pk_ip(ppt_fup, ip, pt_ipc_update_16);
+    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
+    end();
+}
+
 static struct fwpt_errata cpu_errata(uint32_t family, uint32_t model)
 {
     struct fwpt_cpu_id id = {.known = true, .intel = true, .family = family, .model = model};
@@ -101,8 +115,7 @@ static struct fwpt_errata cpu_errata(uint32_t family, uint32_t model)
 static void case_bdm70(void)
 {
     static const uint8_t prog[] = {0x90, 0x74, 0x01, 0x90, 0x90, 0xf4};
-    memcpy(code, prog, sizeof prog);
-    enc_begin(trace, sizeof trace, base);
+    begin_prog(prog, sizeof prog);
     pk_ip(ppt_fup, base, pt_ipc_sext_48);
     pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
     pk_plain(ppt_psb);
@@ -115,9 +128,7 @@ static void case_bdm70(void)
     pk_plain(ppt_psbend);
     pk_ip(ppt_tip_pge, base, pt_ipc_sext_48);
     pk_tnt(1, 1); /* jz taken: to +4 */
-    pk_ip(ppt_fup, base + 5, pt_ipc_update_16);
-    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-    end();
+    end_at(base + 5);
     /* synchronized at the first PSB+ (at 10000), disabled at once; the second PSB+ is status while off;
      * TIP.PGE at the disable's IP resumes there */
     const char *want = "S10000 D R10000 I10000 I10001 I10004 D";
@@ -132,11 +143,8 @@ static void case_bdm70(void)
 static void case_skd022(void)
 {
     static const uint8_t prog[] = {0x90, 0x0f, 0x01, 0xc2, 0xf4}; /* nop; vmlaunch; hlt */
-    memcpy(code, prog, sizeof prog);
-    enc_begin(trace, sizeof trace, base);
-    pk_ip(ppt_fup, base + 1, pt_ipc_update_16);
-    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-    end();
+    begin_prog(prog, sizeof prog);
+    end_at(base + 1);
     struct fwpt_errata skl = cpu_errata(6, 94);
     CHECK(skl.skd022);
     expect("skd022 with 6/94", &skl, NULL, 0, "S10000 I10000 I10001 D");
@@ -149,8 +157,7 @@ static void case_skd022(void)
 static void case_bdm64(void)
 {
     static const uint8_t prog[] = {0x48, 0x85, 0x18, 0x74, 0x03, 0x90, 0x74, 0x03, 0xf4, 0xf4, 0x90, 0x90, 0xf4};
-    memcpy(code, prog, sizeof prog);
-    enc_begin(trace, sizeof trace, base);
+    begin_prog(prog, sizeof prog);
     pk_plain(ppt_psb);
     pk_mode(64);
     pk_tsx(1, 0);
@@ -162,9 +169,7 @@ static void case_bdm64(void)
     uint64_t tip = enc_offset();
     pk_ip(ppt_tip, base + 10, pt_ipc_update_16);
     uint64_t tip_end = enc_offset();
-    pk_ip(ppt_fup, base + 11, pt_ipc_update_16);
-    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-    end();
+    end_at(base + 11);
     struct fwpt_errata bdw = cpu_errata(6, 61);
     CHECK(bdw.bdm64);
     expect("bdm64 with 6/61", &bdw, NULL, 0, "S10000 T+ I10000 I10003 TA Q1000a I1000a D");
@@ -181,8 +186,7 @@ static void case_bdm64(void)
 static void case_skd007(void)
 {
     static const uint8_t prog[] = {0x90, 0x90, 0x90, 0xf4};
-    memcpy(code, prog, sizeof prog);
-    enc_begin(trace, sizeof trace, base);
+    begin_prog(prog, sizeof prog);
     trace_len = (size_t)enc_offset();
     pt_free_encoder(enc);
     static const uint8_t broken[] = {0x07, 0x02, 0xf3};
@@ -191,9 +195,7 @@ static void case_skd007(void)
     begin_raw();
     pt_enc_sync_set(enc, trace_len);
     pk_ip(ppt_fup, base + 1, pt_ipc_sext_48);
-    pk_ip(ppt_fup, base + 2, pt_ipc_update_16);
-    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-    end();
+    end_at(base + 2);
     struct fwpt_errata skl = cpu_errata(6, 78);
     CHECK(skl.skd007);
     /* an overflow right after synchronizing: resumes at 10001 */
@@ -205,13 +207,10 @@ static void case_skd007(void)
 static void case_ovf(void)
 {
     static const uint8_t prog[] = {0x90, 0x90, 0x90, 0xf4};
-    memcpy(code, prog, sizeof prog);
-    enc_begin(trace, sizeof trace, base);
+    begin_prog(prog, sizeof prog);
     pk_plain(ppt_ovf);
     pk_ip(ppt_tip, base + 1, pt_ipc_sext_48);
-    pk_ip(ppt_fup, base + 2, pt_ipc_update_16);
-    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-    end();
+    end_at(base + 2);
     struct fwpt_errata skl = cpu_errata(6, 78);
     CHECK(skl.skd010);
     expect("skd010 with 6/78", &skl, NULL, 0, "S10000 O10001 I10001 D");
@@ -222,9 +221,7 @@ static void case_ovf(void)
     pk_ip(ppt_fup, base + 3, pt_ipc_sext_48);
     pk_mode(64);
     pk_ip(ppt_tip_pge, base + 1, pt_ipc_sext_48);
-    pk_ip(ppt_fup, base + 2, pt_ipc_update_16);
-    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-    end();
+    end_at(base + 2);
     struct fwpt_errata apl = cpu_errata(6, 92);
     CHECK(apl.apl12);
     /* after the OVF the code size and IF are news again: MODE and IF=0 (the bit is 0 without Event Trace) */
@@ -238,8 +235,7 @@ static void case_skl014(void)
 {
     static const uint8_t prog[] = {0x90, 0xeb, 0x4d, 0xf4}; /* nop; jmp 10050; hlt */
     memset(code, 0xf4, sizeof code);
-    memcpy(code, prog, sizeof prog);
-    enc_begin(trace, sizeof trace, base);
+    begin_prog(prog, sizeof prog);
     pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
     end();
     const uint64_t range[1][2] = {{base, base + 0x3f}};
@@ -260,8 +256,7 @@ static void case_sideband(void)
 {
     static const uint8_t prog[] = {0x90, 0xeb, 0x4d, 0xf4};
     memset(code, 0xf4, sizeof code);
-    memcpy(code, prog, sizeof prog);
-    enc_begin(trace, sizeof trace, base);
+    begin_prog(prog, sizeof prog);
     pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
     end();
     char dir[] = "/tmp/fwpt-errata-XXXXXX", path[256], out[8192];
@@ -311,9 +306,7 @@ static void case_long_runs(void)
         pk_tnt(1, 1);
         for (unsigned i = 0; i < runs; i++)
             pk_cbr((uint8_t)(i + 1));
-        pk_ip(ppt_fup, base + 4, pt_ipc_update_16);
-        pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-        end();
+        end_at(base + 4);
         n = (size_t)snprintf(want, sizeof want, "S10000 I10000 I10001");
         for (unsigned i = 0; i < runs; i++)
             n += (size_t)snprintf(want + n, sizeof want - n, " C");
@@ -327,9 +320,7 @@ static void case_long_runs(void)
         for (unsigned i = 0; i < runs; i++)
             pk_cbr((uint8_t)(i + 1));
         pk_ip(ppt_tip, base + 4, pt_ipc_update_16);
-        pk_ip(ppt_fup, base + 5, pt_ipc_update_16);
-        pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-        end();
+        end_at(base + 5);
         n = (size_t)snprintf(want, sizeof want, "S10000 I10000");
         for (unsigned i = 0; i < runs; i++)
             n += (size_t)snprintf(want + n, sizeof want - n, " C");
@@ -345,9 +336,7 @@ static void case_long_runs(void)
             pk_mnt(i);
         pk_plain(ppt_psbend);
         pk_tnt(1, 1);
-        pk_ip(ppt_fup, base + 4, pt_ipc_update_16);
-        pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-        end();
+        end_at(base + 4);
         /* every MNT; the synchronization (S) comes where the PSB+ was cut short for the queue, so it is
          * taken out before comparing, and must precede the instructions */
         char got[4096], *sync;
@@ -370,9 +359,7 @@ static void case_long_runs(void)
         for (unsigned i = 0; i < runs; i++)
             pk_cbr((uint8_t)(i + 1));
         pk_ip(ppt_fup, base + 4, pt_ipc_update_16);
-        pk_ip(ppt_fup, base + 5, pt_ipc_update_16);
-        pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-        end();
+        end_at(base + 5);
         n = (size_t)snprintf(want, sizeof want, "S10000");
         for (unsigned i = 0; i < runs; i++)
             n += (size_t)snprintf(want + n, sizeof want - n, " C");
@@ -386,15 +373,12 @@ static void case_long_runs(void)
 static void case_two_pips(void)
 {
     static const uint8_t prog[] = {0x90, 0x90, 0x90, 0x90, 0x90, 0xf4};
-    memcpy(code, prog, sizeof prog);
-    enc_begin(trace, sizeof trace, base);
+    begin_prog(prog, sizeof prog);
     pk_ip(ppt_fup, base + 1, pt_ipc_update_16);
     pk_pip(0x1000);
     pk_pip(0x2000);
     pk_ip(ppt_tip, base + 4, pt_ipc_update_16);
-    pk_ip(ppt_fup, base + 5, pt_ipc_update_16);
-    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-    end();
+    end_at(base + 5);
     /* the first PIP when the second arrives, the second with the interrupt it describes (after it, as
      * fup-pip-vmcs-tip of the conformance corpus) */
     expect("two PIPs between FUP and TIP", NULL, NULL, 0, "S10000 I10000 P Q10004 P I10004 D");
@@ -506,14 +490,11 @@ static void case_queue_full(void)
 {
     static const uint8_t prog[] = {0x90, 0x74, 0x01, 0x90, 0x90, 0xf4};
     memset(code, 0xf4, sizeof code);
-    memcpy(code, prog, sizeof prog);
-    enc_begin(trace, sizeof trace, base);
+    begin_prog(prog, sizeof prog);
     pk_tnt(1, 1);
     for (unsigned i = 0; i < 3; i++)
         pk_cbr((uint8_t)(i + 1));
-    pk_ip(ppt_fup, base + 4, pt_ipc_update_16);
-    pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
-    end();
+    end_at(base + 4);
     static struct fwpt_flow f;
     static struct fwpt_flow_block cache[256];
     fwpt_flow_init(&f, trace, trace_len, read_code, NULL, cache, 256);
