@@ -24,6 +24,7 @@
 #include "tests/common/fw_traces.h"
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
+#include "tests/common/progen_check.h"
 #include "tests/common/rng.h"
 #include "tests/common/mem_sink.h"
 #include "tests/common/tool_run.h"
@@ -203,10 +204,8 @@ static void test_generated(void)
     for (uint64_t seed = 1; seed <= 6; seed++) {
         struct progen_cfg cfg = {.seed = seed, .nfuncs = 10, .max_insns = 4000, .features = PROGEN_F_ALL};
         struct progen p;
-        if (progen_build(&cfg, &p)) {
-            CHECK(!"progen");
+        if (!progen_build_checked(&cfg, &p))
             continue;
-        }
         struct code_image c = {p.base, p.code, p.code_size, 0};
         char what[64];
         snprintf(what, sizeof what, "program %llu", (unsigned long long)seed);
@@ -378,10 +377,8 @@ static void test_tool(const char *dir)
 {
     struct progen_cfg cfg = {.seed = 77, .nfuncs = 12, .max_insns = 20000, .features = PROGEN_F_ALL};
     struct progen p;
-    if (progen_build(&cfg, &p)) {
-        CHECK(!"progen");
+    if (!progen_build_checked(&cfg, &p))
         return;
-    }
     char path[1200], target[2600];
     save_program(dir, &p);
     snprintf(path, sizeof path, "%s/sideband.json", dir);
@@ -552,12 +549,10 @@ int main(void)
     /* a clean trace for the progress checks */
     struct progen_cfg cfg = {.seed = 5, .nfuncs = 12, .max_insns = 200000, .features = PROGEN_F_PSB};
     struct progen p;
-    if (progen_build(&cfg, &p) == 0) {
+    if (progen_build_checked(&cfg, &p)) {
         save_program(pdir, &p);
         test_progress(pdir);
         progen_free(&p);
-    } else {
-        CHECK(!"progen");
     }
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf %s %s", dir, pdir);

@@ -23,6 +23,7 @@
 #include "tests/common/pkt_stream.h"
 #include "tests/common/prof_mem.h"
 #include "tests/common/progen.h"
+#include "tests/common/progen_check.h"
 #include "tests/common/mem_sink.h"
 #include "tests/common/tool_run.h"
 
@@ -281,10 +282,8 @@ static void check_programs(void)
                                  .psb_period = 128 + (unsigned)(seed * 37 % 700), .extra_plain = seed % 3 ? 0 : 40,
                                  .biased = (int)(seed & 2), .no_truth = 1};
         struct progen p;
-        if (progen_build(&cfg, &p)) {
-            CHECK(!"progen");
+        if (!progen_build_checked(&cfg, &p))
             continue;
-        }
         struct fw_image im = {p.base, p.code, p.code_size, ""};
         struct fw_image_set code = {&im, 1};
         struct fwpt_module mv[3];
@@ -366,9 +365,7 @@ static void check_seam_compare(void)
     struct progen_cfg cfg = {.seed = 7, .max_insns = 20000, .features = PROGEN_F_ALL, .psb_period = 300,
                              .no_truth = 1};
     struct progen p;
-    bool built = progen_build(&cfg, &p) == 0;
-    CHECK(built);
-    if (!built)
+    if (!progen_build_checked(&cfg, &p))
         return;
     struct fw_image im = {p.base, p.code, p.code_size, ""};
     struct fw_image_set code = {&im, 1};

@@ -14,6 +14,7 @@
 #include "tests/common/fw_traces.h"
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
+#include "tests/common/progen_check.h"
 #include "tests/common/tool_run.h"
 
 static char tool[1024], tmp[64];
@@ -85,10 +86,8 @@ static void check_programs(void)
         struct progen_cfg cfg = {.seed = seed, .nfuncs = 16, .max_insns = 20000, .features = PROGEN_F_ALL,
                                  .psb_period = 300, .no_truth = 1};
         struct progen p;
-        if (progen_build(&cfg, &p)) {
-            CHECK(!"progen");
+        if (!progen_build_checked(&cfg, &p))
             continue;
-        }
         save_program(tmp, &p);
         snprintf(img, sizeof img, "%s/img-%llx.bin", tmp, (unsigned long long)p.base);
         char what[64];
