@@ -47,6 +47,18 @@ char *slurp(const char *path, size_t *n)
     return b;
 }
 
+FILE *create_in(const char *dir, const char *name)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    return f;
+}
+
 void save_program(const char *dir, const struct progen *p)
 {
     char path[4200];
@@ -54,12 +66,7 @@ void save_program(const char *dir, const struct progen *p)
     write_file(path, p->trace, p->trace_size);
     snprintf(path, sizeof path, "%s/img-%llx.bin", dir, (unsigned long long)p->base);
     write_file(path, p->code, p->code_size);
-    snprintf(path, sizeof path, "%s/sideband.json", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
+    FILE *f = create_in(dir, "sideband.json");
     fprintf(f, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\"}]}\n",
             (unsigned long long)p->base, p->code_size, (unsigned long long)p->base);
     fclose(f);

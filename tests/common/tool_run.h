@@ -4,6 +4,7 @@
 #define FWPT_TESTS_TOOL_RUN_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* `fwpt CMD ARGS 2>&1` into out (NUL-terminated, at most cap - 1 bytes); returns the exit status,
  * -1 if it could not run or did not exit. */
@@ -16,6 +17,8 @@ char *slurp(const char *path, size_t *n);
 
 /* A generated program saved as a \fwpt\ directory: DIR/trace.pt, DIR/img-BASE.bin and a DIR/sideband.json
  * naming the one image "Prog". */
+/* dir/name opened for writing (exits with status 1 if it cannot be) */
+FILE *create_in(const char *dir, const char *name);
 struct progen;
 void save_program(const char *dir, const struct progen *p);
 

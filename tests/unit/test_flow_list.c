@@ -381,8 +381,7 @@ static void test_tool(const char *dir)
         return;
     char path[1200], target[2600];
     save_program(dir, &p);
-    snprintf(path, sizeof path, "%s/sideband.json", dir);
-    FILE *f = fopen(path, "w");
+    FILE *f = create_in(dir, "sideband.json");
     /* two names over one image (the second overlaps the first), one with JSON escapes */
     fprintf(f, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\"},"
                "{\"name\":\"Q\\\"uote\\\\d\",\"base\":\"0x%llx\",\"size\":\"0x%zx\"}]}\n",

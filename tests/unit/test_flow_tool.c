@@ -138,8 +138,7 @@ int main(void)
             continue;
         char path[1200], cmd[4096];
         save_program(dir, &p);
-        snprintf(path, sizeof path, "%s/sideband.json", dir);
-        FILE *f = fopen(path, "w");
+        FILE *f = create_in(dir, "sideband.json");
         fprintf(f, "{\"version\":1,\n \"images\": [ {\"name\":\"Prog\", \"base\":\"0x%llx\", \"size\":\"0x%zx\", "
                    "\"file\":\"img-%llx.bin\", \"guid\":\"x\", \"more\":{\"a\":[1,{\"b\":\"]\"}]}},\n"
                    "   {\"name\":\"NoCode\",\"base\":4096,\"size\":256} ]}\n",
