@@ -2,44 +2,26 @@
  * and their fast paths over cached blocks (fast_resolve, run_resolve, fill_fast). */
 #include "decode/flow_priv.h"
 
-/* Resolutions that need no lookahead and create no event: the hot cases. */
+/* Resolutions that need no lookahead and create no event: the hot cases (fwpt_flow_i_step with the bits in
+ * hand but a packet's last, whose lookahead flow_resolve() does, and no TIP). */
 static inline bool fast_resolve(struct fwpt_flow *f)
 {
-    switch (f->last_class) {
-    case FWPT_IC_JCC:
-        if (f->tnt_count <= 1)
-            return false;
-        {
-            /* branch-free: the outcome is data, not a prediction */
-            uint64_t m = -(f->tnt_bits & 1);
-            f->ip = f->next_ip ^ ((f->next_ip ^ f->last_target) & m);
-        }
-        break;
-    case FWPT_IC_RET:
-        /* compressed RET with bits left in hand (SDM "Indirect Transfer Compression for Returns (RET)") */
-        if (f->tnt_count <= 1 || !(f->tnt_bits & 1) || !pop_ret(f, &f->ip))
-            return false;
-        break;
-    case FWPT_IC_JMP_REL: case FWPT_IC_CALL_REL:
-        if (f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD)
-            return false; /* may leave the IP filter range here */
-        if (f->last_class == FWPT_IC_CALL_REL && !(f->last_flags & FWPT_FLOW_BF_ZERO_LEN_CALL))
-            push_ret(f, f->next_ip);
-        f->ip = f->last_target;
+    const uint32_t cnt = f->tnt_count > 1 ? f->tnt_count : 0;
+    const bool pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
+    switch (fwpt_flow_i_step(f, f->last_class, f->last_flags, f->last_target, f->next_ip, f->tnt_bits, cnt, pgd_peek,
+                             false, &f->ip)) {
+    case FWPT_FLOW_STEP_NEXT:
         f->resolve_pending = 0;
         return true;
-    case FWPT_IC_OTHER:
-        f->ip = f->next_ip;
+    case FWPT_FLOW_STEP_TNT:
+        f->tnt_bits >>= 1;
+        f->tnt_count--;
+        f->since_packet = 0;
         f->resolve_pending = 0;
         return true;
     default:
         return false;
     }
-    f->tnt_bits >>= 1;
-    f->tnt_count--;
-    f->since_packet = 0;
-    f->resolve_pending = 0;
-    return true;
 }
 
 /* How many of b's instructions run before a pending FUP's stop_ip binds inside b: all of them
@@ -77,14 +59,10 @@ static inline bool run_resolve(struct fwpt_flow *f)
         f->have_peek = 0;
         took = true;
     }
-    if (!f->tnt_count)
-        return false;
-    if (c == FWPT_IC_JCC) {
-        uint64_t m = -(f->tnt_bits & 1); /* branch-free, as in fast_resolve */
-        f->ip = f->next_ip ^ ((f->next_ip ^ f->last_target) & m);
-    } else if (!(f->tnt_bits & 1) || !pop_ret(f, &f->ip)) {
+    if (!f->tnt_count ||
+        fwpt_flow_i_step(f, c, f->last_flags, f->last_target, f->next_ip, f->tnt_bits, f->tnt_count, false, false,
+                         &f->ip) != FWPT_FLOW_STEP_TNT)
         return false; /* flow_resolve() reports it */
-    }
     f->tnt_bits >>= 1;
     f->since_packet = 0;
     f->resolve_pending = 0;
@@ -316,39 +294,11 @@ static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt
             if (timed)
                 flow_time_fast(f, (uint64_t)(d - o0), false);
         }
-        /* a branch per class: predicted, it keeps the class off the dependency chain (one branch-free
-         * select over OTHER/JCC/JMP_REL/CALL_REL measured ~12% slower) */
-        if (cls == FWPT_IC_JCC && cnt) {
-            /* branch-free: the outcome is data, not a prediction (a branch measured ~10% slower on
-             * random outcomes, ~2% faster on biased ones) */
-            uint64_t m = -(bits & 1);
-            ip = nx ^ ((nx ^ target) & m);
-        } else if (cls == FWPT_IC_OTHER) {
-            ip = nx;
+        /* the transfer rule (fwpt_flow_i_step: its order of tests was measured here) */
+        const int r = fwpt_flow_i_step(f, cls, flags, target, nx, bits, cnt, pgd_peek, true, &ip);
+        if (r == FWPT_FLOW_STEP_NEXT)
             continue;
-        } else if ((cls == FWPT_IC_JMP_REL || cls == FWPT_IC_CALL_REL) && !pgd_peek) {
-            if (cls == FWPT_IC_CALL_REL && !(flags & FWPT_FLOW_BF_ZERO_LEN_CALL)) {
-                /* push_ret (SDM "Indirect Transfer Compression for Returns (RET)": zero-length calls are not pushed) */
-                push_ret(f, nx);
-            }
-            ip = target;
-            continue;
-        } else if (cls == FWPT_IC_RET && cnt && (bits & 1) && f->retstack_n) {
-            /* compressed RET (SDM "Indirect Transfer Compression for Returns (RET)") */
-            (void)pop_ret(f, &ip);
-        } else if (f->have_peek && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed &&
-                   !f->pending_mode && !f->pend_pip && !f->pend_vmcs &&
-                   (cls == FWPT_IC_JMP_IND || cls == FWPT_IC_CALL_IND || (cls == FWPT_IC_RET && !cnt) ||
-                    (cls >= FWPT_IC_FAR_JMP && cls <= FWPT_IC_VMENTRY))) {
-            /* take_tip with the TIP lookahead left in peek (no MODE.Exec to apply) */
-            if (cls == FWPT_IC_CALL_IND) {
-                push_ret(f, nx);
-            } else if (cls == FWPT_IC_RET) {
-                uint64_t dummy;
-                (void)pop_ret(f, &dummy); /* SDM "Indirect Transfer Compression for Returns (RET)" step 3: every near RET pops */
-            }
-            ip = f->peek.ip.ip;
-            f->have_peek = 0;
+        if (r == FWPT_FLOW_STEP_TIP) {
             if (timed)
                 flow_time_fast(f, (uint64_t)(d - o0), false);
             if (cnt) { /* a deferred TIP (take_tip): the bits in hand are for the branches after it */
@@ -356,7 +306,8 @@ static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt
                 continue;
             }
             goto packet_done;
-        } else {
+        }
+        if (r == FWPT_FLOW_STEP_SLOW) {
             end_block(f, b, nx);
             break;
         }

@@ -508,45 +508,22 @@ static bool walk_fast(struct fwpt_sum *s)
             cnt = f->peek.tnt.count;
             f->have_peek = 0;
         }
-        if (cls == FWPT_IC_JCC && cnt) {
-            uint64_t m = -(bits & 1);
-            ip = nx ^ ((nx ^ target) & m);
-            f->resolve_pending = 0;
-        } else if (cls == FWPT_IC_OTHER) {
-            ip = nx;
-            f->resolve_pending = 0;
+        /* the transfer rule (flow_internal.h's fwpt_flow_i_step, as fill_fast_walk) */
+        const int r = fwpt_flow_i_step(f, cls, flags, target, nx, bits, cnt, pgd_peek, true, &ip);
+        if (r == FWPT_FLOW_STEP_SLOW)
+            goto pending;
+        f->resolve_pending = 0;
+        if (r == FWPT_FLOW_STEP_NEXT) {
             moved = true;
             continue;
-        } else if ((cls == FWPT_IC_JMP_REL || cls == FWPT_IC_CALL_REL) && !pgd_peek) {
-            if (cls == FWPT_IC_CALL_REL && !(flags & FWPT_FLOW_BF_ZERO_LEN_CALL))
-                fwpt_flow_push_ret(f, nx); /* zero-length calls are not pushed */
-            ip = target;
-            f->resolve_pending = 0;
+        }
+        if (r == FWPT_FLOW_STEP_TIP) {
             moved = true;
-            continue;
-        } else if (cls == FWPT_IC_RET && cnt && (bits & 1) && f->retstack_n) {
-            (void)fwpt_flow_pop_ret(f, &ip); /* compressed RET */
-            f->resolve_pending = 0;
-        } else if (f->have_peek && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed && !f->pending_mode &&
-                   !f->pend_pip && !f->pend_vmcs && (takes_tip(cls) || (cls == FWPT_IC_RET && !cnt))) {
-            /* take_tip with the TIP lookahead left in peek */
-            f->resolve_pending = 0;
-            moved = true;
-            if (cls == FWPT_IC_CALL_IND) {
-                fwpt_flow_push_ret(f, nx);
-            } else if (cls == FWPT_IC_RET) {
-                uint64_t dummy;
-                (void)fwpt_flow_pop_ret(f, &dummy); /* every near RET pops */
-            }
-            ip = f->peek.ip.ip;
-            f->have_peek = 0;
             if (cnt) { /* a deferred TIP: the bits in hand are for the branches after it */
                 since = 0;
                 continue;
             }
             goto packet_done;
-        } else {
-            goto pending;
         }
         /* a TNT bit was used */
         moved = true;
