@@ -49,6 +49,11 @@ BENCHES := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench
 FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 
 export FWPT_BUILD := $(abspath $(B))
+# Intel's decoder conformance corpus (the tests read $$FWPT_CONFORMANCE/libipt): ../shared/conformance beside this
+# checkout, else beside the local repository it was cloned from (a clone in a temporary directory has none).
+ORIGIN_DIR := $(shell git config --get remote.origin.url 2>/dev/null | grep '^/')
+FWPT_CONFORMANCE ?= $(firstword $(abspath $(wildcard ../shared/conformance $(if $(ORIGIN_DIR),$(ORIGIN_DIR)/../shared/conformance))) $(abspath ../shared/conformance))
+export FWPT_CONFORMANCE
 
 # Module fragments may add targets, tests (EXTRA_TESTS) and prerequisites.
 # The floors: no include goes up (tests/floor_check.sh names the file and the include).

@@ -7,8 +7,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def corpus_root():
-    """The corpus: $FWPT_CONFORMANCE, else ../shared/conformance/libipt beside the repository."""
-    return os.environ.get("FWPT_CONFORMANCE") or os.path.join(os.path.dirname(REPO), "shared", "conformance", "libipt")
+    """The corpus: $FWPT_CONFORMANCE/libipt (the Makefile exports it), else ../shared/conformance/libipt beside the
+    repository."""
+    top = os.environ.get("FWPT_CONFORMANCE") or os.path.join(os.path.dirname(REPO), "shared", "conformance")
+    return os.path.join(top, "libipt")
 
 
 def build_path(*parts):

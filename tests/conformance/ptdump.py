@@ -8,7 +8,7 @@ script does (it compares with `diff -ub`).
 
 Importable: nothing runs at import time. `check_case(repo_root, case_dir, row)` checks one case;
 `main()` (python3 tests/conformance/ptdump.py [NAME...]) checks all of them (or the named ones; the corpus
-is ../shared/conformance/libipt beside the repository, or $FWPT_CONFORMANCE),
+is $FWPT_CONFORMANCE/libipt, which the Makefile sets, else ../shared/conformance/libipt beside the repository),
 prints per-family counts and the failing cases with their first differing line, and ends with the
 summary line `conformance_ptdump: N passed, N failed` that tests/run.sh reads.
 """
