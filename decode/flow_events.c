@@ -213,7 +213,7 @@ bool flow_fup_follows(const struct fwpt_flow *f)
  * up to the next PSB: the decoder resynchronizes there (as after a packet-level error). */
 static void context_error(struct fwpt_flow *f, uint64_t offset)
 {
-    flow_drop_pending(f);
+    flow_drop_pending(f, false);
     struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_ERROR);
     e->status = FWPT_E_BAD_CONTEXT;
     e->offset = offset;

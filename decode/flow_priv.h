@@ -93,7 +93,8 @@ void flow_retstack_clear(struct fwpt_flow *f);
 uint64_t flow_cur_offset(const struct fwpt_flow *f);
 void flow_reset_walk(struct fwpt_flow *f);
 void flow_lost_step(struct fwpt_flow *f, uint64_t offset);
-void flow_drop_pending(struct fwpt_flow *f);
+/* Forget the events waiting for packets (after an error); keep_fup: not those bound to the pending FUP. */
+void flow_drop_pending(struct fwpt_flow *f, bool keep_fup);
 void flow_enter_walk(struct fwpt_flow *f, uint64_t ip);
 void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t offset);
 void flow_packet_error(struct fwpt_flow *f, enum fwpt_status s);

@@ -41,10 +41,14 @@ uint64_t fwpt_flow_bytes_skipped(const struct fwpt_flow *f)
     return f->bytes_skipped + (f->err_open && f->pkt.total > f->err_offset ? f->pkt.total - f->err_offset : 0);
 }
 
-void flow_drop_pending(struct fwpt_flow *f)
+void flow_drop_pending(struct fwpt_flow *f, bool keep_fup)
 {
-    f->pend_tsx = f->pend_exstop = f->pend_ptw = f->pend_pip = f->pend_vmcs = f->pend_mwait = f->pend_pwre = f->pend_trig = 0;
-    f->pend_cfe = f->evd_mask = f->mode_fup = f->ntrig = 0;
+    if (!keep_fup || f->pend_cfe != CFE_FUP)
+        f->pend_cfe = f->evd_mask = 0;
+    if (!keep_fup) /* what binds to the pending FUP (SDM "Packet relationships"): given when the walk reaches it */
+        f->pend_tsx = f->pend_exstop = f->pend_trig = f->mode_fup = 0;
+    f->pend_ptw = f->pend_pip = f->pend_vmcs = f->pend_mwait = f->pend_pwre = 0;
+    f->ntrig = 0;
     f->resume_valid = f->look_pending = f->ovf_open = 0;
 }
 
@@ -65,11 +69,10 @@ void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t o
 {
     bool fup = f->fup_pending;
     uint64_t fup_ip = f->stop_ip, fup_off = f->stop_offset;
-    uint8_t tsx = f->pend_tsx, mode_fup = f->mode_fup;
     bool psb = f->psb_resume && flow_cur_offset(f) <= f->psb_branch_at && !flow_passed_on_the_way(f, f->psb_from, f->psb_ip);
     uint64_t psb_ip = f->psb_ip;
     uint8_t psb_mode = f->psb_mode;
-    flow_drop_pending(f);
+    flow_drop_pending(f, fup);
     struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_ERROR);
     e->status = s;
     e->ip = ip;
@@ -89,18 +92,16 @@ void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t o
         flow_enter_walk(f, fup_ip);
     }
     if (fup) {
-        f->fup_pending = 1; /* reached when the walk gets there, as before the error */
+        f->fup_pending = 1; /* reached when the walk gets there, with what binds to it, as before the error */
         f->stop_ip = fup_ip;
         f->stop_offset = fup_off;
-        f->pend_tsx = tsx;
-        f->mode_fup = mode_fup; /* with its mode_fup_mode and mode_fup_if, which drop_pending leaves */
     }
 }
 
 /* A packet-level error: report it, then resume at the next PSB. */
 void flow_packet_error(struct fwpt_flow *f, enum fwpt_status s)
 {
-    flow_drop_pending(f);
+    flow_drop_pending(f, false);
     struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_ERROR);
     e->status = s;
     e->ip = f->ip;

@@ -56,6 +56,7 @@ static void decode(const struct fwpt_errata *er, const uint64_t (*filter)[2], ui
         case FWPT_FLOW_MNT: snprintf(item, sizeof item, "K"); break;
         case FWPT_FLOW_END: snprintf(item, sizeof item, "N"); break;
         case FWPT_FLOW_IFLAGS: snprintf(item, sizeof item, "F%u", ev.detail); break;
+        case FWPT_FLOW_EXSTOP: snprintf(item, sizeof item, "Z%llx", (unsigned long long)(ev.ip_valid ? ev.ip : 0)); break;
         default: snprintf(item, sizeof item, "?%u", ev.kind); break;
         }
         n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? " " : "", item);
@@ -421,6 +422,15 @@ static void case_resync(void)
     fup_pgd(base + 0x11);
     end();
     expect("resync: a FUP+TIP read ahead", NULL, NULL, 0, "S10000 I10000 X Q10010 I10010 D");
+
+    /* an EXSTOP whose FUP was read ahead of the error: the walk resumes at the FUP, and the EXSTOP bound to it
+     * is given there (what binds to a pending FUP survives the error) */
+    enc_begin(trace, sizeof trace, base);
+    emit(&(struct pt_packet){.type = ppt_exstop, .payload.exstop.ip = 1});
+    pk_ip(ppt_fup, base + 0x10, pt_ipc_sext_48);
+    fup_pgd(base + 0x11);
+    end();
+    expect("resync: an EXSTOP's FUP read ahead", NULL, NULL, 0, "S10000 I10000 X Z10010 I10010 D");
     CHECK(skipped == 0); /* nothing was skipped: the FUP had been read */
 
     /* a FUP+TIP after the error: the same, found by the search */
