@@ -79,6 +79,26 @@ static inline bool run_resolve(struct fwpt_flow *f)
     return true;
 }
 
+/* The walk's work before its next block, in order: the rest of a lookahead, the resolution of the last block
+ * (the fast rules, else the general one), a TRIG whose instruction count is reached. True when it did one
+ * (the caller looks at its loop conditions again). Shared by fwpt_flow_next_run and fill. */
+static inline __attribute__((always_inline)) bool walk_pending(struct fwpt_flow *f)
+{
+    if (f->look_pending) {
+        flow_lookahead(f);
+        return true;
+    }
+    if (f->resolve_pending && !fast_resolve(f)) {
+        flow_resolve(f);
+        return true;
+    }
+    if (f->ntrig && f->trig_q[0].at <= f->n_insns) {
+        flow_trig_due(f, false);
+        return true;
+    }
+    return false;
+}
+
 enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
                                     struct fwpt_flow_event *ev)
 {
@@ -130,18 +150,8 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
             flow_search_step(f);
             continue;
         }
-        if (f->look_pending) {
-            flow_lookahead(f);
+        if (walk_pending(f))
             continue;
-        }
-        if (f->resolve_pending && !fast_resolve(f)) {
-            flow_resolve(f);
-            continue;
-        }
-        if (f->ntrig && f->trig_q[0].at <= f->n_insns) {
-            flow_trig_due(f, false);
-            continue;
-        }
         if (f->fup_pending && f->ip == f->stop_ip) {
             flow_fup_reached(f);
             continue;
@@ -374,18 +384,8 @@ static void fill(struct fwpt_flow *f)
     if (TIME_ON(f))
         flow_time_refill(f, f->n_insns);
     while (f->state == ST_WALK && !f->evq_n && on + FWPT_FLOW_BLOCK_INSNS <= FWPT_FLOW_OBUF) {
-        if (f->look_pending) {
-            flow_lookahead(f);
+        if (walk_pending(f))
             continue;
-        }
-        if (f->resolve_pending && !fast_resolve(f)) {
-            flow_resolve(f);
-            continue;
-        }
-        if (f->ntrig && f->trig_q[0].at <= f->n_insns) {
-            flow_trig_due(f, false);
-            continue;
-        }
         if (!f->fup_pending && !(f->ntrig | f->pend_cfe) && f->cache) {
             uint32_t before = on;
             on = TIME_ON(f) ? fill_fast_timed(f, on) : fill_fast(f, on);
