@@ -137,17 +137,12 @@ static void count_run(struct fwpt_profile *p, uint64_t ip, uint64_t n, size_t mi
     p->nodes[p->depth ? p->stack_node[p->depth - 1] : 0].insns += n;
     if (p->depth && p->stack_func[p->depth - 1] != (uint32_t)-1)
         p->funcs[p->stack_func[p->depth - 1]].insns += n;
-    switch (iclass) {
-    case FWPT_IC_CALL_REL: case FWPT_IC_CALL_IND: case FWPT_IC_FAR_CALL:
+    int step = fwpt_profile_frame_step(iclass);
+    if (step > 0) {
         p->call_pending = 1;
         p->call_next = next;
-        break;
-    case FWPT_IC_RET: case FWPT_IC_FAR_RET: case FWPT_IC_IRET:
-        if (p->depth)
-            leave(p);
-        break;
-    default:
-        break;
+    } else if (step < 0 && p->depth) {
+        leave(p);
     }
 }
 

@@ -11,6 +11,18 @@
 #include "decode/flow.h"
 #include "decode/image.h"
 
+/* How an instruction of class iclass changes the profile's frames: +1 a call opens one at its target (near and
+ * far calls), -1 a return closes the innermost (near and far returns, IRET), 0 none. fwpt_profile_add and the
+ * summary walk's profile (decode/sumprof.h) both count by it. */
+static inline int fwpt_profile_frame_step(unsigned iclass)
+{
+    switch (iclass) {
+    case FWPT_IC_CALL_REL: case FWPT_IC_CALL_IND: case FWPT_IC_FAR_CALL: return 1;
+    case FWPT_IC_RET: case FWPT_IC_FAR_RET: case FWPT_IC_IRET: return -1;
+    default: return 0;
+    }
+}
+
 #define FWPT_PROFILE_DEPTH 256
 
 struct fwpt_profile_func {

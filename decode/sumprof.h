@@ -117,16 +117,12 @@ static inline void fwpt_sp_run(struct fwpt_sumprof *sp, uint64_t ip, uint64_t n,
     sp->insns += n;
     sp->mod_insns[mi] += n;
     sp->nodes[sp->cur].insns += n;
-    switch (iclass) {
-    case FWPT_IC_CALL_REL: case FWPT_IC_CALL_IND: case FWPT_IC_FAR_CALL:
+    int step = fwpt_profile_frame_step(iclass);
+    if (step > 0) {
         sp->call_pending = 1;
         sp->call_next = next;
-        break;
-    case FWPT_IC_RET: case FWPT_IC_FAR_RET: case FWPT_IC_IRET:
+    } else if (step < 0) {
         fwpt_sp_leave(sp);
-        break;
-    default:
-        break;
     }
 }
 
