@@ -22,6 +22,16 @@ struct fwpt_flow_event *flow_evq_push(struct fwpt_flow *f, unsigned kind)
     return e;
 }
 
+/* An event bound to ip (ip_valid: known) and caused by the packet at offset. */
+static struct fwpt_flow_event *push_at(struct fwpt_flow *f, unsigned kind, bool ip_valid, uint64_t ip, uint64_t offset)
+{
+    struct fwpt_flow_event *e = flow_evq_push(f, kind);
+    e->ip = ip;
+    e->ip_valid = ip_valid;
+    e->offset = offset;
+    return e;
+}
+
 /* A MODE.Exec bound to the TIP/TIP.PGE/FUP+TIP just consumed (SDM "MODE.Exec Packet": it precedes the
  * packet of the transfer that changes the mode, and every TIP.PGE): an event when the code size changed
  * or was not known (at the start, after an OVF), and an IFLAGS event when its IF bit (SDM "Event Trace")
@@ -76,11 +86,8 @@ void flow_apply_pip(struct fwpt_flow *f) { flow_apply_pip_order(f, false); }
 struct fwpt_flow_event *flow_push_tsx(struct fwpt_flow *f, uint8_t what, bool ip_valid, uint64_t ip,
                                          uint64_t offset)
 {
-    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_TSX);
+    struct fwpt_flow_event *e = push_at(f, FWPT_FLOW_TSX, ip_valid, ip, offset);
     e->detail = what;
-    e->ip = ip;
-    e->ip_valid = ip_valid;
-    e->offset = offset;
     f->intx = what == FWPT_TSX_BEGIN;
     return e;
 }
@@ -114,22 +121,16 @@ static void push_mwait(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t
 {
     if (!f->pend_mwait)
         return;
-    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_MWAIT);
+    struct fwpt_flow_event *e = push_at(f, FWPT_FLOW_MWAIT, ip_valid, ip, offset);
     e->to = f->mwait_hints;
-    e->ip = ip;
-    e->ip_valid = ip_valid;
-    e->offset = offset;
     f->pend_mwait = 0;
 }
 
 void flow_push_trig(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset)
 {
-    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_TRIG);
+    struct fwpt_flow_event *e = push_at(f, FWPT_FLOW_TRIG, ip_valid, ip, offset);
     e->detail = f->trig_trbv;
     e->async = f->trig_mult;
-    e->ip = ip;
-    e->ip_valid = ip_valid;
-    e->offset = offset;
     f->pend_trig = 0;
 }
 
@@ -138,10 +139,7 @@ void flow_push_trig(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t of
 void flow_push_exstop(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset)
 {
     push_mwait(f, ip_valid, ip, offset);
-    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_EXSTOP);
-    e->ip = ip;
-    e->ip_valid = ip_valid;
-    e->offset = offset;
+    push_at(f, FWPT_FLOW_EXSTOP, ip_valid, ip, offset);
     f->pend_exstop = 0;
     flow_push_pwre(f, offset);
 }
@@ -169,11 +167,8 @@ static void set_iflag(struct fwpt_flow *f, uint8_t ifl, bool ip_valid, uint64_t 
     f->iflag = ifl;
     if (!f->iflags_on)
         return;
-    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_IFLAGS);
+    struct fwpt_flow_event *e = push_at(f, FWPT_FLOW_IFLAGS, ip_valid, ip, offset);
     e->detail = ifl == 2;
-    e->ip = ip;
-    e->ip_valid = ip_valid;
-    e->offset = offset;
 }
 
 /* A MODE.Exec followed by a FUP (SDM "Event Trace": an instruction that changed RFLAGS.IF writes MODE.Exec
