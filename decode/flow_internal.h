@@ -20,7 +20,7 @@
 enum fwpt_status fwpt_flow_i_fetch(struct fwpt_flow *f);
 /* What the processor wrote before the next branch packet, after the walk consumed one (flow_packets.c's flow_lookahead). */
 void fwpt_flow_i_lookahead(struct fwpt_flow *f);
-/* The RET compression stack (seed 002; SDM "Indirect Transfer Compression for Returns (RET)"): 64 entries,
+/* The RET compression stack (SDM "Indirect Transfer Compression for Returns (RET)"): 64 entries,
  * the oldest dropped when full; every near RET pops. flow_priv.h's push_ret and pop_ret. */
 static inline void fwpt_flow_push_ret(struct fwpt_flow *f, uint64_t ip)
 {
