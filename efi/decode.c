@@ -261,5 +261,5 @@ void fwpt_run_time_report(struct fwpt_run *s)
     if (s->cfg.mtc_en)
         tc.mtc_freq = (uint8_t)s->cfg.mtc_freq;
     fwpt_efi_time_report(&f, &tc, s->have_cpuid15 ? s->cpuid15.ecx : 0, s->summary ? &s->fs.mods : NULL,
-                         s->backend == FWPT_BACKEND_SOFT, FWPT_RUN_CONSOLE_TOP_FUNCS, &s->o);
+                         s->backend == FWPT_BACKEND_SOFT, FWPT_RUN_CONSOLE_TOP_FUNCS, &s->o, &s->pool_after);
 }

@@ -4,6 +4,7 @@
 #include <efi.h>
 #include <efilib.h>
 #include "efi/timing.h"
+#include "efi/pipeline.h"
 #include "decode/time_spread.h"
 
 #define TIME_FUNCS 4096u   /* functions the time profile tells apart (power of two) */
@@ -12,16 +13,17 @@
 #define TIME_HELD 16384u   /* instructions held between two time changes */
 
 void fwpt_efi_time_report(struct fwpt_flow *f, const struct fwpt_time_config *tcfg, uint64_t crystal_hz,
-                          struct fwpt_modules *mods, bool soft, unsigned top, const struct fwpt_sink *out)
+                          struct fwpt_modules *mods, bool soft, unsigned top, const struct fwpt_sink *out,
+                          uint64_t *pool)
 {
     size_t nm = mods ? mods->n : 0;
-    uint64_t *mod = AllocatePool((nm + 1) * sizeof *mod);
-    struct fwpt_profile_func *funcs = AllocatePool(TIME_FUNCS * sizeof *funcs);
-    struct fwpt_profile_node *nodes = AllocatePool(TIME_NODES * sizeof *nodes);
-    uint32_t *hash = AllocatePool(TIME_HASH * sizeof *hash);
-    struct fwpt_flow_event *held = AllocatePool(TIME_HELD * sizeof *held);
-    struct fwpt_profile *prof = AllocatePool(sizeof *prof);
-    struct fwpt_time_spread *t = AllocatePool(sizeof *t);
+    uint64_t *mod = fwpt_pool_counted(pool, (nm + 1) * sizeof *mod, false);
+    struct fwpt_profile_func *funcs = fwpt_pool_counted(pool, TIME_FUNCS * sizeof *funcs, false);
+    struct fwpt_profile_node *nodes = fwpt_pool_counted(pool, TIME_NODES * sizeof *nodes, false);
+    uint32_t *hash = fwpt_pool_counted(pool, TIME_HASH * sizeof *hash, false);
+    struct fwpt_flow_event *held = fwpt_pool_counted(pool, TIME_HELD * sizeof *held, false);
+    struct fwpt_profile *prof = fwpt_pool_counted(pool, sizeof *prof, false);
+    struct fwpt_time_spread *t = fwpt_pool_counted(pool, sizeof *t, false);
     if (!mod || !funcs || !nodes || !hash || !held || !prof || !t) {
         fwpt_puts(out, "time: not enough pool memory for the time profile\n");
     } else {
