@@ -301,18 +301,20 @@ static void test_tool_options(void)
         CHECK_EQ(tool_run("flow", args, out, sizeof out), 0);
     }
     /* bad values: exit 2, naming the option */
-    snprintf(args, sizeof args, "%s --cpu 6", path);
-    CHECK_EQ(tool_run("dump", args, out, sizeof out), 2);
-    CHECK_STR(out, "fwpt dump: --cpu: expected FAMILY/MODEL[/STEPPING] or none, got '6'\n");
-    snprintf(args, sizeof args, "%s --cpu 6/61/1/2", path);
-    CHECK_EQ(tool_run("flow", args, out, sizeof out), 2);
-    CHECK_STR(out, "fwpt flow: --cpu: more than three fields: expected FAMILY/MODEL[/STEPPING], got '6/61/1/2'\n");
-    snprintf(args, sizeof args, "%s --cpu=6/x", path);
-    CHECK_EQ(tool_run("flow", args, out, sizeof out), 2);
-    CHECK_STR(out, "fwpt flow: --cpu: MODEL is not a number from 0 to 255 (decimal or 0x-hex), got '6/x'\n");
-    snprintf(args, sizeof args, "%s --cpu", path);
-    CHECK_EQ(tool_run("dump", args, out, sizeof out), 2);
-    CHECK_STR(out, "fwpt dump: --cpu: expected FAMILY/MODEL[/STEPPING] or none, got '(nothing)'\n");
+    static const struct {
+        const char *cmd, *opt, *says;
+    } bad[] = {
+        {"dump", "--cpu 6", "fwpt dump: --cpu: expected FAMILY/MODEL[/STEPPING] or none, got '6'\n"},
+        {"flow", "--cpu 6/61/1/2",
+         "fwpt flow: --cpu: more than three fields: expected FAMILY/MODEL[/STEPPING], got '6/61/1/2'\n"},
+        {"flow", "--cpu=6/x", "fwpt flow: --cpu: MODEL is not a number from 0 to 255 (decimal or 0x-hex), got '6/x'\n"},
+        {"dump", "--cpu", "fwpt dump: --cpu: expected FAMILY/MODEL[/STEPPING] or none, got '(nothing)'\n"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        snprintf(args, sizeof args, "%s %s", path, bad[k].opt);
+        CHECK_EQ(tool_run(bad[k].cmd, args, out, sizeof out), 2);
+        CHECK_STR(out, bad[k].says);
+    }
     CHECK_EQ(tool_run("dump", "--help", out, sizeof out), 0);
     CHECK(strstr(out, "[--cpu F/M[/S]|none]") != NULL);
     CHECK_EQ(tool_run("flow", "--help", out, sizeof out), 0);
