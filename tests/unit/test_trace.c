@@ -186,6 +186,31 @@ static bool clean_and_restored(const struct fwpt_script *s, uint64_t pre_ctl, ui
     return ok;
 }
 
+/* A scripted CPU with the preset MSRs, a rich configuration for it, and what starting and stopping the trace
+ * leave: the set-up of the sequence, was-active, fault and error-on-enable tests. */
+struct script_rig {
+    struct fwpt_script s;
+    struct fwpt_cpu cpu;
+    struct fwpt_trace_config cfg;
+    struct fwpt_trace_state st;
+    struct fwpt_trace_result res;
+};
+
+static void script_rig_init(struct script_rig *r, const struct fwpt_cpu_profile *p)
+{
+    fwpt_script_init(&r->s, p);
+    preset(&r->s);
+    r->cpu = fwpt_script_cpu(&r->s);
+    rich_config(&r->s.caps, &r->cfg);
+}
+
+static enum fwpt_status script_rig_start(struct script_rig *r)
+{
+    return fwpt_trace_start(&r->cpu, &r->s.caps, &r->cfg, &r->st);
+}
+
+static enum fwpt_status script_rig_stop(struct script_rig *r) { return fwpt_trace_stop(&r->cpu, &r->st, &r->res); }
+
 static const char *const usable_profiles[] = {"broadwell", "skylake", "skylake-sp", "goldmont", "goldmont-plus",
                                               "tremont", "tigerlake", "alderlake-p", "gracemont-e", "alderlake-n",
                                               "arrowlake-p", "arrowlake-e"};
@@ -195,164 +220,146 @@ static const char *const usable_profiles[] = {"broadwell", "skylake", "skylake-s
 
 static void test_sequence_exact(void)
 {
-    struct fwpt_script s;
-    struct fwpt_cpu cpu;
-    struct fwpt_trace_config cfg;
-    struct fwpt_trace_state st;
-    struct fwpt_trace_result res;
+    struct script_rig r;
     struct expect e[64];
     unsigned n;
 
     /* Skylake, literal CTL value: BranchEn OS User TSCEn MTCEn MTCFreq=3 CYCEn CycThresh=1
      * PSBFreq=2 ToPA CR3Filter DisRETC ADDR0_CFG=1 ADDR1_CFG=2 */
-    fwpt_script_init(&s, profile("skylake"));
-    preset(&s);
-    cpu = fwpt_script_cpu(&s);
-    rich_config(&s.caps, &cfg);
-    CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, NULL), FWPT_OK);
-    CHECK_EQ(fwpt_trace_ctl(&cfg, &s.caps), 0x210208ef8eull);
-    CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_OK);
-    CHECK(!st.was_active && st.tracing);
-    CHECK_EQ(st.ctl, 0x210208ef8full);
-    CHECK_EQ(s.ctl, 0x210208ef8full);
-    CHECK_EQ(st.status_after_enable, RTIT_STATUS_TRIGGEREN);
-    n = expect_start(&cfg, 0, 0x210208ef8eull, e);
+    script_rig_init(&r, profile("skylake"));
+    CHECK_EQ(fwpt_trace_check(&r.cfg, &r.s.caps, NULL), FWPT_OK);
+    CHECK_EQ(fwpt_trace_ctl(&r.cfg, &r.s.caps), 0x210208ef8eull);
+    CHECK_EQ(script_rig_start(&r), FWPT_OK);
+    CHECK(!r.st.was_active && r.st.tracing);
+    CHECK_EQ(r.st.ctl, 0x210208ef8full);
+    CHECK_EQ(r.s.ctl, 0x210208ef8full);
+    CHECK_EQ(r.st.status_after_enable, RTIT_STATUS_TRIGGEREN);
+    n = expect_start(&r.cfg, 0, 0x210208ef8eull, e);
     CHECK_EQ(n, 20);
-    CHECK(log_matches(&s, 0, e, n));
-    CHECK_EQ(s.n_log, n);
-    CHECK_EQ(s.log[9].msr, MSR_IA32_RTIT_STATUS); /* STATUS cleared before anything is programmed */
-    CHECK_EQ(s.log[17].value, 0x210208ef8eull);   /* CTL without TraceEn, then */
-    CHECK_EQ(s.log[18].value, 0x210208ef8full);   /* TraceEn last */
+    CHECK(log_matches(&r.s, 0, e, n));
+    CHECK_EQ(r.s.n_log, n);
+    CHECK_EQ(r.s.log[9].msr, MSR_IA32_RTIT_STATUS); /* STATUS cleared before anything is programmed */
+    CHECK_EQ(r.s.log[17].value, 0x210208ef8eull);   /* CTL without TraceEn, then */
+    CHECK_EQ(r.s.log[18].value, 0x210208ef8full);   /* TraceEn last */
     /* the trace runs: the output pointers move, PacketByteCnt counts */
-    s.output_mask_ptrs = 0x0000345600000080ull | RTIT_MASK_LOWERMASK;
-    s.status |= FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 0x3456);
-    unsigned before = s.n_log;
-    CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
-    CHECK(res.have_status && res.have_output_base && res.have_output_mask_ptrs);
-    CHECK_EQ(res.status, FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 0x3456)); /* TriggerEn gone with TraceEn */
-    CHECK_EQ(res.output_base, 0x40000000ull);
-    CHECK_EQ(res.output_mask_ptrs, 0x00003456000000ffull);
-    CHECK(!res.error && !res.stopped);
-    CHECK_EQ(res.restore_status, FWPT_OK);
+    r.s.output_mask_ptrs = 0x0000345600000080ull | RTIT_MASK_LOWERMASK;
+    r.s.status |= FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 0x3456);
+    unsigned before = r.s.n_log;
+    CHECK_EQ(script_rig_stop(&r), FWPT_OK);
+    CHECK(r.res.have_status && r.res.have_output_base && r.res.have_output_mask_ptrs);
+    CHECK_EQ(r.res.status, FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 0x3456)); /* TriggerEn gone with TraceEn */
+    CHECK_EQ(r.res.output_base, 0x40000000ull);
+    CHECK_EQ(r.res.output_mask_ptrs, 0x00003456000000ffull);
+    CHECK(!r.res.error && !r.res.stopped);
+    CHECK_EQ(r.res.restore_status, FWPT_OK);
     /* stop order: TraceEn=0 alone, fence, reads, restore, CTL, STATUS=0 last */
-    CHECK(s.log[before].op == W && s.log[before].msr == MSR_IA32_RTIT_CTL && s.log[before].value == 0x210208ef8eull);
-    CHECK(s.log[before + 1].op == F);
-    CHECK(s.log[before + 2].op == R && s.log[before + 2].msr == MSR_IA32_RTIT_STATUS);
-    CHECK(s.log[s.n_log - 1].op == W && s.log[s.n_log - 1].msr == MSR_IA32_RTIT_STATUS && s.log[s.n_log - 1].value == 0);
-    CHECK(s.log[s.n_log - 2].op == W && s.log[s.n_log - 2].msr == MSR_IA32_RTIT_CTL && s.log[s.n_log - 2].value == 0);
-    CHECK(clean_and_restored(&s, 0, 0));
-    CHECK_EQ(s.gp, 0);
-    CHECK(!st.tracing);
+    CHECK(r.s.log[before].op == W && r.s.log[before].msr == MSR_IA32_RTIT_CTL &&
+          r.s.log[before].value == 0x210208ef8eull);
+    CHECK(r.s.log[before + 1].op == F);
+    CHECK(r.s.log[before + 2].op == R && r.s.log[before + 2].msr == MSR_IA32_RTIT_STATUS);
+    CHECK(r.s.log[r.s.n_log - 1].op == W && r.s.log[r.s.n_log - 1].msr == MSR_IA32_RTIT_STATUS &&
+          r.s.log[r.s.n_log - 1].value == 0);
+    CHECK(r.s.log[r.s.n_log - 2].op == W && r.s.log[r.s.n_log - 2].msr == MSR_IA32_RTIT_CTL &&
+          r.s.log[r.s.n_log - 2].value == 0);
+    CHECK(clean_and_restored(&r.s, 0, 0));
+    CHECK_EQ(r.s.gp, 0);
+    CHECK(!r.st.tracing);
     /* a second stop does nothing */
-    before = s.n_log;
-    CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
-    CHECK_EQ(s.n_log, before);
+    before = r.s.n_log;
+    CHECK_EQ(script_rig_stop(&r), FWPT_OK);
+    CHECK_EQ(r.s.n_log, before);
 
     /* every usable profile: the generated expectation, start and stop */
     for (size_t i = 0; i < N_USABLE; i++) {
-        fwpt_script_init(&s, profile(usable_profiles[i]));
-        preset(&s);
-        cpu = fwpt_script_cpu(&s);
-        rich_config(&s.caps, &cfg);
-        CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, NULL), FWPT_OK);
-        uint64_t ctl = fwpt_trace_ctl(&cfg, &s.caps);
-        CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_OK);
-        n = expect_start(&cfg, 0, ctl, e);
-        CHECK(log_matches(&s, 0, e, n));
-        before = s.n_log;
-        CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
-        n = expect_stop(&cfg, 0, ctl, e);
-        CHECK(log_matches(&s, before, e, n));
-        CHECK_EQ(s.n_log, before + n);
-        CHECK(clean_and_restored(&s, 0, 0));
-        CHECK_EQ(s.gp, 0);
-        CHECK_EQ(res.output_base, cfg.output_base);
+        script_rig_init(&r, profile(usable_profiles[i]));
+        CHECK_EQ(fwpt_trace_check(&r.cfg, &r.s.caps, NULL), FWPT_OK);
+        uint64_t ctl = fwpt_trace_ctl(&r.cfg, &r.s.caps);
+        CHECK_EQ(script_rig_start(&r), FWPT_OK);
+        n = expect_start(&r.cfg, 0, ctl, e);
+        CHECK(log_matches(&r.s, 0, e, n));
+        before = r.s.n_log;
+        CHECK_EQ(script_rig_stop(&r), FWPT_OK);
+        n = expect_stop(&r.cfg, 0, ctl, e);
+        CHECK(log_matches(&r.s, before, e, n));
+        CHECK_EQ(r.s.n_log, before + n);
+        CHECK(clean_and_restored(&r.s, 0, 0));
+        CHECK_EQ(r.s.gp, 0);
+        CHECK_EQ(r.res.output_base, r.cfg.output_base);
     }
 
     /* Broadwell: BranchEn forced on (BDM106) even when not asked; single-entry ToPA */
-    fwpt_script_init(&s, profile("broadwell"));
-    preset(&s);
-    cpu = fwpt_script_cpu(&s);
-    memset(&cfg, 0, sizeof cfg);
-    cfg.os = true;
-    cfg.topa = true;
-    cfg.output_base = 0x40000000ull;
-    cfg.output_mask_ptrs = 0x7f;
-    CHECK(fwpt_trace_branch_en_always_on(&s.caps));
-    CHECK_EQ(fwpt_trace_ctl(&cfg, &s.caps), RTIT_CTL_BRANCHEN | RTIT_CTL_OS | RTIT_CTL_TOPA);
-    CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_OK);
-    CHECK_EQ(s.ctl, RTIT_CTL_BRANCHEN | RTIT_CTL_OS | RTIT_CTL_TOPA | RTIT_CTL_TRACEEN);
-    CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
+    script_rig_init(&r, profile("broadwell"));
+    memset(&r.cfg, 0, sizeof r.cfg);
+    r.cfg.os = true;
+    r.cfg.topa = true;
+    r.cfg.output_base = 0x40000000ull;
+    r.cfg.output_mask_ptrs = 0x7f;
+    CHECK(fwpt_trace_branch_en_always_on(&r.s.caps));
+    CHECK_EQ(fwpt_trace_ctl(&r.cfg, &r.s.caps), RTIT_CTL_BRANCHEN | RTIT_CTL_OS | RTIT_CTL_TOPA);
+    CHECK_EQ(script_rig_start(&r), FWPT_OK);
+    CHECK_EQ(r.s.ctl, RTIT_CTL_BRANCHEN | RTIT_CTL_OS | RTIT_CTL_TOPA | RTIT_CTL_TRACEEN);
+    CHECK_EQ(script_rig_stop(&r), FWPT_OK);
     /* not on Skylake */
-    fwpt_script_init(&s, profile("skylake"));
-    CHECK(!fwpt_trace_branch_en_always_on(&s.caps));
-    CHECK_EQ(fwpt_trace_ctl(&cfg, &s.caps), RTIT_CTL_OS | RTIT_CTL_TOPA);
+    fwpt_script_init(&r.s, profile("skylake"));
+    CHECK(!fwpt_trace_branch_en_always_on(&r.s.caps));
+    CHECK_EQ(fwpt_trace_ctl(&r.cfg, &r.s.caps), RTIT_CTL_OS | RTIT_CTL_TOPA);
 }
 
 /* ---- firmware left PT running ---- */
 
 static void test_was_active(void)
 {
-    struct fwpt_script s;
-    struct fwpt_cpu cpu;
-    struct fwpt_trace_config cfg;
-    struct fwpt_trace_state st;
-    struct fwpt_trace_result res;
+    struct script_rig r;
     struct expect e[64];
     const uint64_t fw_ctl = RTIT_CTL_TRACEEN | RTIT_CTL_BRANCHEN | RTIT_CTL_OS | RTIT_CTL_TOPA | RTIT_CTL_TSCEN;
 
-    fwpt_script_init(&s, profile("tigerlake"));
-    preset(&s);
-    s.ctl = fw_ctl;
-    s.status = RTIT_STATUS_TRIGGEREN | FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 77);
-    cpu = fwpt_script_cpu(&s);
-    rich_config(&s.caps, &cfg);
-    uint64_t ctl = fwpt_trace_ctl(&cfg, &s.caps);
-    CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_OK);
-    CHECK(st.was_active);
-    CHECK_EQ(st.saved.ctl, fw_ctl);
-    CHECK_EQ(st.saved.status, FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 77)); /* read after it was stopped */
-    unsigned n = expect_start(&cfg, fw_ctl, ctl, e);
-    CHECK(log_matches(&s, 0, e, n));
-    CHECK_EQ(s.log[1].value, fw_ctl & ~RTIT_CTL_TRACEEN); /* TraceEn cleared alone */
-    unsigned before = s.n_log;
-    CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
-    n = expect_stop(&cfg, fw_ctl, ctl, e);
-    CHECK(log_matches(&s, before, e, n));
+    script_rig_init(&r, profile("tigerlake"));
+    r.s.ctl = fw_ctl;
+    r.s.status = RTIT_STATUS_TRIGGEREN | FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 77);
+    uint64_t ctl = fwpt_trace_ctl(&r.cfg, &r.s.caps);
+    CHECK_EQ(script_rig_start(&r), FWPT_OK);
+    CHECK(r.st.was_active);
+    CHECK_EQ(r.st.saved.ctl, fw_ctl);
+    CHECK_EQ(r.st.saved.status, FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 77)); /* read after it was stopped */
+    unsigned n = expect_start(&r.cfg, fw_ctl, ctl, e);
+    CHECK(log_matches(&r.s, 0, e, n));
+    CHECK_EQ(r.s.log[1].value, fw_ctl & ~RTIT_CTL_TRACEEN); /* TraceEn cleared alone */
+    unsigned before = r.s.n_log;
+    CHECK_EQ(script_rig_stop(&r), FWPT_OK);
+    n = expect_stop(&r.cfg, fw_ctl, ctl, e);
+    CHECK(log_matches(&r.s, before, e, n));
     /* its configuration is back, TraceEn stays 0, STATUS clean */
-    CHECK_EQ(s.ctl, fw_ctl & ~RTIT_CTL_TRACEEN);
-    CHECK(clean_and_restored(&s, fw_ctl, 0));
-    CHECK_EQ(s.gp, 0);
+    CHECK_EQ(r.s.ctl, fw_ctl & ~RTIT_CTL_TRACEEN);
+    CHECK(clean_and_restored(&r.s, fw_ctl, 0));
+    CHECK_EQ(r.s.gp, 0);
 
     /* fault on every access of that run */
-    unsigned total = s.n_msr;
+    unsigned total = r.s.n_msr;
     for (unsigned k = 0; k < total; k++) {
-        fwpt_script_init(&s, profile("tigerlake"));
-        preset(&s);
-        s.ctl = fw_ctl;
-        s.status = RTIT_STATUS_TRIGGEREN;
-        s.fault_at = k;
-        cpu = fwpt_script_cpu(&s);
-        enum fwpt_status a = fwpt_trace_start(&cpu, &s.caps, &cfg, &st), b = fwpt_trace_stop(&cpu, &st, &res);
+        script_rig_init(&r, profile("tigerlake"));
+        r.s.ctl = fw_ctl;
+        r.s.status = RTIT_STATUS_TRIGGEREN;
+        r.s.fault_at = k;
+        enum fwpt_status a = script_rig_start(&r), b = script_rig_stop(&r);
         CHECK(a != FWPT_OK || b != FWPT_OK);
-        CHECK_EQ(s.gp, 0);
+        CHECK_EQ(r.s.gp, 0);
         if (k == 0) { /* CTL unreadable: nothing written at all */
             CHECK_EQ(a, FWPT_E_FAULT);
-            CHECK_EQ(st.failed_msr, MSR_IA32_RTIT_CTL);
-            CHECK_EQ(s.n_msr, 1);
+            CHECK_EQ(r.st.failed_msr, MSR_IA32_RTIT_CTL);
+            CHECK_EQ(r.s.n_msr, 1);
             continue;
         }
         const struct fwpt_script_access *f = NULL;
-        for (unsigned i = 0; i < s.n_log; i++)
-            if (s.log[i].injected)
-                f = &s.log[i];
+        for (unsigned i = 0; i < r.s.n_log; i++)
+            if (r.s.log[i].injected)
+                f = &r.s.log[i];
         CHECK(f != NULL);
         uint32_t except = f && f->op == W && f->msr != MSR_IA32_RTIT_STATUS ? f->msr : 0;
-        bool ok = clean_and_restored(&s, fw_ctl, except);
+        bool ok = clean_and_restored(&r.s, fw_ctl, except);
         CHECK(ok);
         if (!ok) {
             fprintf(stderr, "  was_active fault at %u\n", k);
-            fwpt_script_dump(&s);
+            fwpt_script_dump(&r.s);
         }
     }
 }
@@ -363,74 +370,65 @@ static void test_faults(void)
 {
     unsigned runs = 0;
     for (size_t i = 0; i < N_USABLE; i++) {
-        struct fwpt_script s;
-        struct fwpt_cpu cpu;
-        struct fwpt_trace_config cfg;
-        struct fwpt_trace_state st;
-        struct fwpt_trace_result res;
+        struct script_rig r;
         const struct fwpt_cpu_profile *p = profile(usable_profiles[i]);
 
-        fwpt_script_init(&s, p);
-        preset(&s);
-        cpu = fwpt_script_cpu(&s);
-        rich_config(&s.caps, &cfg);
-        CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_OK);
-        unsigned start_n = s.n_msr;
-        CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK);
-        unsigned total = s.n_msr;
+        script_rig_init(&r, p);
+        CHECK_EQ(script_rig_start(&r), FWPT_OK);
+        unsigned start_n = r.s.n_msr;
+        CHECK_EQ(script_rig_stop(&r), FWPT_OK);
+        unsigned total = r.s.n_msr;
 
         for (unsigned k = 0; k < total; k++, runs++) {
-            fwpt_script_init(&s, p);
-            preset(&s);
-            s.fault_at = k;
-            cpu = fwpt_script_cpu(&s);
-            enum fwpt_status a = fwpt_trace_start(&cpu, &s.caps, &cfg, &st);
+            script_rig_init(&r, p);
+            r.s.fault_at = k;
+            enum fwpt_status a = script_rig_start(&r);
             int before = (int)check_failed;
             if (k < start_n) {
                 CHECK_EQ(a, FWPT_E_FAULT);
-                CHECK(!st.tracing);
-                CHECK(st.failed_msr != 0);
+                CHECK(!r.st.tracing);
+                CHECK(r.st.failed_msr != 0);
             } else {
                 CHECK_EQ(a, FWPT_OK);
             }
-            enum fwpt_status b = fwpt_trace_stop(&cpu, &st, &res);
+            enum fwpt_status b = script_rig_stop(&r);
             CHECK_EQ(b, k < start_n ? FWPT_OK : FWPT_E_FAULT);
-            CHECK_EQ(s.gp, 0); /* no path breaks a #GP rule */
-            CHECK(!(s.ctl & RTIT_CTL_TRACEEN));
+            CHECK_EQ(r.s.gp, 0); /* no path breaks a #GP rule */
+            CHECK(!(r.s.ctl & RTIT_CTL_TRACEEN));
             if (k == 0) {
-                CHECK_EQ(s.n_msr, 1);
+                CHECK_EQ(r.s.n_msr, 1);
                 continue;
             }
-            CHECK_EQ(s.status, 0);
+            CHECK_EQ(r.s.status, 0);
             const struct fwpt_script_access *f = NULL;
-            for (unsigned j = 0; j < s.n_log; j++)
-                if (s.log[j].injected)
-                    f = &s.log[j];
+            for (unsigned j = 0; j < r.s.n_log; j++)
+                if (r.s.log[j].injected)
+                    f = &r.s.log[j];
             CHECK(f != NULL);
             /* the one MSR whose restore write faulted may differ, and that is reported */
             uint32_t except = 0;
             if (f && f->op == W && f->msr != MSR_IA32_RTIT_STATUS && k >= start_n) {
                 except = f->msr;
-                CHECK_EQ(res.failed_msr, f->msr);
-                CHECK(res.failed_write);
+                CHECK_EQ(r.res.failed_msr, f->msr);
+                CHECK(r.res.failed_write);
             } else if (f && f->op == W && k < start_n) {
                 except = f->msr == MSR_IA32_RTIT_STATUS ? 0 : f->msr;
-                CHECK_EQ(st.failed_msr, f->msr);
-                CHECK(st.failed_write);
+                CHECK_EQ(r.st.failed_msr, f->msr);
+                CHECK(r.st.failed_write);
             }
             if (f && f->op == R && k >= start_n) {
                 /* a result register could not be read: said so */
                 if (f->msr == MSR_IA32_RTIT_STATUS)
-                    CHECK(!res.have_status);
+                    CHECK(!r.res.have_status);
                 if (f->msr == MSR_IA32_RTIT_OUTPUT_BASE)
-                    CHECK(!res.have_output_base);
+                    CHECK(!r.res.have_output_base);
                 if (f->msr == MSR_IA32_RTIT_OUTPUT_MASK_PTRS)
-                    CHECK(!res.have_output_mask_ptrs);
+                    CHECK(!r.res.have_output_mask_ptrs);
             }
-            CHECK(clean_and_restored(&s, 0, except));
+            CHECK(clean_and_restored(&r.s, 0, except));
             if ((int)check_failed != before) {
                 fprintf(stderr, "  profile %s fault at access %u\n", p->name, k);
-                fwpt_script_dump(&s);
+                fwpt_script_dump(&r.s);
             }
         }
     }
@@ -442,37 +440,30 @@ static void test_faults(void)
 
 static void test_error_on_enable(void)
 {
-    struct fwpt_script s;
-    struct fwpt_cpu cpu;
-    struct fwpt_trace_config cfg;
-    struct fwpt_trace_state st;
-    struct fwpt_trace_result res;
+    struct script_rig r;
 
-    fwpt_script_init(&s, profile("alderlake-p"));
-    preset(&s);
-    s.error_on_enable = true;
-    cpu = fwpt_script_cpu(&s);
-    rich_config(&s.caps, &cfg);
-    uint64_t ctl = fwpt_trace_ctl(&cfg, &s.caps);
-    CHECK_EQ(fwpt_trace_start(&cpu, &s.caps, &cfg, &st), FWPT_E_TRACE_ERROR);
-    CHECK(st.status_after_enable & RTIT_STATUS_ERROR);
-    CHECK_EQ(st.failed_msr, MSR_IA32_RTIT_STATUS);
-    CHECK(!st.tracing);
-    CHECK_EQ(st.restore_status, FWPT_OK);
+    script_rig_init(&r, profile("alderlake-p"));
+    r.s.error_on_enable = true;
+    uint64_t ctl = fwpt_trace_ctl(&r.cfg, &r.s.caps);
+    CHECK_EQ(script_rig_start(&r), FWPT_E_TRACE_ERROR);
+    CHECK(r.st.status_after_enable & RTIT_STATUS_ERROR);
+    CHECK_EQ(r.st.failed_msr, MSR_IA32_RTIT_STATUS);
+    CHECK(!r.st.tracing);
+    CHECK_EQ(r.st.restore_status, FWPT_OK);
     /* after the STATUS read: TraceEn=0 alone, fence, then the restore */
     unsigned i;
-    for (i = 0; i < s.n_log; i++)
-        if (s.log[i].op == W && s.log[i].msr == MSR_IA32_RTIT_CTL && s.log[i].value == (ctl | RTIT_CTL_TRACEEN))
+    for (i = 0; i < r.s.n_log; i++)
+        if (r.s.log[i].op == W && r.s.log[i].msr == MSR_IA32_RTIT_CTL && r.s.log[i].value == (ctl | RTIT_CTL_TRACEEN))
             break;
-    CHECK(i + 3 < s.n_log);
-    CHECK(s.log[i + 1].op == R && s.log[i + 1].msr == MSR_IA32_RTIT_STATUS);
-    CHECK(s.log[i + 2].op == W && s.log[i + 2].msr == MSR_IA32_RTIT_CTL && s.log[i + 2].value == ctl);
-    CHECK(s.log[i + 3].op == F);
-    CHECK(clean_and_restored(&s, 0, 0));
-    CHECK_EQ(s.gp, 0);
-    unsigned n = s.n_log;
-    CHECK_EQ(fwpt_trace_stop(&cpu, &st, &res), FWPT_OK); /* nothing to stop */
-    CHECK_EQ(s.n_log, n);
+    CHECK(i + 3 < r.s.n_log);
+    CHECK(r.s.log[i + 1].op == R && r.s.log[i + 1].msr == MSR_IA32_RTIT_STATUS);
+    CHECK(r.s.log[i + 2].op == W && r.s.log[i + 2].msr == MSR_IA32_RTIT_CTL && r.s.log[i + 2].value == ctl);
+    CHECK(r.s.log[i + 3].op == F);
+    CHECK(clean_and_restored(&r.s, 0, 0));
+    CHECK_EQ(r.s.gp, 0);
+    unsigned n = r.s.n_log;
+    CHECK_EQ(script_rig_stop(&r), FWPT_OK); /* nothing to stop */
+    CHECK_EQ(r.s.n_log, n);
 }
 
 /* ---- the CTL checks ---- */
