@@ -4,6 +4,7 @@
  * Validity agreement (both say invalid) is measured and reported; it must stay above a floor. */
 #include <dirent.h>
 #include <elf.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,44 +192,35 @@ static uint8_t *read_file(const char *path, size_t *n)
     return buf;
 }
 
-/* Executable PROGBITS sections of an ELF64 x86-64 file; returns code bytes swept. */
-static size_t sweep_elf(const uint8_t *f, size_t n, struct stats *s)
+/* Executable PROGBITS sections of an ELF file of the class asked for: ELFCLASS64 x86-64 (64-bit code) or
+ * ELFCLASS32 i386 (32-bit code). The header fields are read from the class's own layout; returns code bytes swept. */
+static size_t sweep_elf(const uint8_t *f, size_t n, unsigned char class, struct stats *s)
 {
-    if (n < sizeof(Elf64_Ehdr) || memcmp(f, ELFMAG, SELFMAG) != 0 || f[EI_CLASS] != ELFCLASS64)
+    bool is64 = class == ELFCLASS64;
+    size_t ehdr_size = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+    size_t shdr_size = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+    if (n < ehdr_size || memcmp(f, ELFMAG, SELFMAG) != 0 || f[EI_CLASS] != class)
         return 0;
-    const Elf64_Ehdr *eh = (const void *)f;
-    if (eh->e_machine != EM_X86_64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-        eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > n)
+    const Elf64_Ehdr *eh64 = (const void *)f;
+    const Elf32_Ehdr *eh32 = (const void *)f;
+    unsigned machine = is64 ? eh64->e_machine : eh32->e_machine;
+    unsigned shentsize = is64 ? eh64->e_shentsize : eh32->e_shentsize;
+    unsigned shnum = is64 ? eh64->e_shnum : eh32->e_shnum;
+    uint64_t shoff = is64 ? eh64->e_shoff : eh32->e_shoff;
+    if (machine != (is64 ? EM_X86_64 : EM_386) || shentsize != shdr_size || shoff + (uint64_t)shnum * shdr_size > n)
         return 0;
     size_t total = 0;
-    for (unsigned k = 0; k < eh->e_shnum; k++) {
-        const Elf64_Shdr *sh = (const void *)(f + eh->e_shoff + k * sizeof(Elf64_Shdr));
-        if (sh->sh_type != SHT_PROGBITS || !(sh->sh_flags & SHF_EXECINSTR) ||
-            sh->sh_offset + sh->sh_size > n)
+    for (unsigned k = 0; k < shnum; k++) {
+        const Elf64_Shdr *sh64 = (const void *)(f + shoff + k * shdr_size);
+        const Elf32_Shdr *sh32 = (const void *)(f + shoff + k * shdr_size);
+        uint32_t type = is64 ? sh64->sh_type : sh32->sh_type;
+        uint64_t flags = is64 ? sh64->sh_flags : sh32->sh_flags;
+        uint64_t offset = is64 ? sh64->sh_offset : sh32->sh_offset;
+        uint64_t size = is64 ? sh64->sh_size : sh32->sh_size;
+        if (type != SHT_PROGBITS || !(flags & SHF_EXECINSTR) || offset + size > n)
             continue;
-        sweep(f + sh->sh_offset, sh->sh_size, FWPT_MODE_64, s);
-        total += sh->sh_size;
-    }
-    return total;
-}
-
-/* Executable PROGBITS sections of an ELF32 i386 file (32-bit code). */
-static size_t sweep_elf32(const uint8_t *f, size_t n, struct stats *s)
-{
-    if (n < sizeof(Elf32_Ehdr) || memcmp(f, ELFMAG, SELFMAG) != 0 || f[EI_CLASS] != ELFCLASS32)
-        return 0;
-    const Elf32_Ehdr *eh = (const void *)f;
-    if (eh->e_machine != EM_386 || eh->e_shentsize != sizeof(Elf32_Shdr) ||
-        eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf32_Shdr) > n)
-        return 0;
-    size_t total = 0;
-    for (unsigned k = 0; k < eh->e_shnum; k++) {
-        const Elf32_Shdr *sh = (const void *)(f + eh->e_shoff + k * sizeof(Elf32_Shdr));
-        if (sh->sh_type != SHT_PROGBITS || !(sh->sh_flags & SHF_EXECINSTR) ||
-            (uint64_t)sh->sh_offset + sh->sh_size > n)
-            continue;
-        sweep(f + sh->sh_offset, sh->sh_size, FWPT_MODE_32, s);
-        total += sh->sh_size;
+        sweep(f + offset, size, is64 ? FWPT_MODE_64 : FWPT_MODE_32, s);
+        total += size;
     }
     return total;
 }
@@ -314,7 +306,7 @@ static void real_usr_bin(void)
             size_t n;
             uint8_t *f = read_file(path, &n);
             if (f) {
-                size_t b = sweep_elf(f, n, &s);
+                size_t b = sweep_elf(f, n, ELFCLASS64, &s);
                 if (b) {
                     files++;
                     bytes += b;
@@ -346,7 +338,7 @@ static void real_32_16(void)
         size_t n;
         uint8_t *f = bytes < (8u << 20) ? read_file(path, &n) : NULL;
         if (f) {
-            size_t b = sweep_elf32(f, n, &s32);
+            size_t b = sweep_elf(f, n, ELFCLASS32, &s32);
             files += b != 0;
             bytes += b;
             free(f);
