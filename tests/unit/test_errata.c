@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "arch/errata.h"
 #include "tests/check.h"
+#include "tests/common/refusal.h"
 #include "tests/common/tool_run.h"
 
 static struct fwpt_cpu_id intel(uint32_t family, uint32_t model)
@@ -183,9 +184,7 @@ static void test_parse(void)
     CHECK_EQ(id.family, 0);
 
     /* errors: *out untouched, a reason */
-    static const struct {
-        const char *s, *why;
-    } bad[] = {
+    static const struct refusal bad[] = {
         {"6", "expected FAMILY/MODEL[/STEPPING] or none"},
         {"6/x", "MODEL is not a number from 0 to 255 (decimal or 0x-hex)"},
         {"6/61/1/2", "more than three fields: expected FAMILY/MODEL[/STEPPING]"},
@@ -212,10 +211,10 @@ static void test_parse(void)
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         memset(&id, 0xa5, sizeof id);
         why = NULL;
-        CHECK_EQ(fwpt_cpu_parse_why(bad[k].s, &id, &why), FWPT_E_INVAL);
-        CHECK_STR(why, bad[k].why);
+        CHECK_EQ(fwpt_cpu_parse_why(bad[k].args, &id, &why), FWPT_E_INVAL);
+        CHECK_STR(why, bad[k].says);
         CHECK_EQ(id.family, 0xa5a5a5a5u);
-        CHECK_EQ(fwpt_cpu_parse(bad[k].s, &id), FWPT_E_INVAL);
+        CHECK_EQ(fwpt_cpu_parse(bad[k].args, &id), FWPT_E_INVAL);
     }
     CHECK_EQ(fwpt_cpu_parse(NULL, &id), FWPT_E_INVAL);
     CHECK_EQ(fwpt_cpu_parse("6/61", NULL), FWPT_E_INVAL);

@@ -15,6 +15,7 @@
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
 #include "tests/common/progen_check.h"
+#include "tests/common/refusal.h"
 #include "tests/common/tool_run.h"
 
 static char tool[1024], tmp[64];
@@ -127,9 +128,7 @@ static void check_firmware(void)
 /* The options' errors: exit status 2 and a line that says what was expected. */
 static void check_options(void)
 {
-    static const struct {
-        const char *args, *says;
-    } bad[] = {
+    static const struct refusal bad[] = {
         {"-j 0", "expected 1..256 threads"},
         {"--jobs x", "expected 1..256 threads"},
         {"--coverage-size 3000", "expected a power of two"},
