@@ -89,6 +89,15 @@ static void ipt_go_on(void *ctx, int status, uint64_t offset)
     (void)ctx, (void)status, (void)offset; /* on from the next PSB */
 }
 
+/* A timed round ends: its time since start is kept as this run's and as the best when it is the lowest yet. */
+static void round_end(double start, double *run_time, double *best)
+{
+    double t = now() - start;
+    *run_time = t;
+    if (t < *best)
+        *best = t;
+}
+
 static int measure(const struct input *in, int only_fwpt)
 {
     /* libipt: the images from files through its section cache (its fast path) */
@@ -105,22 +114,19 @@ static int measure(const struct input *in, int only_fwpt)
     enum { reps = 5 }; /* best of 5 */
     double tr[5][reps]; /* each run's time: flow_next, batch, run, pt_insn, pt_blk */
     struct fwpt_flow *f = malloc(sizeof *f);
-    double t, t_fwpt = 1e9, t_run = 1e9, t_insn = 1e9, t_blk = 1e9, t_batch = 1e9;
+    double t0, t_fwpt = 1e9, t_run = 1e9, t_insn = 1e9, t_blk = 1e9, t_batch = 1e9;
     uint64_t fi = 0, fsum = 0, ferr = 0, ri = 0, rsum = 0, li = 0, lsum = 0, bi = 0, bti = 0, btsum = 0;
     for (int rep = 0; rep < reps; rep++) {
     /* fwpt, one instruction per call */
     fi = fsum = ferr = ri = rsum = li = lsum = bi = 0;
-    t = now();
+    t0 = now();
     fwpt_flow_init(f, in->trace, in->trace_size, read_code, (void *)in, cache, sizeof cache / sizeof cache[0]);
     struct fwpt_flow_event ev;
     walk_next(f, &fi, &fsum, &ferr);
-    t = now() - t;
-    tr[0][rep] = t;
-    if (t < t_fwpt)
-        t_fwpt = t;
+    round_end(t0, &tr[0][rep], &t_fwpt);
 
     /* fwpt, batches of decoded instructions */
-    t = now();
+    t0 = now();
     fwpt_flow_init(f, in->trace, in->trace_size, read_code, (void *)in, cache, sizeof cache / sizeof cache[0]);
     {
         const struct fwpt_flow_obuf_insn *bv;
@@ -132,13 +138,10 @@ static int measure(const struct input *in, int only_fwpt)
             bti += bn;
         }
     }
-    t = now() - t;
-    tr[1][rep] = t;
-    if (t < t_batch)
-        t_batch = t;
+    round_end(t0, &tr[1][rep], &t_batch);
 
     /* fwpt, runs (every instruction's IP computed from the sizes) */
-    t = now();
+    t0 = now();
     fwpt_flow_init(f, in->trace, in->trace_size, read_code, (void *)in, cache, sizeof cache / sizeof cache[0]);
     struct fwpt_flow_run run;
     while (fwpt_flow_next_run(f, &run, &ev) == FWPT_OK) {
@@ -149,15 +152,12 @@ static int measure(const struct input *in, int only_fwpt)
         }
         ri += run.n;
     }
-    t = now() - t;
-    tr[2][rep] = t;
-    if (t < t_run)
-        t_run = t;
+    round_end(t0, &tr[2][rep], &t_run);
 
     if (only_fwpt)
         continue;
     /* libipt instruction decoder */
-    t = now();
+    t0 = now();
     struct pt_insn_decoder *d = pt_insn_alloc_decoder(&c);
     for (int i = 0; i < in->nim; i++)
         pt_image_add_cached(pt_insn_get_image(d), isc, isid[i], NULL);
@@ -166,22 +166,16 @@ static int measure(const struct input *in, int only_fwpt)
     li += lc.n;
     lsum += lc.sum;
     pt_insn_free_decoder(d);
-    t = now() - t;
-    tr[3][rep] = t;
-    if (t < t_insn)
-        t_insn = t;
+    round_end(t0, &tr[3][rep], &t_insn);
 
     /* libipt block decoder */
-    t = now();
+    t0 = now();
     struct pt_block_decoder *bd = pt_blk_alloc_decoder(&c);
     for (int i = 0; i < in->nim; i++)
         pt_image_add_cached(pt_blk_get_image(bd), isc, isid[i], NULL);
     bi += ipt_blk_count(bd);
     pt_blk_free_decoder(bd);
-    t = now() - t;
-    tr[4][rep] = t;
-    if (t < t_blk)
-        t_blk = t;
+    round_end(t0, &tr[4][rep], &t_blk);
     }
     pt_iscache_free(isc);
 
