@@ -226,6 +226,22 @@ static void expect_error(size_t *i, enum fwpt_status status, uint64_t offset, ui
     CHECK_EQ(e->ip, ip);
 }
 
+/* Ends the trace with TIP.PGD, decodes it every way and expects: the walk's instructions up to w_err, the error
+ * (status, at the trace offset, the walk at ip), the ENABLED of the PSB+ at offset psb where decoding resumes (0: it
+ * resumes without one), the instructions up to w_end, and the TIP.PGD's DISABLED, the last item. */
+static void expect_error_walk(size_t w_err, enum fwpt_status status, uint64_t offset, uint64_t ip, uint64_t psb,
+                              size_t w_end)
+{
+    size_t i, wi = 0;
+    uint64_t pgd = end_with_pgd(&i);
+    check_insns(&i, &wi, w_err);
+    expect_error(&i, status, offset, ip);
+    if (psb)
+        CHECK_EQ(expect_event(&i, FWPT_FLOW_ENABLED)->offset, psb);
+    check_insns(&i, &wi, w_end);
+    expect_disabled_last(&i, pgd);
+}
+
 /* PADs between TNTs, short and long, then TIP.PGD (IP suppressed): disabled at the next jz. */
 static void case_pads(void)
 {
@@ -319,14 +335,7 @@ static void case_corrupt(void)
             tnt_run(20);
             want(LOOP + 0);
             want(LOOP + 1);
-            size_t w_end = want_n;
-            size_t i, wi = 0;
-            uint64_t pgd = end_with_pgd(&i);
-            check_insns(&i, &wi, w_err);
-            expect_error(&i, FWPT_E_BAD_OPCODE, bad, err_ip);
-            CHECK_EQ(expect_event(&i, FWPT_FLOW_ENABLED)->offset, psb);
-            check_insns(&i, &wi, w_end);
-            expect_disabled_last(&i, pgd);
+            expect_error_walk(w_err, FWPT_E_BAD_OPCODE, bad, err_ip, psb, want_n);
         }
     }
 }
@@ -357,13 +366,7 @@ static void case_tip(void)
         want(IND + 0);
         want(IND + 1);
     }
-    size_t w_end = want_n;
-    size_t i, wi = 0;
-    uint64_t pgd = end_with_pgd(&i);
-    check_insns(&i, &wi, w_err);
-    expect_error(&i, FWPT_E_NO_TIP, tnt, base + IND + 1);
-    check_insns(&i, &wi, w_end);
-    expect_disabled_last(&i, pgd);
+    expect_error_walk(w_err, FWPT_E_NO_TIP, tnt, base + IND + 1, 0, want_n);
 }
 
 /* SDM "Deferred TIPs": the processor may hold TIPs back while the TNT fills with the branches after
