@@ -47,7 +47,8 @@ char *slurp(const char *path, size_t *n)
     return b;
 }
 
-FILE *create_in(const char *dir, const char *name)
+/* dir/name opened for writing (exits with status 1 if it cannot be) */
+static FILE *create_in(const char *dir, const char *name)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -59,14 +60,19 @@ FILE *create_in(const char *dir, const char *name)
     return f;
 }
 
-void save_program(const char *dir, const struct progen *p)
+FILE *save_program_open(const char *dir, const struct progen *p)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/trace.pt", dir);
     write_file(path, p->trace, p->trace_size);
     snprintf(path, sizeof path, "%s/img-%llx.bin", dir, (unsigned long long)p->base);
     write_file(path, p->code, p->code_size);
-    FILE *f = create_in(dir, "sideband.json");
+    return create_in(dir, "sideband.json");
+}
+
+void save_program(const char *dir, const struct progen *p)
+{
+    FILE *f = save_program_open(dir, p);
     fprintf(f, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\"}]}\n",
             (unsigned long long)p->base, p->code_size, (unsigned long long)p->base);
     fclose(f);

@@ -369,8 +369,7 @@ static void test_tool(const char *dir)
     if (!progen_build_checked(&cfg, &p))
         return;
     char path[1200], target[2600];
-    save_program(dir, &p);
-    FILE *f = create_in(dir, "sideband.json");
+    FILE *f = save_program_open(dir, &p);
     /* two names over one image (the second overlaps the first), one with JSON escapes */
     fprintf(f, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\"},"
                "{\"name\":\"Q\\\"uote\\\\d\",\"base\":\"0x%llx\",\"size\":\"0x%zx\"}]}\n",

@@ -137,8 +137,7 @@ int main(void)
         if (!progen_build_checked(&cfg, &p))
             continue;
         char path[1200], cmd[4096];
-        save_program(dir, &p);
-        FILE *f = create_in(dir, "sideband.json");
+        FILE *f = save_program_open(dir, &p);
         fprintf(f, "{\"version\":1,\n \"images\": [ {\"name\":\"Prog\", \"base\":\"0x%llx\", \"size\":\"0x%zx\", "
                    "\"file\":\"img-%llx.bin\", \"guid\":\"x\", \"more\":{\"a\":[1,{\"b\":\"]\"}]}},\n"
                    "   {\"name\":\"NoCode\",\"base\":4096,\"size\":256} ]}\n",
