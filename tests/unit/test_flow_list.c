@@ -412,7 +412,6 @@ static void test_tool(const char *dir)
 /* The firmware traces make bench recorded, when there are any. */
 static void test_firmware(void)
 {
-    fw_traces_default();
     struct fw_trace *t;
     int n = fw_traces("flow_list", &t);
     for (int i = 0; i < n; i++)
