@@ -5,12 +5,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+static void tool_path(char *path, size_t cap)
+{
+    const char *b = getenv("FWPT_BUILD");
+    snprintf(path, cap, "%s/fwpt", b && *b ? b : "build");
+}
+
+int tool_find(char *path, size_t cap)
+{
+    tool_path(path, cap);
+    if (access(path, X_OK) == 0)
+        return 1;
+    fprintf(stderr, "%s: not built\n", path);
+    return 0;
+}
 
 int tool_run(const char *cmd, const char *args, char *out, size_t cap)
 {
-    const char *b = getenv("FWPT_BUILD");
-    char line[4096];
-    snprintf(line, sizeof line, "\"%s/fwpt\" %s %s 2>&1", b && *b ? b : "build", cmd, args);
+    char tool[1024], line[4096];
+    tool_path(tool, sizeof tool);
+    snprintf(line, sizeof line, "\"%s\" %s %s 2>&1", tool, cmd, args);
     FILE *f = popen(line, "r");
     if (!f)
         return -1;

@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The tool's path into path (cap bytes): 1 when it is there to run; 0 when it is not built, said on stderr (the
+ * caller fails a CHECK and ends). */
+int tool_find(char *path, size_t cap);
+
 /* `fwpt CMD ARGS 2>&1` into out (NUL-terminated, at most cap - 1 bytes); returns the exit status,
  * -1 if it could not run or did not exit. */
 int tool_run(const char *cmd, const char *args, char *out, size_t cap);

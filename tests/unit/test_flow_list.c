@@ -519,10 +519,7 @@ int main(void)
     printf("flow_list: %lu listings compared (%lu lines, %lu decode errors among them)\n", n_listings, n_lines,
            n_errors);
 
-    const char *b = getenv("FWPT_BUILD");
-    snprintf(tool, sizeof tool, "%s/fwpt", b && *b ? b : "build");
-    if (access(tool, X_OK) != 0) {
-        fprintf(stderr, "%s: not built\n", tool);
+    if (!tool_find(tool, sizeof tool)) {
         CHECK(!"fwpt tool present");
         return check_summary("flow_list");
     }

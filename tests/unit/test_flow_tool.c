@@ -120,11 +120,8 @@ static void check_corrupted(const char *tool, const char *path, const char *img,
 
 int main(void)
 {
-    const char *b = getenv("FWPT_BUILD");
     char tool[1024];
-    snprintf(tool, sizeof tool, "%s/fwpt", b && *b ? b : "build");
-    if (access(tool, X_OK) != 0) {
-        fprintf(stderr, "%s: not built\n", tool);
+    if (!tool_find(tool, sizeof tool)) {
         CHECK(!"fwpt tool present");
         return check_summary("flow_tool");
     }
