@@ -285,6 +285,22 @@ static void case_sideband(void)
     CHECK_EQ(system(args), 0);
 }
 
+/* runs CBRs, of values 1, 2, ... */
+static void pk_cbrs(unsigned runs)
+{
+    for (unsigned i = 0; i < runs; i++)
+        pk_cbr((uint8_t)(i + 1));
+}
+
+/* want: head, item 'runs' times, tail */
+static void want_runs(char *want, size_t cap, const char *head, const char *item, unsigned runs, const char *tail)
+{
+    size_t n = (size_t)snprintf(want, cap, "%s", head);
+    for (unsigned i = 0; i < runs; i++)
+        n += (size_t)snprintf(want + n, cap - n, "%s", item);
+    snprintf(want + n, cap - n, "%s", tail);
+}
+
 /* Runs of event-only packets longer than the event queue: every event comes out, in order, and the FUP
  * after them still binds where it belongs (the walk does not go on before it has looked past them). In
  * the walk (after a TNT), inside PSB+, and after OVF. Code: nop; jz +1; nop; nop; hlt. */
@@ -294,32 +310,23 @@ static void case_long_runs(void)
     memset(code, 0xf4, sizeof code);
     memcpy(code, prog, sizeof prog);
     char want[4096];
-    size_t n;
     for (unsigned runs = 1; runs <= 3 * FWPT_FLOW_EVQ; runs += FWPT_FLOW_EVQ / 2 - 1) {
         /* walking: TNT, then runs CBRs, then FUP+TIP.PGD at 10004 */
         enc_begin(trace, sizeof trace, base);
         pk_tnt(1, 1);
-        for (unsigned i = 0; i < runs; i++)
-            pk_cbr((uint8_t)(i + 1));
+        pk_cbrs(runs);
         end_at(base + 4);
-        n = (size_t)snprintf(want, sizeof want, "S10000 I10000 I10001");
-        for (unsigned i = 0; i < runs; i++)
-            n += (size_t)snprintf(want + n, sizeof want - n, " C");
-        snprintf(want + n, sizeof want - n, " D");
+        want_runs(want, sizeof want, "S10000 I10000 I10001", " C", runs, " D");
         expect("CBRs while walking", NULL, NULL, 0, want);
         CHECK_EQ(last_status, FWPT_E_EOS);
 
         /* walking: FUP 10001, runs CBRs, TIP 10004: an interrupt after the CBRs */
         enc_begin(trace, sizeof trace, base);
         pk_ip(ppt_fup, base + 1, pt_ipc_update_16);
-        for (unsigned i = 0; i < runs; i++)
-            pk_cbr((uint8_t)(i + 1));
+        pk_cbrs(runs);
         pk_ip(ppt_tip, base + 4, pt_ipc_update_16);
         end_at(base + 5);
-        n = (size_t)snprintf(want, sizeof want, "S10000 I10000");
-        for (unsigned i = 0; i < runs; i++)
-            n += (size_t)snprintf(want + n, sizeof want - n, " C");
-        snprintf(want + n, sizeof want - n, " Q10004 I10004 D");
+        want_runs(want, sizeof want, "S10000 I10000", " C", runs, " Q10004 I10004 D");
         expect("CBRs between FUP and TIP", NULL, NULL, 0, want);
 
         /* PSB+ holding runs MNTs, while tracing is on */
@@ -339,11 +346,7 @@ static void case_long_runs(void)
         CHECK((sync = strstr(got, "S10000 ")) != NULL && sync < strstr(got, "I10000"));
         if (sync)
             memmove(sync, sync + 7, strlen(sync + 7) + 1);
-        n = 0;
-        want[0] = 0;
-        for (unsigned i = 0; i < runs; i++)
-            n += (size_t)snprintf(want + n, sizeof want - n, "K ");
-        snprintf(want + n, sizeof want - n, "I10000 I10001 D");
+        want_runs(want, sizeof want, "", "K ", runs, "I10000 I10001 D");
         if (strcmp(got, want))
             fprintf(stderr, "MNTs inside PSB+:\n  want %s\n  got  %s\n", want, got);
         CHECK(!strcmp(got, want));
@@ -351,14 +354,10 @@ static void case_long_runs(void)
         /* OVF, runs CBRs, FUP 10004: resumes there */
         enc_begin(trace, sizeof trace, base);
         pk_plain(ppt_ovf);
-        for (unsigned i = 0; i < runs; i++)
-            pk_cbr((uint8_t)(i + 1));
+        pk_cbrs(runs);
         pk_ip(ppt_fup, base + 4, pt_ipc_update_16);
         end_at(base + 5);
-        n = (size_t)snprintf(want, sizeof want, "S10000");
-        for (unsigned i = 0; i < runs; i++)
-            n += (size_t)snprintf(want + n, sizeof want - n, " C");
-        snprintf(want + n, sizeof want - n, " O10004 I10004 D");
+        want_runs(want, sizeof want, "S10000", " C", runs, " O10004 I10004 D");
         expect("CBRs between OVF and its FUP", NULL, NULL, 0, want);
     }
 }
