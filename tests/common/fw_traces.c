@@ -9,9 +9,20 @@
 
 #include "tests/common/tool_run.h"
 
+/* FWPT_BENCH_FW unset: this build's bench/fw when it is there */
+static void fw_traces_default(void)
+{
+    const char *b = getenv("FWPT_BUILD");
+    char def[4200];
+    snprintf(def, sizeof def, "%s/bench/fw", b && *b ? b : "build");
+    if (!getenv("FWPT_BENCH_FW") && access(def, R_OK) == 0)
+        setenv("FWPT_BENCH_FW", def, 1);
+}
+
 int fw_traces(const char *who, struct fw_trace **out)
 {
     *out = NULL;
+    fw_traces_default();
     const char *root = getenv("FWPT_BENCH_FW");
     if (!root || !*root) {
         printf("%s: no firmware traces (FWPT_BENCH_FW unset; make bench records them)\n", who);
@@ -50,15 +61,6 @@ int fw_traces(const char *who, struct fw_trace **out)
     }
     *out = t;
     return found;
-}
-
-void fw_traces_default(void)
-{
-    const char *b = getenv("FWPT_BUILD");
-    char def[4200];
-    snprintf(def, sizeof def, "%s/bench/fw", b && *b ? b : "build");
-    if (!getenv("FWPT_BENCH_FW") && access(def, R_OK) == 0)
-        setenv("FWPT_BENCH_FW", def, 1);
 }
 
 static int cmp_base(const void *a, const void *b)

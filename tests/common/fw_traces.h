@@ -13,12 +13,9 @@ struct fw_trace {
 
 /* The traces in name order into *out (malloc'd, the caller frees it): how many; 0 when FWPT_BENCH_FW is
  * unset (a line on stdout says so); -1 when it is set but unreadable or holds none (said on stderr,
- * prefixed with 'who'). */
+ * prefixed with 'who'). FWPT_BENCH_FW unset: it is first set to $FWPT_BUILD/bench/fw (else build/bench/fw)
+ * when that is there, so that the traces make bench recorded in this build are found. */
 int fw_traces(const char *who, struct fw_trace **out);
-
-/* FWPT_BENCH_FW unset: set it to $FWPT_BUILD/bench/fw (else build/bench/fw) when that is there, so the
- * tests find the traces make bench recorded in this build. */
-void fw_traces_default(void);
 
 /* One code image of a trace: its load address, its bytes (malloc'd by fw_images) and its file. */
 struct fw_image {

@@ -5,12 +5,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+static void tool_path(char *path, size_t cap)
+{
+    const char *b = getenv("FWPT_BUILD");
+    snprintf(path, cap, "%s/fwpt", b && *b ? b : "build");
+}
+
+int tool_find(char *path, size_t cap)
+{
+    tool_path(path, cap);
+    if (access(path, X_OK) == 0)
+        return 1;
+    fprintf(stderr, "%s: not built\n", path);
+    return 0;
+}
 
 int tool_run(const char *cmd, const char *args, char *out, size_t cap)
 {
-    const char *b = getenv("FWPT_BUILD");
-    char line[4096];
-    snprintf(line, sizeof line, "\"%s/fwpt\" %s %s 2>&1", b && *b ? b : "build", cmd, args);
+    char tool[1024], line[4096];
+    tool_path(tool, sizeof tool);
+    snprintf(line, sizeof line, "\"%s\" %s %s 2>&1", tool, cmd, args);
     FILE *f = popen(line, "r");
     if (!f)
         return -1;
@@ -47,7 +63,8 @@ char *slurp(const char *path, size_t *n)
     return b;
 }
 
-FILE *create_in(const char *dir, const char *name)
+/* dir/name opened for writing (exits with status 1 if it cannot be) */
+static FILE *create_in(const char *dir, const char *name)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -59,14 +76,19 @@ FILE *create_in(const char *dir, const char *name)
     return f;
 }
 
-void save_program(const char *dir, const struct progen *p)
+FILE *save_program_open(const char *dir, const struct progen *p)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/trace.pt", dir);
     write_file(path, p->trace, p->trace_size);
     snprintf(path, sizeof path, "%s/img-%llx.bin", dir, (unsigned long long)p->base);
     write_file(path, p->code, p->code_size);
-    FILE *f = create_in(dir, "sideband.json");
+    return create_in(dir, "sideband.json");
+}
+
+void save_program(const char *dir, const struct progen *p)
+{
+    FILE *f = save_program_open(dir, p);
     fprintf(f, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\"}]}\n",
             (unsigned long long)p->base, p->code_size, (unsigned long long)p->base);
     fclose(f);

@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The tool's path into path (cap bytes): 1 when it is there to run; 0 when it is not built, said on stderr (the
+ * caller fails a CHECK and ends). */
+int tool_find(char *path, size_t cap);
+
 /* `fwpt CMD ARGS 2>&1` into out (NUL-terminated, at most cap - 1 bytes); returns the exit status,
  * -1 if it could not run or did not exit. */
 int tool_run(const char *cmd, const char *args, char *out, size_t cap);
@@ -16,10 +20,10 @@ void write_file(const char *path, const void *data, size_t n);
 char *slurp(const char *path, size_t *n);
 
 /* A generated program saved as a \fwpt\ directory: DIR/trace.pt, DIR/img-BASE.bin and a DIR/sideband.json
- * naming the one image "Prog". */
-/* dir/name opened for writing (exits with status 1 if it cannot be) */
-FILE *create_in(const char *dir, const char *name);
+ * naming the one image "Prog". save_program_open writes the trace and the image and leaves sideband.json to the
+ * caller: it returns it opened for writing. A file that cannot be written ends the test with status 1. */
 struct progen;
 void save_program(const char *dir, const struct progen *p);
+FILE *save_program_open(const char *dir, const struct progen *p);
 
 #endif

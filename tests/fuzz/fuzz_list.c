@@ -11,6 +11,7 @@
 #include "decode/flow_list.h"
 #include "decode/flow_print.h"
 #include "tests/common/code_image.h"
+#include "tests/common/flow_listing.h"
 #include "tests/common/mem_sink.h"
 
 static size_t fake_disasm(void *ctx, uint64_t ip, uint8_t mode, char *o, size_t cap)
@@ -57,28 +58,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct fwpt_sink sa = {mem_write, &a}, sb = {mem_write, &b};
     static struct fwpt_flow f;
     static struct fwpt_flow_lister l;
-    struct fwpt_flow_event ev;
-    uint64_t cut_ip;
 
     fwpt_flow_init(&f, trace, tlen, code_image_read, &im, cache, 256);
     fwpt_flow_set_runaway_limit(&f, 2000);
     fwpt_flow_lister_init(&l, &sa, fmt, nmods ? &ma : NULL, pre, dis, NULL, size & 8 ? acache : NULL,
                           size & 8 ? 16 : 0, buf, cap);
-    const struct fwpt_flow_obuf_insn *v;
-    uint32_t n;
-    while (fwpt_flow_next_batch(&f, &v, &n, &ev) == FWPT_OK)
-        n ? fwpt_flow_list_insns(&l, v, n) : fwpt_flow_list_event(&l, &ev);
-    if (fwpt_flow_cut(&f, &cut_ip))
-        fwpt_flow_list_cut(&l, cut_ip, tlen);
-    fwpt_flow_list_flush(&l);
+    flow_list_to_end(&f, &l, tlen);
 
     fwpt_flow_init(&f, trace, tlen, code_image_read, &im, cache, 256);
     fwpt_flow_set_runaway_limit(&f, 2000);
     struct fwpt_flow_printer pr = {&sb, fmt, nmods ? &mb : NULL, dis, NULL, 0};
-    while (fwpt_flow_next(&f, &ev) == FWPT_OK)
-        fwpt_flow_print_event(&pr, &ev);
-    if (fwpt_flow_cut(&f, &cut_ip))
-        fwpt_flow_print_cut(&pr, cut_ip, tlen);
+    flow_print_to_end(&f, &pr, tlen);
     if (a.n != b.n || (a.n && memcmp(a.p, b.p, a.n)))
         abort(); /* the fast listing is not the printer's */
     return 0;

@@ -651,10 +651,7 @@ static void check_usage(void)
 
 int main(void)
 {
-    const char *b = getenv("FWPT_BUILD");
-    snprintf(tool, sizeof tool, "%s/fwpt", b && *b ? b : "build");
-    if (access(tool, X_OK) != 0) {
-        fprintf(stderr, "%s: not built\n", tool);
+    if (!tool_find(tool, sizeof tool)) {
         CHECK(!"fwpt tool present");
         return check_summary("test_dump_tool");
     }

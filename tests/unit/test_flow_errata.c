@@ -110,6 +110,16 @@ static struct fwpt_errata cpu_errata(uint32_t family, uint32_t model)
     return e;
 }
 
+/* The trace decoded with the errata of processor family/model, which has the erratum 'field' (checked), wanting
+ * 'with'; then without a processor, wanting 'without'. filter, nf: the filter ranges of both decodes. */
+#define EXPECT_ERRATUM(field, family, model, filter, nf, with, without)                                              \
+    do {                                                                                                             \
+        struct fwpt_errata er_ = cpu_errata(family, model);                                                          \
+        CHECK(er_.field);                                                                                            \
+        expect(#field " with " #family "/" #model, &er_, filter, nf, with);                                          \
+        expect(#field " without a processor", NULL, filter, nf, without);                                            \
+    } while (0)
+
 /* Issue 16's pattern, from traces of real processors: tracing off (FUP X + TIP.PGD), a PSB+ while it
  * is off that holds FUP X (BDM70) among MODE.TSX, PIP, VMCS and CBR, then TIP.PGE X and TNT. Code at
  * 10000: nop; jz +1; nop; nop; hlt. */
@@ -133,10 +143,7 @@ static void case_bdm70(void)
     /* synchronized at the first PSB+ (at 10000), disabled at once; the second PSB+ is status while off;
      * TIP.PGE at the disable's IP resumes there */
     const char *want = "S10000 D R10000 I10000 I10001 I10004 D";
-    struct fwpt_errata bdw = cpu_errata(6, 61);
-    CHECK(bdw.bdm70);
-    expect("bdm70 with 6/61", &bdw, NULL, 0, want);
-    expect("bdm70 without a processor", NULL, NULL, 0, want);
+    EXPECT_ERRATUM(bdm70, 6, 61, NULL, 0, want, want);
 }
 
 /* SKD022: a VM entry that clears TraceEn writes FUP (the VMLAUNCH's IP) before its TIP.PGD. With the
@@ -146,10 +153,7 @@ static void case_skd022(void)
     static const uint8_t prog[] = {0x90, 0x0f, 0x01, 0xc2, 0xf4}; /* nop; vmlaunch; hlt */
     begin_prog(prog, sizeof prog);
     end_at(base + 1);
-    struct fwpt_errata skl = cpu_errata(6, 94);
-    CHECK(skl.skd022);
-    expect("skd022 with 6/94", &skl, NULL, 0, "S10000 I10000 I10001 D");
-    expect("skd022 without a processor", NULL, NULL, 0, "S10000 I10000 D");
+    EXPECT_ERRATUM(skd022, 6, 94, NULL, 0, "S10000 I10000 I10001 D", "S10000 I10000 D");
 }
 
 /* BDM64: in a transaction, jz logs "not taken" although the abort came right after it was taken; the
@@ -171,14 +175,13 @@ static void case_bdm64(void)
     pk_ip(ppt_tip, base + 10, pt_ipc_update_16);
     uint64_t tip_end = enc_offset();
     end_at(base + 11);
-    struct fwpt_errata bdw = cpu_errata(6, 61);
-    CHECK(bdw.bdm64);
-    expect("bdm64 with 6/61", &bdw, NULL, 0, "S10000 T+ I10000 I10003 TA Q1000a I1000a D");
     /* without: the walk from the fall-through meets the second jz with no TNT bit left; decoding
      * resumes at the abort's FUP, already read: the abort and its transfer to the handler are given */
-    expect("bdm64 without a processor", NULL, NULL, 0, "S10000 T+ I10000 I10003 I10005 I10006 X TA Q1000a I1000a D");
-    /* the error (at the TIP the walk met where it wanted a TNT bit) cost the TIP's bytes */
+    EXPECT_ERRATUM(bdm64, 6, 61, NULL, 0, "S10000 T+ I10000 I10003 TA Q1000a I1000a D",
+                   "S10000 T+ I10000 I10003 I10005 I10006 X TA Q1000a I1000a D");
+    /* the error (at the TIP the walk met where it wanted a TNT bit) cost the TIP's bytes; not with the erratum */
     CHECK_EQ(skipped, tip_end - tip);
+    struct fwpt_errata bdw = cpu_errata(6, 61);
     decode(&bdw, NULL, 0, (char[512]){0}, 512);
     CHECK_EQ(skipped, 0);
 }
@@ -212,10 +215,7 @@ static void case_ovf(void)
     pk_plain(ppt_ovf);
     pk_ip(ppt_tip, base + 1, pt_ipc_sext_48);
     end_at(base + 2);
-    struct fwpt_errata skl = cpu_errata(6, 78);
-    CHECK(skl.skd010);
-    expect("skd010 with 6/78", &skl, NULL, 0, "S10000 O10001 I10001 D");
-    expect("skd010 without a processor", NULL, NULL, 0, "S10000 O10001 I10001 D");
+    EXPECT_ERRATUM(skd010, 6, 78, NULL, 0, "S10000 O10001 I10001 D", "S10000 O10001 I10001 D");
 
     enc_begin(trace, sizeof trace, base);
     pk_plain(ppt_ovf);
@@ -223,11 +223,8 @@ static void case_ovf(void)
     pk_mode(64);
     pk_ip(ppt_tip_pge, base + 1, pt_ipc_sext_48);
     end_at(base + 2);
-    struct fwpt_errata apl = cpu_errata(6, 92);
-    CHECK(apl.apl12);
     /* after the OVF the code size and IF are news again: MODE and IF=0 (the bit is 0 without Event Trace) */
-    expect("apl12 with 6/92", &apl, NULL, 0, "S10000 O0 E10001 M I10001 D");
-    expect("apl12 without a processor", NULL, NULL, 0, "S10000 O0 E10001 M I10001 D");
+    EXPECT_ERRATUM(apl12, 6, 92, NULL, 0, "S10000 O0 E10001 M I10001 D", "S10000 O0 E10001 M I10001 D");
 }
 
 /* SKL014: a direct jmp leaves the filter range and its TIP.PGD has no IP. Code: jmp +0x100 (10000 ->
@@ -240,10 +237,7 @@ static void case_skl014(void)
     pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
     end();
     const uint64_t range[1][2] = {{base, base + 0x3f}};
-    struct fwpt_errata skl = cpu_errata(6, 78);
-    CHECK(skl.skl014);
-    expect("skl014 with 6/78 and the filter range", &skl, range, 1, "S10000 I10000 I10001 D");
-    expect("skl014 without a processor, with the range", NULL, range, 1, "S10000 I10000 I10001 D");
+    EXPECT_ERRATUM(skl014, 6, 78, range, 1, "S10000 I10000 I10001 D", "S10000 I10000 I10001 D");
     /* without the range the TIP.PGD binds to the next branch that needs a packet: none before the hlt
      * at 10050 runs into 0xf4 bytes and then out of the image, so the walk reports where code ends */
     char got[512];
@@ -291,6 +285,22 @@ static void case_sideband(void)
     CHECK_EQ(system(args), 0);
 }
 
+/* runs CBRs, of values 1, 2, ... */
+static void pk_cbrs(unsigned runs)
+{
+    for (unsigned i = 0; i < runs; i++)
+        pk_cbr((uint8_t)(i + 1));
+}
+
+/* want: head, item 'runs' times, tail */
+static void want_runs(char *want, size_t cap, const char *head, const char *item, unsigned runs, const char *tail)
+{
+    size_t n = (size_t)snprintf(want, cap, "%s", head);
+    for (unsigned i = 0; i < runs; i++)
+        n += (size_t)snprintf(want + n, cap - n, "%s", item);
+    snprintf(want + n, cap - n, "%s", tail);
+}
+
 /* Runs of event-only packets longer than the event queue: every event comes out, in order, and the FUP
  * after them still binds where it belongs (the walk does not go on before it has looked past them). In
  * the walk (after a TNT), inside PSB+, and after OVF. Code: nop; jz +1; nop; nop; hlt. */
@@ -300,32 +310,23 @@ static void case_long_runs(void)
     memset(code, 0xf4, sizeof code);
     memcpy(code, prog, sizeof prog);
     char want[4096];
-    size_t n;
     for (unsigned runs = 1; runs <= 3 * FWPT_FLOW_EVQ; runs += FWPT_FLOW_EVQ / 2 - 1) {
         /* walking: TNT, then runs CBRs, then FUP+TIP.PGD at 10004 */
         enc_begin(trace, sizeof trace, base);
         pk_tnt(1, 1);
-        for (unsigned i = 0; i < runs; i++)
-            pk_cbr((uint8_t)(i + 1));
+        pk_cbrs(runs);
         end_at(base + 4);
-        n = (size_t)snprintf(want, sizeof want, "S10000 I10000 I10001");
-        for (unsigned i = 0; i < runs; i++)
-            n += (size_t)snprintf(want + n, sizeof want - n, " C");
-        snprintf(want + n, sizeof want - n, " D");
+        want_runs(want, sizeof want, "S10000 I10000 I10001", " C", runs, " D");
         expect("CBRs while walking", NULL, NULL, 0, want);
         CHECK_EQ(last_status, FWPT_E_EOS);
 
         /* walking: FUP 10001, runs CBRs, TIP 10004: an interrupt after the CBRs */
         enc_begin(trace, sizeof trace, base);
         pk_ip(ppt_fup, base + 1, pt_ipc_update_16);
-        for (unsigned i = 0; i < runs; i++)
-            pk_cbr((uint8_t)(i + 1));
+        pk_cbrs(runs);
         pk_ip(ppt_tip, base + 4, pt_ipc_update_16);
         end_at(base + 5);
-        n = (size_t)snprintf(want, sizeof want, "S10000 I10000");
-        for (unsigned i = 0; i < runs; i++)
-            n += (size_t)snprintf(want + n, sizeof want - n, " C");
-        snprintf(want + n, sizeof want - n, " Q10004 I10004 D");
+        want_runs(want, sizeof want, "S10000 I10000", " C", runs, " Q10004 I10004 D");
         expect("CBRs between FUP and TIP", NULL, NULL, 0, want);
 
         /* PSB+ holding runs MNTs, while tracing is on */
@@ -345,11 +346,7 @@ static void case_long_runs(void)
         CHECK((sync = strstr(got, "S10000 ")) != NULL && sync < strstr(got, "I10000"));
         if (sync)
             memmove(sync, sync + 7, strlen(sync + 7) + 1);
-        n = 0;
-        want[0] = 0;
-        for (unsigned i = 0; i < runs; i++)
-            n += (size_t)snprintf(want + n, sizeof want - n, "K ");
-        snprintf(want + n, sizeof want - n, "I10000 I10001 D");
+        want_runs(want, sizeof want, "", "K ", runs, "I10000 I10001 D");
         if (strcmp(got, want))
             fprintf(stderr, "MNTs inside PSB+:\n  want %s\n  got  %s\n", want, got);
         CHECK(!strcmp(got, want));
@@ -357,14 +354,10 @@ static void case_long_runs(void)
         /* OVF, runs CBRs, FUP 10004: resumes there */
         enc_begin(trace, sizeof trace, base);
         pk_plain(ppt_ovf);
-        for (unsigned i = 0; i < runs; i++)
-            pk_cbr((uint8_t)(i + 1));
+        pk_cbrs(runs);
         pk_ip(ppt_fup, base + 4, pt_ipc_update_16);
         end_at(base + 5);
-        n = (size_t)snprintf(want, sizeof want, "S10000");
-        for (unsigned i = 0; i < runs; i++)
-            n += (size_t)snprintf(want + n, sizeof want - n, " C");
-        snprintf(want + n, sizeof want - n, " O10004 I10004 D");
+        want_runs(want, sizeof want, "S10000", " C", runs, " O10004 I10004 D");
         expect("CBRs between OVF and its FUP", NULL, NULL, 0, want);
     }
 }

@@ -8,6 +8,7 @@
 
 #include "decode/flow.h"
 #include "tests/check.h"
+#include "tests/common/flow_ways.h"
 
 static uint8_t code[0x100];
 static const uint64_t base = 0x10000;
@@ -116,45 +117,27 @@ static void item(char *out, size_t cap, size_t *n, const struct fwpt_flow_event 
 enum api { API_NEXT, API_RUN, API_BATCH, API_NOCACHE };
 static const char *const api_name[] = {"next", "next_run", "next_batch", "next without cache"};
 
+struct text {
+    char *out;
+    size_t cap, n;
+};
+static void put(void *ctx, const struct fwpt_flow_event *ev)
+{
+    struct text *t = ctx;
+    item(t->out, t->cap, &t->n, ev);
+}
+
 static void decode(enum api a, char *out, size_t cap)
 {
     static struct fwpt_flow f;
     static struct fwpt_flow_block cache[64];
+    static const enum flow_way how[] = {[API_NEXT] = FLOW_WAY_NEXT, [API_RUN] = FLOW_WAY_RUN,
+                                        [API_BATCH] = FLOW_WAY_BATCH, [API_NOCACHE] = FLOW_WAY_NEXT};
     fwpt_flow_init(&f, trace, tlen, read_code, NULL, a == API_NOCACHE ? NULL : cache, a == API_NOCACHE ? 0 : 64);
     fwpt_flow_set_iflags(&f, true); /* these traces are written with Event Trace */
-    struct fwpt_flow_event ev;
-    size_t n = 0;
+    struct text t = {out, cap, 0};
     out[0] = 0;
-    for (unsigned guard = 0; guard < 1000; guard++) {
-        if (a == API_RUN) {
-            struct fwpt_flow_run run;
-            if (fwpt_flow_next_run(&f, &run, &ev) != FWPT_OK)
-                return;
-            uint64_t ip = run.ip;
-            for (uint32_t k = 0; k < run.n; k++) {
-                struct fwpt_flow_event i = {.kind = FWPT_FLOW_INSN, .ip = ip};
-                item(out, cap, &n, &i);
-                ip += run.sizes[k];
-            }
-            if (!run.n)
-                item(out, cap, &n, &ev);
-        } else if (a == API_BATCH) {
-            const struct fwpt_flow_obuf_insn *in;
-            uint32_t cnt;
-            if (fwpt_flow_next_batch(&f, &in, &cnt, &ev) != FWPT_OK)
-                return;
-            for (uint32_t k = 0; k < cnt; k++) {
-                struct fwpt_flow_event i = {.kind = FWPT_FLOW_INSN, .ip = in[k].ip};
-                item(out, cap, &n, &i);
-            }
-            if (!cnt)
-                item(out, cap, &n, &ev);
-        } else {
-            if (fwpt_flow_next(&f, &ev) != FWPT_OK)
-                return;
-            item(out, cap, &n, &ev);
-        }
-    }
+    flow_way_read(&f, how[a], 1000, put, &t);
 }
 
 static void expect(const char *what, const char *want)

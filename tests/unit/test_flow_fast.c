@@ -7,6 +7,7 @@
 #include "decode/flow.h"
 #define FLOW_FIXTURE_CODE 0x1000
 #include "tests/common/flow_fixture.h"
+#include "tests/common/flow_ways.h"
 #include "tests/check.h"
 
 
@@ -23,44 +24,21 @@ struct item {
 #define MAXI 4096
 static struct item got[MAXI];
 
-enum way { W_NEXT, W_BATCH, W_RUN };
+static void put(void *ctx, const struct fwpt_flow_event *ev)
+{
+    size_t *n = ctx;
+    if (*n < MAXI)
+        got[(*n)++] = (struct item){ev->kind, ev->size, ev->iclass, ev->mode, ev->ip};
+}
 
-static size_t decode(enum way w, bool with_cache)
+/* A run's instructions carry no class (FLOW_WAY_NO_ICLASS): the checks compare the rest. */
+static size_t decode(enum flow_way w, bool with_cache)
 {
     static struct fwpt_flow f;
     static struct fwpt_flow_block cache[4096];
     fwpt_flow_init(&f, trace, trace_len, read_code, NULL, with_cache ? cache : NULL, with_cache ? 4096 : 0);
-    struct fwpt_flow_event ev;
     size_t n = 0;
-    for (;;) {
-        if (w == W_NEXT) {
-            if (fwpt_flow_next(&f, &ev) != FWPT_OK)
-                break;
-            if (n < MAXI)
-                got[n++] = (struct item){ev.kind, ev.size, ev.iclass, ev.mode, ev.ip};
-        } else if (w == W_BATCH) {
-            const struct fwpt_flow_obuf_insn *v;
-            uint32_t k;
-            if (fwpt_flow_next_batch(&f, &v, &k, &ev) != FWPT_OK)
-                break;
-            for (uint32_t i = 0; i < k && n < MAXI; i++)
-                got[n++] = (struct item){v[i].kind, v[i].size, v[i].iclass, v[i].mode, v[i].ip};
-            if (!k && n < MAXI)
-                got[n++] = (struct item){ev.kind, ev.size, ev.iclass, ev.mode, ev.ip};
-        } else {
-            struct fwpt_flow_run r;
-            if (fwpt_flow_next_run(&f, &r, &ev) != FWPT_OK)
-                break;
-            uint64_t ip = r.ip;
-            /* a run's last instruction's class is not in the run: compare the rest */
-            for (uint32_t i = 0; i < r.n && n < MAXI; i++) {
-                got[n++] = (struct item){FWPT_FLOW_INSN, r.sizes[i], 0xff, r.mode, ip};
-                ip += r.sizes[i];
-            }
-            if (!r.n && n < MAXI)
-                got[n++] = (struct item){ev.kind, ev.size, ev.iclass, ev.mode, ev.ip};
-        }
-    }
+    flow_way_read(&f, w, 0, put, &n);
     return n;
 }
 
@@ -103,9 +81,9 @@ static void build(unsigned loops, unsigned rounds)
 static void check_modes(unsigned loops, unsigned rounds)
 {
     build(loops, rounds);
-    for (int w = W_NEXT; w <= W_RUN; w++) {
+    for (int w = FLOW_WAY_NEXT; w <= FLOW_WAY_RUN; w++) {
         for (int wc = 0; wc < 2; wc++) {
-            size_t n = decode((enum way)w, wc);
+            size_t n = decode((enum flow_way)w, wc);
             size_t insns = 0, bad_mode = 0, bad_size = 0, modes = 0;
             for (size_t i = 0; i < n; i++) {
                 if (got[i].kind == FWPT_FLOW_MODE)

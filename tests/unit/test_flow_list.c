@@ -21,6 +21,7 @@
 #include "decode/flow_print.h"
 #include "tests/check.h"
 #include "tests/common/code_image.h"
+#include "tests/common/flow_listing.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
@@ -106,32 +107,20 @@ static void list_both(const uint8_t *trace, size_t len, struct code_image *c, co
     struct fwpt_modules ma = {k->mv, k->nmods, 0}, mb = {k->mv, k->nmods, 0};
     struct fwpt_sink sa = {mem_write, a}, sb = {mem_write, b};
     char *buf = malloc(k->bufcap);
-    struct fwpt_flow_event ev;
-    uint64_t cut_ip;
     a->n = b->n = 0;
     disasm_calls = 0;
     fwpt_flow_init(&f, trace, len, code_image_read, c, cache, 4096);
     fwpt_flow_lister_init(&l, &sa, k->fmt, k->mv ? &ma : NULL, k->mv ? pre_mem : NULL, k->disasm, NULL,
                           k->nacache ? acache_mem : NULL, k->nacache, buf, k->bufcap);
-    const struct fwpt_flow_obuf_insn *v;
-    uint32_t n;
-    while (fwpt_flow_next_batch(&f, &v, &n, &ev) == FWPT_OK)
-        n ? fwpt_flow_list_insns(&l, v, n) : fwpt_flow_list_event(&l, &ev);
-    if (fwpt_flow_cut(&f, &cut_ip))
-        fwpt_flow_list_cut(&l, cut_ip, len);
-    fwpt_flow_list_flush(&l);
+    flow_list_to_end(&f, &l, len);
     if (calls_fast)
         *calls_fast = disasm_calls;
 
     fwpt_flow_init(&f, trace, len, code_image_read, c, cache, 4096);
     struct fwpt_flow_printer pr = {&sb, k->fmt, k->mv ? &mb : NULL, k->disasm, NULL, 0};
-    while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
-        fwpt_flow_print_event(&pr, &ev);
-        if (errors)
-            *errors += ev.kind == FWPT_FLOW_ERROR;
-    }
-    if (fwpt_flow_cut(&f, &cut_ip))
-        fwpt_flow_print_cut(&pr, cut_ip, len);
+    unsigned long e = flow_print_to_end(&f, &pr, len);
+    if (errors)
+        *errors += e;
     free(buf);
 }
 
@@ -380,8 +369,7 @@ static void test_tool(const char *dir)
     if (!progen_build_checked(&cfg, &p))
         return;
     char path[1200], target[2600];
-    save_program(dir, &p);
-    FILE *f = create_in(dir, "sideband.json");
+    FILE *f = save_program_open(dir, &p);
     /* two names over one image (the second overlaps the first), one with JSON escapes */
     fprintf(f, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\"},"
                "{\"name\":\"Q\\\"uote\\\\d\",\"base\":\"0x%llx\",\"size\":\"0x%zx\"}]}\n",
@@ -424,7 +412,6 @@ static void test_tool(const char *dir)
 /* The firmware traces make bench recorded, when there are any. */
 static void test_firmware(void)
 {
-    fw_traces_default();
     struct fw_trace *t;
     int n = fw_traces("flow_list", &t);
     for (int i = 0; i < n; i++)
@@ -532,10 +519,7 @@ int main(void)
     printf("flow_list: %lu listings compared (%lu lines, %lu decode errors among them)\n", n_listings, n_lines,
            n_errors);
 
-    const char *b = getenv("FWPT_BUILD");
-    snprintf(tool, sizeof tool, "%s/fwpt", b && *b ? b : "build");
-    if (access(tool, X_OK) != 0) {
-        fprintf(stderr, "%s: not built\n", tool);
+    if (!tool_find(tool, sizeof tool)) {
         CHECK(!"fwpt tool present");
         return check_summary("flow_list");
     }

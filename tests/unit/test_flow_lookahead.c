@@ -9,6 +9,7 @@
 #include "decode/flow.h"
 #define FLOW_FIXTURE_CODE 0x100
 #include "tests/common/flow_fixture.h"
+#include "tests/common/flow_ways.h"
 #include "tests/common/rng.h"
 #include "tests/check.h"
 
@@ -105,50 +106,28 @@ static size_t got_n[4];
 
 enum way { W_NEXT, W_BATCH, W_RUN, W_NOCACHE };
 
+/* An instruction as its IP alone; an event as its kind, async, status, IPs and offset. ctx: the way. */
+static void put(void *ctx, const struct fwpt_flow_event *ev)
+{
+    enum way w = *(const enum way *)ctx;
+    if (got_n[w] >= sizeof got[0] / sizeof got[0][0])
+        return;
+    if (ev->kind == FWPT_FLOW_INSN)
+        got[w][got_n[w]++] = (struct item){FWPT_FLOW_INSN, 0, 0, ev->ip, 0, 0};
+    else
+        got[w][got_n[w]++] = (struct item){ev->kind, ev->async, ev->status, ev->ip, ev->to, ev->offset};
+}
+
 static void decode(enum way w)
 {
     static struct fwpt_flow f;
     static struct fwpt_flow_block cache[1024];
+    static const enum flow_way how[] = {[W_NEXT] = FLOW_WAY_NEXT, [W_BATCH] = FLOW_WAY_BATCH,
+                                        [W_RUN] = FLOW_WAY_RUN, [W_NOCACHE] = FLOW_WAY_NEXT};
     bool with_cache = w != W_NOCACHE;
     fwpt_flow_init(&f, trace, trace_len, read_code, NULL, with_cache ? cache : NULL, with_cache ? 1024 : 0);
-    struct fwpt_flow_event ev;
-    struct item *g = got[w];
-    size_t n = 0, cap = sizeof got[0] / sizeof got[0][0];
-#define PUT_EV() (g[n++] = (struct item){ev.kind, ev.async, ev.status, ev.ip, ev.to, ev.offset})
-#define PUT_INSN(a) (g[n++] = (struct item){FWPT_FLOW_INSN, 0, 0, (a), 0, 0})
-    for (;;) {
-        if (w == W_NEXT || w == W_NOCACHE) {
-            if (fwpt_flow_next(&f, &ev) != FWPT_OK)
-                break;
-            if (n < cap) {
-                if (ev.kind == FWPT_FLOW_INSN)
-                    PUT_INSN(ev.ip);
-                else
-                    PUT_EV();
-            }
-        } else if (w == W_BATCH) {
-            const struct fwpt_flow_obuf_insn *v;
-            uint32_t k;
-            if (fwpt_flow_next_batch(&f, &v, &k, &ev) != FWPT_OK)
-                break;
-            for (uint32_t i = 0; i < k && n < cap; i++)
-                PUT_INSN(v[i].ip);
-            if (!k && n < cap)
-                PUT_EV();
-        } else {
-            struct fwpt_flow_run r;
-            if (fwpt_flow_next_run(&f, &r, &ev) != FWPT_OK)
-                break;
-            uint64_t ip = r.ip;
-            for (uint32_t i = 0; i < r.n && n < cap; i++) {
-                PUT_INSN(ip);
-                ip += r.sizes[i];
-            }
-            if (!r.n && n < cap)
-                PUT_EV();
-        }
-    }
-    got_n[w] = n;
+    got_n[w] = 0;
+    flow_way_read(&f, how[w], 0, put, &w);
 }
 
 /* Decodes every way; all must agree item by item. Returns the number of items. */
@@ -224,6 +203,22 @@ static void expect_error(size_t *i, enum fwpt_status status, uint64_t offset, ui
     CHECK_EQ(e->status, status);
     CHECK_EQ(e->offset, offset);
     CHECK_EQ(e->ip, ip);
+}
+
+/* Ends the trace with TIP.PGD, decodes it every way and expects: the walk's instructions up to w_err, the error
+ * (status, at the trace offset, the walk at ip), the ENABLED of the PSB+ at offset psb where decoding resumes (0: it
+ * resumes without one), the instructions up to w_end, and the TIP.PGD's DISABLED, the last item. */
+static void expect_error_walk(size_t w_err, enum fwpt_status status, uint64_t offset, uint64_t ip, uint64_t psb,
+                              size_t w_end)
+{
+    size_t i, wi = 0;
+    uint64_t pgd = end_with_pgd(&i);
+    check_insns(&i, &wi, w_err);
+    expect_error(&i, status, offset, ip);
+    if (psb)
+        CHECK_EQ(expect_event(&i, FWPT_FLOW_ENABLED)->offset, psb);
+    check_insns(&i, &wi, w_end);
+    expect_disabled_last(&i, pgd);
 }
 
 /* PADs between TNTs, short and long, then TIP.PGD (IP suppressed): disabled at the next jz. */
@@ -319,14 +314,7 @@ static void case_corrupt(void)
             tnt_run(20);
             want(LOOP + 0);
             want(LOOP + 1);
-            size_t w_end = want_n;
-            size_t i, wi = 0;
-            uint64_t pgd = end_with_pgd(&i);
-            check_insns(&i, &wi, w_err);
-            expect_error(&i, FWPT_E_BAD_OPCODE, bad, err_ip);
-            CHECK_EQ(expect_event(&i, FWPT_FLOW_ENABLED)->offset, psb);
-            check_insns(&i, &wi, w_end);
-            expect_disabled_last(&i, pgd);
+            expect_error_walk(w_err, FWPT_E_BAD_OPCODE, bad, err_ip, psb, want_n);
         }
     }
 }
@@ -357,13 +345,7 @@ static void case_tip(void)
         want(IND + 0);
         want(IND + 1);
     }
-    size_t w_end = want_n;
-    size_t i, wi = 0;
-    uint64_t pgd = end_with_pgd(&i);
-    check_insns(&i, &wi, w_err);
-    expect_error(&i, FWPT_E_NO_TIP, tnt, base + IND + 1);
-    check_insns(&i, &wi, w_end);
-    expect_disabled_last(&i, pgd);
+    expect_error_walk(w_err, FWPT_E_NO_TIP, tnt, base + IND + 1, 0, want_n);
 }
 
 /* SDM "Deferred TIPs": the processor may hold TIPs back while the TNT fills with the branches after

@@ -17,6 +17,14 @@ static const char *out(void)
 }
 static void reset(void) { sink = fwpt_bufsink_init(&bs, buf, sizeof buf - 1); }
 
+/* The printer gives exactly want for the event. */
+static void expect_print(struct fwpt_flow_printer *pr, const struct fwpt_flow_event *e, const char *want)
+{
+    reset();
+    fwpt_flow_print_event(pr, e);
+    CHECK_STR(out(), want);
+}
+
 static struct fwpt_flow_event insn(uint64_t ip, uint8_t size, uint8_t iclass)
 {
     struct fwpt_flow_event e;
@@ -85,62 +93,35 @@ int main(void)
 
     struct fwpt_flow_printer pr = {&sink, FWPT_FLOW_FMT_JSONL, &mods, fake_disasm, NULL, 0};
     struct fwpt_flow_event e = insn(0x1000, 1, FWPT_IC_OTHER);
-    reset();
-    fwpt_flow_print_event(&pr, &e);
-    CHECK_STR(out(), "{\"type\":\"insn\",\"ip\":\"0x1000\",\"size\":1,\"module\":\"DxeCore\",\"offset\":\"0x0\","
-                     "\"asm\":\"nop \\\"x\\\"\"}\n");
+    expect_print(&pr, &e, "{\"type\":\"insn\",\"ip\":\"0x1000\",\"size\":1,\"module\":\"DxeCore\",\"offset\":\"0x0\","
+                          "\"asm\":\"nop \\\"x\\\"\"}\n");
     e = insn(0x3000, 12, FWPT_IC_OTHER);
-    reset();
-    fwpt_flow_print_event(&pr, &e);
-    CHECK_STR(out(), "{\"type\":\"insn\",\"ip\":\"0x3000\",\"size\":12}\n");
+    expect_print(&pr, &e, "{\"type\":\"insn\",\"ip\":\"0x3000\",\"size\":12}\n");
 
-    memset(&e, 0, sizeof e);
-    e.kind = FWPT_FLOW_INTERRUPT;
-    e.ip = 0x1010;
-    e.to = 0x2020;
-    e.offset = 77;
-    reset();
-    fwpt_flow_print_event(&pr, &e);
-    CHECK_STR(out(), "{\"type\":\"interrupt\",\"from\":\"0x1010\",\"from_module\":\"DxeCore\",\"from_offset\":\"0x10\","
-                     "\"to\":\"0x2020\",\"to_module\":\"Bds\",\"to_offset\":\"0x20\",\"offset\":77}\n");
+    e = (struct fwpt_flow_event){.kind = FWPT_FLOW_INTERRUPT, .ip = 0x1010, .to = 0x2020, .offset = 77};
+    expect_print(&pr, &e, "{\"type\":\"interrupt\",\"from\":\"0x1010\",\"from_module\":\"DxeCore\","
+                          "\"from_offset\":\"0x10\",\"to\":\"0x2020\",\"to_module\":\"Bds\",\"to_offset\":\"0x20\","
+                          "\"offset\":77}\n");
     pr.format = FWPT_FLOW_FMT_TEXT;
-    reset();
-    fwpt_flow_print_event(&pr, &e);
-    CHECK_STR(out(), "-- interrupt from 0x1010 (DxeCore+0x10) to 0x2020 (Bds+0x20) [trace offset 0x4d]\n");
+    expect_print(&pr, &e, "-- interrupt from 0x1010 (DxeCore+0x10) to 0x2020 (Bds+0x20) [trace offset 0x4d]\n");
 
-    memset(&e, 0, sizeof e);
-    e.kind = FWPT_FLOW_ERROR;
-    e.status = FWPT_E_NO_TNT;
-    e.ip = 0x5000;
-    e.ip_valid = 1;
-    e.offset = 0x40;
-    reset();
-    fwpt_flow_print_event(&pr, &e);
+    e = (struct fwpt_flow_event){.kind = FWPT_FLOW_ERROR, .status = FWPT_E_NO_TNT, .ip = 0x5000, .ip_valid = 1,
+                                 .offset = 0x40};
     char want[256];
     snprintf(want, sizeof want, "-- error: %s (%s) at 0x5000 [trace offset 0x40]\n", fwpt_status_msg(FWPT_E_NO_TNT),
              fwpt_status_name(FWPT_E_NO_TNT));
-    CHECK_STR(out(), want);
+    expect_print(&pr, &e, want);
     pr.format = FWPT_FLOW_FMT_JSONL;
-    reset();
-    fwpt_flow_print_event(&pr, &e);
     snprintf(want, sizeof want, "{\"type\":\"error\",\"status\":\"%s\",\"message\":\"%s\",\"ip\":\"0x5000\",\"offset\":64}\n",
              fwpt_status_name(FWPT_E_NO_TNT), fwpt_status_msg(FWPT_E_NO_TNT));
-    CHECK_STR(out(), want);
+    expect_print(&pr, &e, want);
 
-    memset(&e, 0, sizeof e);
-    e.kind = FWPT_FLOW_DISABLED;
-    e.async = 1;
-    e.ip_valid = 1;
-    e.ip = 0x2004;
-    e.offset = 9;
-    reset();
-    fwpt_flow_print_event(&pr, &e);
-    CHECK_STR(out(), "{\"type\":\"disabled\",\"ip\":\"0x2004\",\"module\":\"Bds\",\"module_offset\":\"0x4\",\"async\":true,\"offset\":9}\n");
+    e = (struct fwpt_flow_event){.kind = FWPT_FLOW_DISABLED, .async = 1, .ip_valid = 1, .ip = 0x2004, .offset = 9};
+    expect_print(&pr, &e, "{\"type\":\"disabled\",\"ip\":\"0x2004\",\"module\":\"Bds\",\"module_offset\":\"0x4\","
+                          "\"async\":true,\"offset\":9}\n");
     e.kind = FWPT_FLOW_OVERFLOW;
     e.ip_valid = 0;
-    reset();
-    fwpt_flow_print_event(&pr, &e);
-    CHECK_STR(out(), "{\"type\":\"overflow\",\"offset\":9}\n");
+    expect_print(&pr, &e, "{\"type\":\"overflow\",\"offset\":9}\n");
     /* the end of a cut trace (fwpt_flow_cut): where the walk stopped, and the trace's length */
     reset();
     fwpt_flow_print_cut(&pr, 0x2006, 0x4000);
@@ -156,9 +137,7 @@ int main(void)
     pr.format = FWPT_FLOW_FMT_TEXT;
     pr.disasm = NULL;
     e = insn(0x1004, 5, FWPT_IC_CALL_REL);
-    reset();
-    fwpt_flow_print_event(&pr, &e);
-    CHECK_STR(out(), "0x0000000000001004  DxeCore+0x4                   5\n");
+    expect_print(&pr, &e, "0x0000000000001004  DxeCore+0x4                   5\n");
 
     /* profile: root runs 2 insns, calls A (0x1040) twice; A calls B (0x2000) once; an interrupt
      * enters handler H (0x2080) from A; a zero-length call is no call. */

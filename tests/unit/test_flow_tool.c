@@ -120,11 +120,8 @@ static void check_corrupted(const char *tool, const char *path, const char *img,
 
 int main(void)
 {
-    const char *b = getenv("FWPT_BUILD");
     char tool[1024];
-    snprintf(tool, sizeof tool, "%s/fwpt", b && *b ? b : "build");
-    if (access(tool, X_OK) != 0) {
-        fprintf(stderr, "%s: not built\n", tool);
+    if (!tool_find(tool, sizeof tool)) {
         CHECK(!"fwpt tool present");
         return check_summary("flow_tool");
     }
@@ -137,8 +134,7 @@ int main(void)
         if (!progen_build_checked(&cfg, &p))
             continue;
         char path[1200], cmd[4096];
-        save_program(dir, &p);
-        FILE *f = create_in(dir, "sideband.json");
+        FILE *f = save_program_open(dir, &p);
         fprintf(f, "{\"version\":1,\n \"images\": [ {\"name\":\"Prog\", \"base\":\"0x%llx\", \"size\":\"0x%zx\", "
                    "\"file\":\"img-%llx.bin\", \"guid\":\"x\", \"more\":{\"a\":[1,{\"b\":\"]\"}]}},\n"
                    "   {\"name\":\"NoCode\",\"base\":4096,\"size\":256} ]}\n",

@@ -85,6 +85,15 @@ static const struct pattern *lookup(const struct pattern *list, size_t n, unsign
     return NULL;
 }
 
+/* The packet at buf[0] (of n bytes) by the slow path (path 0) or fwpt_pkt_next (path 1). */
+static enum fwpt_status decode_one(int path, const uint8_t *buf, size_t n, struct fwpt_packet *pkt)
+{
+    struct fwpt_pkt_decoder dec;
+    fwpt_pkt_init(&dec, buf, n);
+    fwpt_pkt_sync_set(&dec, 0);
+    return path ? fwpt_pkt_next(&dec, pkt) : fwpt_pkt_next_slow(&dec, pkt);
+}
+
 static unsigned long reserved, matched, failed;
 
 /* The packet whose first bytes are hdr[0..hl) (then 88h, then zeros; 02 82: the whole PSB) decodes as *want. */
@@ -107,11 +116,8 @@ static void expect(const uint8_t *hdr, unsigned hl, const struct pattern *want)
         }
     }
     for (int path = 0; path < 2; path++) {
-        struct fwpt_pkt_decoder dec;
         struct fwpt_packet pkt;
-        fwpt_pkt_init(&dec, buf, sizeof buf);
-        fwpt_pkt_sync_set(&dec, 0);
-        enum fwpt_status s = path ? fwpt_pkt_next(&dec, &pkt) : fwpt_pkt_next_slow(&dec, &pkt);
+        enum fwpt_status s = decode_one(path, buf, sizeof buf, &pkt);
         bool ok = s == err && pkt.type == type && pkt.size == (err == FWPT_OK ? size : 0) && pkt.offset == 0;
         if (ok && s == FWPT_OK && (type == FWPT_PKT_TIP || type == FWPT_PKT_TIP_PGE || type == FWPT_PKT_TIP_PGD ||
                                    type == FWPT_PKT_FUP))
@@ -151,11 +157,8 @@ int main(void)
     for (unsigned m = 0; m < 8; m++) {
         uint8_t buf[32] = {0x99, (uint8_t)m};
         for (int path = 0; path < 2; path++) {
-            struct fwpt_pkt_decoder dec;
             struct fwpt_packet pkt;
-            fwpt_pkt_init(&dec, buf, sizeof buf);
-            fwpt_pkt_sync_set(&dec, 0);
-            enum fwpt_status s = path ? fwpt_pkt_next(&dec, &pkt) : fwpt_pkt_next_slow(&dec, &pkt);
+            enum fwpt_status s = decode_one(path, buf, sizeof buf, &pkt);
             CHECK(s == FWPT_OK && pkt.type == FWPT_PKT_MODE_EXEC && pkt.mode_exec.mode == mode[m & 3] &&
                   pkt.mode_exec.csl == (m & 1) && pkt.mode_exec.csd == ((m >> 1) & 1) &&
                   pkt.mode_exec.iflag == (m >> 2));

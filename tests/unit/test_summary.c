@@ -419,7 +419,6 @@ static void check_seam_compare(void)
 /* The firmware traces: each image a module, the trace as it is and repeated (PSBs in the middle of calls). */
 static void check_firmware(void)
 {
-    fw_traces_default();
     struct fw_trace *fw;
     int n = fw_traces("summary", &fw);
     CHECK(n >= 0);

@@ -112,7 +112,6 @@ static void check_programs(void)
 
 static void check_firmware(void)
 {
-    fw_traces_default();
     struct fw_trace *fw;
     int n = fw_traces("summary_tool", &fw);
     CHECK(n >= 0);
