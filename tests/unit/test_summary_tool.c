@@ -148,9 +148,7 @@ static void check_options(void)
 
 int main(void)
 {
-    const char *b = getenv("FWPT_BUILD");
-    snprintf(tool, sizeof tool, "%s/fwpt", b && *b ? b : "build");
-    if (access(tool, X_OK) != 0) {
+    if (!tool_find(tool, sizeof tool)) {
         CHECK(!"fwpt tool present");
         return check_summary("summary_tool");
     }
