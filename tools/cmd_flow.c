@@ -55,31 +55,6 @@ struct images {
     size_t n, cap;
 };
 
-static int load_file(const char *path, uint8_t **data, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *b = malloc(cap);
-    for (;;) {
-        if (!b) {
-            fclose(f);
-            return -1;
-        }
-        size_t r = fread(b + n, 1, cap - n, f);
-        n += r;
-        if (n < cap)
-            break;
-        cap *= 2;
-        b = realloc(b, cap);
-    }
-    fclose(f);
-    *data = b;
-    *size = n;
-    return 0;
-}
-
 static struct fwpt_module *add_image(struct images *im)
 {
     if (im->n == im->cap) {
@@ -95,50 +70,18 @@ static struct fwpt_module *add_image(struct images *im)
     return m;
 }
 
-struct image_fields {
-    char name[256], file[512];
-    uint64_t base, size;
-    int have_base, have_size;
-    const char *dir;
-    struct images *im;
-};
-
-static int add_sideband_image(void *ctx)
+/* An image of sideband.json's list into the map (one whose file cannot be read is kept without code, and said). */
+static int add_sideband_image(void *ctx, const struct fwpt_sideband_image *s)
 {
-    struct image_fields *v = ctx;
-    if (!v->have_base)
-        return 0;
-    struct fwpt_module *m = add_image(v->im);
-    m->name = strdup(v->name[0] ? v->name : "?");
-    m->base = v->base;
-    m->size = v->have_size ? v->size : 0;
-    if (v->file[0]) {
-        char path[2048];
-        uint8_t *code;
-        size_t code_size;
-        snprintf(path, sizeof path, "%s/%s", v->dir, v->file);
-        if (load_file(path, &code, &code_size) != 0) {
-            note("fwpt flow: %s: %s (image %s without code)\n", path, strerror(errno), m->name);
-        } else {
-            m->code = code;
-            m->code_size = code_size;
-        }
-        if (!v->have_size)
-            m->size = m->code_size;
-    }
+    struct fwpt_module *m = add_image(ctx);
+    m->name = strdup(s->name);
+    m->base = s->base;
+    m->size = s->size;
+    m->code = s->code;
+    m->code_size = s->code_size;
+    if (s->err)
+        note("fwpt flow: %s: %s (image %s without code)\n", s->path, strerror(s->err), m->name);
     return 0;
-}
-
-static int parse_sideband(const char *text, const char *dir, struct images *im)
-{
-    struct image_fields v = {.dir = dir, .im = im};
-    const struct fwpt_json_field f[] = {
-        {"name", v.name, sizeof v.name, NULL, NULL},
-        {"file", v.file, sizeof v.file, NULL, NULL},
-        {"base", NULL, 0, &v.base, &v.have_base},
-        {"size", NULL, 0, &v.size, &v.have_size},
-    };
-    return fwpt_json_array(fwpt_json_value(text, "images"), f, sizeof f / sizeof f[0], add_sideband_image, &v);
 }
 
 struct filter_fields {
@@ -365,7 +308,7 @@ int fwpt_cmd_flow(int argc, char **argv)
             uint8_t *code;
             size_t code_size;
             m->base = base;
-            if (load_file(name, &code, &code_size) != 0) {
+            if (fwpt_file_load(name, &code, &code_size) != 0) {
                 fprintf(stderr, "fwpt flow: %s: %s\n", name, strerror(errno));
                 return 1;
             }
@@ -519,17 +462,17 @@ int fwpt_cmd_flow(int argc, char **argv)
     if (S_ISDIR(st.st_mode)) {
         char p[2048];
         snprintf(p, sizeof p, "%s/trace.pt", path);
-        if (load_file(p, &trace, &trace_size) != 0) {
+        if (fwpt_file_load(p, &trace, &trace_size) != 0) {
             fprintf(stderr, "fwpt flow: %s: %s\n", p, strerror(errno));
             return 1;
         }
         snprintf(p, sizeof p, "%s/sideband.json", path);
         uint8_t *sb;
         size_t sbn;
-        if (load_file(p, &sb, &sbn) == 0) {
+        if (fwpt_file_load(p, &sb, &sbn) == 0) {
             sb = realloc(sb, sbn + 1);
             sb[sbn] = 0;
-            if (parse_sideband((const char *)sb, path, &im) != 0)
+            if (fwpt_sideband_images((const char *)sb, path, add_sideband_image, &im) != 0)
                 note("fwpt flow: %s: no usable \"images\" list (continuing with what was read)\n", p);
             if (!n_filter) {
                 int nf = parse_sideband_filters((const char *)sb, filter);
@@ -563,7 +506,7 @@ int fwpt_cmd_flow(int argc, char **argv)
         } else {
             note("fwpt flow: %s: %s (no images: addresses only)\n", p, strerror(errno));
         }
-    } else if (load_file(path, &trace, &trace_size) != 0) {
+    } else if (fwpt_file_load(path, &trace, &trace_size) != 0) {
         fprintf(stderr, "fwpt flow: %s: %s\n", path, strerror(errno));
         return 1;
     }
