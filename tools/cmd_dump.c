@@ -206,13 +206,8 @@ int fwpt_cmd_dump(int argc, char **argv)
                 return 2;
             }
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "fwpt dump: unknown option '%s'\n", a);
-            dump_usage(stderr);
-            return 2;
-        } else if (!file) {
-            file = a;
-        } else {
-            fprintf(stderr, "fwpt dump: more than one FILE ('%s', '%s')\n", file, a);
+            return fwpt_arg_unknown("fwpt dump", "unknown option", a, dump_usage);
+        } else if (fwpt_arg_operand("fwpt dump", "FILE", &file, a)) {
             return 2;
         }
     }

@@ -428,13 +428,8 @@ int fwpt_cmd_flow(int argc, char **argv)
         } else if (!strcmp(a, "--depth") && v && fwpt_parse_u64(v, 0, &depth) == 0) {
             i++;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "fwpt flow: unknown or incomplete option '%s'\n", a);
-            usage(stderr);
-            return 2;
-        } else if (!path) {
-            path = a;
-        } else {
-            fprintf(stderr, "fwpt flow: more than one DIR|FILE ('%s', '%s')\n", path, a);
+            return fwpt_arg_unknown("fwpt flow", "unknown or incomplete option", a, usage);
+        } else if (fwpt_arg_operand("fwpt flow", "DIR|FILE", &path, a)) {
             return 2;
         }
     }
