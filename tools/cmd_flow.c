@@ -36,7 +36,7 @@
 #include "tools/sideband.h"
 #include "tools/zydis.h"
 
-static int quiet; /* --quiet: no notes on stderr (errors still) */
+static bool quiet; /* --quiet: no notes on stderr (errors still) */
 
 /* A note on stderr: what the tool did about something missing or odd, decoding on. */
 __attribute__((format(printf, 1, 2))) static void note(const char *fmt, ...)
@@ -268,8 +268,10 @@ static int cmp_base(const void *a, const void *b)
 int fwpt_cmd_flow(int argc, char **argv)
 {
     const char *path = NULL, *format = "text";
-    int calls = 0, profile = 0, no_disasm = 0, iflags = 0, slow_print = 0, show_time = 0, ticks = 0, by_time = 0;
-    quiet = 0;
+    bool calls = false, profile = false, no_disasm = false, iflags = false, slow_print = false, show_time = false,
+         ticks = false;
+    int by_time = 0;
+    quiet = false;
     struct fwpt_time_config tcfg = {0};
     unsigned tcfg_given = 0; /* as fwpt_sideband_time's found: bit 0 CPUID 15H (both), 1 nom, 2 MTCFreq */
     uint64_t cpuid15_ecx = 0;
@@ -285,12 +287,20 @@ int fwpt_cmd_flow(int argc, char **argv)
     static struct flow_summary fsum = {.cov_size = 1 << 16};
     uint64_t jobs = 0, split = 0;
     int walk_insn = 0;
+    const struct fwpt_arg_flag flags[] = {
+        {"--calls", &calls}, {"--profile", &profile}, {"--no-disasm", &no_disasm}, {"--slow-print", &slow_print},
+        {"--quiet", &quiet}, {"-q", &quiet}, {"--iflags", &iflags}, {"--time", &show_time}, {"--ticks", &ticks},
+        {"--keep-tcal-on-ovf", &tcfg.keep_tcal_on_ovf}, {"--edges", &fsum.edges},
+    };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool *on = fwpt_arg_flag(flags, sizeof flags / sizeof flags[0], a);
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
+        } else if (on) {
+            *on = true;
         } else if (!strcmp(a, "--format") && v) {
             format = v, i++;
         } else if (!strncmp(a, "--format=", 9)) {
@@ -346,14 +356,6 @@ int fwpt_cmd_flow(int argc, char **argv)
             filter[n_filter][0] = fa;
             filter[n_filter][1] = fb;
             n_filter++;
-        } else if (!strcmp(a, "--iflags")) {
-            iflags = 1;
-        } else if (!strcmp(a, "--time")) {
-            show_time = 1;
-        } else if (!strcmp(a, "--ticks")) {
-            ticks = 1;
-        } else if (!strcmp(a, "--keep-tcal-on-ovf")) {
-            tcfg.keep_tcal_on_ovf = true;
         } else if (!strcmp(a, "--by") && v && (!strcmp(v, "time") || !strcmp(v, "insns"))) {
             by_time = !strcmp(v, "time"), i++;
         } else if ((!strcmp(a, "--mtc-freq") || !strcmp(a, "--nom-freq") || !strcmp(a, "--cpuid-0x15.eax") ||
@@ -382,8 +384,6 @@ int fwpt_cmd_flow(int argc, char **argv)
             chrome_path = v, i++;
         } else if (!strcmp(a, "--report") && v) {
             report_path = v, i++;
-        } else if (!strcmp(a, "--edges")) {
-            fsum.edges = true;
         } else if (!strcmp(a, "--coverage") && v) {
             fsum.cov_path = v, i++;
         } else if (!strcmp(a, "--coverage-size") && v) {
@@ -413,16 +413,6 @@ int fwpt_cmd_flow(int argc, char **argv)
                 return 2;
             }
             walk_insn = !strcmp(v, "insn");
-        } else if (!strcmp(a, "--calls")) {
-            calls = 1;
-        } else if (!strcmp(a, "--profile")) {
-            profile = 1;
-        } else if (!strcmp(a, "--no-disasm")) {
-            no_disasm = 1;
-        } else if (!strcmp(a, "--slow-print")) {
-            slow_print = 1;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
         } else if (!strcmp(a, "--top") && v && fwpt_parse_u64(v, 0, &top) == 0) {
             i++;
         } else if (!strcmp(a, "--depth") && v && fwpt_parse_u64(v, 0, &depth) == 0) {
