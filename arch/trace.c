@@ -193,26 +193,25 @@ struct seq {
     enum fwpt_status first;
 };
 
-static enum fwpt_status rd(struct seq *q, uint32_t msr, uint64_t *v)
+/* st of an access to msr, kept when it is the sequence's first failure. */
+static enum fwpt_status keep_first(struct seq *q, enum fwpt_status st, uint32_t msr, bool write)
 {
-    enum fwpt_status st = fwpt_rdmsr(q->cpu, msr, v);
     if (st != FWPT_OK && q->first == FWPT_OK) {
         q->first = st;
         q->failed_msr = msr;
-        q->failed_write = false;
+        q->failed_write = write;
     }
     return st;
 }
 
+static enum fwpt_status rd(struct seq *q, uint32_t msr, uint64_t *v)
+{
+    return keep_first(q, fwpt_rdmsr(q->cpu, msr, v), msr, false);
+}
+
 static enum fwpt_status wr(struct seq *q, uint32_t msr, uint64_t v)
 {
-    enum fwpt_status st = fwpt_wrmsr(q->cpu, msr, v);
-    if (st != FWPT_OK && q->first == FWPT_OK) {
-        q->first = st;
-        q->failed_msr = msr;
-        q->failed_write = true;
-    }
-    return st;
+    return keep_first(q, fwpt_wrmsr(q->cpu, msr, v), msr, true);
 }
 
 /* TraceEn=0 changing nothing else; if even that is refused, CTL=0 (always a legal value). */
