@@ -1,4 +1,5 @@
 /* fwpt — the IA32_RTIT_* MSR sequence (SDM Vol. 3C "Enabling and Configuration MSRs"). Freestanding. */
+#include <stddef.h>
 #include "arch/trace.h"
 #include "base/text.h"
 
@@ -151,40 +152,35 @@ void fwpt_trace_timing_small(struct fwpt_trace_config *cfg, const struct fwpt_ca
     }
 }
 
+/* The IA32_RTIT_CTL bits that are one flag of the configuration each (SDM Vol. 3C "IA32_RTIT_CTL MSR"): the
+ * flag's offset in struct fwpt_trace_config and the bit. */
+#define CTL_FLAG(field, bit) {offsetof(struct fwpt_trace_config, field), bit}
+static const struct {
+    size_t field;
+    uint64_t bit;
+} ctl_flags[] = {
+    CTL_FLAG(os, RTIT_CTL_OS), CTL_FLAG(user, RTIT_CTL_USER), CTL_FLAG(tsc_en, RTIT_CTL_TSCEN),
+    CTL_FLAG(ptw_en, RTIT_CTL_PTWEN), CTL_FLAG(fup_on_ptw, RTIT_CTL_FUPONPTW), CTL_FLAG(dis_retc, RTIT_CTL_DISRETC),
+    CTL_FLAG(pwr_evt_en, RTIT_CTL_PWREVTEN), CTL_FLAG(event_en, RTIT_CTL_EVENTEN), CTL_FLAG(dis_tnt, RTIT_CTL_DISTNT),
+    CTL_FLAG(cr3_filter, RTIT_CTL_CR3FILTER), CTL_FLAG(topa, RTIT_CTL_TOPA),
+};
+#undef CTL_FLAG
+
 uint64_t fwpt_trace_ctl(const struct fwpt_trace_config *cfg, const struct fwpt_caps *caps)
 {
     uint64_t ctl = 0;
     if (cfg->branch_en || fwpt_trace_branch_en_always_on(caps))
         ctl |= RTIT_CTL_BRANCHEN;
-    if (cfg->os)
-        ctl |= RTIT_CTL_OS;
-    if (cfg->user)
-        ctl |= RTIT_CTL_USER;
-    if (cfg->tsc_en)
-        ctl |= RTIT_CTL_TSCEN;
+    for (size_t i = 0; i < sizeof ctl_flags / sizeof ctl_flags[0]; i++)
+        if (*(const bool *)((const char *)cfg + ctl_flags[i].field))
+            ctl |= ctl_flags[i].bit;
     if (cfg->mtc_en) /* a field is written only with its enable */
         ctl |= RTIT_CTL_MTCEN | FWPT_PUT(RTIT_CTL_MTCFREQ, cfg->mtc_freq);
     if (cfg->cyc_en)
         ctl |= RTIT_CTL_CYCEN | FWPT_PUT(RTIT_CTL_CYCTHRESH, cfg->cyc_thresh);
     ctl |= FWPT_PUT(RTIT_CTL_PSBFREQ, cfg->psb_freq);
-    if (cfg->ptw_en)
-        ctl |= RTIT_CTL_PTWEN;
-    if (cfg->fup_on_ptw)
-        ctl |= RTIT_CTL_FUPONPTW;
-    if (cfg->dis_retc)
-        ctl |= RTIT_CTL_DISRETC;
-    if (cfg->pwr_evt_en)
-        ctl |= RTIT_CTL_PWREVTEN;
-    if (cfg->event_en)
-        ctl |= RTIT_CTL_EVENTEN;
-    if (cfg->dis_tnt)
-        ctl |= RTIT_CTL_DISTNT;
-    if (cfg->cr3_filter)
-        ctl |= RTIT_CTL_CR3FILTER;
     for (unsigned n = 0; n < cfg->n_ranges && n < FWPT_MAX_ADDR_RANGES; n++)
         ctl |= FWPT_PUT(RTIT_CTL_ADDRn_CFG(n), cfg->range[n].cfg);
-    if (cfg->topa)
-        ctl |= RTIT_CTL_TOPA;
     return ctl;
 }
 
@@ -197,26 +193,25 @@ struct seq {
     enum fwpt_status first;
 };
 
-static enum fwpt_status rd(struct seq *q, uint32_t msr, uint64_t *v)
+/* st of an access to msr, kept when it is the sequence's first failure. */
+static enum fwpt_status keep_first(struct seq *q, enum fwpt_status st, uint32_t msr, bool write)
 {
-    enum fwpt_status st = fwpt_rdmsr(q->cpu, msr, v);
     if (st != FWPT_OK && q->first == FWPT_OK) {
         q->first = st;
         q->failed_msr = msr;
-        q->failed_write = false;
+        q->failed_write = write;
     }
     return st;
 }
 
+static enum fwpt_status rd(struct seq *q, uint32_t msr, uint64_t *v)
+{
+    return keep_first(q, fwpt_rdmsr(q->cpu, msr, v), msr, false);
+}
+
 static enum fwpt_status wr(struct seq *q, uint32_t msr, uint64_t v)
 {
-    enum fwpt_status st = fwpt_wrmsr(q->cpu, msr, v);
-    if (st != FWPT_OK && q->first == FWPT_OK) {
-        q->first = st;
-        q->failed_msr = msr;
-        q->failed_write = true;
-    }
-    return st;
+    return keep_first(q, fwpt_wrmsr(q->cpu, msr, v), msr, true);
 }
 
 /* TraceEn=0 changing nothing else; if even that is refused, CTL=0 (always a legal value). */

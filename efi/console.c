@@ -2,6 +2,7 @@
 #include <efi.h>
 #include <efilib.h>
 #include "efi/console.h"
+#include "efi/pool.h"
 
 static void screen_write(const char *s, size_t n)
 {
@@ -37,8 +38,7 @@ void fwpt_membuf_append(struct fwpt_membuf *m, const char *s, UINTN n)
         }
         if (m->len)
             CopyMem(d, m->data, m->len);
-        if (m->data)
-            FreePool(m->data);
+        fwpt_pool_free(m->data);
         m->data = d;
         m->cap = cap;
     }
@@ -48,9 +48,7 @@ void fwpt_membuf_append(struct fwpt_membuf *m, const char *s, UINTN n)
 
 void fwpt_membuf_free(struct fwpt_membuf *m)
 {
-    if (m->data)
-        FreePool(m->data);
-    m->data = NULL;
+    m->data = fwpt_pool_free(m->data);
     m->len = m->cap = 0;
 }
 

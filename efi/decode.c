@@ -8,6 +8,7 @@
 #include "decode/profile.h"
 #include "decode/pkt_print.h"
 #include "efi/pipeline.h"
+#include "efi/pool.h"
 #include "efi/progress.h"
 #include "efi/timing.h"
 
@@ -72,8 +73,7 @@ void fwpt_flow_summary_free(struct fwpt_flow_summary *fs)
 {
     void *p[] = {fs->mod_insns, fs->funcs, fs->nodes, fs->hash};
     for (unsigned i = 0; i < sizeof p / sizeof p[0]; i++)
-        if (p[i])
-            FreePool(p[i]);
+        fwpt_pool_free(p[i]);
     fwpt_memset(fs, 0, sizeof *fs);
 }
 
@@ -214,8 +214,7 @@ void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt)
         fwpt_printf(&s->o, "flow: %lu bytes of flow.txt did not fit in pool memory: the file is incomplete\n",
                     listing.lost + txt->lost);
     fwpt_membuf_free(&listing);
-    if (cache)
-        FreePool(cache);
+    fwpt_pool_free(cache);
 }
 
 void fwpt_run_top_modules(struct fwpt_run *s)

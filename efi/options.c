@@ -120,6 +120,33 @@ static int fail(char *err, size_t cap, const char *a, const char *b, const char 
     return -1;
 }
 
+/* The words that only set a flag: its offset in struct fwpt_efi_options and the value (stop and ring set one flag
+ * both ways). */
+#define FLAG_WORD(word, field, value) {word, offsetof(struct fwpt_efi_options, field), value}
+static const struct {
+    const char *word;
+    size_t field;
+    bool value;
+} flag_words[] = {
+    FLAG_WORD("help", help, true), FLAG_WORD("-h", help, true), FLAG_WORD("--help", help, true),
+    FLAG_WORD("shutdown", shutdown, true), FLAG_WORD("wait", wait, true), FLAG_WORD("quiet", quiet, true),
+    FLAG_WORD("stop", ring, false), FLAG_WORD("ring", ring, true), FLAG_WORD("tsc", tsc, true),
+    FLAG_WORD("time", time, true), FLAG_WORD("ptwrite", ptwrite, true), FLAG_WORD("noretcomp", noretcomp, true),
+    FLAG_WORD("verify", verify, true),
+};
+#undef FLAG_WORD
+
+/* Sets the flag a names; false when a is not a flag word. */
+static bool set_flag_word(struct fwpt_efi_options *o, const char *a)
+{
+    for (size_t i = 0; i < sizeof flag_words / sizeof flag_words[0]; i++)
+        if (!fwpt_strcmp(a, flag_words[i].word)) {
+            *(bool *)((char *)o + flag_words[i].field) = flag_words[i].value;
+            return true;
+        }
+    return false;
+}
+
 static bool has_prefix(const char *s, const char *p) { return fwpt_strncmp(s, p, fwpt_strlen(p)) == 0; }
 
 static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
@@ -181,29 +208,9 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
             continue;
         }
         first = false;
-        if (!fwpt_strcmp(a, "help") || !fwpt_strcmp(a, "-h") || !fwpt_strcmp(a, "--help")) {
-            o->help = true;
-        } else if (!fwpt_strcmp(a, "shutdown")) {
-            o->shutdown = true;
-        } else if (!fwpt_strcmp(a, "wait")) {
-            o->wait = true;
-        } else if (!fwpt_strcmp(a, "quiet")) {
-            o->quiet = true;
-        } else if (!fwpt_strcmp(a, "stop")) {
-            o->ring = false;
-        } else if (!fwpt_strcmp(a, "ring")) {
-            o->ring = true;
-        } else if (!fwpt_strcmp(a, "tsc")) {
-            o->tsc = true;
-        } else if (!fwpt_strcmp(a, "time")) {
-            o->time = true;
-        } else if (!fwpt_strcmp(a, "ptwrite")) {
-            o->ptwrite = true;
-        } else if (!fwpt_strcmp(a, "noretcomp")) {
-            o->noretcomp = true;
-        } else if (!fwpt_strcmp(a, "verify")) {
-            o->verify = true;
-        } else if (!fwpt_strcmp(a, "trace")) {
+        if (set_flag_word(o, a))
+            continue;
+        if (!fwpt_strcmp(a, "trace")) {
             if (o->trace)
                 return fail(err, err_cap, "'trace' given twice", "", "");
             if (!next_word(&w))

@@ -4,6 +4,7 @@
 #include "arch/rtit.h"
 #include "efi/console.h"
 #include "efi/pipeline.h"
+#include "efi/pool.h"
 #include "topa/restricted.h"
 #include "topa/validate.h"
 
@@ -102,12 +103,9 @@ void fwpt_outmem_free(struct fwpt_outmem *m)
 {
     for (unsigned i = 0; i < m->nallocs; i++)
         uefi_call_wrapper(BS->FreePages, 2, m->allocs[i].base, m->allocs[i].pages);
-    if (m->allocs)
-        FreePool(m->allocs);
-    if (m->region_phys)
-        FreePool(m->region_phys);
-    if (m->table_phys)
-        FreePool(m->table_phys);
+    fwpt_pool_free(m->allocs);
+    fwpt_pool_free(m->region_phys);
+    fwpt_pool_free(m->table_phys);
     fwpt_memset(m, 0, sizeof *m);
 }
 
@@ -238,10 +236,8 @@ EFI_STATUS fwpt_step_readback(const struct fwpt_plan *plan, const struct fwpt_ph
 
 void fwpt_pieces_free(struct fwpt_pieces *p)
 {
-    if (p->spans)
-        FreePool(p->spans);
-    if (p->segs)
-        FreePool(p->segs);
+    fwpt_pool_free(p->spans);
+    fwpt_pool_free(p->segs);
     fwpt_memset(p, 0, sizeof *p);
 }
 
@@ -668,14 +664,12 @@ EFI_STATUS fwpt_pipeline_run(const struct fwpt_run_env *env)
         fwpt_soft_fini(s.soft);
         FreePool(s.soft);
     }
-    if (s.gt)
-        FreePool(s.gt);
+    fwpt_pool_free(s.gt);
     fwpt_target_cleanup(&s.target);
     fwpt_symbols_free(&s.syms);
     fwpt_flow_summary_free(&s.fs);
     fwpt_outmem_free(&s.out);
     fwpt_pieces_free(&s.tr);
-    if (s.decoded)
-        FreePool(s.decoded);
+    fwpt_pool_free(s.decoded);
     return st;
 }

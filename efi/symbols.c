@@ -2,6 +2,7 @@
 #include <efi.h>
 #include <efilib.h>
 #include "efi/pe.h"
+#include "efi/pool.h"
 #include "efi/symbols.h"
 
 static void ascii_from16(const CHAR16 *s, char *out, size_t cap)
@@ -82,8 +83,7 @@ static bool fv_file_name(EFI_LOADED_IMAGE *li, char *file, size_t file_cap, char
 /* decode/image's map of the images, rebuilt whenever img changes. */
 static EFI_STATUS build_map(struct fwpt_symbols *s)
 {
-    if (s->mod)
-        FreePool(s->mod);
+    fwpt_pool_free(s->mod);
     s->mod = AllocateZeroPool((s->count + 1) * sizeof *s->mod);
     s->map = (struct fwpt_modules){s->mod, 0, 0};
     if (!s->mod)
@@ -183,12 +183,8 @@ EFI_STATUS fwpt_symbols_add(struct fwpt_symbols *s, uint64_t base, uint64_t size
 
 void fwpt_symbols_free(struct fwpt_symbols *s)
 {
-    if (s->img)
-        FreePool(s->img);
-    if (s->mod)
-        FreePool(s->mod);
-    s->img = NULL;
-    s->mod = NULL;
+    s->img = fwpt_pool_free(s->img);
+    s->mod = fwpt_pool_free(s->mod);
     s->count = 0;
     s->map = (struct fwpt_modules){NULL, 0, 0};
 }

@@ -2,6 +2,7 @@
 #include <efi.h>
 #include <efilib.h>
 #include "efi/targets.h"
+#include "efi/pool.h"
 #include "efi/volume.h"
 
 #define ALLOC_PAGES_COUNT 16
@@ -196,16 +197,8 @@ void fwpt_target_report(const struct fwpt_target_run *t, const struct fwpt_sink 
 
 void fwpt_target_cleanup(struct fwpt_target_run *t)
 {
-    if (t->buf)
-        FreePool(t->buf);
-    if (t->handles)
-        FreePool(t->handles);
-    if (t->dp)
-        FreePool(t->dp);
-    if (t->image_copy)
-        FreePool(t->image_copy);
-    t->image_copy = NULL;
-    t->buf = NULL;
-    t->handles = NULL;
-    t->dp = NULL;
+    t->buf = fwpt_pool_free(t->buf);
+    t->handles = fwpt_pool_free(t->handles);
+    t->dp = fwpt_pool_free(t->dp);
+    t->image_copy = fwpt_pool_free(t->image_copy);
 }

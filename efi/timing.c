@@ -5,6 +5,7 @@
 #include <efilib.h>
 #include "efi/timing.h"
 #include "efi/pipeline.h"
+#include "efi/pool.h"
 #include "decode/time_spread.h"
 
 #define TIME_FUNCS 4096u   /* functions the time profile tells apart (power of two) */
@@ -43,6 +44,5 @@ void fwpt_efi_time_report(struct fwpt_flow *f, const struct fwpt_time_config *tc
     }
     void *v[] = {mod, funcs, nodes, hash, held, prof, t};
     for (unsigned i = 0; i < sizeof v / sizeof v[0]; i++)
-        if (v[i])
-            FreePool(v[i]);
+        fwpt_pool_free(v[i]);
 }

@@ -2,6 +2,7 @@
 #include <efi.h>
 #include <efilib.h>
 #include "efi/volume.h"
+#include "efi/pool.h"
 
 static const char *efi_status_name(EFI_STATUS st)
 {
@@ -197,8 +198,7 @@ EFI_STATUS fwpt_volume_read(struct fwpt_volume *v, const char *path, UINTN max, 
         return st;
     EFI_FILE_INFO *info = LibFileInfo(f);
     UINTN size = info ? (UINTN)info->FileSize : max;
-    if (info)
-        FreePool(info);
+    fwpt_pool_free(info);
     if (size > max)
         size = max;
     char *buf = AllocatePool(size + 1);

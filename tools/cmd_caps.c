@@ -27,11 +27,7 @@ static void usage(FILE *f)
             "--require-pt, 2 bad usage, 1 CPUID could not be read.\n");
 }
 
-static int bad(const char *opt, const char *why, const char *val)
-{
-    fprintf(stderr, "fwpt caps: %s: %s%s%s%s\n", opt, why, val ? " ('" : "", val ? val : "", val ? "')" : "");
-    return 2;
-}
+static int bad(const char *opt, const char *why, const char *val) { return fwpt_arg_bad("fwpt caps", opt, why, val); }
 
 /* Inverse of the display rule of CPUID.1:EAX (extended family/model fields). */
 static int parse_fms(const char *s, uint32_t *eax)

@@ -114,7 +114,8 @@ static char *read_text(const char *path)
 int fwpt_cmd_dump(int argc, char **argv)
 {
     const char *file = NULL;
-    int jsonl = 0, sync = 0;
+    int jsonl = 0;
+    bool sync = false;
     uint64_t start = 0;
     struct fwpt_cpu_id cpu = {0};
     struct fwpt_errata errata = {0}, of_cpu; /* --errata's, and --cpu's */
@@ -124,11 +125,18 @@ int fwpt_cmd_dump(int argc, char **argv)
     bool no_cyc = false;
     unsigned tcfg_given = 0; /* bit 1: --nom-freq, bit 2: --mtc-freq (as fwpt_sideband_time's found) */
     bool eax_given = false, ebx_given = false;
+    const struct fwpt_arg_flag flags[] = {
+        {"--sync", &sync}, {"--time-delta", &show.delta}, {"--no-wall-clock", &show.no_wall_clock},
+        {"--no-tcal", &tcfg.no_tcal}, {"--no-cyc", &no_cyc}, {"--keep-tcal-on-ovf", &tcfg.keep_tcal_on_ovf},
+    };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        bool *on = fwpt_arg_flag(flags, sizeof flags / sizeof flags[0], a);
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             dump_usage(stdout);
             return 0;
+        } else if (on) {
+            *on = true;
         } else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             if (v && !strcmp(v, "text"))
@@ -153,8 +161,6 @@ int fwpt_cmd_dump(int argc, char **argv)
                 return 2;
             }
             have_cpu = true;
-        } else if (!strcmp(a, "--sync")) {
-            sync = 1;
         } else if (!strcmp(a, "--time") || !strcmp(a, "--tcal")) {
             if (a[2] == 't' && a[3] == 'i' ? show.tcal : show.time) {
                 fprintf(stderr, "fwpt dump: specify either --time or --tcal\n");
@@ -164,16 +170,6 @@ int fwpt_cmd_dump(int argc, char **argv)
                 show.time = true;
             else
                 show.tcal = true;
-        } else if (!strcmp(a, "--time-delta")) {
-            show.delta = true;
-        } else if (!strcmp(a, "--no-wall-clock")) {
-            show.no_wall_clock = true;
-        } else if (!strcmp(a, "--no-tcal")) {
-            tcfg.no_tcal = true;
-        } else if (!strcmp(a, "--no-cyc")) {
-            no_cyc = true;
-        } else if (!strcmp(a, "--keep-tcal-on-ovf")) {
-            tcfg.keep_tcal_on_ovf = true;
         } else if (!strcmp(a, "--mtc-freq") || !strcmp(a, "--nom-freq") || !strcmp(a, "--cpuid-0x15.eax") ||
                    !strcmp(a, "--cpuid-0x15.ebx")) {
             const char *v = i + 1 < argc ? argv[++i] : NULL;
@@ -206,13 +202,8 @@ int fwpt_cmd_dump(int argc, char **argv)
                 return 2;
             }
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "fwpt dump: unknown option '%s'\n", a);
-            dump_usage(stderr);
-            return 2;
-        } else if (!file) {
-            file = a;
-        } else {
-            fprintf(stderr, "fwpt dump: more than one FILE ('%s', '%s')\n", file, a);
+            return fwpt_arg_unknown("fwpt dump", "unknown option", a, dump_usage);
+        } else if (fwpt_arg_operand("fwpt dump", "FILE", &file, a)) {
             return 2;
         }
     }

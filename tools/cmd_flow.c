@@ -36,7 +36,7 @@
 #include "tools/sideband.h"
 #include "tools/zydis.h"
 
-static int quiet; /* --quiet: no notes on stderr (errors still) */
+static bool quiet; /* --quiet: no notes on stderr (errors still) */
 
 /* A note on stderr: what the tool did about something missing or odd, decoding on. */
 __attribute__((format(printf, 1, 2))) static void note(const char *fmt, ...)
@@ -55,31 +55,6 @@ struct images {
     size_t n, cap;
 };
 
-static int load_file(const char *path, uint8_t **data, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *b = malloc(cap);
-    for (;;) {
-        if (!b) {
-            fclose(f);
-            return -1;
-        }
-        size_t r = fread(b + n, 1, cap - n, f);
-        n += r;
-        if (n < cap)
-            break;
-        cap *= 2;
-        b = realloc(b, cap);
-    }
-    fclose(f);
-    *data = b;
-    *size = n;
-    return 0;
-}
-
 static struct fwpt_module *add_image(struct images *im)
 {
     if (im->n == im->cap) {
@@ -95,50 +70,18 @@ static struct fwpt_module *add_image(struct images *im)
     return m;
 }
 
-struct image_fields {
-    char name[256], file[512];
-    uint64_t base, size;
-    int have_base, have_size;
-    const char *dir;
-    struct images *im;
-};
-
-static int add_sideband_image(void *ctx)
+/* An image of sideband.json's list into the map (one whose file cannot be read is kept without code, and said). */
+static int add_sideband_image(void *ctx, const struct fwpt_sideband_image *s)
 {
-    struct image_fields *v = ctx;
-    if (!v->have_base)
-        return 0;
-    struct fwpt_module *m = add_image(v->im);
-    m->name = strdup(v->name[0] ? v->name : "?");
-    m->base = v->base;
-    m->size = v->have_size ? v->size : 0;
-    if (v->file[0]) {
-        char path[2048];
-        uint8_t *code;
-        size_t code_size;
-        snprintf(path, sizeof path, "%s/%s", v->dir, v->file);
-        if (load_file(path, &code, &code_size) != 0) {
-            note("fwpt flow: %s: %s (image %s without code)\n", path, strerror(errno), m->name);
-        } else {
-            m->code = code;
-            m->code_size = code_size;
-        }
-        if (!v->have_size)
-            m->size = m->code_size;
-    }
+    struct fwpt_module *m = add_image(ctx);
+    m->name = strdup(s->name);
+    m->base = s->base;
+    m->size = s->size;
+    m->code = s->code;
+    m->code_size = s->code_size;
+    if (s->err)
+        note("fwpt flow: %s: %s (image %s without code)\n", s->path, strerror(s->err), m->name);
     return 0;
-}
-
-static int parse_sideband(const char *text, const char *dir, struct images *im)
-{
-    struct image_fields v = {.dir = dir, .im = im};
-    const struct fwpt_json_field f[] = {
-        {"name", v.name, sizeof v.name, NULL, NULL},
-        {"file", v.file, sizeof v.file, NULL, NULL},
-        {"base", NULL, 0, &v.base, &v.have_base},
-        {"size", NULL, 0, &v.size, &v.have_size},
-    };
-    return fwpt_json_array(fwpt_json_value(text, "images"), f, sizeof f / sizeof f[0], add_sideband_image, &v);
 }
 
 struct filter_fields {
@@ -325,8 +268,10 @@ static int cmp_base(const void *a, const void *b)
 int fwpt_cmd_flow(int argc, char **argv)
 {
     const char *path = NULL, *format = "text";
-    int calls = 0, profile = 0, no_disasm = 0, iflags = 0, slow_print = 0, show_time = 0, ticks = 0, by_time = 0;
-    quiet = 0;
+    bool calls = false, profile = false, no_disasm = false, iflags = false, slow_print = false, show_time = false,
+         ticks = false;
+    int by_time = 0;
+    quiet = false;
     struct fwpt_time_config tcfg = {0};
     unsigned tcfg_given = 0; /* as fwpt_sideband_time's found: bit 0 CPUID 15H (both), 1 nom, 2 MTCFreq */
     uint64_t cpuid15_ecx = 0;
@@ -342,12 +287,20 @@ int fwpt_cmd_flow(int argc, char **argv)
     static struct flow_summary fsum = {.cov_size = 1 << 16};
     uint64_t jobs = 0, split = 0;
     int walk_insn = 0;
+    const struct fwpt_arg_flag flags[] = {
+        {"--calls", &calls}, {"--profile", &profile}, {"--no-disasm", &no_disasm}, {"--slow-print", &slow_print},
+        {"--quiet", &quiet}, {"-q", &quiet}, {"--iflags", &iflags}, {"--time", &show_time}, {"--ticks", &ticks},
+        {"--keep-tcal-on-ovf", &tcfg.keep_tcal_on_ovf}, {"--edges", &fsum.edges},
+    };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool *on = fwpt_arg_flag(flags, sizeof flags / sizeof flags[0], a);
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
+        } else if (on) {
+            *on = true;
         } else if (!strcmp(a, "--format") && v) {
             format = v, i++;
         } else if (!strncmp(a, "--format=", 9)) {
@@ -365,7 +318,7 @@ int fwpt_cmd_flow(int argc, char **argv)
             uint8_t *code;
             size_t code_size;
             m->base = base;
-            if (load_file(name, &code, &code_size) != 0) {
+            if (fwpt_file_load(name, &code, &code_size) != 0) {
                 fprintf(stderr, "fwpt flow: %s: %s\n", name, strerror(errno));
                 return 1;
             }
@@ -403,14 +356,6 @@ int fwpt_cmd_flow(int argc, char **argv)
             filter[n_filter][0] = fa;
             filter[n_filter][1] = fb;
             n_filter++;
-        } else if (!strcmp(a, "--iflags")) {
-            iflags = 1;
-        } else if (!strcmp(a, "--time")) {
-            show_time = 1;
-        } else if (!strcmp(a, "--ticks")) {
-            ticks = 1;
-        } else if (!strcmp(a, "--keep-tcal-on-ovf")) {
-            tcfg.keep_tcal_on_ovf = true;
         } else if (!strcmp(a, "--by") && v && (!strcmp(v, "time") || !strcmp(v, "insns"))) {
             by_time = !strcmp(v, "time"), i++;
         } else if ((!strcmp(a, "--mtc-freq") || !strcmp(a, "--nom-freq") || !strcmp(a, "--cpuid-0x15.eax") ||
@@ -439,8 +384,6 @@ int fwpt_cmd_flow(int argc, char **argv)
             chrome_path = v, i++;
         } else if (!strcmp(a, "--report") && v) {
             report_path = v, i++;
-        } else if (!strcmp(a, "--edges")) {
-            fsum.edges = true;
         } else if (!strcmp(a, "--coverage") && v) {
             fsum.cov_path = v, i++;
         } else if (!strcmp(a, "--coverage-size") && v) {
@@ -470,28 +413,13 @@ int fwpt_cmd_flow(int argc, char **argv)
                 return 2;
             }
             walk_insn = !strcmp(v, "insn");
-        } else if (!strcmp(a, "--calls")) {
-            calls = 1;
-        } else if (!strcmp(a, "--profile")) {
-            profile = 1;
-        } else if (!strcmp(a, "--no-disasm")) {
-            no_disasm = 1;
-        } else if (!strcmp(a, "--slow-print")) {
-            slow_print = 1;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
         } else if (!strcmp(a, "--top") && v && fwpt_parse_u64(v, 0, &top) == 0) {
             i++;
         } else if (!strcmp(a, "--depth") && v && fwpt_parse_u64(v, 0, &depth) == 0) {
             i++;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "fwpt flow: unknown or incomplete option '%s'\n", a);
-            usage(stderr);
-            return 2;
-        } else if (!path) {
-            path = a;
-        } else {
-            fprintf(stderr, "fwpt flow: more than one DIR|FILE ('%s', '%s')\n", path, a);
+            return fwpt_arg_unknown("fwpt flow", "unknown or incomplete option", a, usage);
+        } else if (fwpt_arg_operand("fwpt flow", "DIR|FILE", &path, a)) {
             return 2;
         }
     }
@@ -519,17 +447,17 @@ int fwpt_cmd_flow(int argc, char **argv)
     if (S_ISDIR(st.st_mode)) {
         char p[2048];
         snprintf(p, sizeof p, "%s/trace.pt", path);
-        if (load_file(p, &trace, &trace_size) != 0) {
+        if (fwpt_file_load(p, &trace, &trace_size) != 0) {
             fprintf(stderr, "fwpt flow: %s: %s\n", p, strerror(errno));
             return 1;
         }
         snprintf(p, sizeof p, "%s/sideband.json", path);
         uint8_t *sb;
         size_t sbn;
-        if (load_file(p, &sb, &sbn) == 0) {
+        if (fwpt_file_load(p, &sb, &sbn) == 0) {
             sb = realloc(sb, sbn + 1);
             sb[sbn] = 0;
-            if (parse_sideband((const char *)sb, path, &im) != 0)
+            if (fwpt_sideband_images((const char *)sb, path, add_sideband_image, &im) != 0)
                 note("fwpt flow: %s: no usable \"images\" list (continuing with what was read)\n", p);
             if (!n_filter) {
                 int nf = parse_sideband_filters((const char *)sb, filter);
@@ -563,7 +491,7 @@ int fwpt_cmd_flow(int argc, char **argv)
         } else {
             note("fwpt flow: %s: %s (no images: addresses only)\n", p, strerror(errno));
         }
-    } else if (load_file(path, &trace, &trace_size) != 0) {
+    } else if (fwpt_file_load(path, &trace, &trace_size) != 0) {
         fprintf(stderr, "fwpt flow: %s: %s\n", path, strerror(errno));
         return 1;
     }

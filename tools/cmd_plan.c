@@ -28,11 +28,7 @@ static void usage(FILE *f)
             "exit: 0 plan printed, 1 plan refused, 2 bad usage.\n");
 }
 
-static int bad(const char *opt, const char *why, const char *val)
-{
-    fprintf(stderr, "fwpt plan: %s: %s%s%s%s\n", opt, why, val ? " ('" : "", val ? val : "", val ? "')" : "");
-    return 2;
-}
+static int bad(const char *opt, const char *why, const char *val) { return fwpt_arg_bad("fwpt plan", opt, why, val); }
 
 static const char *const value_options[] = {"--size", "--region", "--mode", "--entries-per-table", "--phys", "--max-entries", "--profile", "--leaf7-ebx", "--leaf14-0", "--leaf14-1", "--maxphyaddr", "--vendor", "--max-leaf", NULL};
 

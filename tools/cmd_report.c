@@ -38,10 +38,7 @@ int fwpt_cmd_report(int argc, char **argv)
             args[n++] = argv[i]; /* a flow option: --cpu X, --filter A-B, --image F@A take a value */
             if (i + 1 < argc && (!strcmp(a, "--cpu") || !strcmp(a, "--filter") || !strcmp(a, "--image")))
                 args[n++] = argv[++i];
-        } else if (!dir) {
-            dir = a;
-        } else {
-            fprintf(stderr, "fwpt report: more than one DIR ('%s', '%s')\n", dir, a);
+        } else if (fwpt_arg_operand("fwpt report", "DIR", &dir, a)) {
             return 2;
         }
     }

@@ -17,6 +17,22 @@ int fwpt_cmd_report(int argc, char **argv);
 /* A sink writing to a stdio stream. */
 struct fwpt_sink fwpt_file_sink(FILE *f);
 
+/* The bad-usage messages of the commands' argument loops (tools/fwpt.c), on stderr, each beginning with cmd
+ * ("fwpt caps"); each returns 2, the bad-usage exit status. fwpt_arg_bad: "CMD: OPT: WHY", and " ('VAL')" when
+ * a value is given. fwpt_arg_unknown: "CMD: WHAT 'A'" for an option the command does not take (WHAT: "unknown
+ * option"), then the usage. fwpt_arg_operand: the first operand into *slot (0 returned); a second one is
+ * "CMD: more than one WHAT ('FIRST', 'A')". */
+int fwpt_arg_bad(const char *cmd, const char *opt, const char *why, const char *val);
+int fwpt_arg_unknown(const char *cmd, const char *what, const char *a, void (*usage)(FILE *f));
+int fwpt_arg_operand(const char *cmd, const char *what, const char **slot, const char *a);
+/* An option that only switches something on (--quiet): its name and the flag it sets. fwpt_arg_flag: the flag of
+ * the one of the n named a, or NULL. */
+struct fwpt_arg_flag {
+    const char *name;
+    bool *on;
+};
+bool *fwpt_arg_flag(const struct fwpt_arg_flag *f, size_t n, const char *a);
+
 /* CPUID register arguments (tools/cpuid_args.c), for caps and plan: a 32-bit hex value (0 ok,
  * -1 bad); "EAX,EBX,ECX,EDX" in hex (0 ok, -1 bad, 1 for a not-read marker such as n/a, or four
  * of them, as pasted from cpuid_leaf14.tsv). */

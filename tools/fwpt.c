@@ -11,6 +11,37 @@ struct fwpt_sink fwpt_file_sink(FILE *f)
     return s;
 }
 
+int fwpt_arg_bad(const char *cmd, const char *opt, const char *why, const char *val)
+{
+    fprintf(stderr, "%s: %s: %s%s%s%s\n", cmd, opt, why, val ? " ('" : "", val ? val : "", val ? "')" : "");
+    return 2;
+}
+
+int fwpt_arg_unknown(const char *cmd, const char *what, const char *a, void (*usage)(FILE *f))
+{
+    fprintf(stderr, "%s: %s '%s'\n", cmd, what, a);
+    usage(stderr);
+    return 2;
+}
+
+int fwpt_arg_operand(const char *cmd, const char *what, const char **slot, const char *a)
+{
+    if (!*slot) {
+        *slot = a;
+        return 0;
+    }
+    fprintf(stderr, "%s: more than one %s ('%s', '%s')\n", cmd, what, *slot, a);
+    return 2;
+}
+
+bool *fwpt_arg_flag(const struct fwpt_arg_flag *f, size_t n, const char *a)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(a, f[i].name))
+            return f[i].on;
+    return NULL;
+}
+
 static const struct {
     const char *name;
     int (*fn)(int, char **);

@@ -1,5 +1,7 @@
 /* fwpt host tool — reading sideband.json: see tools/sideband.h. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tools/sideband.h"
 #include "base/text.h"
@@ -172,6 +174,73 @@ int fwpt_json_array(const char *p, const struct fwpt_json_field *f, size_t n, in
             p = ws(p + 1);
     }
     return *p == ']' ? 0 : -1;
+}
+
+int fwpt_file_load(const char *path, uint8_t **data, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *b = malloc(cap);
+    for (;;) {
+        if (!b) {
+            fclose(f);
+            return -1;
+        }
+        size_t r = fread(b + n, 1, cap - n, f);
+        n += r;
+        if (n < cap)
+            break;
+        cap *= 2;
+        b = realloc(b, cap);
+    }
+    fclose(f);
+    *data = b;
+    *size = n;
+    return 0;
+}
+
+struct image_fields {
+    char name[256], file[512];
+    uint64_t base, size;
+    int have_base, have_size;
+    const char *dir;
+    int (*each)(void *ctx, const struct fwpt_sideband_image *im);
+    void *ctx;
+};
+
+static int read_image(void *ctx)
+{
+    struct image_fields *v = ctx;
+    if (!v->have_base)
+        return 0;
+    struct fwpt_sideband_image im = {v->name[0] ? v->name : "?", v->base, 0, NULL, 0, NULL, 0};
+    char path[2048];
+    if (v->file[0]) {
+        snprintf(path, sizeof path, "%s/%s", v->dir, v->file);
+        im.path = path;
+        if (fwpt_file_load(path, &im.code, &im.code_size) != 0) {
+            im.err = errno;
+            im.code = NULL;
+            im.code_size = 0;
+        }
+    }
+    im.size = v->have_size ? v->size : im.code_size;
+    return v->each(v->ctx, &im);
+}
+
+int fwpt_sideband_images(const char *text, const char *dir,
+                         int (*each)(void *ctx, const struct fwpt_sideband_image *im), void *ctx)
+{
+    struct image_fields v = {.dir = dir, .each = each, .ctx = ctx};
+    const struct fwpt_json_field f[] = {
+        {"name", v.name, sizeof v.name, NULL, NULL},
+        {"file", v.file, sizeof v.file, NULL, NULL},
+        {"base", NULL, 0, &v.base, &v.have_base},
+        {"size", NULL, 0, &v.size, &v.have_size},
+    };
+    return fwpt_json_array(fwpt_json_value(text, "images"), f, sizeof f / sizeof f[0], read_image, &v);
 }
 
 /* The "cpu" object of sideband.json: vendor, family, model, stepping (a signature of 0 means the

@@ -1,5 +1,5 @@
 /* fwpt host tool — reading sideband.json (written by efi/session.c): a minimal, tolerant JSON object
- * reader, and the values several commands take from it (the processor, the timing configuration). */
+ * reader, and the values several commands take from it (the images, the processor, the timing configuration). */
 #ifndef FWPT_TOOLS_SIDEBAND_H
 #define FWPT_TOOLS_SIDEBAND_H
 
@@ -27,6 +27,24 @@ const char *fwpt_json_value(const char *text, const char *key);
 /* The array of objects at p ('['): each read with fwpt_json_object into f, then handed to each(ctx) (return
  * nonzero to stop with -1). 0 at the end of the array, -1 when malformed. */
 int fwpt_json_array(const char *p, const struct fwpt_json_field *f, size_t n, int (*each)(void *ctx), void *ctx);
+
+/* A whole file into malloc'd memory (*data, *size bytes): 0, or -1 with errno set. */
+int fwpt_file_load(const char *path, uint8_t **data, size_t *size);
+
+/* One image of sideband.json's "images" list: name ("?" when it has none), base, size (the size of its code when
+ * it gives none), and the code of its file (DIR/file) when it names one. */
+struct fwpt_sideband_image {
+    const char *name;
+    uint64_t base, size;
+    uint8_t *code;    /* malloc'd, the callee's to keep or free; NULL: no file, or it could not be read */
+    size_t code_size;
+    const char *path; /* DIR/file, or NULL when the image names no file */
+    int err;          /* why path could not be read (errno), else 0 */
+};
+/* Each image of the "images" list that has a base, handed to each(ctx, im) (name and path live during the call;
+ * return nonzero to stop with -1). 0 at the end of the list, -1 when there is none or it is malformed. */
+int fwpt_sideband_images(const char *text, const char *dir,
+                         int (*each)(void *ctx, const struct fwpt_sideband_image *im), void *ctx);
 
 /* The "cpu" object: vendor, family, model, stepping (a signature of 0 means the processor was not
  * identified). 0: *id filled (known only when family and model were found); 1: no "cpu" object (*id:

@@ -161,29 +161,20 @@ static int measure(struct input *in, int add_to_total)
     return rc;
 }
 
-/* sideband.json's images, as fwpt flow reads them */
-struct image_fields {
-    char name[256], file[512];
-    uint64_t base, size;
-    int have_base, have_size;
-    const char *dir;
-    struct input *in;
-};
-static int add_image(void *ctx)
+/* sideband.json's images, read as fwpt flow reads them (tools/sideband) */
+static int add_image(void *ctx, const struct fwpt_sideband_image *s)
 {
-    struct image_fields *v = ctx;
-    if (!v->have_base || v->in->nim == 128)
+    struct input *in = ctx;
+    if (in->nim == 128) {
+        free(s->code);
         return 0;
-    struct image *m = &v->in->im[v->in->nim++];
-    memset(m, 0, sizeof *m);
-    snprintf(m->name, sizeof m->name, "%s", v->name[0] ? v->name : "?");
-    m->base = v->base;
-    if (v->file[0]) {
-        char path[4800];
-        snprintf(path, sizeof path, "%s/%s", v->dir, v->file);
-        m->code = (uint8_t *)slurp(path, &m->code_size);
     }
-    m->size = v->have_size ? v->size : m->code_size;
+    struct image *m = &in->im[in->nim++];
+    snprintf(m->name, sizeof m->name, "%s", s->name);
+    m->base = s->base;
+    m->size = s->size;
+    m->code = s->code;
+    m->code_size = s->code_size;
     return 0;
 }
 
@@ -209,14 +200,7 @@ static int bench_dir(const char *name, const char *dir)
         return 1;
     }
     sb[sbn] = 0;
-    struct image_fields v = {.dir = dir, .in = &in};
-    const struct fwpt_json_field f[] = {
-        {"name", v.name, sizeof v.name, NULL, NULL},
-        {"file", v.file, sizeof v.file, NULL, NULL},
-        {"base", NULL, 0, &v.base, &v.have_base},
-        {"size", NULL, 0, &v.size, &v.have_size},
-    };
-    fwpt_json_array(fwpt_json_value(sb, "images"), f, 4, add_image, &v);
+    fwpt_sideband_images(sb, dir, add_image, &in);
     qsort(in.im, in.nim, sizeof in.im[0], cmp_base);
     for (size_t i = 0; i < in.nim; i++)
         in.mv[i] = (struct fwpt_module){in.im[i].name, in.im[i].base, in.im[i].size, NULL, 0};
