@@ -1,6 +1,6 @@
 /* fwpt — the IA32_RTIT_* MSR sequence (SDM Vol. 3C "Enabling and Configuration MSRs"). Freestanding. */
-#include <stddef.h>
 #include "arch/trace.h"
+#include "base/fields.h"
 #include "base/text.h"
 
 #define OUTPUT_BASE_RESERVED_LOW FWPT_FIELD(6, 0) /* IA32_RTIT_OUTPUT_BASE[6:0] reserved */
@@ -154,7 +154,7 @@ void fwpt_trace_timing_small(struct fwpt_trace_config *cfg, const struct fwpt_ca
 
 /* The IA32_RTIT_CTL bits that are one flag of the configuration each (SDM Vol. 3C "IA32_RTIT_CTL MSR"): the
  * flag's offset in struct fwpt_trace_config and the bit. */
-#define CTL_FLAG(field, bit) {offsetof(struct fwpt_trace_config, field), bit}
+#define CTL_FLAG(field, bit) {FWPT_BOOL_FIELD(struct fwpt_trace_config, field), bit}
 static const struct {
     size_t field;
     uint64_t bit;
@@ -172,7 +172,7 @@ uint64_t fwpt_trace_ctl(const struct fwpt_trace_config *cfg, const struct fwpt_c
     if (cfg->branch_en || fwpt_trace_branch_en_always_on(caps))
         ctl |= RTIT_CTL_BRANCHEN;
     for (size_t i = 0; i < sizeof ctl_flags / sizeof ctl_flags[0]; i++)
-        if (*(const bool *)((const char *)cfg + ctl_flags[i].field))
+        if (*fwpt_bool_at((void *)cfg, ctl_flags[i].field))
             ctl |= ctl_flags[i].bit;
     if (cfg->mtc_en) /* a field is written only with its enable */
         ctl |= RTIT_CTL_MTCEN | FWPT_PUT(RTIT_CTL_MTCFREQ, cfg->mtc_freq);

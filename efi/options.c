@@ -1,5 +1,6 @@
 /* fwpt — option parsing for the EFI application (pure: no EFI headers, host-tested). */
 #include "efi/options.h"
+#include "base/fields.h"
 #include "base/text.h"
 
 static const char *const target_names[] = {
@@ -122,7 +123,7 @@ static int fail(char *err, size_t cap, const char *a, const char *b, const char 
 
 /* The words that only set a flag: its offset in struct fwpt_efi_options and the value (stop and ring set one flag
  * both ways). */
-#define FLAG_WORD(word, field, value) {word, offsetof(struct fwpt_efi_options, field), value}
+#define FLAG_WORD(word, field, value) {word, FWPT_BOOL_FIELD(struct fwpt_efi_options, field), value}
 static const struct {
     const char *word;
     size_t field;
@@ -141,7 +142,7 @@ static bool set_flag_word(struct fwpt_efi_options *o, const char *a)
 {
     for (size_t i = 0; i < sizeof flag_words / sizeof flag_words[0]; i++)
         if (!fwpt_strcmp(a, flag_words[i].word)) {
-            *(bool *)((char *)o + flag_words[i].field) = flag_words[i].value;
+            *fwpt_bool_at(o, flag_words[i].field) = flag_words[i].value;
             return true;
         }
     return false;
