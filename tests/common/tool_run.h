@@ -9,6 +9,15 @@
 /* The tool's path into path (cap bytes): 1 when it is there to run; 0 when it is not built, said on stderr (the
  * caller fails a CHECK and ends). */
 int tool_find(char *path, size_t cap);
+/* In a test's main (tests/check.h included): the tool's path into the array tool, or the test ends there with a
+ * failed check and its summary line under name. */
+#define TOOL_FIND_OR_END(tool, name)                                                                                   \
+    do {                                                                                                               \
+        if (!tool_find(tool, sizeof tool)) {                                                                           \
+            CHECK(!"fwpt tool present");                                                                               \
+            return check_summary(name);                                                                                \
+        }                                                                                                              \
+    } while (0)
 
 /* `fwpt CMD ARGS 2>&1` into out (NUL-terminated, at most cap - 1 bytes); returns the exit status,
  * -1 if it could not run or did not exit. */

@@ -651,10 +651,7 @@ static void check_usage(void)
 
 int main(void)
 {
-    if (!tool_find(tool, sizeof tool)) {
-        CHECK(!"fwpt tool present");
-        return check_summary("test_dump_tool");
-    }
+    TOOL_FIND_OR_END(tool, "test_dump_tool");
     snprintf(dir, sizeof dir, "/tmp/fwpt-dump-XXXXXX");
     if (!mkdtemp(dir))
         return 1;

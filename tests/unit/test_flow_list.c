@@ -520,10 +520,7 @@ int main(void)
     printf("flow_list: %lu listings compared (%lu lines, %lu decode errors among them)\n", n_listings, n_lines,
            n_errors);
 
-    if (!tool_find(tool, sizeof tool)) {
-        CHECK(!"fwpt tool present");
-        return check_summary("flow_list");
-    }
+    TOOL_FIND_OR_END(tool, "flow_list");
     char dir[] = "/tmp/fwpt-list-XXXXXX", pdir[] = "/tmp/fwpt-list-XXXXXX";
     if (!mkdtemp(dir) || !mkdtemp(pdir))
         return 1;

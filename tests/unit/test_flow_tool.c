@@ -121,10 +121,7 @@ static void check_corrupted(const char *tool, const char *path, const char *img,
 int main(void)
 {
     char tool[1024];
-    if (!tool_find(tool, sizeof tool)) {
-        CHECK(!"fwpt tool present");
-        return check_summary("flow_tool");
-    }
+    TOOL_FIND_OR_END(tool, "flow_tool");
     char dir[] = "/tmp/fwpt-flow-XXXXXX";
     if (!mkdtemp(dir))
         return 1;

@@ -148,10 +148,7 @@ static void check_options(void)
 
 int main(void)
 {
-    if (!tool_find(tool, sizeof tool)) {
-        CHECK(!"fwpt tool present");
-        return check_summary("summary_tool");
-    }
+    TOOL_FIND_OR_END(tool, "summary_tool");
     snprintf(tmp, sizeof tmp, "/tmp/fwpt-sumtool-XXXXXX");
     if (!mkdtemp(tmp))
         return 1;
