@@ -10,7 +10,6 @@
 #include "arch/caps.h"
 #include "arch/cpu_replay.h"
 #include "tools/commands.h"
-#include "tools/cpu_host.h"
 #include "topa/plan.h"
 #include "topa/validate.h"
 
@@ -22,6 +21,7 @@ static void usage(FILE *f)
             "CPU:   nothing (this machine), --profile NAME (fwpt caps --list-profiles), or registers as in\n"
             "       fwpt caps: --leaf7-ebx X --leaf14-0 EAX,EBX,ECX,EDX [--leaf14-1 EAX,EBX,ECX,EDX]\n"
             "       [--maxphyaddr N] [--vendor GenuineIntel] [--max-leaf X]\n"
+            "       [--leaf1-eax X | --family-model-stepping F/M/S] [--leaf1a-eax X]\n"
             "sizes: 4096, 64K, 2M, 0x1000. --size default 2M, --region default 64K (multi-entry ToPA).\n"
             "--entries-per-table 2..512 (default 512 = one 4K page; smaller values chain tables).\n"
             "--phys: where the illustrative allocation starts (default 0x100000000).\n"
@@ -30,21 +30,18 @@ static void usage(FILE *f)
 
 static int bad(const char *opt, const char *why, const char *val) { return fwpt_arg_bad("fwpt plan", opt, why, val); }
 
-static const char *const value_options[] = {"--size", "--region", "--mode", "--entries-per-table", "--phys", "--max-entries", "--profile", "--leaf7-ebx", "--leaf14-0", "--leaf14-1", "--maxphyaddr", "--vendor", "--max-leaf", NULL};
+static const char *const plan_options[] = {"--size", "--region", "--mode", "--entries-per-table", "--phys",
+                                           "--max-entries", NULL};
 
 int fwpt_cmd_plan(int argc, char **argv)
 {
     struct fwpt_cpuid_snapshot snap;
     struct fwpt_caps caps;
     struct fwpt_plan_options opt = {0, 0, FWPT_PLAN_STOP, false, false, 0};
-    const struct fwpt_cpu_profile *profile = NULL;
-    bool recorded = false, have_max = false, have_14_0 = false, have_14_1 = false;
-    uint32_t max_leaf = 0;
+    struct fwpt_cpu_args cpu;
     uint64_t phys = 0x100000000ull, max_entries = 64;
-    struct fwpt_cpuid_regs r0 = {0, 0, 0, 0}, r1 = {0, 0, 0, 0};
 
-    memset(&snap, 0, sizeof snap);
-    strcpy(snap.vendor, "GenuineIntel");
+    fwpt_cpu_args_init(&cpu, "fwpt plan");
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
@@ -60,7 +57,7 @@ int fwpt_cmd_plan(int argc, char **argv)
         if (strncmp(o, "--", 2))
             return bad(o, "unexpected argument (see fwpt plan --help)", NULL);
         const char *v = i + 1 < argc ? argv[++i] : NULL;
-        if (!fwpt_arg_in(o, value_options))
+        if (!fwpt_arg_in(o, plan_options) && !fwpt_arg_in(o, fwpt_cpu_value_options))
             return bad(o, "unknown option (see fwpt plan --help)", NULL);
         if (!v)
             return bad(o, "needs a value", NULL);
@@ -88,61 +85,12 @@ int fwpt_cmd_plan(int argc, char **argv)
         } else if (!strcmp(o, "--max-entries")) {
             if (fwpt_parse_u64(v, 0, &max_entries) || !max_entries)
                 return bad(o, "expected a number", v);
-        } else if (!strcmp(o, "--profile")) {
-            if (!(profile = fwpt_cpu_profile_find(v)))
-                return bad(o, "no such profile (fwpt caps --list-profiles)", v);
-        } else if (!strcmp(o, "--leaf7-ebx")) {
-            recorded = true;
-            if (fwpt_arg_hex32(v, &snap.leaf7_ebx))
-                return bad(o, "expected a 32-bit hex value", v);
-        } else if (!strcmp(o, "--leaf14-0")) {
-            recorded = have_14_0 = true;
-            if (fwpt_arg_regs(v, &r0) != 0)
-                return bad(o, "expected EAX,EBX,ECX,EDX in hex", v);
-        } else if (!strcmp(o, "--leaf14-1")) {
-            recorded = have_14_1 = true;
-            if (fwpt_arg_regs(v, &r1) != 0)
-                return bad(o, "expected EAX,EBX,ECX,EDX in hex", v);
-        } else if (!strcmp(o, "--maxphyaddr")) {
-            recorded = true;
-            if (fwpt_parse_u64(v, 0, &n) || n < 1 || n > 64)
-                return bad(o, "expected a bit count 1..64 (decimal)", v);
-            snap.maxphyaddr = (uint32_t)n;
-            snap.max_ext_leaf = 0x80000008u;
-        } else if (!strcmp(o, "--vendor")) {
-            recorded = true;
-            if (strlen(v) != 12)
-                return bad(o, "expected a 12-character vendor string such as GenuineIntel", v);
-            strcpy(snap.vendor, v);
-        } else if (!strcmp(o, "--max-leaf")) {
-            recorded = have_max = true;
-            if (fwpt_arg_hex32(v, &max_leaf) || max_leaf >= 0x80000000u)
-                return bad(o, "expected a basic leaf number in hex", v);
-        } else {
-            return bad(o, "unknown option (see fwpt plan --help)", NULL);
-        }
-    }
-    if (profile && recorded)
-        return bad("--profile", "cannot be combined with register options", NULL);
-    if (profile) {
-        fwpt_cpu_profile_snapshot(profile, &snap);
-    } else if (recorded) {
-        snap.max_basic_leaf = have_max ? max_leaf : have_14_0 ? 0x14 : 0x0d;
-        if (snap.max_basic_leaf >= 0x14) {
-            snap.has_leaf14_0 = have_14_0;
-            snap.leaf14_0 = r0;
-            snap.has_leaf14_1 = have_14_0 && have_14_1 && r0.eax >= 1;
-            if (snap.has_leaf14_1)
-                snap.leaf14_1 = r1;
-        }
-    } else {
-        struct fwpt_cpu cpu = fwpt_host_cpu();
-        enum fwpt_status st = fwpt_caps_read(&cpu, &snap);
-        if (st != FWPT_OK) {
-            fprintf(stderr, "fwpt plan: reading CPUID failed: %s\n", fwpt_status_msg(st));
+        } else if (fwpt_cpu_arg(&cpu, o, v)) {
             return 2;
         }
     }
+    if (fwpt_cpu_args_snapshot(&cpu, &snap))
+        return 2; /* bad usage, or this machine's CPUID could not be read (said) */
     fwpt_caps_parse(&snap, &caps);
 
     struct fwpt_sink out = fwpt_file_sink(stdout);

@@ -42,4 +42,24 @@ int fwpt_arg_regs(const char *s, struct fwpt_cpuid_regs *r);
 /* opt is one of the NULL-terminated names: so "needs a value" is said only of real options. */
 bool fwpt_arg_in(const char *opt, const char *const *names);
 
+/* The CPU that caps and plan describe (tools/cpuid_args.c): this machine, --profile NAME, or CPUID registers
+ * (--leaf7-ebx, --leaf14-0, --leaf14-1, --maxphyaddr, --vendor, --max-leaf, --leaf1-eax,
+ * --family-model-stepping, --leaf1a-eax), with the same options, rules and messages in both commands. */
+struct fwpt_cpu_args {
+    const char *cmd; /* "fwpt caps": the messages' prefix */
+    const struct fwpt_cpu_profile *profile;
+    bool recorded, have_max, have_14_0, have_14_1, have_1a;
+    uint32_t max_leaf;
+    struct fwpt_cpuid_regs r14_0, r14_1;
+    struct fwpt_cpuid_snapshot snap; /* the registers given so far */
+};
+/* The CPU options that take a value (NULL-terminated). */
+extern const char *const fwpt_cpu_value_options[];
+void fwpt_cpu_args_init(struct fwpt_cpu_args *c, const char *cmd);
+/* o (one of fwpt_cpu_value_options) with its value v: 0 taken, 2 bad (said on stderr). */
+int fwpt_cpu_arg(struct fwpt_cpu_args *c, const char *o, const char *v);
+/* The CPU described, as fwpt_caps_read would snapshot it: 0; 2 bad usage (said); 1 CPUID of this machine could
+ * not be read (said). */
+int fwpt_cpu_args_snapshot(struct fwpt_cpu_args *c, struct fwpt_cpuid_snapshot *snap);
+
 #endif

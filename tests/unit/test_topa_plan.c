@@ -233,6 +233,18 @@ static void tool(void)
     CHECK_EQ(run_tool("--leaf7-ebx 0 --leaf14-0 1,0,7,0", out, sizeof out), 1);
     CHECK(strstr(out, "plan refused: --capabilities") != NULL);
     CHECK_EQ(run_tool("--mode sideways", out, sizeof out), 2);
+    /* the CPU is described with fwpt caps's register options and rules (tools/cpuid_args.c) */
+    CHECK_EQ(run_tool("--leaf7-ebx 0x02000000 --leaf14-0 1,0,7,0 --max-leaf d", out, sizeof out), 2);
+    CHECK_STR(out, "fwpt plan: --leaf14-0: given but --max-leaf is below 14H (leaf 14H would not be read)\n");
+    CHECK_EQ(run_tool("--leaf7-ebx 0x02000000 --leaf14-0 n/a", out, sizeof out), 1);
+    CHECK(strstr(out, "capabilities: the highest basic CPUID leaf is below 14H\n") != NULL);
+    CHECK_EQ(run_tool("--leaf7-ebx 0x02000000 --leaf14-0 1,0,7,0 --leaf14-1 absent --family-model-stepping 6/140/1 "
+                      "--leaf1a-eax n/a --size 8K",
+                      out, sizeof out), 0);
+    CHECK(strstr(out, "validation: accepted (0 violations)\n") != NULL);
+    CHECK_EQ(run_tool("--leaf7-ebx 0x02000000 --family-model-stepping 6/94", out, sizeof out), 2);
+    CHECK_STR(out, "fwpt plan: --family-model-stepping: expected FAMILY/MODEL/STEPPING in decimal, e.g. 6/94/3 "
+                   "('6/94')\n");
 }
 
 int main(void)
