@@ -292,65 +292,77 @@ static char **list_dir(const char *dir, size_t *count)
     return names;
 }
 
-static void real_usr_bin(void)
+/* The files of dir in name order: each that take(k, count, files, bytes) allows is read and given to sweep (the
+ * code bytes it swept, 0 when the file holds no code of its kind); *files counts those with code, *bytes their
+ * code. */
+struct dir_sweep {
+    bool (*take)(size_t k, size_t count, size_t files, size_t bytes);
+    size_t (*sweep)(const uint8_t *f, size_t n, void *ctx);
+    void *ctx;
+    size_t files, bytes;
+};
+static void sweep_dir(const char *dir, struct dir_sweep *w)
 {
-    struct stats s = {0};
-    size_t count, files = 0, bytes = 0;
-    char **names = list_dir("/usr/bin", &count);
-    /* Every k-th file, up to 40 files and 24 MB of code: bounded time, varied compilers. */
-    size_t step = count / 40 ? count / 40 : 1;
+    size_t count;
+    char **names = list_dir(dir, &count);
     for (size_t k = 0; k < count; k++) {
-        if (k % step == 0 && files < 40 && bytes < (24u << 20)) {
-            char path[4096];
-            snprintf(path, sizeof path, "/usr/bin/%s", names[k]);
+        if (w->take(k, count, w->files, w->bytes)) {
+            char path[8192];
+            snprintf(path, sizeof path, "%s/%s", dir, names[k]);
             size_t n;
             uint8_t *f = read_file(path, &n);
             if (f) {
-                size_t b = sweep_elf(f, n, ELFCLASS64, &s);
-                if (b) {
-                    files++;
-                    bytes += b;
-                }
+                size_t b = w->sweep(f, n, w->ctx);
+                w->files += b != 0;
+                w->bytes += b;
                 free(f);
             }
         }
         free(names[k]);
     }
     free(names);
+}
+
+/* Every k-th file, up to 40 files and 24 MB of code: bounded time, varied compilers. */
+static bool take_usr_bin(size_t k, size_t count, size_t files, size_t bytes)
+{
+    size_t step = count / 40 ? count / 40 : 1;
+    return k % step == 0 && files < 40 && bytes < (24u << 20);
+}
+static size_t sweep_elf64(const uint8_t *f, size_t n, void *s) { return sweep_elf(f, n, ELFCLASS64, s); }
+
+static void real_usr_bin(void)
+{
+    struct stats s = {0};
+    struct dir_sweep w = {take_usr_bin, sweep_elf64, &s, 0, 0};
+    sweep_dir("/usr/bin", &w);
     printf("usr/bin: %zu ELF files, %zu code bytes, %lu instructions compared, %lu mismatched, "
            "%lu positions Zydis refused (fwpt also refused %lu)\n",
-           files, bytes, s.compared, s.mismatched, s.zy_invalid, s.both_invalid);
-    CHECK(files >= 10);
+           w.files, w.bytes, s.compared, s.mismatched, s.zy_invalid, s.both_invalid);
+    CHECK(w.files >= 10);
     CHECK(s.compared > 1000000);
     CHECK_EQ(s.mismatched, 0);
 }
+
+static bool take_lib32(size_t k, size_t count, size_t files, size_t bytes)
+{
+    (void)k, (void)count, (void)files;
+    return bytes < (8u << 20);
+}
+static size_t sweep_elf32(const uint8_t *f, size_t n, void *s) { return sweep_elf(f, n, ELFCLASS32, s); }
 
 /* 32-bit: the i386 libraries in /usr/lib32. 16-bit: SeaBIOS' image (real-mode code mixed with
  * data; both decoders see the same bytes, so every position Zydis decodes is a fair comparison). */
 static void real_32_16(void)
 {
     struct stats s32 = {0}, s16 = {0};
-    size_t count, files = 0, bytes = 0;
-    char **names = list_dir("/usr/lib32", &count);
-    for (size_t k = 0; k < count; k++) {
-        char path[4096];
-        snprintf(path, sizeof path, "/usr/lib32/%s", names[k]);
-        size_t n;
-        uint8_t *f = bytes < (8u << 20) ? read_file(path, &n) : NULL;
-        if (f) {
-            size_t b = sweep_elf(f, n, ELFCLASS32, &s32);
-            files += b != 0;
-            bytes += b;
-            free(f);
-        }
-        free(names[k]);
-    }
-    free(names);
+    struct dir_sweep w = {take_lib32, sweep_elf32, &s32, 0, 0};
+    sweep_dir("/usr/lib32", &w);
     printf("lib32: %zu ELF32 files, %zu code bytes, %lu instructions compared, %lu mismatched, "
            "%lu positions Zydis refused (fwpt also refused %lu)\n",
-           files, bytes, s32.compared, s32.mismatched, s32.zy_invalid, s32.both_invalid);
+           w.files, w.bytes, s32.compared, s32.mismatched, s32.zy_invalid, s32.both_invalid);
     CHECK_EQ(s32.mismatched, 0);
-    CHECK(files == 0 || s32.compared > 1000); /* files found but nothing compared: the sweep did not run */
+    CHECK(w.files == 0 || s32.compared > 1000); /* files found but nothing compared: the sweep did not run */
     size_t n = 0;
     uint8_t *bios = read_file("/usr/share/seabios/bios-256k.bin", &n);
     if (bios) {
@@ -367,6 +379,25 @@ static void real_32_16(void)
     }
 }
 
+static bool take_all(size_t k, size_t count, size_t files, size_t bytes)
+{
+    (void)k, (void)count, (void)files, (void)bytes;
+    return true;
+}
+/* A PE/TE image's code, counted by its mode: s is struct stats[2] (64-bit, 32-bit). */
+static size_t sweep_pe_by_mode(const uint8_t *f, size_t n, void *s)
+{
+    enum fwpt_exec_mode mode = FWPT_MODE_64;
+    struct stats t = {0};
+    size_t b = sweep_pe(f, n, &t, &mode);
+    struct stats *d = (struct stats *)s + (mode == FWPT_MODE_64 ? 0 : 1);
+    d->compared += t.compared;
+    d->mismatched += t.mismatched;
+    d->zy_invalid += t.zy_invalid;
+    d->both_invalid += t.both_invalid;
+    return b;
+}
+
 static void real_ovmf(void)
 {
     const char *build = getenv("FWPT_BUILD");
@@ -376,37 +407,14 @@ static void real_ovmf(void)
     int rc = system(cmd);
     CHECK_EQ(rc, 0);
     struct stats s[2] = {{0}, {0}};
-    size_t count, images = 0, bytes = 0;
-    char **names = list_dir(dir, &count);
-    for (size_t k = 0; k < count; k++) {
-        char path[8192];
-        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
-        size_t n;
-        uint8_t *f = read_file(path, &n);
-        if (f) {
-            enum fwpt_exec_mode mode = FWPT_MODE_64;
-            struct stats t = {0};
-            size_t b = sweep_pe(f, n, &t, &mode);
-            struct stats *d = &s[mode == FWPT_MODE_64 ? 0 : 1];
-            d->compared += t.compared;
-            d->mismatched += t.mismatched;
-            d->zy_invalid += t.zy_invalid;
-            d->both_invalid += t.both_invalid;
-            if (b) {
-                images++;
-                bytes += b;
-            }
-            free(f);
-        }
-        free(names[k]);
-    }
-    free(names);
+    struct dir_sweep w = {take_all, sweep_pe_by_mode, s, 0, 0};
+    sweep_dir(dir, &w);
     printf("OVMF: %zu PE/TE images, %zu code bytes, %lu instructions compared (64-bit %lu, 32-bit %lu), "
            "%lu mismatched, %lu positions Zydis refused (fwpt also refused %lu)\n",
-           images, bytes, s[0].compared + s[1].compared, s[0].compared, s[1].compared,
+           w.files, w.bytes, s[0].compared + s[1].compared, s[0].compared, s[1].compared,
            s[0].mismatched + s[1].mismatched, s[0].zy_invalid + s[1].zy_invalid,
            s[0].both_invalid + s[1].both_invalid);
-    CHECK(images >= 50);
+    CHECK(w.files >= 50);
     CHECK(s[0].compared + s[1].compared > 200000);
     CHECK_EQ(s[0].mismatched + s[1].mismatched, 0);
 }
