@@ -56,8 +56,9 @@ FWPT_CONFORMANCE ?= $(firstword $(abspath $(wildcard ../shared/conformance $(if 
 export FWPT_CONFORMANCE
 
 # Module fragments may add targets, tests (EXTRA_TESTS) and prerequisites.
-# The floors: no include goes up (tests/floor_check.sh names the file and the include).
-EXTRA_TESTS := tests/floor_check.sh
+# The floors: no include goes up (tests/floor_check.sh names the file and the include); the docs' links lead
+# somewhere (tests/docs/check_links.py).
+EXTRA_TESTS := tests/floor_check.sh tests/docs/check_links.py
 EXTRA_QEMU_DEPS :=
 -include $(sort $(wildcard */*.mk))
 
