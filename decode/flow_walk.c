@@ -99,6 +99,36 @@ static inline __attribute__((always_inline)) bool walk_pending(struct fwpt_flow 
     return false;
 }
 
+/* The walk's general path at f->ip: the block there (built if it is not cached) and how many of its instructions
+ * run now (*n; *full: all of them, else a pending FUP or a TRIG binds before the next one), counted against the
+ * runaway limit. NULL when it did something else instead (a pending FUP reached, a block that could not be built,
+ * the runaway reported): the caller looks at its loop conditions again. Shared by fwpt_flow_next_run and fill. */
+static inline __attribute__((always_inline)) const struct fwpt_flow_block *walk_block(struct fwpt_flow *f, uint32_t *n,
+                                                                                     bool *full)
+{
+    if (f->fup_pending && f->ip == f->stop_ip) {
+        flow_fup_reached(f);
+        return NULL;
+    }
+    enum fwpt_status st;
+    const struct fwpt_flow_block *b = get_block(f, f->ip, &st);
+    if (!b)
+        return NULL;
+    /* the asynchronous event (or a TRIG) may bind inside this run: stop before that instruction */
+    uint32_t k = fup_cut(f, b, full), nt = trig_cut(f, k);
+    if (nt < k) {
+        k = nt;
+        *full = false;
+    }
+    f->since_packet += k;
+    if (f->since_packet > f->runaway_limit) {
+        flow_error(f, FWPT_E_RUNAWAY, f->ip, flow_cur_offset(f));
+        return NULL;
+    }
+    *n = k;
+    return b;
+}
+
 enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
                                     struct fwpt_flow_event *ev)
 {
@@ -152,27 +182,12 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
         }
         if (walk_pending(f))
             continue;
-        if (f->fup_pending && f->ip == f->stop_ip) {
-            flow_fup_reached(f);
-            continue;
-        }
-        enum fwpt_status st;
-        const struct fwpt_flow_block *b = get_block(f, f->ip, &st);
+        uint32_t n;
+        bool full;
+        const struct fwpt_flow_block *b = walk_block(f, &n, &full);
         if (!b)
             continue;
-        /* the asynchronous event (or a TRIG) may bind inside this run: stop before that instruction */
-        bool full;
-        uint32_t n = fup_cut(f, b, &full), nt = trig_cut(f, n);
-        if (nt < n) {
-            n = nt;
-            full = false;
-        }
         f->run_full = full;
-        f->since_packet += n;
-        if (f->since_packet > f->runaway_limit) {
-            flow_error(f, FWPT_E_RUNAWAY, f->ip, flow_cur_offset(f));
-            continue;
-        }
         run->ip = f->ip;
         run->sizes = b->sizes;
         run->n = n;
@@ -392,12 +407,9 @@ static void fill(struct fwpt_flow *f)
             if (on != before || f->resolve_pending)
                 continue; /* it walked: the loop conditions again */
         }
-        if (f->fup_pending && f->ip == f->stop_ip) {
-            flow_fup_reached(f);
-            continue;
-        }
-        enum fwpt_status st;
-        const struct fwpt_flow_block *b = get_block(f, f->ip, &st);
+        uint32_t n;
+        bool full;
+        const struct fwpt_flow_block *b = walk_block(f, &n, &full);
         if (!b)
             continue;
         if (f->cache) {
@@ -405,17 +417,6 @@ static void fill(struct fwpt_flow *f)
             uint64_t nx = f->ip + b->nbytes;
             __builtin_prefetch(&f->cache[FLOW_SLOT(b->target) & f->cache_mask]);
             __builtin_prefetch(&f->cache[FLOW_SLOT(nx) & f->cache_mask]);
-        }
-        bool full;
-        uint32_t n = fup_cut(f, b, &full), nt = trig_cut(f, n);
-        if (nt < n) {
-            n = nt; /* a TRIG binds before the next instruction */
-            full = false;
-        }
-        f->since_packet += n;
-        if (f->since_packet > f->runaway_limit) {
-            flow_error(f, FWPT_E_RUNAWAY, f->ip, flow_cur_offset(f));
-            continue;
         }
         uint64_t ip = put_run(&o[on], f->ip, b->sizes, n, f->mode);
         if (f->mode != f->obuf_mode)
