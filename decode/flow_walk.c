@@ -347,31 +347,18 @@ static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt
         f->ip = ip;
         if (timed)
             flow_time_fast(f, (uint64_t)(d - o0), true);
-        if (fetch_walk(f, timed) == FWPT_OK) {
-            uint8_t t = f->peek.type;
-            if (is_tnt(t) || t == FWPT_PKT_TIP) {
-                /* lookahead would stop at once: a packet the walk consumes next */
-                pgd_peek = false;
-                continue;
-            }
+        if (fwpt_flow_i_takes_next(f, fetch_walk(f, timed))) {
+            pgd_peek = false; /* a packet the walk consumes next */
+            continue;
         }
-        f->tnt_bits = bits;
-        f->tnt_count = 0;
-        f->since_packet = 0;
-        f->n_insns += (uint64_t)(d - o0); /* a TRIG's ICNT counts from here */
+        const bool on = fwpt_flow_i_packet_lookahead(f, bits, (uint64_t)(d - o0));
         o0 = d;
-        flow_lookahead(f);
-        if (f->state != ST_WALK || f->fup_pending || f->evq_n || f->ntrig || f->pend_cfe) {
-            f->n_insns += (uint64_t)(d - o0);
+        if (!on)
             return (uint32_t)(d - f->obuf);
-        }
         pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     }
     f->ip = ip;
-    f->tnt_bits = bits;
-    f->tnt_count = (uint8_t)cnt;
-    f->since_packet = since;
-    f->n_insns += (uint64_t)(d - o0);
+    fwpt_flow_i_walk_store(f, bits, cnt, since, (uint64_t)(d - o0));
     return (uint32_t)(d - f->obuf);
 }
 
