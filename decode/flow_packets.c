@@ -577,12 +577,7 @@ void flow_fup_reached(struct fwpt_flow *f)
             f->fup_pending = 1; /* reached again after the queue drained (what was given above is not) */
             return;
         }
-        enum fwpt_status s = fetch(f);
-        if (s == FWPT_E_EOS) {
-            flow_walk_cut(f, f->ip);
-            return;
-        }
-        if (s != FWPT_OK)
+        if (!fetch_or_cut(f, f->ip))
             return;
         uint8_t t = f->peek.type;
         if (t == FWPT_PKT_TIP && !f->peek.ip.suppressed) {

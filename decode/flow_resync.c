@@ -131,12 +131,7 @@ void flow_search_step(struct fwpt_flow *f)
         flow_overflow_resolve(f, NULL); /* it stopped to let the event queue drain */
         return;
     }
-    enum fwpt_status s = fetch(f);
-    if (s == FWPT_E_EOS) {
-        f->state = ST_END;
-        return;
-    }
-    if (s != FWPT_OK)
+    if (!fetch_or_end(f))
         return;
     struct fwpt_packet *p = &f->peek;
     struct fwpt_flow_event *e;

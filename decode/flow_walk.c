@@ -162,12 +162,7 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
             if (f->state == ST_END)
                 return FWPT_E_EOS;
             if (f->state == ST_UNSYNCED) {
-                enum fwpt_status s = fetch(f);
-                if (s == FWPT_E_EOS) {
-                    f->state = ST_END;
-                    continue;
-                }
-                if (s != FWPT_OK)
+                if (!fetch_or_end(f))
                     continue;
                 if (f->peek.type == FWPT_PKT_PSB)
                     flow_psb_plus(f);
