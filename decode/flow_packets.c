@@ -375,9 +375,7 @@ void flow_overflow_resolve(struct fwpt_flow *f, struct fwpt_flow_event *e)
                 f->pend_tsx = 0;
             }
             f->ovf_open = 0;
-            flow_apply_mode(f);
-            flow_enter_walk(f, ip);
-            flow_lookahead(f);
+            flow_walk_from(f, NULL, ip);
             return;
         }
         if (t == FWPT_PKT_TIP_PGE || is_tnt(t) || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGD ||
@@ -589,10 +587,7 @@ void flow_fup_reached(struct fwpt_flow *f)
             e->offset = f->stop_offset;
             consume(f);
             flow_apply_pip(f);
-            flow_apply_mode(f);
-            e->mode = f->mode;
-            flow_enter_walk(f, e->to);
-            flow_lookahead(f);
+            flow_walk_from(f, e, e->to);
             return;
         }
         if (t == FWPT_PKT_TIP_PGD) {

@@ -96,6 +96,7 @@ void flow_lost_step(struct fwpt_flow *f, uint64_t offset);
 /* Forget the events waiting for packets (after an error); keep_fup: not those bound to the pending FUP. */
 void flow_drop_pending(struct fwpt_flow *f, bool keep_fup);
 void flow_enter_walk(struct fwpt_flow *f, uint64_t ip);
+void flow_walk_from(struct fwpt_flow *f, struct fwpt_flow_event *e, uint64_t ip);
 void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t offset);
 void flow_packet_error(struct fwpt_flow *f, enum fwpt_status s);
 void flow_search_step(struct fwpt_flow *f);
