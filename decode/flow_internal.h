@@ -97,6 +97,34 @@ static inline __attribute__((always_inline)) int fwpt_flow_i_step(struct fwpt_fl
     }
     return FWPT_FLOW_STEP_SLOW;
 }
+/* A walk over cached blocks keeps the decoder's TNT state in registers: stores it back (bits, cnt: the TNT bits
+ * in hand; since: the instructions since the last packet; walked: those it ran and has not counted in n_insns).
+ * fill_fast_walk and summary.c's block walk, at each place they stop or look ahead. */
+static inline void fwpt_flow_i_walk_store(struct fwpt_flow *f, uint64_t bits, uint32_t cnt, uint64_t since,
+                                          uint64_t walked)
+{
+    f->tnt_bits = bits;
+    f->tnt_count = (uint8_t)cnt;
+    f->since_packet = since;
+    f->n_insns += walked;
+}
+/* A walk over cached blocks used up the packet that decided its last transfer (a TNT's last bit, or a TIP), at
+ * f->ip: it looks ahead as flow_resolve() does, in two steps (fill_fast_walk and summary.c's block walk).
+ * First, with the next packet fetched (fetched: the caller's fetch, fill_fast_walk's knows whether time is on):
+ * true when it is a TNT or TIP, which the walk takes itself (the lookahead would stop at once). */
+static inline bool fwpt_flow_i_takes_next(const struct fwpt_flow *f, enum fwpt_status fetched)
+{
+    return fetched == FWPT_OK &&
+           (f->peek.type == FWPT_PKT_TNT_8 || f->peek.type == FWPT_PKT_TNT_64 || f->peek.type == FWPT_PKT_TIP);
+}
+/* Else the TNT state is stored (bits left, walked instructions not yet counted: a TRIG's ICNT counts from here)
+ * and the lookahead done: true when the walk goes on (it walks, and no FUP, event, TRIG or CFE waits). */
+static inline bool fwpt_flow_i_packet_lookahead(struct fwpt_flow *f, uint64_t bits, uint64_t walked)
+{
+    fwpt_flow_i_walk_store(f, bits, 0, 0, walked);
+    fwpt_flow_i_lookahead(f);
+    return f->state == FWPT_FLOW_ST_WALK && !f->fup_pending && !f->evq_n && !f->ntrig && !f->pend_cfe;
+}
 /* The walk reached the end of block b starting at f->ip (next_ip: its fall-through): its last instruction
  * waits for flow_resolve() (flow_priv.h's end_block). */
 void fwpt_flow_i_end_block(struct fwpt_flow *f, const struct fwpt_flow_block *b, uint64_t next_ip);

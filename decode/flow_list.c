@@ -244,8 +244,12 @@ static void list_slow(struct fwpt_flow_lister *l, const struct fwpt_flow_obuf_in
 
 static const char spaces[33] = "                                ";
 
-/* "0x<ip16>  Module+0xoff<pad to 28>  <size>[ ?][  asm]\n" (print_text) */
-static void list_text(struct fwpt_flow_lister *l, const struct fwpt_flow_obuf_insn *v, uint32_t n)
+/* The listing's lines as the printer writes them: print_text's "0x<ip16>  Module+0xoff<pad to 28>  <size>[ ?][  asm]\n",
+ * or print_jsonl's {"type":"insn","ip":"0x..","size":N[,"module":"..","offset":"0x.."][,"asm":".."][,"spec":true]}.
+ * One loop for both formats: json is a constant in list_text and list_jsonl, each a copy the compiler specialises. */
+static inline __attribute__((always_inline)) void list_lines(struct fwpt_flow_lister *l,
+                                                             const struct fwpt_flow_obuf_insn *v, uint32_t n,
+                                                             const bool json)
 {
     const int have_mods = l->pr.mods && l->pr.mods->n;
     for (uint32_t k = 0; k < n; k++) {
@@ -253,89 +257,81 @@ static void list_text(struct fwpt_flow_lister *l, const struct fwpt_flow_obuf_in
         if (l->cap - l->len < FWPT_LIST_LINE_MAX)
             fwpt_flow_list_flush(l);
         char *d = l->buf + l->len;
-        d[0] = '0';
-        d[1] = 'x';
-        put_hex16(d + 2, in->ip);
-        d[18] = ' ';
-        d[19] = ' ';
-        d += 20;
+        if (json) {
+            COPY(d, "{\"type\":\"insn\",\"ip\":\"0x", 23);
+            d = put_hex(d + 23, in->ip);
+            COPY(d, "\",\"size\":", 9);
+            d = put_u8(d + 9, in->size);
+        } else {
+            d[0] = '0';
+            d[1] = 'x';
+            put_hex16(d + 2, in->ip);
+            d[18] = ' ';
+            d[19] = ' ';
+            d += 20;
+        }
         if (have_mods) {
             size_t idx;
             const struct fwpt_module *m = find(l, in->ip, &idx);
             char *w = d;
             if (m) {
+                /* the module's prefix, formatted once (fwpt_list_module) */
                 const struct fwpt_list_module *pm = l->pre ? &l->pre[idx] : NULL;
-                if (!pm || !pm->text_len) {
+                const unsigned len = !pm ? 0 : json ? pm->json_len : pm->text_len;
+                if (!len) {
                     list_slow(l, in);
                     continue;
                 }
-                copy16(d, pm->text, pm->text_len);
-                d = put_hex(d + pm->text_len, in->ip - m->base);
+                copy16(d, json ? pm->json : pm->text, len);
+                d = put_hex(d + len, in->ip - m->base);
+                if (json)
+                    *d++ = '"';
             }
-            if (d - w < 28) {
+            if (!json && d - w < 28) {
                 COPY(d, spaces, 32);
                 d = w + 28;
             }
         }
-        const unsigned size = in->size;
-        if (size < 10) {
-            d[0] = ' ';
-            d[1] = ' ';
-            d[2] = (char)('0' + size);
-            d += 3;
+        if (json) {
+            if (l->pr.disasm)
+                d = put_asm(l, d, in->ip, in->mode);
+            if (l->pr.intx) {
+                COPY(d, ",\"spec\":true", 12);
+                d += 12;
+            }
+            *d++ = '}';
         } else {
-            *d++ = ' ';
-            d = put_u8(d, size);
+            const unsigned size = in->size;
+            if (size < 10) {
+                d[0] = ' ';
+                d[1] = ' ';
+                d[2] = (char)('0' + size);
+                d += 3;
+            } else {
+                *d++ = ' ';
+                d = put_u8(d, size);
+            }
+            if (l->pr.intx) {
+                d[0] = ' ';
+                d[1] = '?'; /* inside a TSX transaction */
+                d += 2;
+            }
+            if (l->pr.disasm)
+                d = put_asm(l, d, in->ip, in->mode);
         }
-        if (l->pr.intx) {
-            d[0] = ' ';
-            d[1] = '?'; /* inside a TSX transaction */
-            d += 2;
-        }
-        if (l->pr.disasm)
-            d = put_asm(l, d, in->ip, in->mode);
         *d++ = '\n';
         l->len = (size_t)(d - l->buf);
     }
 }
 
-/* {"type":"insn","ip":"0x..","size":N[,"module":"..","offset":"0x.."][,"asm":".."][,"spec":true]} (print_jsonl) */
+static void list_text(struct fwpt_flow_lister *l, const struct fwpt_flow_obuf_insn *v, uint32_t n)
+{
+    list_lines(l, v, n, false);
+}
+
 static void list_jsonl(struct fwpt_flow_lister *l, const struct fwpt_flow_obuf_insn *v, uint32_t n)
 {
-    const int have_mods = l->pr.mods && l->pr.mods->n;
-    for (uint32_t k = 0; k < n; k++) {
-        const struct fwpt_flow_obuf_insn *in = &v[k];
-        if (l->cap - l->len < FWPT_LIST_LINE_MAX)
-            fwpt_flow_list_flush(l);
-        char *d = l->buf + l->len;
-        COPY(d, "{\"type\":\"insn\",\"ip\":\"0x", 23);
-        d = put_hex(d + 23, in->ip);
-        COPY(d, "\",\"size\":", 9);
-        d = put_u8(d + 9, in->size);
-        if (have_mods) {
-            size_t idx;
-            const struct fwpt_module *m = find(l, in->ip, &idx);
-            if (m) {
-                const struct fwpt_list_module *pm = l->pre ? &l->pre[idx] : NULL;
-                if (!pm || !pm->json_len) {
-                    list_slow(l, in);
-                    continue;
-                }
-                copy16(d, pm->json, pm->json_len);
-                d = put_hex(d + pm->json_len, in->ip - m->base);
-                *d++ = '"';
-            }
-        }
-        if (l->pr.disasm)
-            d = put_asm(l, d, in->ip, in->mode);
-        if (l->pr.intx) {
-            COPY(d, ",\"spec\":true", 12);
-            d += 12;
-        }
-        d[0] = '}';
-        d[1] = '\n';
-        l->len = (size_t)(d + 2 - l->buf);
-    }
+    list_lines(l, v, n, true);
 }
 
 void fwpt_flow_list_insns(struct fwpt_flow_lister *l, const struct fwpt_flow_obuf_insn *v, uint32_t n)

@@ -375,9 +375,7 @@ void flow_overflow_resolve(struct fwpt_flow *f, struct fwpt_flow_event *e)
                 f->pend_tsx = 0;
             }
             f->ovf_open = 0;
-            flow_apply_mode(f);
-            flow_enter_walk(f, ip);
-            flow_lookahead(f);
+            flow_walk_from(f, NULL, ip);
             return;
         }
         if (t == FWPT_PKT_TIP_PGE || is_tnt(t) || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGD ||
@@ -577,12 +575,7 @@ void flow_fup_reached(struct fwpt_flow *f)
             f->fup_pending = 1; /* reached again after the queue drained (what was given above is not) */
             return;
         }
-        enum fwpt_status s = fetch(f);
-        if (s == FWPT_E_EOS) {
-            flow_walk_cut(f, f->ip);
-            return;
-        }
-        if (s != FWPT_OK)
+        if (!fetch_or_cut(f, f->ip))
             return;
         uint8_t t = f->peek.type;
         if (t == FWPT_PKT_TIP && !f->peek.ip.suppressed) {
@@ -594,10 +587,7 @@ void flow_fup_reached(struct fwpt_flow *f)
             e->offset = f->stop_offset;
             consume(f);
             flow_apply_pip(f);
-            flow_apply_mode(f);
-            e->mode = f->mode;
-            flow_enter_walk(f, e->to);
-            flow_lookahead(f);
+            flow_walk_from(f, e, e->to);
             return;
         }
         if (t == FWPT_PKT_TIP_PGD) {

@@ -2,26 +2,28 @@
 #include "decode/flow_print.h"
 #include "base/json.h"
 
+/* ,"key":"0x<v>" */
+static void json_0x(const struct fwpt_sink *o, const char *key, uint64_t v)
+{
+    fwpt_puts(o, ",\"");
+    fwpt_puts(o, key);
+    fwpt_puts(o, "\":\"");
+    fwpt_put_0x(o, v);
+    fwpt_putc(o, '"');
+}
+
 static void json_ip(const struct fwpt_flow_printer *p, const char *key, const char *mkey, const char *okey,
                     uint64_t ip)
 {
     const struct fwpt_sink *o = p->out;
-    fwpt_puts(o, ",\"");
-    fwpt_puts(o, key);
-    fwpt_puts(o, "\":\"");
-    fwpt_put_0x(o, ip);
-    fwpt_putc(o, '"');
+    json_0x(o, key, ip);
     const struct fwpt_module *m = fwpt_module_find(p->mods, ip, NULL);
     if (m) {
         fwpt_puts(o, ",\"");
         fwpt_puts(o, mkey);
         fwpt_puts(o, "\":");
         fwpt_put_json_str(o, m->name);
-        fwpt_puts(o, ",\"");
-        fwpt_puts(o, okey);
-        fwpt_puts(o, "\":\"");
-        fwpt_put_0x(o, ip - m->base);
-        fwpt_putc(o, '"');
+        json_0x(o, okey, ip - m->base);
     }
 }
 
@@ -29,6 +31,14 @@ static void json_offset(const struct fwpt_sink *o, uint64_t off)
 {
     fwpt_puts(o, ",\"offset\":");
     fwpt_put_dec(o, off);
+}
+
+/* The tail of an event bound to an IP (when it has one): that IP, then the trace offset. */
+static void json_at(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev)
+{
+    if (ev->ip_valid)
+        json_ip(p, "ip", "module", "module_offset", ev->ip);
+    json_offset(p->out, ev->offset);
 }
 
 /* PWRE/PWRX C-state fields hold the C-state minus one, modulo 16 (SDM "PWRE Packet": 0000b C1 ...
@@ -101,9 +111,7 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
         if (m) {
             fwpt_puts(o, ",\"module\":");
             fwpt_put_json_str(o, m->name);
-            fwpt_puts(o, ",\"offset\":\"");
-            fwpt_put_0x(o, ev->ip - m->base);
-            fwpt_putc(o, '"');
+            json_0x(o, "offset", ev->ip - m->base);
         }
         char text[128];
         if (p->disasm && p->disasm(p->disasm_ctx, ev->ip, ev->mode, text, sizeof text)) {
@@ -137,16 +145,12 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
         json_offset(o, ev->offset);
         break;
     case FWPT_FLOW_OVERFLOW:
-        if (ev->ip_valid)
-            json_ip(p, "ip", "module", "module_offset", ev->ip);
-        json_offset(o, ev->offset);
+        json_at(p, ev);
         break;
     case FWPT_FLOW_MODE:
         fwpt_puts(o, ",\"mode\":");
         fwpt_put_dec(o, ev->mode);
-        if (ev->ip_valid)
-            json_ip(p, "ip", "module", "module_offset", ev->ip);
-        json_offset(o, ev->offset);
+        json_at(p, ev);
         break;
     case FWPT_FLOW_CFE: {
         const char *name = cfe_name(ev->detail);
@@ -159,39 +163,27 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
             fwpt_put_dec(o, ev->size);
         }
         if (ev->status & FWPT_EVD_CR2) {
-            fwpt_puts(o, ",\"cr2\":\"");
-            fwpt_put_0x(o, ev->to);
-            fwpt_putc(o, '"');
+            json_0x(o, "cr2", ev->to);
         }
         if (ev->status & FWPT_EVD_VMXQ) {
-            fwpt_puts(o, ",\"vmxq\":\"");
-            fwpt_put_0x(o, ev->to);
-            fwpt_putc(o, '"');
+            json_0x(o, "vmxq", ev->to);
         }
         if (ev->status & FWPT_EVD_VMXR) {
-            fwpt_puts(o, ",\"vmxr\":\"");
-            fwpt_put_0x(o, ev->data);
-            fwpt_putc(o, '"');
+            json_0x(o, "vmxr", ev->data);
         }
-        if (ev->ip_valid)
-            json_ip(p, "ip", "module", "module_offset", ev->ip);
-        json_offset(o, ev->offset);
+        json_at(p, ev);
         break;
     }
     case FWPT_FLOW_IFLAGS:
         fwpt_puts(o, ev->detail ? ",\"if\":true" : ",\"if\":false");
-        if (ev->ip_valid)
-            json_ip(p, "ip", "module", "module_offset", ev->ip);
-        json_offset(o, ev->offset);
+        json_at(p, ev);
         break;
     case FWPT_FLOW_ERROR:
         fwpt_puts(o, ",\"status\":");
         fwpt_put_json_str(o, fwpt_status_name((enum fwpt_status)ev->status));
         fwpt_puts(o, ",\"message\":");
         fwpt_put_json_str(o, fwpt_status_msg((enum fwpt_status)ev->status));
-        if (ev->ip_valid)
-            json_ip(p, "ip", "module", "module_offset", ev->ip);
-        json_offset(o, ev->offset);
+        json_at(p, ev);
         break;
     case FWPT_FLOW_TSX:
         fwpt_puts(o, ",\"tsx\":\"");
@@ -210,9 +202,7 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
         json_offset(o, ev->offset);
         break;
     case FWPT_FLOW_VMCS:
-        fwpt_puts(o, ",\"base\":\"");
-        fwpt_put_0x(o, ev->to);
-        fwpt_putc(o, '"');
+        json_0x(o, "base", ev->to);
         json_offset(o, ev->offset);
         break;
     case FWPT_FLOW_PTWRITE:
@@ -220,14 +210,10 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
         fwpt_put_0x(o, ev->to);
         fwpt_puts(o, "\",\"bytes\":");
         fwpt_put_dec(o, ev->size);
-        if (ev->ip_valid)
-            json_ip(p, "ip", "module", "module_offset", ev->ip);
-        json_offset(o, ev->offset);
+        json_at(p, ev);
         break;
     case FWPT_FLOW_EXSTOP:
-        if (ev->ip_valid)
-            json_ip(p, "ip", "module", "module_offset", ev->ip);
-        json_offset(o, ev->offset);
+        json_at(p, ev);
         break;
     case FWPT_FLOW_CBR:
         fwpt_puts(o, ",\"ratio\":");
@@ -235,9 +221,7 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
         json_offset(o, ev->offset);
         break;
     case FWPT_FLOW_MNT:
-        fwpt_puts(o, ",\"payload\":\"");
-        fwpt_put_0x(o, ev->to);
-        fwpt_putc(o, '"');
+        json_0x(o, "payload", ev->to);
         json_offset(o, ev->offset);
         break;
     case FWPT_FLOW_MWAIT:
@@ -246,9 +230,7 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
         fwpt_puts(o, "\",\"ext\":\"");
         fwpt_put_0x(o, ev->to >> 32);
         fwpt_putc(o, '"');
-        if (ev->ip_valid)
-            json_ip(p, "ip", "module", "module_offset", ev->ip);
-        json_offset(o, ev->offset);
+        json_at(p, ev);
         break;
     case FWPT_FLOW_PWRE:
         fwpt_puts(o, ",\"state\":\"");
@@ -272,9 +254,7 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
         fwpt_puts(o, ",\"trbv\":\"");
         fwpt_put_0x(o, ev->detail);
         fwpt_puts(o, ev->async ? "\",\"mult\":true" : "\",\"mult\":false");
-        if (ev->ip_valid)
-            json_ip(p, "ip", "module", "module_offset", ev->ip);
-        json_offset(o, ev->offset);
+        json_at(p, ev);
         break;
     case FWPT_FLOW_STOPPED:
     case FWPT_FLOW_END:

@@ -96,6 +96,7 @@ void flow_lost_step(struct fwpt_flow *f, uint64_t offset);
 /* Forget the events waiting for packets (after an error); keep_fup: not those bound to the pending FUP. */
 void flow_drop_pending(struct fwpt_flow *f, bool keep_fup);
 void flow_enter_walk(struct fwpt_flow *f, uint64_t ip);
+void flow_walk_from(struct fwpt_flow *f, struct fwpt_flow_event *e, uint64_t ip);
 void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t offset);
 void flow_packet_error(struct fwpt_flow *f, enum fwpt_status s);
 void flow_search_step(struct fwpt_flow *f);
@@ -166,6 +167,26 @@ static inline __attribute__((always_inline)) enum fwpt_status fetch_walk(struct 
 }
 
 static inline void consume(struct fwpt_flow *f) { f->have_peek = 0; }
+
+/* fetch where the walk needs the next packet to go on from ip: false when there is none and the walk stopped
+ * (an error was reported, or the trace ends here: the walk is cut at ip, flow_walk_cut). */
+static inline __attribute__((always_inline)) bool fetch_or_cut(struct fwpt_flow *f, uint64_t ip)
+{
+    const enum fwpt_status s = fetch(f);
+    if (s == FWPT_E_EOS)
+        flow_walk_cut(f, ip);
+    return s == FWPT_OK;
+}
+
+/* fetch in a state without an IP: false when there is no packet (an error was reported, or the trace ends here:
+ * the decoder ends, ST_END). */
+static inline __attribute__((always_inline)) bool fetch_or_end(struct fwpt_flow *f)
+{
+    const enum fwpt_status s = fetch(f);
+    if (s == FWPT_E_EOS)
+        f->state = ST_END;
+    return s == FWPT_OK;
+}
 
 
 /* How many of the n instructions from f->ip run before the next TRIG is due. */

@@ -10,12 +10,7 @@ static int take_tnt(struct fwpt_flow *f, enum fwpt_status miss)
 {
     bool newpkt = !f->tnt_count;
     if (!f->tnt_count) {
-        enum fwpt_status s = fetch(f);
-        if (s == FWPT_E_EOS) {
-            flow_walk_cut(f, f->last_ip);
-            return -1;
-        }
-        if (s != FWPT_OK)
+        if (!fetch_or_cut(f, f->last_ip))
             return -1;
         uint8_t t = f->peek.type;
         if (is_tnt(t)) {
@@ -52,12 +47,7 @@ static int take_tnt(struct fwpt_flow *f, enum fwpt_status miss)
  * this transfer, and with none in hand a TNT may stand before its TIP (libipt takes both the same). */
 static bool take_tip(struct fwpt_flow *f, uint64_t *ip)
 {
-    enum fwpt_status s = fetch(f);
-    if (s == FWPT_E_EOS) {
-        flow_walk_cut(f, f->last_ip);
-        return false;
-    }
-    if (s != FWPT_OK)
+    if (!fetch_or_cut(f, f->last_ip))
         return false;
     uint8_t t = f->peek.type;
     if (is_tnt(t) && !f->tnt_count && f->peek.tnt.count) {
@@ -65,12 +55,7 @@ static bool take_tip(struct fwpt_flow *f, uint64_t *ip)
         f->tnt_bits = f->peek.tnt.bits;
         f->tnt_count = f->peek.tnt.count;
         consume(f);
-        s = fetch(f);
-        if (s == FWPT_E_EOS) {
-            flow_walk_cut(f, f->last_ip);
-            return false;
-        }
-        if (s != FWPT_OK)
+        if (!fetch_or_cut(f, f->last_ip))
             return false;
         t = f->peek.type;
         if (t != FWPT_PKT_TIP) {
@@ -136,12 +121,7 @@ void flow_resolve(struct fwpt_flow *f)
         /* SDM "Indirect Transfer Compression for Returns (RET)": a TNT bit means a compressed RET (target from the stack), else a TIP */
         bool compressed = f->tnt_count != 0;
         if (!compressed) {
-            enum fwpt_status s = fetch(f);
-            if (s == FWPT_E_EOS) {
-                flow_walk_cut(f, f->last_ip);
-                return;
-            }
-            if (s != FWPT_OK)
+            if (!fetch_or_cut(f, f->last_ip))
                 return;
             compressed = is_tnt(f->peek.type);
         }

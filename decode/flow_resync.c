@@ -61,6 +61,17 @@ void flow_enter_walk(struct fwpt_flow *f, uint64_t ip)
     f->psb_resume = 0;
 }
 
+/* The walk goes on at ip, where a packet (consumed) sets it going (TIP.PGE, a TIP, an overflow's end): the
+ * MODE.Exec that waited for it applies (e, the event the packet gives, if any, takes that mode), then the lookahead. */
+void flow_walk_from(struct fwpt_flow *f, struct fwpt_flow_event *e, uint64_t ip)
+{
+    flow_apply_mode(f);
+    if (e)
+        e->mode = f->mode;
+    flow_enter_walk(f, ip);
+    flow_lookahead(f);
+}
+
 /* A flow error: report it, then resume where the state is known again. That is the first of what the
  * walk had already read ahead: a PSB+ with FUP whose IP the walk has not reached (SDM "Decoder
  * Synchronization (PSB+)": the FUP is the IP at the PSB), then a FUP not yet reached (with the TSX
@@ -131,12 +142,7 @@ void flow_search_step(struct fwpt_flow *f)
         flow_overflow_resolve(f, NULL); /* it stopped to let the event queue drain */
         return;
     }
-    enum fwpt_status s = fetch(f);
-    if (s == FWPT_E_EOS) {
-        f->state = ST_END;
-        return;
-    }
-    if (s != FWPT_OK)
+    if (!fetch_or_end(f))
         return;
     struct fwpt_packet *p = &f->peek;
     struct fwpt_flow_event *e;
@@ -167,19 +173,14 @@ void flow_search_step(struct fwpt_flow *f)
         e->detail = f->state == ST_DISABLED && f->resume_valid && f->resume_ip == p->ip.ip; /* resumed */
         f->resume_valid = 0;
         consume(f);
-        flow_apply_mode(f);
-        e->mode = f->mode;
-        flow_enter_walk(f, e->ip);
-        flow_lookahead(f);
+        flow_walk_from(f, e, e->ip);
         break;
     case FWPT_PKT_TIP:
         if (f->state == ST_SEARCH && !p->ip.suppressed) {
             /* after an error: the target of some transfer is a place to resume */
             uint64_t ip = p->ip.ip;
             consume(f);
-            flow_apply_mode(f);
-            flow_enter_walk(f, ip);
-            flow_lookahead(f);
+            flow_walk_from(f, NULL, ip);
             break;
         }
         consume(f);

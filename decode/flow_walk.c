@@ -99,6 +99,36 @@ static inline __attribute__((always_inline)) bool walk_pending(struct fwpt_flow 
     return false;
 }
 
+/* The walk's general path at f->ip: the block there (built if it is not cached) and how many of its instructions
+ * run now (*n; *full: all of them, else a pending FUP or a TRIG binds before the next one), counted against the
+ * runaway limit. NULL when it did something else instead (a pending FUP reached, a block that could not be built,
+ * the runaway reported): the caller looks at its loop conditions again. Shared by fwpt_flow_next_run and fill. */
+static inline __attribute__((always_inline)) const struct fwpt_flow_block *walk_block(struct fwpt_flow *f, uint32_t *n,
+                                                                                     bool *full)
+{
+    if (f->fup_pending && f->ip == f->stop_ip) {
+        flow_fup_reached(f);
+        return NULL;
+    }
+    enum fwpt_status st;
+    const struct fwpt_flow_block *b = get_block(f, f->ip, &st);
+    if (!b)
+        return NULL;
+    /* the asynchronous event (or a TRIG) may bind inside this run: stop before that instruction */
+    uint32_t k = fup_cut(f, b, full), nt = trig_cut(f, k);
+    if (nt < k) {
+        k = nt;
+        *full = false;
+    }
+    f->since_packet += k;
+    if (f->since_packet > f->runaway_limit) {
+        flow_error(f, FWPT_E_RUNAWAY, f->ip, flow_cur_offset(f));
+        return NULL;
+    }
+    *n = k;
+    return b;
+}
+
 enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
                                     struct fwpt_flow_event *ev)
 {
@@ -132,12 +162,7 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
             if (f->state == ST_END)
                 return FWPT_E_EOS;
             if (f->state == ST_UNSYNCED) {
-                enum fwpt_status s = fetch(f);
-                if (s == FWPT_E_EOS) {
-                    f->state = ST_END;
-                    continue;
-                }
-                if (s != FWPT_OK)
+                if (!fetch_or_end(f))
                     continue;
                 if (f->peek.type == FWPT_PKT_PSB)
                     flow_psb_plus(f);
@@ -152,27 +177,12 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
         }
         if (walk_pending(f))
             continue;
-        if (f->fup_pending && f->ip == f->stop_ip) {
-            flow_fup_reached(f);
-            continue;
-        }
-        enum fwpt_status st;
-        const struct fwpt_flow_block *b = get_block(f, f->ip, &st);
+        uint32_t n;
+        bool full;
+        const struct fwpt_flow_block *b = walk_block(f, &n, &full);
         if (!b)
             continue;
-        /* the asynchronous event (or a TRIG) may bind inside this run: stop before that instruction */
-        bool full;
-        uint32_t n = fup_cut(f, b, &full), nt = trig_cut(f, n);
-        if (nt < n) {
-            n = nt;
-            full = false;
-        }
         f->run_full = full;
-        f->since_packet += n;
-        if (f->since_packet > f->runaway_limit) {
-            flow_error(f, FWPT_E_RUNAWAY, f->ip, flow_cur_offset(f));
-            continue;
-        }
         run->ip = f->ip;
         run->sizes = b->sizes;
         run->n = n;
@@ -332,31 +342,18 @@ static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt
         f->ip = ip;
         if (timed)
             flow_time_fast(f, (uint64_t)(d - o0), true);
-        if (fetch_walk(f, timed) == FWPT_OK) {
-            uint8_t t = f->peek.type;
-            if (is_tnt(t) || t == FWPT_PKT_TIP) {
-                /* lookahead would stop at once: a packet the walk consumes next */
-                pgd_peek = false;
-                continue;
-            }
+        if (fwpt_flow_i_takes_next(f, fetch_walk(f, timed))) {
+            pgd_peek = false; /* a packet the walk consumes next */
+            continue;
         }
-        f->tnt_bits = bits;
-        f->tnt_count = 0;
-        f->since_packet = 0;
-        f->n_insns += (uint64_t)(d - o0); /* a TRIG's ICNT counts from here */
+        const bool on = fwpt_flow_i_packet_lookahead(f, bits, (uint64_t)(d - o0));
         o0 = d;
-        flow_lookahead(f);
-        if (f->state != ST_WALK || f->fup_pending || f->evq_n || f->ntrig || f->pend_cfe) {
-            f->n_insns += (uint64_t)(d - o0);
+        if (!on)
             return (uint32_t)(d - f->obuf);
-        }
         pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     }
     f->ip = ip;
-    f->tnt_bits = bits;
-    f->tnt_count = (uint8_t)cnt;
-    f->since_packet = since;
-    f->n_insns += (uint64_t)(d - o0);
+    fwpt_flow_i_walk_store(f, bits, cnt, since, (uint64_t)(d - o0));
     return (uint32_t)(d - f->obuf);
 }
 
@@ -392,12 +389,9 @@ static void fill(struct fwpt_flow *f)
             if (on != before || f->resolve_pending)
                 continue; /* it walked: the loop conditions again */
         }
-        if (f->fup_pending && f->ip == f->stop_ip) {
-            flow_fup_reached(f);
-            continue;
-        }
-        enum fwpt_status st;
-        const struct fwpt_flow_block *b = get_block(f, f->ip, &st);
+        uint32_t n;
+        bool full;
+        const struct fwpt_flow_block *b = walk_block(f, &n, &full);
         if (!b)
             continue;
         if (f->cache) {
@@ -405,17 +399,6 @@ static void fill(struct fwpt_flow *f)
             uint64_t nx = f->ip + b->nbytes;
             __builtin_prefetch(&f->cache[FLOW_SLOT(b->target) & f->cache_mask]);
             __builtin_prefetch(&f->cache[FLOW_SLOT(nx) & f->cache_mask]);
-        }
-        bool full;
-        uint32_t n = fup_cut(f, b, &full), nt = trig_cut(f, n);
-        if (nt < n) {
-            n = nt; /* a TRIG binds before the next instruction */
-            full = false;
-        }
-        f->since_packet += n;
-        if (f->since_packet > f->runaway_limit) {
-            flow_error(f, FWPT_E_RUNAWAY, f->ip, flow_cur_offset(f));
-            continue;
         }
         uint64_t ip = put_run(&o[on], f->ip, b->sizes, n, f->mode);
         if (f->mode != f->obuf_mode)

@@ -127,23 +127,15 @@ const char *fwpt_profile_unit(const struct fwpt_profile *p, bool short_name)
  * zero-length call next), a return closes one. */
 static void count_run(struct fwpt_profile *p, uint64_t ip, uint64_t n, size_t mi, unsigned iclass, uint64_t next)
 {
-    if (p->call_pending) {
-        p->call_pending = 0;
-        if (ip != p->call_next)
-            enter(p, ip); /* a zero-length call (call next) is no call */
-    }
+    if (fwpt_profile_call_lands(&p->call_pending, p->call_next, ip))
+        enter(p, ip);
     p->insns += n;
     p->mod_insns[mi] += n;
     p->nodes[p->depth ? p->stack_node[p->depth - 1] : 0].insns += n;
     if (p->depth && p->stack_func[p->depth - 1] != (uint32_t)-1)
         p->funcs[p->stack_func[p->depth - 1]].insns += n;
-    int step = fwpt_profile_frame_step(iclass);
-    if (step > 0) {
-        p->call_pending = 1;
-        p->call_next = next;
-    } else if (step < 0 && p->depth) {
+    if (fwpt_profile_frame_after(&p->call_pending, &p->call_next, iclass, next) < 0 && p->depth)
         leave(p);
-    }
 }
 
 void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_event *ev, uint64_t w)

@@ -23,6 +23,29 @@ static inline int fwpt_profile_frame_step(unsigned iclass)
     }
 }
 
+/* The call that waits for the instruction it lands on (*pending, call_next: the call's next IP), before a run at
+ * ip: true when it opens a frame there, false when none waits or it is a zero-length call (call next), which is no
+ * call; it waits no longer. fwpt_profile_add and the summary walk's profile both count by it. */
+static inline bool fwpt_profile_call_lands(uint8_t *pending, uint64_t call_next, uint64_t ip)
+{
+    if (!*pending)
+        return false;
+    *pending = 0;
+    return ip != call_next;
+}
+
+/* After a run whose last instruction is of class iclass, with next IP next: fwpt_profile_frame_step, a call left
+ * waiting for the instruction it lands on (*pending, *call_next). */
+static inline int fwpt_profile_frame_after(uint8_t *pending, uint64_t *call_next, unsigned iclass, uint64_t next)
+{
+    const int step = fwpt_profile_frame_step(iclass);
+    if (step > 0) {
+        *pending = 1;
+        *call_next = next;
+    }
+    return step;
+}
+
 #define FWPT_PROFILE_DEPTH 256
 
 struct fwpt_profile_func {

@@ -365,6 +365,16 @@ static void leave_pending(struct fwpt_flow *f, uint64_t block_ip, uint64_t nx, u
     fwpt_flow_i_end_block(f, &b, nx);
 }
 
+/* walk_fast's counts, kept in registers, stored back: the blocks it walked (while counting) and the paths' window. */
+static inline void store_counts(struct fwpt_sum *s, bool counting, uint64_t blocks, uint32_t window, uint32_t built,
+                                uint32_t rest)
+{
+    s->blocks += counting ? blocks : 0;
+    s->path_window = window;
+    s->path_built = built;
+    s->path_rest = rest;
+}
+
 /* flow's fill_fast with counts for instruction stores, and paths: cached blocks whose successor needs no
  * packet fetch (a TNT bit in hand, a direct branch, a compressed RET) or the TNT or TIP lookahead left in
  * peek. Stops before anything else (a cache miss, the runaway limit, a transfer resolve() must handle,
@@ -535,47 +545,27 @@ static bool walk_fast(struct fwpt_sum *s)
         /* a packet used up: look ahead as resolve() does, then go on if nothing happened */
         since = 0;
         f->ip = ip;
-        if (fwpt_flow_i_fetch(f) == FWPT_OK && (is_tnt(f->peek.type) || f->peek.type == FWPT_PKT_TIP)) {
+        if (fwpt_flow_i_takes_next(f, fwpt_flow_i_fetch(f))) {
             pgd_peek = false;
-            continue; /* lookahead would stop at once */
+            continue;
         }
-        f->tnt_bits = bits;
-        f->tnt_count = 0;
-        f->since_packet = 0;
-        f->n_insns += walked; /* a TRIG's ICNT counts from here */
-        walked = 0;
-        s->blocks += counting ? blocks : 0;
+        store_counts(s, counting, blocks, window, built, rest);
         blocks = 0;
-        s->path_window = window;
-        s->path_built = built;
-        s->path_rest = rest;
-        fwpt_flow_i_lookahead(f);
-        if (f->state != FWPT_FLOW_ST_WALK || f->fup_pending || f->evq_n || f->ntrig || f->pend_cfe ||
-            (prof && fwpt_sp_spill_due(prof)))
+        const bool on = fwpt_flow_i_packet_lookahead(f, bits, walked);
+        walked = 0;
+        if (!on || (prof && fwpt_sp_spill_due(prof)))
             return true;
         pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     }
     /* at a block start */
-    s->blocks += counting ? blocks : 0;
-    s->path_window = window;
-    s->path_built = built;
-    s->path_rest = rest;
+    store_counts(s, counting, blocks, window, built, rest);
     f->ip = ip;
-    f->tnt_bits = bits;
-    f->tnt_count = (uint8_t)cnt;
-    f->since_packet = since;
-    f->n_insns += walked;
+    fwpt_flow_i_walk_store(f, bits, cnt, since, walked);
     return moved;
 pending:
     /* at a block end resolve() must handle (or where stop_at stops) */
-    s->blocks += counting ? blocks : 0;
-    s->path_window = window;
-    s->path_built = built;
-    s->path_rest = rest;
-    f->tnt_bits = bits;
-    f->tnt_count = (uint8_t)cnt;
-    f->since_packet = since;
-    f->n_insns += walked;
+    store_counts(s, counting, blocks, window, built, rest);
+    fwpt_flow_i_walk_store(f, bits, cnt, since, walked);
     if (moved)
         leave_pending(f, block_ip, nx, last_ip, target, cls, flags);
     return moved;

@@ -109,7 +109,7 @@ void fwpt_sp_resume(struct fwpt_sumprof *sp, unsigned iclass, uint64_t next)
 {
     if (sp->direct)
         return; /* the profile it counts into is where the walk starts */
-    sp->call_pending = iclass == FWPT_IC_CALL_REL || iclass == FWPT_IC_CALL_IND || iclass == FWPT_IC_FAR_CALL;
+    sp->call_pending = fwpt_profile_frame_step(iclass) > 0;
     sp->call_next = next;
 }
 

@@ -109,21 +109,13 @@ static inline void fwpt_sp_run(struct fwpt_sumprof *sp, uint64_t ip, uint64_t n,
         fwpt_sp_run_direct(sp, ip, n, mi, iclass, next);
         return;
     }
-    if (sp->call_pending) {
-        sp->call_pending = 0;
-        if (ip != sp->call_next)
-            fwpt_sp_enter(sp, ip); /* a zero-length call (call next) is no call */
-    }
+    if (fwpt_profile_call_lands(&sp->call_pending, sp->call_next, ip))
+        fwpt_sp_enter(sp, ip);
     sp->insns += n;
     sp->mod_insns[mi] += n;
     sp->nodes[sp->cur].insns += n;
-    int step = fwpt_profile_frame_step(iclass);
-    if (step > 0) {
-        sp->call_pending = 1;
-        sp->call_next = next;
-    } else if (step < 0) {
+    if (fwpt_profile_frame_after(&sp->call_pending, &sp->call_next, iclass, next) < 0)
         fwpt_sp_leave(sp);
-    }
 }
 
 /* An event (not an instruction), as fwpt_profile_add takes it. */
