@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <pty.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,4 +94,40 @@ void save_program(const char *dir, const struct progen *p)
     fprintf(f, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\"}]}\n",
             (unsigned long long)p->base, p->code_size, (unsigned long long)p->base);
     fclose(f);
+}
+
+size_t run_on_pty(const char *tool, const char *args, int stdout_null, const char *delay_ms, char *out, size_t cap,
+                  int *status)
+{
+    int master;
+    pid_t pid = forkpty(&master, NULL, NULL, NULL);
+    if (pid < 0)
+        return 0;
+    if (pid == 0) {
+        if (stdout_null) {
+            int fd = open("/dev/null", O_WRONLY);
+            dup2(fd, STDOUT_FILENO);
+        }
+        if (delay_ms)
+            setenv("FWPT_PROGRESS_DELAY_MS", delay_ms, 1);
+        else
+            unsetenv("FWPT_PROGRESS_DELAY_MS");
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "exec %s %s", tool, args);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    size_t n = 0;
+    for (;;) {
+        ssize_t r = read(master, out + n, cap - 1 - n);
+        if (r <= 0) /* EIO once the child is gone */
+            break;
+        n += (size_t)r;
+        if (n == cap - 1)
+            break;
+    }
+    out[n] = 0;
+    close(master);
+    waitpid(pid, status, 0);
+    return n;
 }

@@ -19,6 +19,11 @@ int tool_find(char *path, size_t cap);
         }                                                                                                              \
     } while (0)
 
+/* `TOOL ARGS` with stderr (and stdout unless stdout_null) on a new pseudo-terminal, FWPT_PROGRESS_DELAY_MS set to
+ * delay_ms (NULL: unset): what the terminal got, NUL-terminated in out (cap bytes), and the wait status. */
+size_t run_on_pty(const char *tool, const char *args, int stdout_null, const char *delay_ms, char *out, size_t cap,
+                  int *status);
+
 /* `fwpt CMD ARGS 2>&1` into out (NUL-terminated, at most cap - 1 bytes); returns the exit status,
  * -1 if it could not run or did not exit. */
 int tool_run(const char *cmd, const char *args, char *out, size_t cap);

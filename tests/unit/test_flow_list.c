@@ -8,7 +8,6 @@
  * make bench records) when there are any. Then the progress line: on a terminal (a pty) it appears and is
  * cleared; with -q, or when stderr is not a terminal, or for a run under the second of delay, it does not. */
 #include <fcntl.h>
-#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,42 +422,6 @@ static void test_firmware(void)
 }
 
 /* ---- progress ---- */
-/* Runs `fwpt ARGS` with stderr (and stdout unless to_null) on a new pseudo-terminal; what the terminal got. */
-static size_t run_on_pty(const char *args, int stdout_null, const char *delay_ms, char *out, size_t cap, int *status)
-{
-    int master;
-    pid_t pid = forkpty(&master, NULL, NULL, NULL);
-    if (pid < 0)
-        return 0;
-    if (pid == 0) {
-        if (stdout_null) {
-            int fd = open("/dev/null", O_WRONLY);
-            dup2(fd, STDOUT_FILENO);
-        }
-        if (delay_ms)
-            setenv("FWPT_PROGRESS_DELAY_MS", delay_ms, 1);
-        else
-            unsetenv("FWPT_PROGRESS_DELAY_MS");
-        char cmd[4096];
-        snprintf(cmd, sizeof cmd, "exec %s %s", tool, args);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    size_t n = 0;
-    for (;;) {
-        ssize_t r = read(master, out + n, cap - 1 - n);
-        if (r <= 0) /* EIO once the child is gone */
-            break;
-        n += (size_t)r;
-        if (n == cap - 1)
-            break;
-    }
-    out[n] = 0;
-    close(master);
-    waitpid(pid, status, 0);
-    return n;
-}
-
 static void test_progress(const char *dir)
 {
     static char out[1 << 16];
@@ -466,7 +429,7 @@ static void test_progress(const char *dir)
     int st;
     /* no delay: the line shows at the first look at the clock, and is cleared at the end */
     snprintf(args, sizeof args, "flow %s --format jsonl --no-disasm", dir);
-    size_t n = run_on_pty(args, 1, "0", out, sizeof out, &st);
+    size_t n = run_on_pty(tool, args, 1, "0", out, sizeof out, &st);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     CHECK(n > 20 && !strncmp(out, "\rfwpt flow: ", 12));
     CHECK(strstr(out, " trace bytes (") && strstr(out, " instructions, ") && strstr(out, "/s"));
@@ -480,29 +443,29 @@ static void test_progress(const char *dir)
     CHECK(!strchr(out, '\n')); /* one line, never a new one */
     /* the same with --calls (a decode, no listing) */
     snprintf(args, sizeof args, "flow %s --calls", dir);
-    n = run_on_pty(args, 1, "0", out, sizeof out, &st);
+    n = run_on_pty(tool, args, 1, "0", out, sizeof out, &st);
     CHECK(n > 20 && !strncmp(out, "\rfwpt flow: ", 12) && out[n - 1] == '\r');
     /* --quiet and -q: nothing on the terminal */
     snprintf(args, sizeof args, "flow %s --format jsonl --no-disasm --quiet", dir);
-    n = run_on_pty(args, 1, "0", out, sizeof out, &st);
+    n = run_on_pty(tool, args, 1, "0", out, sizeof out, &st);
     CHECK_EQ(n, 0);
     snprintf(args, sizeof args, "flow %s -q --calls", dir);
-    n = run_on_pty(args, 1, "0", out, sizeof out, &st);
+    n = run_on_pty(tool, args, 1, "0", out, sizeof out, &st);
     CHECK_EQ(n, 0);
     /* through a pipe (a pager's or grep's output on the same terminal): no line */
     snprintf(args, sizeof args, "flow %s --format jsonl --no-disasm | cat >/dev/null", dir);
-    n = run_on_pty(args, 1, "0", out, sizeof out, &st);
+    n = run_on_pty(tool, args, 1, "0", out, sizeof out, &st);
     CHECK_EQ(n, 0);
     /* the same decode for --calls through a pipe: the line (nothing goes to stdout before the end) */
     snprintf(args, sizeof args, "flow %s --calls | cat >/dev/null", dir);
-    n = run_on_pty(args, 1, "0", out, sizeof out, &st);
+    n = run_on_pty(tool, args, 1, "0", out, sizeof out, &st);
     CHECK(n > 20 && !strncmp(out, "\rfwpt flow: ", 12));
     /* a listing to the terminal itself shows its own progress: no line */
     snprintf(args, sizeof args, "flow %s --format jsonl --no-disasm", dir);
-    n = run_on_pty(args, 0, "0", out, sizeof out, &st);
+    n = run_on_pty(tool, args, 0, "0", out, sizeof out, &st);
     CHECK(n > 1000 && !strstr(out, "fwpt flow: "));
     /* the default second of delay: a run this short shows nothing */
-    n = run_on_pty(args, 1, NULL, out, sizeof out, &st);
+    n = run_on_pty(tool, args, 1, NULL, out, sizeof out, &st);
     CHECK_EQ(n, 0);
     /* stderr not a terminal: nothing, delay or not */
     char cmd[4096];
