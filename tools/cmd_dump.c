@@ -1,7 +1,8 @@
 /* fwpt dump FILE|DIR [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none] [--errata LIST]
- * [--time|--tcal] [--time-delta] [timing configuration]: one packet per line, with the time after each
+ * [--time|--tcal] [--time-delta] [timing configuration] [--quiet]: one packet per line, with the time after each
  * timing packet as libipt's ptdump shows it. On a decode error the error is printed as a line and
- * decoding resumes at the next PSB (the time starts again there). */
+ * decoding resumes at the next PSB (the time starts again there). A dump to a file that runs over a second shows
+ * its progress on stderr when that is a terminal (tools/progress). */
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
@@ -15,14 +16,16 @@
 #include "decode/packet.h"
 #include "decode/pkt_print.h"
 #include "decode/time.h"
+#include "base/fields.h"
 #include "tools/commands.h"
+#include "tools/progress.h"
 #include "tools/sideband.h"
 
 static void dump_usage(FILE *f)
 {
     fprintf(f, "usage: fwpt dump FILE|DIR [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none] [--errata LIST]\n"
                "                 [--time|--tcal] [--time-delta] [--no-tcal] [--no-wall-clock] [--no-cyc] [--keep-tcal-on-ovf]\n"
-               "                 [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N] [--cpuid-0x15.ebx N]\n"
+               "                 [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N] [--cpuid-0x15.ebx N] [--quiet]\n"
                "  DIR          a saved \\fwpt\\ directory: its trace.pt; the processor and the timing configuration\n"
                "               come from its sideband.json (the options below override them)\n"
                "  --format F   text (ptdump style, default) or jsonl (one JSON object per line)\n"
@@ -41,7 +44,9 @@ static void dump_usage(FILE *f)
                "  --keep-tcal-on-ovf  keep the calibration across an OVF\n"
                "  --mtc-freq N IA32_RTIT_CTL.MTCFreq (0..15)       --nom-freq N  the max non-turbo ratio (P1/100 MHz)\n"
                "  --cpuid-0x15.eax N, --cpuid-0x15.ebx N  the TSC / core crystal clock ratio (EBX/EAX)\n"
-               "On a decode error the error is printed and decoding resumes at the next PSB.\n");
+               "  -q, --quiet  no progress line on stderr\n"
+               "On a decode error the error is printed and decoding resumes at the next PSB. A dump to a file that\n"
+               "runs over a second shows its progress on stderr when stderr is a terminal.\n");
 }
 
 /* The names --errata accepts: the fields of struct fwpt_errata (arch/errata.h's list). */
@@ -49,7 +54,7 @@ static const struct {
     const char *name;
     size_t off;
 } errata_names[] = {
-#define FWPT_ERRATUM_NAME(field, name, aliases, what) {#field, offsetof(struct fwpt_errata, field)},
+#define FWPT_ERRATUM_NAME(field, name, aliases, what) {#field, FWPT_BOOL_FIELD(struct fwpt_errata, field)},
     FWPT_ERRATA_DECODE_LIST(FWPT_ERRATUM_NAME)
 #undef FWPT_ERRATUM_NAME
 };
@@ -68,7 +73,7 @@ static const char *parse_errata(const char *list, struct fwpt_errata *e, char *b
             snprintf(bad, badlen, "%.*s", (int)n, p);
             return bad;
         }
-        *(bool *)((char *)e + errata_names[i].off) = true;
+        *fwpt_bool_at(e, errata_names[i].off) = true;
         p += n;
         if (*p == ',')
             p++;
@@ -115,7 +120,7 @@ int fwpt_cmd_dump(int argc, char **argv)
 {
     const char *file = NULL;
     int jsonl = 0;
-    bool sync = false;
+    bool sync = false, quiet = false;
     uint64_t start = 0;
     struct fwpt_cpu_id cpu = {0};
     struct fwpt_errata errata = {0}, of_cpu; /* --errata's, and --cpu's */
@@ -128,6 +133,7 @@ int fwpt_cmd_dump(int argc, char **argv)
     const struct fwpt_arg_flag flags[] = {
         {"--sync", &sync}, {"--time-delta", &show.delta}, {"--no-wall-clock", &show.no_wall_clock},
         {"--no-tcal", &tcfg.no_tcal}, {"--no-cyc", &no_cyc}, {"--keep-tcal-on-ovf", &tcfg.keep_tcal_on_ovf},
+        {"--quiet", &quiet}, {"-q", &quiet},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -294,6 +300,9 @@ int fwpt_cmd_dump(int argc, char **argv)
     fwpt_pkt_init(&dec, buf, len);
     fwpt_pkt_set_errata(&dec, &errata);
     int rc = 0;
+    /* the dump is its own progress on the terminal, and a pager's or grep's through a pipe: a line only to a file */
+    struct fwpt_progress prog;
+    fwpt_progress_start(&prog, "fwpt dump", "packets", len, quiet || !fwpt_progress_stdout_is_file());
     if (sync && start)
         fwpt_pkt_sync_set(&dec, (size_t)start - 1); /* sync_forward then finds the first PSB >= start */
     else if (!sync)
@@ -323,6 +332,7 @@ int fwpt_cmd_dump(int argc, char **argv)
             continue;
         }
         packets++;
+        fwpt_progress(&prog, pkt.offset, packets, errors);
         if (no_cyc && pkt.type == FWPT_PKT_CYC)
             continue; /* hidden, and no time from it */
         const char *col_id = 0;
@@ -350,6 +360,7 @@ int fwpt_cmd_dump(int argc, char **argv)
             fwpt_pkt_print_text_col(&out, &pkt, col_id, col);
     }
 done:
+    fwpt_progress_end(&prog);
     fflush(stdout);
     if (errors)
         fprintf(stderr, "fwpt dump: %llu packets, %llu errors (resynchronized at the next PSB after each)\n",

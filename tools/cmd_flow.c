@@ -550,13 +550,10 @@ int fwpt_cmd_flow(int argc, char **argv)
     struct fwpt_flow_event ev;
     unsigned long errors = 0;
     uint64_t ninsns = 0, nevents = 0, lost = 0;
-    /* a listing shows the line only when it goes to a file (or /dev/null): on the terminal it is its own progress,
-     * and through a pipe it is a pager's or grep's output on the same terminal */
-    struct stat so;
-    const int listing_to_file = !isatty(STDOUT_FILENO) && fstat(STDOUT_FILENO, &so) == 0 && !S_ISFIFO(so.st_mode) &&
-                                !S_ISSOCK(so.st_mode);
+    /* a listing shows the line only when it goes to a file (or /dev/null) */
     struct fwpt_progress prog;
-    fwpt_progress_start(&prog, "fwpt flow", trace_size, quiet || (listing && !listing_to_file));
+    fwpt_progress_start(&prog, "fwpt flow", "instructions", trace_size,
+                        quiet || (listing && !fwpt_progress_stdout_is_file()));
     uint64_t cut_ip;
     enum fwpt_status fst; /* why the decode ended: FWPT_E_EOS, else a decoder bug (FWPT_E_INTERNAL) */
     static struct fwpt_time_spread spread;

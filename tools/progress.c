@@ -1,6 +1,7 @@
 /* fwpt host tool — the progress line (see progress.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "tools/progress.h"
@@ -15,7 +16,13 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void fwpt_progress_start(struct fwpt_progress *p, const char *what, uint64_t total_bytes, int quiet)
+int fwpt_progress_stdout_is_file(void)
+{
+    struct stat so;
+    return !isatty(STDOUT_FILENO) && fstat(STDOUT_FILENO, &so) == 0 && !S_ISFIFO(so.st_mode) && !S_ISSOCK(so.st_mode);
+}
+
+void fwpt_progress_start(struct fwpt_progress *p, const char *what, const char *unit, uint64_t total_bytes, int quiet)
 {
     double delay = 1.0;
     const char *e = getenv("FWPT_PROGRESS_DELAY_MS");
@@ -23,6 +30,7 @@ void fwpt_progress_start(struct fwpt_progress *p, const char *what, uint64_t tot
         delay = atof(e) / 1000.0;
     p->on = !quiet && isatty(STDERR_FILENO);
     p->what = what;
+    p->unit = unit;
     p->total = total_bytes;
     p->t0 = now();
     p->next = p->t0 + delay;
@@ -59,10 +67,10 @@ void fwpt_progress_tick(struct fwpt_progress *p, uint64_t bytes, uint64_t insns,
     human(r, sizeof r, (double)insns / dt);
     int len;
     if (p->total)
-        len = snprintf(line, sizeof line, "%s: %s of %s trace bytes (%u%%), %s instructions, %s/s", p->what, b, tb,
-                       (unsigned)(bytes >= p->total ? 100 : bytes * 100 / p->total), n, r);
+        len = snprintf(line, sizeof line, "%s: %s of %s trace bytes (%u%%), %s %s, %s/s", p->what, b, tb,
+                       (unsigned)(bytes >= p->total ? 100 : bytes * 100 / p->total), n, p->unit, r);
     else
-        len = snprintf(line, sizeof line, "%s: %s trace bytes, %s instructions, %s/s", p->what, b, n, r);
+        len = snprintf(line, sizeof line, "%s: %s trace bytes, %s %s, %s/s", p->what, b, n, p->unit, r);
     if (len < 0)
         return;
     if ((unsigned)len >= sizeof line)

@@ -589,6 +589,34 @@ static void check_programs(void)
     }
 }
 
+/* ---- the progress line ---- */
+
+/* A dump to a file shows the progress line on a terminal's stderr (no delay: at the first look at the clock),
+ * counting packets, and clears it; --quiet, -q, a dump to the terminal itself or into a pipe show none. */
+static void check_progress(void)
+{
+    static char out[1 << 16];
+    char args[512];
+    int status;
+    st.rng = 0x2545f4914f6cdd1dull;
+    pkt_stream_build(&st, 2000, 0);
+    write_file(file, st.buf, st.len);
+    snprintf(args, sizeof args, "dump \"%s\"", file);
+    size_t n = run_on_pty(tool, args, 1, "0", out, sizeof out, &status);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(n > 20 && !strncmp(out, "\rfwpt dump: ", 12));
+    CHECK(strstr(out, " trace bytes (") && strstr(out, " packets, ") && strstr(out, "/s"));
+    CHECK(n >= 2 && out[n - 1] == '\r' && !strchr(out, '\n')); /* one line, cleared at the end */
+    static const char *const none[] = {"dump \"%s\" --quiet", "dump \"%s\" -q --format jsonl", "dump \"%s\" | cat"};
+    for (size_t k = 0; k < sizeof none / sizeof none[0]; k++) {
+        snprintf(args, sizeof args, none[k], file);
+        CHECK_EQ(run_on_pty(tool, args, 1, "0", out, sizeof out, &status), 0);
+    }
+    snprintf(args, sizeof args, "dump \"%s\"", file); /* to the terminal: the packets, no line */
+    n = run_on_pty(tool, args, 0, "0", out, sizeof out, &status);
+    CHECK(n > 1000 && !strstr(out, "fwpt dump: "));
+}
+
 /* ---- 5.: usage ---- */
 
 static void check_usage(void)
@@ -669,6 +697,7 @@ int main(void)
             check_corrupt(s, pkt_stream_corrupt(&st, cbuf));
     }
     check_programs();
+    check_progress();
     check_usage();
     unlink(file);
     unlink(errfile);
