@@ -186,16 +186,26 @@ int fwpt_file_load(const char *path, uint8_t **data, size_t *size)
     for (;;) {
         if (!b) {
             fclose(f);
+            errno = ENOMEM;
             return -1;
         }
         size_t r = fread(b + n, 1, cap - n, f);
         n += r;
         if (n < cap)
             break;
-        cap *= 2;
-        b = realloc(b, cap);
+        uint8_t *nb = realloc(b, cap *= 2);
+        if (!nb)
+            free(b);
+        b = nb;
     }
+    /* a read error is never a short file: the caller says so instead of decoding part of it */
+    const int bad = ferror(f);
     fclose(f);
+    if (bad) {
+        free(b);
+        errno = EIO;
+        return -1;
+    }
     *data = b;
     *size = n;
     return 0;

@@ -200,6 +200,11 @@ int main(void)
     snprintf(path, sizeof path, "%s/sideband.json", dir);
     unlink(path);
     rmdir(dir);
+    /* a file that cannot be read to its end is an error naming it, never a short trace decoded in silence
+     * (/proc/self/mem reads EIO at offset 0) */
+    static char out[4096];
+    CHECK_EQ(tool_run("flow", "/proc/self/mem", out, sizeof out), 1);
+    CHECK_STR(out, "fwpt flow: /proc/self/mem: Input/output error\n");
     printf("flow_tool: %lu corrupted traces, %lu instructions and events compared, %lu errors among them\n",
            n_bad_traces, n_bad_lines, n_bad_errors);
     return check_summary("flow_tool");
