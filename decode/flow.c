@@ -102,7 +102,6 @@ _Static_assert(offsetof(struct fwpt_flow_event, kind) == 0 && offsetof(struct fw
 /* ---- the walk's steps for decode/summary.c and decode/parallel_host.c (decode/flow_internal.h) ---- */
 _Static_assert(ST_WALK == FWPT_FLOW_ST_WALK, "flow_internal.h names the walking state");
 enum fwpt_status fwpt_flow_i_fetch(struct fwpt_flow *f) { return fetch(f); }
-void fwpt_flow_i_lookahead(struct fwpt_flow *f) { flow_lookahead(f); }
 bool fwpt_flow_i_packet_lookahead(struct fwpt_flow *f, uint64_t bits, uint64_t walked)
 {
     fwpt_flow_i_walk_store(f, bits, 0, 0, walked);

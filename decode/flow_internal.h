@@ -18,8 +18,6 @@
 /* The next packet into f->peek, not consumed (flow_priv.h's fetch: a packet-level error is reported and the
  * decoder resynchronized there). FWPT_E_EOS at the end. */
 enum fwpt_status fwpt_flow_i_fetch(struct fwpt_flow *f);
-/* What the processor wrote before the next branch packet, after the walk consumed one (flow_packets.c's flow_lookahead). */
-void fwpt_flow_i_lookahead(struct fwpt_flow *f);
 /* The RET compression stack (SDM "Indirect Transfer Compression for Returns (RET)"): 64 entries,
  * the oldest dropped when full; every near RET pops. flow_priv.h's push_ret and pop_ret. */
 static inline void fwpt_flow_push_ret(struct fwpt_flow *f, uint64_t ip)
@@ -118,9 +116,10 @@ static inline bool fwpt_flow_i_takes_next(const struct fwpt_flow *f, enum fwpt_s
            (f->peek.type == FWPT_PKT_TNT_8 || f->peek.type == FWPT_PKT_TNT_64 || f->peek.type == FWPT_PKT_TIP);
 }
 /* Else the TNT state is stored (bits left, walked instructions not yet counted: a TRIG's ICNT counts from here)
- * and the lookahead done: true when the walk goes on (it walks, and no FUP, event, TRIG or CFE waits). Out of line
- * in flow.c, as the lookahead itself is: inlined into both walks' loops it cost the summary walk 2.5-4% on the
- * memory-map firmware trace (bench_summary A/B), kept out of them it costs nothing measurable. */
+ * and the lookahead (flow_packets.c's flow_lookahead) done: true when the walk goes on (it walks, and no FUP,
+ * event, TRIG or CFE waits). Out of line in flow.c, as the lookahead itself is: inlined into both walks' loops it
+ * cost the summary walk 2.5-4% on the memory-map firmware trace (bench_summary A/B); out of them, within about 2%
+ * of the copies it replaced. */
 bool fwpt_flow_i_packet_lookahead(struct fwpt_flow *f, uint64_t bits, uint64_t walked);
 /* The walk reached the end of block b starting at f->ip (next_ip: its fall-through): its last instruction
  * waits for flow_resolve() (flow_priv.h's end_block). */
