@@ -68,7 +68,8 @@ all: $(B)/.deps-build $(B)/fwpt.efi $(B)/fwpt
 # Missing Debian packages are installed (as root) before anything is built.
 $(B)/.deps-build: tools/ensure-deps.sh
 	@mkdir -p $(B) && tools/ensure-deps.sh build && touch $@
-$(B)/.deps-test: tools/ensure-deps.sh
+# after .deps-build, never beside it: two apt-get runs at once (make -j) fail on apt's lock
+$(B)/.deps-test: tools/ensure-deps.sh | $(B)/.deps-build
 	@mkdir -p $(B) && tools/ensure-deps.sh all && touch $@
 deps: $(B)/.deps-test
 
