@@ -94,6 +94,9 @@ unsigned fwpt_report_mismatch(const struct fwpt_report_run *r, const struct fwpt
         SAY("no PSB");
     if (!r->decoded_insns)
         SAY("no instruction decoded");
+    else if (r->verify.result == FWPT_VERIFY_PASSED && r->verify.scope != FWPT_VERIFY_UNKNOWN &&
+             r->verify.total != r->decoded_insns)
+        SAY("the run verified a flow of %lu instructions, %lu were decoded", r->verify.total, r->decoded_insns);
     if (r->decode_errors)
         SAY("%lu decode error%s", r->decode_errors, r->decode_errors == 1 ? "" : "s");
     if (r->cut && !(r->recorded && (r->stopped || r->error)))

@@ -59,8 +59,8 @@ struct fwpt_report_run {
     uint64_t decode_errors;   /* flow decode errors */
 };
 
-/* Where the trace decoded differs from what the run recorded and verified (the size, decode errors, no PSB,
- * nothing decoded, cut without the run saying the output stopped): 0 when it does not, else the number of
+/* Where the trace decoded differs from what the run recorded and verified (the size, no PSB, nothing decoded, the
+ * instructions of a passed verify, decode errors, cut without the run saying the output stopped): 0 when it does not, else the number of
  * differences, each said in words to o (NULL: only counted), separated by "; ". */
 unsigned fwpt_report_mismatch(const struct fwpt_report_run *run, const struct fwpt_sink *o);
 

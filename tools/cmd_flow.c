@@ -150,7 +150,9 @@ static void parse_sideband_verify(const char *v, const char *path, struct sideba
             u->result = FWPT_VERIFY_PASSED, u->scope = FWPT_VERIFY_UNKNOWN;
         } else if (!strcmp(old, "FAILED")) {
             u->result = FWPT_VERIFY_FAILED, u->reason = NULL;
-        } else if (!strcmp(old, "not asked") || !strncmp(old, "skipped", 7)) {
+        } else if (!strncmp(old, "skipped (", 9) && old[strlen(old) - 1] == ')') {
+            snprintf(r->v_reason, sizeof r->v_reason, "skipped: %.*s", (int)strlen(old) - 10, old + 9);
+        } else if (!strcmp(old, "not asked")) {
             snprintf(r->v_reason, sizeof r->v_reason, "%s", old);
         } else {
             note("fwpt flow: %s: \"verify\": unknown value \"%s\" (the page says not recorded)\n", path, old);
