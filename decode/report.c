@@ -196,9 +196,9 @@ static void put_run(const struct fwpt_sink *o, const struct fwpt_report_run *r, 
         fwpt_puts(o, "</span>");
     }
     fwpt_puts(o, "</td></tr>\n");
-    row_begin(o, "Decode errors");
+    row_begin(o, "Decode errors"); /* no green 0 for a trace not decoded whole */
     fwpt_printf(o, "<span id=\"fwpt-errors\" class=\"%s\">%lu</span></td></tr>\n",
-                r->decode_errors ? "bad" : r->no_psb || !r->decoded_insns ? "" : "ok", r->decode_errors);
+                r->decode_errors ? "bad" : !fwpt_strcmp(dclass, "ok") ? "ok" : "", r->decode_errors);
     fwpt_puts(o, "</table>\n");
 }
 
