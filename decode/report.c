@@ -3,6 +3,108 @@
 
 static const char *or_dash(const char *s) { return s && s[0] ? s : "-"; }
 
+static const char *const result_names[] = {"not run", "passed", "failed"};
+static const char *const scope_names[] = {"whole", "first", "newest", "unknown"};
+
+const char *fwpt_verify_result_name(enum fwpt_verify_result r)
+{
+    return (unsigned)r < sizeof result_names / sizeof result_names[0] ? result_names[r] : "?";
+}
+
+const char *fwpt_verify_scope_name(enum fwpt_verify_scope s)
+{
+    return (unsigned)s < sizeof scope_names / sizeof scope_names[0] ? scope_names[s] : "?";
+}
+
+static int name_index(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; name && i < n; i++)
+        if (!fwpt_strcmp(names[i], name))
+            return i;
+    return -1;
+}
+
+int fwpt_verify_result_parse(const char *name)
+{
+    return name_index(result_names, (int)(sizeof result_names / sizeof result_names[0]), name);
+}
+
+int fwpt_verify_scope_parse(const char *name)
+{
+    return name_index(scope_names, (int)(sizeof scope_names / sizeof scope_names[0]), name);
+}
+
+static void put_text(const struct fwpt_sink *o, const char *s, bool xml)
+{
+    if (xml)
+        fwpt_put_xml(o, s);
+    else
+        fwpt_puts(o, s);
+}
+
+void fwpt_verify_text(const struct fwpt_verify *v, bool xml, const struct fwpt_sink *o)
+{
+    const bool part = v->part && v->part[0], reason = v->reason && v->reason[0];
+    switch (v->result) {
+    case FWPT_VERIFY_PASSED:
+        if (v->scope == FWPT_VERIFY_FIRST || v->scope == FWPT_VERIFY_NEWEST) {
+            fwpt_printf(o, "passed for the %s %lu of %lu instructions; the rest was not compared",
+                        v->scope == FWPT_VERIFY_FIRST ? "first" : "newest", v->compared, v->total);
+        } else if (v->scope == FWPT_VERIFY_UNKNOWN) {
+            fwpt_puts(o, "passed (what was compared was not recorded)");
+        } else {
+            fwpt_puts(o, "passed");
+            if (part) {
+                fwpt_puts(o, " (");
+                put_text(o, v->part, xml);
+                fwpt_putc(o, ')');
+            }
+        }
+        break;
+    case FWPT_VERIFY_FAILED:
+        fwpt_puts(o, "failed");
+        if (reason) {
+            fwpt_puts(o, ": ");
+            put_text(o, v->reason, xml);
+        }
+        break;
+    default:
+        fwpt_puts(o, "not run");
+        if (reason) {
+            fwpt_puts(o, " (");
+            put_text(o, v->reason, xml);
+            fwpt_putc(o, ')');
+        }
+        break;
+    }
+}
+
+unsigned fwpt_report_mismatch(const struct fwpt_report_run *r, const struct fwpt_sink *o)
+{
+    unsigned n = 0;
+#define SAY(...)                                                                                                       \
+    do {                                                                                                               \
+        if (o)                                                                                                         \
+            fwpt_printf(o, "%s", n ? "; " : ""), fwpt_printf(o, __VA_ARGS__);                                          \
+        n++;                                                                                                           \
+    } while (0)
+    if (r->recorded && r->decoded_bytes != r->trace_bytes)
+        SAY("the run recorded %lu trace bytes, %lu were decoded", r->trace_bytes, r->decoded_bytes);
+    if (r->decoded_bytes && r->no_psb)
+        SAY("no PSB");
+    if (!r->decoded_insns)
+        SAY("no instruction decoded");
+    else if (r->verify.result == FWPT_VERIFY_PASSED && r->verify.scope != FWPT_VERIFY_UNKNOWN &&
+             r->verify.total != r->decoded_insns)
+        SAY("the run verified a flow of %lu instructions, %lu were decoded", r->verify.total, r->decoded_insns);
+    if (r->decode_errors)
+        SAY("%lu decode error%s", r->decode_errors, r->decode_errors == 1 ? "" : "s");
+    if (r->cut && !(r->recorded && (r->stopped || r->error)))
+        SAY("the trace ends with tracing on (cut)");
+#undef SAY
+    return n;
+}
+
 static void row_begin(const struct fwpt_sink *o, const char *key)
 {
     fwpt_puts(o, "<tr><th>");
@@ -43,25 +145,60 @@ static void put_run(const struct fwpt_sink *o, const struct fwpt_report_run *r, 
     fwpt_puts(o, r->target_status ? " (an error)" : " (EFI_SUCCESS)");
     fwpt_puts(o, "</td></tr>\n");
     row_begin(o, "Trace");
-    fwpt_printf(o, "%lu bytes; ended because: ", r->trace_bytes);
-    fwpt_put_xml(o, r->error ? "operational error (STATUS.Error)"
-                    : r->stopped ? "the output stopped (ToPA STOP / TraceStop)" : "the call returned");
-    if (r->trace_reason && r->trace_reason[0]) {
-        fwpt_puts(o, "; ");
-        fwpt_put_xml(o, r->trace_reason);
+    fwpt_printf(o, "<span id=\"fwpt-trace-bytes\">%lu</span> bytes decoded", r->decoded_bytes);
+    if (!r->recorded) {
+        fwpt_puts(o, " (what the run recorded is not known: no sideband.json \"trace\")");
+    } else {
+        const bool other = r->decoded_bytes != r->trace_bytes;
+        if (other)
+            fwpt_printf(o, " <span id=\"fwpt-trace-recorded\" class=\"bad\">(the run recorded %lu bytes: this is not "
+                           "the trace it wrote)</span>", r->trace_bytes);
+        fwpt_puts(o, other ? "; the run's trace ended because: " : "; ended because: ");
+        fwpt_put_xml(o, r->error ? "operational error (STATUS.Error)"
+                        : r->stopped ? "the output stopped (ToPA STOP / TraceStop)" : "the call returned");
+        if (r->trace_reason && r->trace_reason[0]) {
+            fwpt_puts(o, "; ");
+            fwpt_put_xml(o, r->trace_reason);
+        }
+        fwpt_puts(o, r->wrapped ? " (the buffer wrapped: the oldest part is lost)" : "");
     }
-    fwpt_puts(o, r->wrapped ? " (the buffer wrapped: the oldest part is lost)" : "");
     fwpt_puts(o, "</td></tr>\n");
+    row_begin(o, "Decode");
+    const bool run_cut = r->recorded && (r->stopped || r->error); /* the run says the trace ends with tracing on */
+    const char *dv = "the whole trace: tracing ended inside it", *dclass = "ok";
+    if (!r->decoded_bytes)
+        dv = "the trace is empty: nothing decoded", dclass = "bad";
+    else if (r->no_psb)
+        dv = "no PSB in the trace: nothing could be decoded", dclass = "bad";
+    else if (!r->decoded_insns)
+        dv = "no instruction decoded", dclass = "bad";
+    else if (r->cut && !run_cut)
+        dv = "the trace ends with tracing on: it was cut, the rest of the call is missing", dclass = "bad";
+    else if (r->cut)
+        dv = "the trace ends with tracing on, where the output stopped", dclass = "";
+    fwpt_printf(o, "<span id=\"fwpt-decode\" class=\"%s\">", dclass);
+    fwpt_put_xml(o, dv);
+    fwpt_puts(o, "</span></td></tr>\n");
     row_begin(o, p->unit == FWPT_PROFILE_UNIT_TICKS ? "TSC ticks" : "Instructions");
     fwpt_printf(o, "<span id=\"fwpt-insns\">%lu</span></td></tr>\n", p->insns);
     row_begin(o, "Verify");
-    fwpt_printf(o, "<span id=\"fwpt-verify\" class=\"%s\">", r->verify && !fwpt_strcmp(r->verify, "passed") ? "ok"
-                                                           : r->verify && !fwpt_strcmp(r->verify, "FAILED") ? "bad" : "");
-    fwpt_put_xml(o, or_dash(r->verify));
-    fwpt_puts(o, "</span></td></tr>\n");
-    row_begin(o, "Decode errors");
-    fwpt_printf(o, "<span id=\"fwpt-errors\" class=\"%s\">%lu</span></td></tr>\n", r->decode_errors ? "bad" : "ok",
-                r->decode_errors);
+    const struct fwpt_verify *v = &r->verify;
+    const unsigned mismatch = v->result == FWPT_VERIFY_PASSED ? fwpt_report_mismatch(r, NULL) : 0;
+    fwpt_printf(o, "<span id=\"fwpt-verify\" class=\"%s\">", v->result == FWPT_VERIFY_FAILED ? "bad"
+                                                           : v->result != FWPT_VERIFY_PASSED || mismatch ? ""
+                                                           : v->scope == FWPT_VERIFY_WHOLE ? "ok" : "part");
+    fwpt_verify_text(v, true, o);
+    fwpt_puts(o, "</span>");
+    if (mismatch) {
+        fwpt_puts(o, " <span id=\"fwpt-verify-note\" class=\"bad\">but the trace decoded here is not what the run "
+                     "verified: ");
+        fwpt_report_mismatch(r, o);
+        fwpt_puts(o, "</span>");
+    }
+    fwpt_puts(o, "</td></tr>\n");
+    row_begin(o, "Decode errors"); /* no green 0 for a trace not decoded whole */
+    fwpt_printf(o, "<span id=\"fwpt-errors\" class=\"%s\">%lu</span></td></tr>\n",
+                r->decode_errors ? "bad" : !fwpt_strcmp(dclass, "ok") ? "ok" : "", r->decode_errors);
     fwpt_puts(o, "</table>\n");
 }
 
@@ -204,6 +341,7 @@ void fwpt_report_html(const struct fwpt_report_run *run, struct fwpt_profile *p,
                  "td.n { text-align: right; font-family: monospace; }\n"
                  ".a { font-family: monospace; color: #666; }\n"
                  ".ok { color: #070; font-weight: bold; }\n.bad { color: #b00; font-weight: bold; }\n"
+                 ".part { color: #a60; font-weight: bold; }\n"
                  ".tree { font-family: monospace; white-space: pre; }\n"
                  ".tree details, .tree .leaf { margin-left: 1.5em; }\n"
                  ".tree .leaf { padding-left: 1em; }\n"

@@ -9,6 +9,33 @@
 #include <stdint.h>
 #include "decode/flame.h"
 
+/* The verdict of verify as the run recorded it (efi/pipeline; sideband.json "verify"): the decoded flow against
+ * the single-stepped one. The console, sideband.json and the page say it in the same words (fwpt_verify_text). */
+enum fwpt_verify_result { FWPT_VERIFY_NOT_RUN = 0, FWPT_VERIFY_PASSED, FWPT_VERIFY_FAILED };
+enum fwpt_verify_scope {
+    FWPT_VERIFY_WHOLE = 0, /* every instruction decoded was compared */
+    FWPT_VERIFY_FIRST,     /* the first `compared` of `total` (a buffer filled) */
+    FWPT_VERIFY_NEWEST,    /* the newest `compared` of `total` (a ring kept the newest) */
+    FWPT_VERIFY_UNKNOWN,   /* not recorded (a sideband.json whose "verify" is the old string "passed") */
+};
+struct fwpt_verify {
+    enum fwpt_verify_result result;
+    enum fwpt_verify_scope scope; /* passed: which instructions were compared */
+    uint64_t compared, total;     /* passed: instructions compared; decoded in all */
+    const char *part;             /* passed: what of the call the trace holds ("the whole call", "the oldest part
+                                   * (output stopped)", ...); NULL or "": not said */
+    const char *reason;           /* not run or failed: why ("not asked", ...); NULL or "": not said */
+};
+/* The verdict in words: "passed (the whole call)", "passed for the first N of M instructions; the rest was not
+ * compared", "failed: REASON", "not run (REASON)"; xml: escaped for HTML. */
+void fwpt_verify_text(const struct fwpt_verify *v, bool xml, const struct fwpt_sink *o);
+/* sideband.json's names: "passed", "failed", "not run"; "whole", "first", "newest", "unknown". */
+const char *fwpt_verify_result_name(enum fwpt_verify_result r);
+const char *fwpt_verify_scope_name(enum fwpt_verify_scope s);
+/* The enum value of a name above, or -1. */
+int fwpt_verify_result_parse(const char *name);
+int fwpt_verify_scope_parse(const char *name);
+
 /* What the page says about the run; strings may be NULL or "" (then "-"). */
 struct fwpt_report_run {
     const char *vendor;
@@ -18,12 +45,24 @@ struct fwpt_report_run {
     const char *target, *target_path, *impl;
     uint64_t impl_addr;
     uint64_t target_status;   /* the EFI_STATUS the traced call returned */
-    uint64_t trace_bytes;
+    bool recorded;            /* the run recorded its trace (trace_bytes, trace_reason, wrapped, ...): false for a
+                               * raw trace file, or a sideband.json without "trace" */
+    uint64_t trace_bytes;     /* what the run recorded */
     const char *trace_reason; /* why the trace ended (readback) */
     bool wrapped, stopped, error;
-    const char *verify;       /* "passed", "FAILED" or "not asked" */
-    uint64_t decode_errors;   /* flow decode errors (instructions: the profile's count) */
+    struct fwpt_verify verify;
+    /* what the decode of this page found in the trace it read (the app: its own; the host: trace.pt's) */
+    uint64_t decoded_bytes;   /* the trace's bytes decoded */
+    uint64_t decoded_insns;   /* instructions decoded */
+    bool no_psb;              /* no PSB in the trace: nothing could be decoded */
+    bool cut;                 /* the trace ends with tracing on (no TIP.PGD after the last instruction) */
+    uint64_t decode_errors;   /* flow decode errors */
 };
+
+/* Where the trace decoded differs from what the run recorded and verified (the size, no PSB, nothing decoded, the
+ * instructions of a passed verify, decode errors, cut without the run saying the output stopped): 0 when it does not, else the number of
+ * differences, each said in words to o (NULL: only counted), separated by "; ". */
+unsigned fwpt_report_mismatch(const struct fwpt_report_run *run, const struct fwpt_sink *o);
 
 /* The page's top functions (by instructions, self). */
 #define FWPT_REPORT_TOP_FUNCS 40

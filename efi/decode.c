@@ -36,6 +36,7 @@ void fwpt_run_decode_packets(struct fwpt_run *s, struct fwpt_membuf *txt)
     if (st != FWPT_OK) {
         fwpt_pkt_print_error_text(&file, 0, st);
         fwpt_run_say(s, "packets: no PSB in the trace: ", fwpt_status_msg(st));
+        s->no_psb = true;
         s->pkt_errors++;
         return;
     }
@@ -199,7 +200,8 @@ void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt)
     fwpt_printf(&tsink, "instructions and events in order (%lu instructions, %lu decode errors):\n", s->insns,
                 s->flow_errors);
     uint64_t cut_ip;
-    if (listing_on && fwpt_flow_cut(&f, &cut_ip))
+    s->flow_cut = fwpt_flow_cut(&f, &cut_ip);
+    if (listing_on && s->flow_cut)
         fwpt_flow_print_cut(&pr, cut_ip, s->tr.len); /* as the host tool ends its listing */
     if (s->insns > cap) {
         /* never a silent cut: the file and the console say where the listing stopped and where to get the rest */

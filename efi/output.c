@@ -63,6 +63,25 @@ static void json_images(struct fwpt_json *j, const struct fwpt_run *s, const cha
     fwpt_json_close(j, ']');
 }
 
+/* verify's verdict: result, scope, compared, total, part, reason, and the words the console and the page say */
+static void json_verify(struct fwpt_json *j, const struct fwpt_verify *v)
+{
+    char text[256];
+    struct fwpt_bufsink b;
+    struct fwpt_sink t = fwpt_bufsink_init(&b, text, sizeof text - 1);
+    fwpt_verify_text(v, false, &t);
+    text[b.len] = 0;
+    fwpt_json_open(j, "verify", '{');
+    kv_str(j, "result", fwpt_verify_result_name(v->result));
+    kv_str(j, "scope", v->result == FWPT_VERIFY_PASSED ? fwpt_verify_scope_name(v->scope) : "");
+    fwpt_json_dec(j, "compared", v->compared);
+    fwpt_json_dec(j, "total", v->total);
+    kv_str(j, "part", v->part);
+    kv_str(j, "reason", v->reason);
+    kv_str(j, "text", text);
+    fwpt_json_close(j, '}');
+}
+
 static void sideband(struct fwpt_run *s, const struct fwpt_sink *o)
 {
     const struct fwpt_caps *c = s->caps;
@@ -75,7 +94,8 @@ static void sideband(struct fwpt_run *s, const struct fwpt_sink *o)
     kv_str(j, "backend", s->backend == FWPT_BACKEND_SOFT ? "soft" : "hw");
     /* the profile actually emulated (the default one when none was named) */
     kv_str(j, "profile", fwpt_run_profile_name(s));
-    kv_str(j, "verify", s->verify_text);
+    fwpt_json_nl(j, 0);
+    json_verify(j, &s->verdict);
     fwpt_json_nl(j, 0);
     fwpt_json_open(j, "cpu", '{');
     kv_str(j, "vendor", c->raw.vendor);
@@ -223,8 +243,11 @@ EFI_STATUS fwpt_run_write_outputs(struct fwpt_run *s, struct fwpt_membuf *packet
             .signature = c->raw.leaf1_eax, .backend = s->backend == FWPT_BACKEND_SOFT ? "soft" : "hw",
             .profile = fwpt_run_profile_name(s), .target = fwpt_target_name(s->target.target), .target_path = s->target.path,
             .impl = s->target.impl_what, .impl_addr = s->target.impl_addr, .target_status = s->target.status,
-            .trace_bytes = s->tr.len, .trace_reason = s->tr.rb.reason, .wrapped = s->tr.rb.wrapped,
-            .stopped = s->tr.rb.stopped, .error = s->tr.rb.error, .verify = s->verify_text, .decode_errors = s->flow_errors,
+            .recorded = true, .trace_bytes = s->tr.len, .trace_reason = s->tr.rb.reason, .wrapped = s->tr.rb.wrapped,
+            .stopped = s->tr.rb.stopped, .error = s->tr.rb.error, .verify = s->verdict,
+            /* what this decode found: `fwpt report` finds the same in the saved trace.pt */
+            .decoded_bytes = s->tr.len, .decoded_insns = s->insns, .no_psb = s->no_psb, .cut = s->flow_cut,
+            .decode_errors = s->flow_errors,
         };
         struct fwpt_membuf pic = {0};
         struct fwpt_sink ps = fwpt_membuf_sink(&pic);

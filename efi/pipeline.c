@@ -290,13 +290,14 @@ static bool verify_hw(struct fwpt_run *s)
 {
     const struct fwpt_sink *o = &s->o;
     if (s->cfg.n_ranges) {
-        fwpt_run_say(s, "verify: skipped: an IP filter was set (the single-stepped flow is unfiltered)", NULL);
+        s->verdict = (struct fwpt_verify){.result = FWPT_VERIFY_NOT_RUN,
+                                          .reason = "skipped: an IP filter was set, the single-stepped flow is unfiltered"};
         return true;
     }
     s->soft = AllocateZeroPool(sizeof *s->soft);
     s->gt = AllocatePool(SOFT_GT_MAX * sizeof *s->gt);
     if (!s->soft || !s->gt || EFI_ERROR(fwpt_soft_init(s->soft, NULL, &s->mem, s->gt, SOFT_GT_MAX))) {
-        fwpt_run_say(s, "verify: the single-stepper cannot start", NULL);
+        s->verdict.reason = "the single-stepper cannot start";
         return false;
     }
     struct fwpt_target_run again = {
@@ -304,7 +305,7 @@ static bool verify_hw(struct fwpt_run *s)
         .device = s->target.device, .root = s->target.root,
     };
     if (EFI_ERROR(fwpt_target_prepare(&again))) {
-        fwpt_run_say(s, "verify: cannot prepare the target a second time", NULL);
+        s->verdict.reason = "cannot prepare the target a second time";
         fwpt_target_cleanup(&again);
         return false;
     }
@@ -320,9 +321,11 @@ static bool verify_hw(struct fwpt_run *s)
         fwpt_puts(o, "verify: single-stepping failed: ");
         fwpt_put_efi_status(o, st);
         fwpt_puts(o, "\n");
+        s->verdict.reason = "single-stepping failed";
         return false;
     }
-    return fwpt_soft_verify(&s->soft->sim, s->decoded, s->ndecoded, s->insns, s->tr.rb.wrapped, s->tr.rb.stopped, o) == 0;
+    return fwpt_soft_verify_scope(&s->soft->sim, s->decoded, s->ndecoded, s->insns, s->tr.rb.wrapped, s->tr.rb.stopped, o,
+                                  &s->verdict) == 0;
 }
 
 /* 1. The backend and its capabilities. auto: Intel PT when usable, else the software tracer emulating the
@@ -584,28 +587,33 @@ static void run_decode(struct fwpt_run *s, struct fwpt_membuf *packets, struct f
                    "%lu bytes\n", s->tr.nsegs, s->tr.len, s->pool_after);
 }
 
-/* The verdict of verify: the decoded flow against the single-stepped one (soft: this call's; hw: a second call). */
+/* The verdict of verify: the decoded flow against the single-stepped one (soft: this call's; hw: a second call), into
+ * s->verdict and said on the console in the words sideband.json and report.html use. */
 static bool run_verify(struct fwpt_run *s)
 {
     struct fwpt_sink *o = &s->o;
     bool verified = true;
     if (s->decoded)
         fwpt_soft_ring_order(s->decoded, s->ndecoded, &s->decoded_start); /* oldest first */
+    s->verdict = (struct fwpt_verify){.result = s->verify ? FWPT_VERIFY_FAILED : FWPT_VERIFY_NOT_RUN,
+                                      .reason = s->verify ? NULL : "not asked"};
     if (s->verify && !s->decoded) {
-        fwpt_run_say(s, "verify: not enough pool memory for the decoded flow", NULL);
+        s->verdict.reason = "not enough pool memory for the decoded flow";
         verified = false;
     }
     if (s->soft) {
         fwpt_soft_report(&s->soft->sim, o);
         if (s->verify && s->decoded)
-            verified = fwpt_soft_verify(&s->soft->sim, s->decoded, s->ndecoded, s->insns, s->tr.rb.wrapped,
-                                        s->tr.rb.stopped, o) == 0;
+            verified = fwpt_soft_verify_scope(&s->soft->sim, s->decoded, s->ndecoded, s->insns, s->tr.rb.wrapped,
+                                              s->tr.rb.stopped, o, &s->verdict) == 0;
     } else if (s->verify && s->decoded) {
         verified = verify_hw(s);
     }
-    s->verify_text = !s->verify ? "not asked"
-                     : !s->soft && s->cfg.n_ranges ? "skipped (an IP filter was set)"
-                     : verified ? "passed" : "FAILED";
+    if (s->verify) {
+        fwpt_puts(o, "verify: ");
+        fwpt_verify_text(&s->verdict, false, o);
+        fwpt_puts(o, "\n");
+    }
     return verified;
 }
 
@@ -635,7 +643,9 @@ static EFI_STATUS run(struct fwpt_run *s)
     if (s->tr.rb.error || stop != FWPT_OK)
         return EFI_DEVICE_ERROR;
     if (!verified) {
-        fwpt_run_say(s, "verify: FAILED: the decoded flow is not the single-stepped one (see above)", NULL);
+        fwpt_puts(&s->o, "verify: ");
+        fwpt_verify_text(&s->verdict, false, &s->o);
+        fwpt_puts(&s->o, " (see above)\n");
         return EFI_ABORTED;
     }
     return EFI_SUCCESS;

@@ -11,6 +11,7 @@
 #include "arch/trace.h"
 #include "decode/flow.h"
 #include "decode/profile.h"
+#include "decode/report.h"
 #include "decode/packet.h"
 #include "efi/console.h"
 #include "efi/cpu_hw.h"
@@ -124,6 +125,7 @@ struct fwpt_run {
     uint64_t pkt_count[FWPT_PKT_COUNT];
     uint64_t pkt_errors;
     uint64_t insns, flow_errors;
+    bool no_psb, flow_cut;         /* the packet decode found no PSB; the flow ended with tracing on (fwpt_flow_cut) */
     uint64_t *decoded;             /* flow IPs for verify: the first cap_decoded, or with `ring` the newest */
     size_t ndecoded, cap_decoded, decoded_start;
     bool have_cpuid15;
@@ -134,7 +136,7 @@ struct fwpt_run {
     uint64_t *gt;
     struct fwpt_flow_summary fs;   /* profile and call tree (flow.txt, flame.svg, report.html) */
     bool summary;                  /* fs is usable */
-    const char *verify_text;       /* "passed", "FAILED", "skipped" or "not asked": sideband.json, report.html */
+    struct fwpt_verify verdict;    /* verify's: the console, sideband.json, report.html (decode/report.h) */
     enum fwpt_backend backend;     /* the one used: opt->backend with auto resolved */
     bool verify;                   /* verify, asked for or implied by backend=auto choosing soft */
 };

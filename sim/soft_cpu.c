@@ -1,6 +1,7 @@
 /* fwpt — the software trace CPU (see sim/soft_cpu.h). */
 #include "sim/soft_cpu.h"
 #include "decode/insn.h"
+#include "decode/report.h"
 
 /* ---- the CPU: CPUID from the profile (through the model), MSRs the model's ---- */
 static enum fwpt_status replay_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, struct fwpt_cpuid_regs *out)
@@ -216,8 +217,16 @@ static uint64_t gt_at(const struct fwpt_soft *s, size_t i)
     return s->gt[k >= s->gt_cap ? k - s->gt_cap : k];
 }
 
-int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, uint64_t n_all, int wrapped, int stopped,
-                     const struct fwpt_sink *o)
+/* the verdict into *v (when given): failed, with why */
+static int verify_failed(struct fwpt_verify *v, const char *reason)
+{
+    if (v)
+        *v = (struct fwpt_verify){.result = FWPT_VERIFY_FAILED, .reason = reason};
+    return 1;
+}
+
+int fwpt_soft_verify_scope(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, uint64_t n_all, int wrapped,
+                           int stopped, const struct fwpt_sink *o, struct fwpt_verify *v)
 {
     /* the oldest part (output stopped, no wrap) can be compared as far as both buffers go, unless the ground truth
      * kept the newest (gt_ring); the newest part (no stop, or a wrap before it), where the ground truth and the
@@ -231,12 +240,12 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
         fwpt_puts(o, s->gt_ring ? " of the oldest instructions gave way: it keeps the newest, for a ring, but the "
                                   "output stopped and the part to compare is the oldest)\n"
                                 : " instructions did not fit)\n");
-        return 1;
+        return verify_failed(v, "the single-stepped flow is incomplete");
     }
     if (n < n_all && !partial && !tail) {
         fwpt_printf(o, "verify: decoded flow incomplete (%lu of %lu instructions kept)\n", (unsigned long)n,
                     (unsigned long)n_all);
-        return 1;
+        return verify_failed(v, "the decoded flow is incomplete");
     }
     /* What the processor traces: instructions where PacketEn held (IP filter), before a TraceStop; gt[0] is the
      * instruction recorded after 'base' others (those that gave way in a ring) */
@@ -251,7 +260,7 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
     const char *how = s->stats.step_limit_hit ? "all that was stepped before the step limit" : "the whole call";
     if (n == 0 && total != 0) { /* an empty suffix or prefix matches anything: not a verification */
         fwpt_printf(o, "verify: FAILED: nothing decoded, but %lu instructions were traced\n", (unsigned long)total);
-        return 1;
+        return verify_failed(v, "nothing decoded, but instructions were traced");
     }
     if (tail) {
         want = n < total ? n : total; /* aligned at the end: the newest 'want' of both */
@@ -273,7 +282,7 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
         fwpt_puts(o, "verify: ground truth incomplete (");
         fwpt_put_dec(o, s->stats.lost);
         fwpt_puts(o, " instructions gave way; none of those kept was traced)\n");
-        return 1;
+        return verify_failed(v, "the single-stepped flow is incomplete");
     }
     /* the newest part: decoded[doff] is instruction dbase of the whole decoded flow */
     const size_t dbase = tail ? (size_t)(n_all - n) + doff : 0;
@@ -297,7 +306,7 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
             else
                 fwpt_puts(o, "  decoded   (end of trace)\n");
             put_ip_line(o, "  stepped   #", base + i, g);
-            return 1;
+            return verify_failed(v, "the decoded flow differs from the single-stepped one");
         }
         j++;
     }
@@ -309,7 +318,7 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
         fwpt_puts(o, " instructions, single-stepped and traced ");
         fwpt_put_dec(o, want);
         fwpt_putc(o, '\n');
-        return 1;
+        return verify_failed(v, "the decoded flow differs from the single-stepped one");
     }
     /* else every decoded instruction was compared after all */
     const bool cut_short = (partial || tail) && n < n_all;
@@ -331,7 +340,17 @@ int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t 
                             "of it"
                           : "; the rest was not compared: the ground truth or the decoded flow did not fit its buffer");
     fwpt_puts(o, "\n");
+    if (v)
+        *v = (struct fwpt_verify){.result = FWPT_VERIFY_PASSED,
+                                  .scope = !cut_short ? FWPT_VERIFY_WHOLE : tail ? FWPT_VERIFY_NEWEST : FWPT_VERIFY_FIRST,
+                                  .compared = n, .total = cut_short ? n_all : n, .part = how};
     return 0;
+}
+
+int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, uint64_t n_all, int wrapped, int stopped,
+                     const struct fwpt_sink *o)
+{
+    return fwpt_soft_verify_scope(s, decoded, n, n_all, wrapped, stopped, o, NULL);
 }
 
 void fwpt_soft_report(const struct fwpt_soft *s, const struct fwpt_sink *o)

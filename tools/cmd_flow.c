@@ -122,7 +122,8 @@ static int parse_sideband_filters(const char *text, uint64_t (*r)[2])
 /* What the report page and the frame names need from sideband.json (as the app wrote it). */
 struct sideband_run {
     struct fwpt_report_run run;
-    char vendor[16], backend[16], profile[64], verify[32], target[64], path[512], impl[128], reason[256];
+    char vendor[16], backend[16], profile[64], target[64], path[512], impl[128], reason[256];
+    char v_result[16], v_scope[16], v_part[96], v_reason[160];
     struct fwpt_symbol sym;
 };
 
@@ -132,10 +133,72 @@ static bool jtrue(const char *obj, const char *key)
     return v && !strncmp(v, "true", 4);
 }
 
-static void parse_sideband_run(const char *text, struct sideband_run *r)
+/* sideband.json's "verify" into r->run.verify: the object the app writes ({"result","scope","compared","total","part",
+ * "reason","text"}: docs/formats.md), or the string of fwpt 0.2 before it ("passed", "FAILED", "skipped (...)",
+ * "not asked"); what is not known is said on stderr (path: the file) and never shown as passed. */
+static void parse_sideband_verify(const char *v, const char *path, struct sideband_run *r)
+{
+    struct fwpt_verify *u = &r->run.verify;
+    *u = (struct fwpt_verify){.result = FWPT_VERIFY_NOT_RUN, .reason = r->v_reason};
+    snprintf(r->v_reason, sizeof r->v_reason, "not recorded in sideband.json");
+    if (!v)
+        return;
+    if (*v == '"') { /* the old string: no scope recorded */
+        char old[64] = "";
+        fwpt_json_string(v, old, sizeof old);
+        if (!strcmp(old, "passed")) {
+            u->result = FWPT_VERIFY_PASSED, u->scope = FWPT_VERIFY_UNKNOWN;
+        } else if (!strcmp(old, "FAILED")) {
+            u->result = FWPT_VERIFY_FAILED, u->reason = NULL;
+        } else if (!strncmp(old, "skipped (", 9) && old[strlen(old) - 1] == ')') {
+            snprintf(r->v_reason, sizeof r->v_reason, "skipped: %.*s", (int)strlen(old) - 10, old + 9);
+        } else if (!strcmp(old, "not asked")) {
+            snprintf(r->v_reason, sizeof r->v_reason, "%s", old);
+        } else {
+            note("fwpt flow: %s: \"verify\": unknown value \"%s\" (the page says not recorded)\n", path, old);
+        }
+        return;
+    }
+    uint64_t compared = 0, total = 0;
+    int have_c = 0, have_t = 0;
+    char reason[sizeof r->v_reason] = "";
+    const struct fwpt_json_field f[] = {
+        {"result", r->v_result, sizeof r->v_result, NULL, NULL}, {"scope", r->v_scope, sizeof r->v_scope, NULL, NULL},
+        {"compared", NULL, 0, &compared, &have_c}, {"total", NULL, 0, &total, &have_t},
+        {"part", r->v_part, sizeof r->v_part, NULL, NULL}, {"reason", reason, sizeof reason, NULL, NULL},
+    };
+    if (*v != '{' || !fwpt_json_object(v, f, sizeof f / sizeof f[0])) {
+        note("fwpt flow: %s: \"verify\" is neither an object nor a string (the page says not recorded)\n", path);
+        return;
+    }
+    int res = fwpt_verify_result_parse(r->v_result);
+    if (res < 0) {
+        note("fwpt flow: %s: \"verify\": unknown result \"%s\" (expected passed, failed or not run; the page says not "
+             "recorded)\n", path, r->v_result);
+        return;
+    }
+    snprintf(r->v_reason, sizeof r->v_reason, "%s", reason);
+    u->result = (enum fwpt_verify_result)res;
+    u->part = r->v_part;
+    u->compared = compared;
+    u->total = total;
+    if (u->result == FWPT_VERIFY_PASSED) {
+        int sc = fwpt_verify_scope_parse(r->v_scope);
+        if (sc < 0 || sc == FWPT_VERIFY_UNKNOWN || !have_c || !have_t || compared > total ||
+            (sc == FWPT_VERIFY_WHOLE && compared != total)) {
+            note("fwpt flow: %s: \"verify\": scope \"%s\", compared %llu of %llu: not a scope (expected whole with "
+                 "compared = total, or first/newest with compared <= total; the page says the scope is not recorded)\n",
+                 path, r->v_scope, (unsigned long long)compared, (unsigned long long)total);
+            sc = FWPT_VERIFY_UNKNOWN;
+        }
+        u->scope = (enum fwpt_verify_scope)sc;
+    }
+}
+
+static void parse_sideband_run(const char *text, const char *path, struct sideband_run *r)
 {
     uint64_t family = 0, model = 0, stepping = 0, signature = 0, impl_addr = 0, status = 0, bytes = 0;
-    int have[8];
+    int have[8] = {0};
     const struct fwpt_json_field cpu[] = {
         {"vendor", r->vendor, sizeof r->vendor, NULL, NULL}, {"family", NULL, 0, &family, &have[0]},
         {"model", NULL, 0, &model, &have[1]}, {"stepping", NULL, 0, &stepping, &have[2]},
@@ -155,14 +218,13 @@ static void parse_sideband_run(const char *text, struct sideband_run *r)
     if ((p = fwpt_json_value(text, "target")))
         fwpt_json_object(p, target, sizeof target / sizeof target[0]);
     const char *tr = fwpt_json_value(text, "trace");
-    if (tr)
-        fwpt_json_object(tr, trace, sizeof trace / sizeof trace[0]);
+    if (tr && !fwpt_json_object(tr, trace, sizeof trace / sizeof trace[0]))
+        have[6] = 0;
     if ((p = fwpt_json_value(text, "backend")))
         fwpt_json_string(p, r->backend, sizeof r->backend);
     if ((p = fwpt_json_value(text, "profile")))
         fwpt_json_string(p, r->profile, sizeof r->profile);
-    if ((p = fwpt_json_value(text, "verify")))
-        fwpt_json_string(p, r->verify, sizeof r->verify);
+    parse_sideband_verify(fwpt_json_value(text, "verify"), path, r);
     struct fwpt_report_run *u = &r->run;
     u->vendor = r->vendor;
     u->family = (uint32_t)family;
@@ -176,14 +238,48 @@ static void parse_sideband_run(const char *text, struct sideband_run *r)
     u->impl = r->impl;
     u->impl_addr = impl_addr;
     u->target_status = status;
+    u->recorded = have[6] != 0;
+    if (tr && !have[6])
+        note("fwpt flow: %s: \"trace\" without a usable \"bytes\" (the page says what the run recorded is not known)\n",
+             path);
     u->trace_bytes = bytes;
     u->trace_reason = r->reason;
     u->wrapped = jtrue(tr, "wrapped");
     u->stopped = jtrue(tr, "stopped");
     u->error = jtrue(tr, "error");
-    u->verify = r->verify;
     r->sym.addr = impl_addr;
     r->sym.name = r->impl;
+}
+
+/* What the report page says the host's decode found in the trace (n bytes): no PSB; the end with tracing on
+ * (fwpt_flow_cut). f: walked to its end (walked), or fresh (the summary walk's threads walked the trace): then
+ * it walks again from the last PSB, which is all the end depends on. */
+static void report_decoded(struct fwpt_report_run *run, struct fwpt_flow *f, bool walked, const uint8_t *trace,
+                           size_t n, struct fwpt_modules *mods, struct fwpt_flow_block *cache, size_t ncache,
+                           const struct fwpt_errata *errata, const uint64_t (*filter)[2], uint32_t n_filter, bool iflags)
+{
+    struct fwpt_pkt_decoder d;
+    uint64_t ip;
+    run->decoded_bytes = n;
+    fwpt_pkt_init(&d, trace, n);
+    run->no_psb = fwpt_pkt_sync_forward(&d) != FWPT_OK;
+    if (run->no_psb || walked) {
+        run->cut = !run->no_psb && fwpt_flow_cut(f, &ip);
+        return;
+    }
+    fwpt_pkt_init(&d, trace, n);
+    if (fwpt_pkt_sync_backward(&d) != FWPT_OK)
+        return;
+    fwpt_flow_init(f, trace + d.offset, n - d.offset, fwpt_modules_read, mods, cache, ncache);
+    fwpt_flow_set_errata(f, errata);
+    fwpt_flow_set_filter(f, filter, n_filter);
+    fwpt_flow_set_iflags(f, iflags);
+    const struct fwpt_flow_obuf_insn *bv;
+    uint32_t bn;
+    struct fwpt_flow_event ev;
+    while (fwpt_flow_next_batch(f, &bv, &bn, &ev) == FWPT_OK)
+        ;
+    run->cut = fwpt_flow_cut(f, &ip);
 }
 
 /* An output file of --flame, --folded, --chrome-trace or --report: opened before decoding, so a bad path
@@ -466,7 +562,7 @@ int fwpt_cmd_flow(int argc, char **argv)
                 else
                     n_filter = (uint32_t)nf;
             }
-            parse_sideband_run((const char *)sb, &sbr);
+            parse_sideband_run((const char *)sb, p, &sbr);
             struct fwpt_time_config from = {0};
             unsigned found = 0;
             if (fwpt_sideband_time((const char *)sb, &from, &found) < 0)
@@ -508,9 +604,9 @@ int fwpt_cmd_flow(int argc, char **argv)
     if ((flame_path && !flame_f) || (folded_path && !folded_f) || (chrome_path && !chrome_f) || (report_path && !report_f))
         return 1;
     if (!sbr.run.target) { /* a raw trace: the report names the file */
-        parse_sideband_run("", &sbr);
+        parse_sideband_run("", path, &sbr);
         snprintf(sbr.target, sizeof sbr.target, "%s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
-        snprintf(sbr.verify, sizeof sbr.verify, "not asked");
+        snprintf(sbr.v_reason, sizeof sbr.v_reason, "a trace file without sideband.json");
     }
     const int have_sym = sbr.sym.name && sbr.sym.name[0];
     struct fwpt_names names = {&mods, have_sym ? &sbr.sym : NULL, have_sym ? 1u : 0u};
@@ -662,6 +758,8 @@ int fwpt_cmd_flow(int argc, char **argv)
         if (calls)
             fwpt_calltree_print(prof, &out, (uint32_t)depth);
     }
+    const uint64_t walked_insns = ninsns + fsum.out.insns; /* the instruction walk's or the summary walk's */
+    int report_bad = 0;
     int bad_out = !listing && flow_summary_write(&fsum, &out, &mods) != 0;
     flow_summary_free(&fsum);
     fflush(stdout);
@@ -679,11 +777,21 @@ int fwpt_cmd_flow(int argc, char **argv)
     }
     if (report_f) {
         sbr.run.decode_errors = errors;
+        sbr.run.decoded_insns = walked_insns;
+        report_decoded(&sbr.run, f, listing || walk_insn || by_time, trace, trace_size, &mods, cache,
+                       sizeof cache / sizeof cache[0], &errata, (const uint64_t (*)[2])filter, n_filter, iflags);
         struct fwpt_sink fs = fwpt_file_sink(report_f);
         fwpt_report_html(&sbr.run, prof, &names, &fs);
+        if (fwpt_report_mismatch(&sbr.run, NULL)) { /* the page says it in red: so do stderr and the exit status */
+            struct fwpt_sink es = fwpt_file_sink(stderr);
+            fprintf(stderr, "fwpt flow: %s: ", path);
+            fwpt_report_mismatch(&sbr.run, &es);
+            fprintf(stderr, " (said in red on the report page %s)\n", report_path);
+            report_bad = 1;
+        }
     }
     if (close_out(flame_f, flame_path) | close_out(folded_f, folded_path) | close_out(chrome_f, chrome_path) |
-        close_out(report_f, report_path) | bad_out)
+        close_out(report_f, report_path) | bad_out | report_bad)
         return 1;
     if (errors) {
         note("fwpt flow: %lu decode error%s (shown in line); the decoder skipped %llu of %zu trace bytes "

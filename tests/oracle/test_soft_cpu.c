@@ -11,6 +11,7 @@
 #include "sim/soft_cpu.h"
 #include "arch/trace.h"
 #include "decode/flow.h"
+#include "decode/report.h"
 #include "tests/check.h"
 #include "tests/common/ipt_insn.h"
 #include "tests/common/soft_prog.h"
@@ -101,14 +102,27 @@ struct tcase {
 static uint64_t gt[GT_CAP], got_ipt[GT_CAP], got_flow[GT_CAP];
 static struct fwpt_soft soft;
 
-/* fwpt_soft_verify of soft against dec: the line it prints; *rc its result. */
+static struct fwpt_verify verdict; /* the last verify_text's */
+
+/* fwpt_soft_verify_scope of soft against dec: the line it prints; *rc its result; the verdict into verdict. */
 static const char *verify_text(const uint64_t *dec, size_t n, uint64_t n_all, int wrapped, int stopped, int *rc)
 {
     static char text[512];
     struct fwpt_bufsink b;
     struct fwpt_sink o = fwpt_bufsink_init(&b, text, sizeof text - 1);
-    *rc = fwpt_soft_verify(&soft, dec, n, n_all, wrapped, stopped, &o);
+    *rc = fwpt_soft_verify_scope(&soft, dec, n, n_all, wrapped, stopped, &o, &verdict);
     text[b.len < sizeof text ? b.len : sizeof text - 1] = 0;
+    return text;
+}
+
+/* The verdict's words (fwpt_verify_text: the app's console line, sideband.json's "text", the report page). */
+static const char *verdict_words(void)
+{
+    static char text[256];
+    struct fwpt_bufsink b;
+    struct fwpt_sink o = fwpt_bufsink_init(&b, text, sizeof text - 1);
+    fwpt_verify_text(&verdict, false, &o);
+    text[b.len] = 0;
     return text;
 }
 
@@ -309,19 +323,24 @@ int main(void)
                   "verified: the first 3 of 5 instructions decoded = single-stepped (the oldest part (output "
                   "stopped)); the rest was not compared: the ground truth or the decoded flow did not fit its buffer\n");
         CHECK_EQ(rc, 0);
+        CHECK_STR(verdict_words(), "passed for the first 3 of 5 instructions; the rest was not compared");
+        CHECK_EQ(verdict.scope, FWPT_VERIFY_FIRST);
         CHECK(strstr(verify_text(dec, 2, 5, 0, 1, &rc), "verified: the first 2 of 5 instructions") != NULL);
         CHECK_EQ(rc, 0);
         verify_text(bad, 2, 5, 0, 1, &rc); /* a difference inside the part is found */
         CHECK_EQ(rc, 1);
+        CHECK_STR(verdict_words(), "failed: the decoded flow differs from the single-stepped one");
         CHECK_STR(verify_text(dec, 3, 3, 1, 0, &rc), /* wrapped: the newest part is not there */
                   "verify: ground truth incomplete (2 instructions did not fit)\n");
         CHECK_EQ(rc, 1);
+        CHECK_STR(verdict_words(), "failed: the single-stepped flow is incomplete");
         verify_text(dec, 3, 3, 0, 0, &rc); /* the whole call: not all there */
         CHECK_EQ(rc, 1);
         step_only(&mem, gt, GT_CAP, 5, 0);
         CHECK_STR(verify_text(dec, 4, 5, 0, 0, &rc), /* the whole call, decoded flow cut short */
                   "verify: decoded flow incomplete (4 of 5 instructions kept)\n");
         CHECK_EQ(rc, 1);
+        CHECK_STR(verdict_words(), "failed: the decoded flow is incomplete");
     }
 
     /* A ground truth that keeps the newest part (gt_ring, for a ring): compared with the newest part of the decoded
@@ -338,6 +357,8 @@ int main(void)
                   "verified: the newest 3 of 5 instructions decoded = single-stepped (the newest part (ring wrapped)); "
                   "the rest was not compared: the ground truth or the decoded flow kept only the newest part of it\n");
         CHECK_EQ(rc, 0);
+        CHECK_STR(verdict_words(), "passed for the newest 3 of 5 instructions; the rest was not compared");
+        CHECK_EQ(verdict.scope, FWPT_VERIFY_NEWEST);
         CHECK_STR(verify_text(all + 1, 4, 5, 1, 0, &rc), /* decoded kept 4: the ground truth's 3 are compared */
                   "verified: the newest 3 of 5 instructions decoded = single-stepped (the newest part (ring wrapped)); "
                   "the rest was not compared: the ground truth or the decoded flow kept only the newest part of it\n");
@@ -352,6 +373,10 @@ int main(void)
         CHECK_STR(verify_text(all + 2, 3, 3, 1, 0, &rc), /* the ring held 3: all of them compared */
                   "verified: 3 instructions decoded = single-stepped (the newest part (ring wrapped))\n");
         CHECK_EQ(rc, 0);
+        CHECK_STR(verdict_words(), "passed (the newest part (ring wrapped))"); /* every decoded instruction compared */
+        CHECK_EQ(verdict.scope, FWPT_VERIFY_WHOLE);
+        CHECK_EQ(verdict.compared, 3);
+        CHECK_EQ(verdict.total, 3);
         CHECK_STR(verify_text(bad, 3, 5, 1, 0, &rc),
                   "verify: FIRST DIFFERENCE at instruction 3\n  both      #2: 0x1002\n  decoded   #3: 0x1005\n"
                   "  stepped   #3: 0x1003\n");

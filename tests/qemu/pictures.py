@@ -6,6 +6,9 @@ for tests/qemu/test_flame_report.sh. Usage: pictures.py CHECK CALLS.txt SIDEBAND
   flame-dom DOM          the SVG's frames (after Chromium ran its script) are the nodes: name, depth, width;
                          its #selftest click zoomed the widest depth-2 frame (x, width, shown, hidden, children)
   report-dom DOM         the report's call tree rows are the nodes in order; run rows; the inline flame as above
+Usage: pictures.py report-broken SIDEBAND.json DOM BYTES DECODE NOTE
+                         the page of a trace that is not the run's: BYTES decoded, the recorded size in red, the
+                         decode verdict DECODE and the verify note NOTE in red, the run's verdict not green
   png PNG                a screenshot that is not blank
 Prints one line per check and exits 1 on the first failure."""
 import html
@@ -175,14 +178,43 @@ def check_report(sb, nodes, dom):
         fail("report: call tree rows differ from --calls (%d rows, %d nodes)" % (len(rows), len(want)))
     if dom.count("<details") != sum(1 for i, n in enumerate(nodes) if any(m["parent"] == i for m in nodes)):
         fail("report: not one <details> per node with callees")
-    for ident, value in (("fwpt-insns", str(nodes[0]["total"])), ("fwpt-verify", sb.get("verify", "-")),
-                         ("fwpt-errors", "0")):
-        m = re.search(r'id="%s"[^>]*>([^<]*)<' % ident, dom)
-        if not m or m.group(1) != value:
-            fail("report: %s is %s, expected %s" % (ident, m and m.group(1), value))
+    verify = sb["verify"]["text"]
+    for ident, value, cls in (("fwpt-insns", str(nodes[0]["total"]), None), ("fwpt-verify", html.escape(verify, False), "ok"),
+                              ("fwpt-errors", "0", "ok"), ("fwpt-trace-bytes", str(sb["trace"]["bytes"]), None),
+                              ("fwpt-decode", "the whole trace: tracing ended inside it", "ok")):
+        got = element(dom, ident)
+        if not got or got[1] != value or (cls and got[0] != cls):
+            fail("report: %s is %s, expected %s (class %s)" % (ident, got, value, cls))
+    for ident in ("fwpt-trace-recorded", "fwpt-verify-note"):
+        if element(dom, ident):
+            fail("report: %s on the page of the run's own trace" % ident)
     print("ok: report: %d call tree rows = --calls, instructions %d, verify %s" %
-          (len(rows), nodes[0]["total"], sb.get("verify")))
+          (len(rows), nodes[0]["total"], verify))
     check_flame(nodes, dom, "report's flame graph")
+
+
+def element(dom, ident):
+    """(class, text) of the element with this id, None when absent"""
+    m = re.search(r'id="%s"(?: class="([^"]*)")?>([^<]*)<' % ident, dom)
+    return m and (m.group(1) or "", m.group(2))
+
+
+def check_report_broken(sb, dom, want_bytes, want_decode, want_note):
+    """the page of a trace that is not the run's: the run's verdict not green, the red size, decode and note"""
+    verify = sb["verify"]["text"]
+    want = (("fwpt-trace-bytes", ("", str(want_bytes))),
+            ("fwpt-trace-recorded", ("bad", "(the run recorded %d bytes: this is not the trace it wrote)" % sb["trace"]["bytes"])),
+            ("fwpt-decode", ("bad", want_decode)),
+            ("fwpt-verify", ("", html.escape(verify, False))),
+            ("fwpt-verify-note", ("bad", "but the trace decoded here is not what the run verified: " + want_note)))
+    for ident, value in want:
+        got = element(dom, ident)
+        if got != value:
+            fail("broken report: %s is %s, expected %s" % (ident, got, value))
+    if re.search(r'class="ok"', dom.split("<h2>Instructions per module")[0].split('<table class="run">')[1]):
+        fail("broken report: a green row in the run table")
+    print("ok: broken report: %d bytes decoded, the %d recorded beside them in red; decode: %s; verify: %s, not green, with "
+          "the red note" % (want_bytes, sb["trace"]["bytes"], want_decode, verify))
 
 
 def check_png(path):
@@ -201,6 +233,9 @@ def main():
     check = sys.argv[1]
     if check == "png":
         return check_png(sys.argv[2])
+    if check == "report-broken":
+        return check_report_broken(json.load(open(sys.argv[2])), open(sys.argv[3]).read(), int(sys.argv[4]),
+                                   sys.argv[5], sys.argv[6])
     sb, nodes = load_tree(sys.argv[2], sys.argv[3])
     arg = sys.argv[4]
     if check == "folded":

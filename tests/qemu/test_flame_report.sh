@@ -5,7 +5,9 @@
 # `fwpt flow DIR --flame` and `fwpt report DIR` on the saved directory. Then, against the call tree of
 # `fwpt flow DIR --calls`: --folded, --chrome-trace (parsed as the Trace Event Format), and Debian's
 # headless chromium on the SVG and the report (screenshots not blank; the DOM's frames and rows are the
-# call tree's nodes; the page's #selftest click zooms). Prints "qemu-flame-report: N passed, N failed".
+# call tree's nodes; the page's #selftest click zooms; the run rows and the verify verdict as sideband.json's). The
+# page of that trace cut in half: the run's verdict not green, the size, the cut and the note in red.
+# Prints "qemu-flame-report: N passed, N failed".
 set -u
 . "$(dirname "$0")/lib.sh" qemu-flame-report
 need "$B/fwpt.efi" "$B/fwpt"
@@ -30,6 +32,7 @@ has 'trace: backend=auto: Intel PT is not usable here (the vendor is not Genuine
 has 'trace: backend=auto: emulating skylake (Intel(R) Core(TM) i7-6700K CPU @ 4.00GHz, family/model/stepping 6/94/3): the default profile (no built-in profile has this processor'"'"'s family and model)'
 has 'trace: backend soft (single-step), CPU profile skylake'
 if grep -qaE '^verified: [0-9]+ instructions decoded = single-stepped \(the whole call\)$' "$work/def.log"; then ok; else bad "no 'verified:' line"; fi
+has 'verify: passed (the whole call)'
 has 'fwpt: exit status EFI_SUCCESS (0x0)'
 d=$work/def/fwpt
 for f in flame.svg report.html sideband.json trace.pt; do
@@ -37,7 +40,10 @@ for f in flame.svg report.html sideband.json trace.pt; do
 done
 if grep -qE '^file: wrote \\fwpt\\flame.svg \([0-9]+ bytes\)$' "$work/def.log" &&
     grep -qE '^file: wrote \\fwpt\\report.html \([0-9]+ bytes\)$' "$work/def.log"; then ok; else bad "the console does not name flame.svg and report.html"; fi
-if grep -qF '"verify":"passed"' "$d/sideband.json"; then ok; else bad "sideband.json: no \"verify\":\"passed\""; fi
+# sideband.json's verify: the whole call, every instruction decoded compared, in the console's words
+n_ver=$(sed -n 's/^verified: \([0-9]*\) instructions.*/\1/p' "$work/def.log")
+want_verify='"verify":{"result":"passed","scope":"whole","compared":'$n_ver',"total":'$n_ver',"part":"the whole call","reason":"","text":"passed (the whole call)"}'
+if grep -qF "$want_verify" "$d/sideband.json"; then ok; else bad "sideband.json: no $want_verify: $(grep -o '"verify":{[^}]*}' "$d/sideband.json")"; fi
 
 # 2. The host tool writes the same bytes from the saved directory.
 h=$work/host
@@ -69,5 +75,20 @@ chrome --dump-dom "file://$d/flame.svg#selftest" >"$h/flame.dom"
 check flame-dom "$h/calls.txt" "$d/sideband.json" "$h/flame.dom"
 chrome --dump-dom "file://$d/report.html#selftest" >"$h/report.dom"
 check report-dom "$h/calls.txt" "$d/sideband.json" "$h/report.dom"
+
+# 5. The page of a trace that is not the run's: trace.pt cut in half. fwpt report exits 1 and says why; in Chromium
+# the run's "passed" is not green, the bytes decoded stand beside the recorded size in red, the decode says cut.
+c=$work/cut
+cp -r "$d" "$c"
+rec=$(stat -c %s "$d/trace.pt")
+head -c $((rec / 2)) "$d/trace.pt" >"$c/trace.pt"
+"$B/fwpt" report "$c" -o "$h/cut.html" 2>"$h/err5"; rc=$?
+if [ "$rc" = 1 ] && grep -qE "^fwpt flow: $c: the run recorded $rec trace bytes, $((rec / 2)) were decoded; .*\(said in red on the report page $h/cut.html\)$" "$h/err5"; then
+    ok; else bad "fwpt report on a trace cut in half: exit $rc, $(head -c 400 "$h/err5")"; fi
+note=$(sed -n "s|^fwpt flow: $c: \(.*\) (said in red on the report page .*|\1|p" "$h/err5")
+chrome --dump-dom "file://$h/cut.html" >"$h/cut.dom"
+check_broken() { local out; if out=$("$PY" "$here/tests/qemu/pictures.py" report-broken "$@" 2>&1); then ok; echo "$out"; else bad "$out"; fi; }
+check_broken "$c/sideband.json" "$h/cut.dom" $((rec / 2)) \
+    "the trace ends with tracing on: it was cut, the rest of the call is missing" "$note"
 
 finish

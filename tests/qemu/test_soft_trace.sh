@@ -74,6 +74,18 @@ session_run() { # N WITNESS(0|1) OPTIONS...
     nver=$(echo "$sout" | sed -n 's/^verified: \([0-9]*\) instructions.*/\1/p' | head -1)
     if [ -n "$nver" ]; then ok "fwpt.efi $opts: verified $nver"; else bad "fwpt.efi $opts: no 'verified'"; return; fi
     mcopy -s -i "$d/img" ::/fwpt "$d/" 2>/dev/null || { bad "no \\fwpt on the image ($opts)"; return; }
+    # verify's verdict in the same words: the console's "verify:" line, sideband.json's "text", the host's report page
+    local vcon vsb vpage rrc
+    vcon=$(sed -n 's/^verify: //p' "$d/log" | tail -n 1)
+    vsb=$(grep -o '"verify":{[^}]*}' "$d/fwpt/sideband.json" | sed -n 's/.*"text":"\([^"]*\)".*/\1/p')
+    "$B/fwpt" report "$d/fwpt" -o "$d/report.html" 2>"$d/report.err"
+    rrc=$?
+    vpage=$(grep -o 'id="fwpt-verify" class="[a-z]*">[^<]*' "$d/report.html" | sed 's/.*">//')
+    if [ -n "$vcon" ] && [ "$vcon" = "$vsb" ] && [ "$vcon" = "$vpage" ] && [ "$rrc" = 0 ]; then
+        ok "verify: '$vcon' on the console, in sideband.json and on fwpt report's page (exit 0)"
+    else
+        bad "verify: console '$vcon', sideband.json '$vsb', page '$vpage' (fwpt report exit $rrc: $(head -c 300 "$d/report.err"))"
+    fi
     "$B/fwpt" flow "$d/fwpt" --no-disasm 2>/dev/null | grep -oE '^0x[0-9a-f]+' >"$d/flow.txt"
     "$B/tests/soft_ptxed" --ips "$d/fwpt" >"$d/ipt.txt" 2>"$d/ipt.err"
     local nflow nipt
