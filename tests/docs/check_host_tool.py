@@ -5,7 +5,8 @@ page describes it):
 - every option that `fwpt CMD --help` names is described in that section: it appears in inline code outside the
   code blocks (a table row, a list item or a sentence), not only in the synopsis;
 - every option the section documents (its synopsis block, the first cell of its table rows, inline code that
-  begins with the option) is one `fwpt CMD --help` names.
+  begins with the option) is one `fwpt CMD --help` names;
+- the same between `run-qemu.sh --help` and the section '## run-qemu.sh' of docs/user-guide.md.
 An option named as another tool's (`ptxed --cpu`, `fwpt caps --list-profiles` in plan's help) is a reference,
 not an option of CMD. Each command and option checked is one pass; each mismatch is one failure, printed as
 "docs/host-tool.md[:LINE]: ...".
@@ -114,22 +115,13 @@ for c in listed:
     if c not in commands:
         fail("%s: command '%s' of the command list is not in `fwpt --help`" % (PAGE, c))
 
-ends = sorted(list(sections.values()) + [n for n, l in enumerate(page) if re.match(r"## ", l) and n not in in_code]
-              + [len(page)])
-for cmd in commands:
-    if cmd not in sections:
-        continue
-    text = run([cmd, "--help"])
-    if text is None:
-        continue
-    helped = help_options(cmd, text)
-    start = sections[cmd]
-    end = min(n for n in ends if n > start)
+def check_section(page_name, lines, in_code_lines, code_blocks_, start, end, helped, cmd, synopsis_re, label):
+    """helped (the options of `label`) against lines[start:end] of page_name."""
     described = {}  # option -> first line, from inline code outside code blocks
     documented = {}  # option -> first line, from the synopsis, table first cells, code spans that begin with it
     for no in range(start, end):
-        line = page[no]
-        if no in in_code:
+        line = lines[no]
+        if no in in_code_lines:
             continue
         for span in re.findall(r"`([^`]*)`", line):
             for o in OPT.findall(span):
@@ -141,24 +133,54 @@ for cmd in commands:
             first = line.split("|")[1]
             for o in OPT.findall(first):
                 documented.setdefault(o, no + 1)
-    for s, e in blocks:
-        if start < s < end and re.match(r"fwpt %s\b" % cmd, page[s].strip()):
-            for no in range(s, e):
-                for o in OPT.findall(page[no]):
+    for s_, e_ in code_blocks_:
+        if start < s_ < end and re.match(synopsis_re, lines[s_].strip()):
+            for no in range(s_, e_):
+                for o in OPT.findall(lines[no]):
                     documented.setdefault(o, no + 1)
     for o in sorted(helped):
         if o in described:
             ok()
         else:
-            fail("%s: ## fwpt %s: %s (in `fwpt %s --help`) is not described (in a table row, a list or a "
-                 "sentence; the synopsis alone is not enough)" % (PAGE, cmd, o, cmd))
+            fail("%s: ## %s: %s (in `%s`) is not described (in a table row, a list or a sentence; the synopsis "
+                 "alone is not enough)" % (page_name, cmd, o, label))
     for o, no in sorted(documented.items()):
         if o in HELP:
             continue
         if o in helped:
             ok()
         else:
-            fail("%s:%d: %s is documented for fwpt %s but `fwpt %s --help` does not name it" % (PAGE, no, o, cmd, cmd))
+            fail("%s:%d: %s is documented for %s but `%s` does not name it" % (page_name, no, o, cmd, label))
+
+
+ends = sorted(list(sections.values()) + [n for n, l in enumerate(page) if re.match(r"## ", l) and n not in in_code]
+              + [len(page)])
+for cmd in commands:
+    if cmd not in sections:
+        continue
+    text = run([cmd, "--help"])
+    if text is None:
+        continue
+    start = sections[cmd]
+    end = min(n for n in ends if n > start)
+    check_section(PAGE, page, in_code, blocks, start, end, help_options(cmd, text), "fwpt " + cmd,
+                  r"fwpt %s\b" % cmd, "fwpt %s --help" % cmd)
+
+# run-qemu.sh --help against the section '## run-qemu.sh' of docs/user-guide.md
+GUIDE = "docs/user-guide.md"
+guide = open(GUIDE, encoding="utf-8").read().split("\n")
+gblocks = code_blocks(guide)
+gcode = set(n for s_, e_ in gblocks for n in range(s_, e_))
+heads = [n for n, l in enumerate(guide) if re.match(r"## ", l) and n not in gcode] + [len(guide)]
+at = [n for n in heads[:-1] if guide[n].strip() == "## run-qemu.sh"]
+p = subprocess.run(["bash", os.path.join(root, "run-qemu.sh"), "--help"], capture_output=True, text=True, timeout=30)
+if p.returncode != 0:
+    fail("run-qemu.sh --help: exit %d, expected 0" % p.returncode)
+elif not at:
+    fail("%s: no section '## run-qemu.sh'" % GUIDE)
+else:
+    check_section(GUIDE, guide, gcode, gblocks, at[0], min(n for n in heads if n > at[0]),
+                  set(OPT.findall(p.stdout)) - HELP, "run-qemu.sh", r"\./run-qemu\.sh\b", "run-qemu.sh --help")
 
 print("docs_host_tool: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
