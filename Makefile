@@ -2,7 +2,7 @@
 #   make            build/fwpt.efi (UEFI app) and build/fwpt (host tool)
 #   make test       every test: host unit, oracle (libipt, Zydis), QEMU
 #   make unit-test  host tests only (fast)
-#   make floor-check  no include from a lower floor to a higher one (DESIGN.md: the house)
+#   make floor-check  no include from a lower floor to a higher one (docs/architecture.md: the floors)
 #   make qemu-test  QEMU/OVMF tests only
 #   make usb-image  build/fwpt-usb.img (GPT + ESP with EFI/BOOT/BOOTX64.EFI)
 #   make bench      throughput against libipt, printed as ratios

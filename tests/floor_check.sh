@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The floors of the house (DESIGN.md): a folder includes headers of its own folder or of a folder on
+# The floors of the house (docs/architecture.md): a folder includes headers of its own folder or of a folder on
 # a lower floor, never one above nor one beside it on the same floor:
 #
 #   efi/  tools/     4   firmware glue; the host tool

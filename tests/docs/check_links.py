@@ -3,6 +3,8 @@
 #anchor names a heading of the page it points to (GitHub's rule: lower case, punctuation other than '-' and
 '_' dropped, spaces as '-', a repeated heading gets -1, -2, ...). Each link checked is one pass; each broken
 one is one failure, printed as "FILE:LINE: [text](target): why".
+A link stays inside the repository: a relative link that leads out of the checkout, and a page outside it
+named in inline code (`../x/NAME.md`), are failures too (the reader of the repository has neither).
 Usage: tests/docs/check_links.py [ROOT]   (ROOT: the checkout, default the one holding this script)"""
 import os
 import re
@@ -53,7 +55,9 @@ for page in pages:
             file, _, anchor = target.partition("#")
             dest = os.path.normpath(os.path.join(os.path.dirname(page), file)) if file else page
             why = None
-            if not os.path.exists(dest):
+            if dest == ".." or dest.startswith("../") or os.path.isabs(file):
+                why = "leads out of the repository (%s)" % dest
+            elif not os.path.exists(dest):
                 why = "no such file %s" % dest
             elif anchor and dest.endswith(".md") and anchor not in anchors(dest):
                 why = "no heading #%s in %s" % (anchor, dest)
@@ -62,5 +66,16 @@ for page in pages:
                 print("%s:%d: [%s](%s): %s" % (page, no, text, target, why))
             else:
                 passed += 1
+    fenced = False
+    for no, line in enumerate(open(page, encoding="utf-8").read().split("\n"), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if fenced:
+            continue
+        for path in re.findall(r"`([^`\s]+\.md)`", line):
+            dest = os.path.normpath(os.path.join(os.path.dirname(page), path))
+            if path.startswith("../") and (dest == ".." or dest.startswith("../") or not os.path.exists(dest)):
+                failed += 1
+                print("%s:%d: `%s`: a page outside the repository (link a page of the repository instead)" % (page, no, path))
 print("docs_links: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -117,18 +117,10 @@ rc_is progress 0
 has_re progress '^soft: [1-9][0-9]* s: [1-9][0-9]* steps, [1-9][0-9]* trace bytes, [1-9][0-9]* instructions, [1-9][0-9]*/s$'
 if ! grep -qaE ': [0-9]+ s: ' "$work/progress/fwpt/flow.txt" "$work/progress/fwpt/packets.txt"; then ok; else bad "progress: progress lines in the files"; fi
 
-# 6. (slow) load-image: a whole application, unloaded after it ran, still decodes.
+# 6. (slow) load-image: a whole application (build/hello.efi, built by make), unloaded after it ran, still decodes.
 if [ "${FWPT_QEMU_SLOW:-0}" = 1 ]; then
-    h=$work/hello
-    mkdir -p "$h"
-    gcc -std=c11 -O2 -I/usr/include/efi -I/usr/include/efi/x86_64 -ffreestanding -fpic -fshort-wchar \
-        -mno-red-zone -fno-stack-protector -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI \
-        -c "$here/tests/qemu/efi/hello.c" -o "$h/hello.o" &&
-        ld -nostdlib -znocombreloc -T /usr/lib/elf_x86_64_efi.lds -shared -Bsymbolic -L/usr/lib \
-            /usr/lib/crt0-efi-x86_64.o "$h/hello.o" -o "$h/hello.so" -lefi -lgnuefi &&
-        objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j '.rel.*' -j '.rela.*' \
-            -j .reloc --target efi-app-x86_64 --subsystem=10 "$h/hello.so" "$h/hello.efi" || bad "hello.efi build"
-    boot load max --copy "$h/hello.efi=/fwpt/hello.efi" -- trace load-image '\fwpt\hello.efi' backend=soft verify quiet shutdown
+    need "$B/hello.efi"
+    boot load max --copy "$B/hello.efi=/fwpt/hello.efi" -- trace load-image '\fwpt\hello.efi' backend=soft verify quiet shutdown
     rc_is load 0
     has_re load '^target: load-image returned EFI_SUCCESS \(0x0\), StartImage EFI status \(0x1234\), image at 0x[0-9a-f]+ size 0x[0-9a-f]+$'
     has_re load '^flow: [1-9][0-9]* instructions, 0 decode errors'
