@@ -35,8 +35,13 @@ int fwpt_cmd_report(int argc, char **argv)
                 fprintf(stderr, "fwpt report: too many options\n");
                 return 2;
             }
-            args[n++] = argv[i]; /* a flow option: --cpu X, --filter A-B, --image F@A take a value */
-            if (i + 1 < argc && (!strcmp(a, "--cpu") || !strcmp(a, "--filter") || !strcmp(a, "--image")))
+            args[n++] = argv[i]; /* a flow option, with its value when it takes one (fwpt flow checks both) */
+            const char *expect = fwpt_flow_option_value(a);
+            if (expect && i + 1 >= argc) {
+                fprintf(stderr, "fwpt report: %s: expected %s, got nothing (it is the last argument)\n", a, expect);
+                return 2;
+            }
+            if (expect)
                 args[n++] = argv[++i];
         } else if (fwpt_arg_operand("fwpt report", "DIR", &dir, a)) {
             return 2;

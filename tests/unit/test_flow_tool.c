@@ -35,7 +35,7 @@ static size_t check_jsonl(FILE *in, const struct progen *p, int with_module, uns
             if (k < p->ntruth && (ip != p->truth[k].ip || size != p->truth[k].size))
                 bad++;
             if (with_module) {
-                static const char key[] = "\"module\":\"Prog\",\"offset\":\"0x";
+                static const char key[] = "\"module\":\"Prog\",\"module_offset\":\"0x";
                 char *m = strstr(line, key);
                 if (!m || sscanf(m + strlen(key), "%llx", &off) != 1 || off != ip - p->base)
                     bad++;
