@@ -236,7 +236,8 @@ static void usage(FILE *f)
             "  DIR            a saved \\fwpt\\ directory: trace.pt, sideband.json, img-BASE.bin\n"
             "  FILE           a raw trace (code from --image)\n"
             "  --image F@A    code of image file F loaded at address A (hex; repeatable)\n"
-            "  --format F     text (default) or jsonl: one JSON object per instruction/event\n"
+            "  --format F     text (default) or jsonl: one JSON object per instruction/event (and per row of\n"
+            "                 --profile, --calls, --edges)\n"
             "  --calls        call tree with counts instead of instructions\n"
             "  --profile      instructions per module and per function entry\n"
             "  --top N        functions shown by --profile (default 40)\n"
@@ -278,7 +279,10 @@ static void usage(FILE *f)
             "  -q, --quiet    no progress line and no notes on stderr (errors only)\n"
             "  --slow-print   list through the one-event-at-a-time printer (the same bytes, slower; tests, bench)\n"
             "A decode or listing that runs over a second shows its progress on stderr when stderr is a terminal\n"
-            "(and, for a listing, stdout a file): trace bytes and instructions decoded, the rate.\n");
+            "(and, for a listing, stdout a file): trace bytes and instructions decoded, the rate.\n"
+            "Exit status: 0 the whole trace decoded; 1 decode errors, nothing decoded or unusable input (named on\n"
+            "stderr); 2 bad usage; 3 a result without errors, but incomplete (the trace ends with tracing on, or is\n"
+            "not the size sideband.json records).\n");
 }
 
 /* The options that take a value, and what the value is: the messages of a missing or refused one. */
