@@ -847,6 +847,24 @@ int fwpt_cmd_flow(int argc, char **argv)
         errors++;
     }
     const bool cut = fwpt_flow_cut(f, &cut_ip);
+    if (!ninsns) {
+        /* no result: no picture or page of nothing (the files opened are removed), the reason on stderr */
+        fflush(stdout);
+        FILE *const files[] = {flame_f, folded_f, chrome_f, report_f};
+        const char *const paths[] = {flame_path, folded_path, chrome_path, report_path};
+        for (int k = 0; k < 4; k++)
+            if (files[k]) {
+                fclose(files[k]);
+                unlink(paths[k]);
+            }
+        if (pictures || fsum.cov_path)
+            fprintf(stderr, "fwpt flow: %s: no instruction decoded (%lu decode error%s): no result, no file written\n",
+                    trace_name, errors, errors == 1 ? "" : "s");
+        else
+            fprintf(stderr, "fwpt flow: %s: no instruction decoded (%lu decode error%s): no result\n", trace_name,
+                    errors, errors == 1 ? "" : "s");
+        return 1;
+    }
     if (held)
         fwpt_time_spread_end(&spread);
     if (by_time && prof && !any_time) {
@@ -895,11 +913,6 @@ int fwpt_cmd_flow(int argc, char **argv)
                 "(%.2f%%) until it had the IP again\n", errors, errors == 1 ? "" : "s",
                 stdout_quiet ? "above" : "in line", (unsigned long long)lost,
                 trace_size, trace_size ? 100.0 * (double)lost / (double)trace_size : 0.0);
-    }
-    if (!ninsns) {
-        fprintf(stderr, "fwpt flow: %s: no instruction decoded (%lu decode error%s): no result\n", trace_name, errors,
-                errors == 1 ? "" : "s");
-        return 1;
     }
     if (cut) {
         fprintf(stderr, "fwpt flow: %s: the trace ends with tracing on (no TIP.PGD: the buffer filled or the file was "

@@ -309,6 +309,10 @@ int main(void)
     CHECK_STR(so, "");
     CHECK_EQ(lines_with(se, "(E_NOMAP)"), 3);
     CHECK(strstr(se, "-- error: E_NOMAP: ") != NULL);
+    /* and nothing was decoded: no picture of nothing is left behind */
+    CHECK(strstr(se, "trace.pt: no instruction decoded (") && strstr(se, " decode errors): no result, no file written\n"));
+    snprintf(msg, sizeof msg, "%s/f.svg", top);
+    CHECK(access(msg, F_OK) != 0);
 
     /* a trace that ends with tracing on (cut at a PSB: every packet whole): a result, but incomplete (exit 3) */
     {
