@@ -12,6 +12,8 @@
  *   {"images":[{"name":"DxeCore","base":"0x7e9a1000","size":"0x2c000","file":"img-7e9a1000.bin"},...]}
  *   {"cpu":{"vendor":"GenuineIntel","family":6,"model":94,"stepping":3}} (the processor, for its
  *   errata, unless --cpu is given)
+ *   {"trace":{"bytes":N}} (the size of trace.pt the run wrote: a shorter file is said, exit status 3)
+ * The whole file must be valid JSON (else nothing in it is trusted: exit 1, the byte named).
  * base/size: JSON strings ("0x..." hex or decimal) or numbers; file: optional, relative to DIR (an
  * image without file names addresses only). FILE is a raw trace; --image FILE@ADDR adds code. */
 #include <errno.h>
