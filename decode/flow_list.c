@@ -105,12 +105,12 @@ static void prefixes(struct fwpt_list_module *pm, const char *name)
         pm->text_len = (uint8_t)(n + 3);
     }
     if (n <= 103) { /* escaped, it may still be too long: measured */
-        char tmp[11 + 6 * 103 + 14];
+        char tmp[11 + 6 * 103 + 21];
         char *d = tmp;
         COPY(d, ",\"module\":\"", 11);
         d = put_json_chars(d + 11, name);
-        COPY(d, "\",\"offset\":\"0x", 14);
-        d += 14;
+        COPY(d, "\",\"module_offset\":\"0x", 21);
+        d += 21;
         if ((size_t)(d - tmp) < sizeof pm->json) {
             fwpt_memcpy(pm->json, tmp, (size_t)(d - tmp));
             pm->json_len = (uint8_t)(d - tmp);
@@ -245,7 +245,7 @@ static void list_slow(struct fwpt_flow_lister *l, const struct fwpt_flow_obuf_in
 static const char spaces[33] = "                                ";
 
 /* The listing's lines as the printer writes them: print_text's "0x<ip16>  Module+0xoff<pad to 28>  <size>[ ?][  asm]\n",
- * or print_jsonl's {"type":"insn","ip":"0x..","size":N[,"module":"..","offset":"0x.."][,"asm":".."][,"spec":true]}.
+ * or print_jsonl's {"type":"insn","ip":"0x..","size":N[,"module":"..","module_offset":"0x.."][,"asm":".."][,"spec":true]}.
  * One loop for both formats: json is a constant in list_text and list_jsonl, each a copy the compiler specialises. */
 static inline __attribute__((always_inline)) void list_lines(struct fwpt_flow_lister *l,
                                                              const struct fwpt_flow_obuf_insn *v, uint32_t n,

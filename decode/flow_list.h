@@ -1,6 +1,6 @@
 /* fwpt — fast instruction listings: the bytes fwpt_flow_print_event prints (text or JSON lines), for runs of
  * instructions at a time (fwpt_flow_next_batch), formatted straight into one large caller buffer that goes to the
- * sink when full. Per module a prefix is formatted once ("Name+0x", ",\"module\":\"Name\",\"offset\":\"0x"); hex
+ * sink when full. Per module a prefix is formatted once ("Name+0x", ",\"module\":\"Name\",\"module_offset\":\"0x"); hex
  * digits are made eight at a time; the module lookup is a range check on the last module (and on the last gap
  * between modules); the disassembly hook, when there is one, is asked once per (address, mode) and its text kept
  * in a small cache. Events, and instructions the fast path leaves out (very long module names), go through
@@ -27,7 +27,7 @@
 struct fwpt_list_module {
     uint8_t text_len, json_len; /* 0: left to fwpt_flow_print_event */
     char text[80];              /* "Name+0x" */
-    char json[128];             /* ",\"module\":\"Name\",\"offset\":\"0x" */
+    char json[128];             /* ",\"module\":\"Name\",\"module_offset\":\"0x" */
 };
 
 /* One disassembly cache entry: what follows the size for (ip, mode), as the printer writes it. */

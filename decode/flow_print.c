@@ -111,7 +111,7 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
         if (m) {
             fwpt_puts(o, ",\"module\":");
             fwpt_put_json_str(o, m->name);
-            json_0x(o, "offset", ev->ip - m->base);
+            json_0x(o, "module_offset", ev->ip - m->base);
         }
         char text[128];
         if (p->disasm && p->disasm(p->disasm_ctx, ev->ip, ev->mode, text, sizeof text)) {

@@ -220,11 +220,22 @@ int fwpt_cmd_dump(int argc, char **argv)
     }
     char trace_path[4096];
     struct stat dst;
+    uint64_t recorded_bytes = 0; /* sideband.json's "trace":{"bytes":N}, 0: not given */
     if (stat(file, &dst) == 0 && S_ISDIR(dst.st_mode)) {
         /* A saved directory: its trace, and from its sideband what the options did not give. */
         snprintf(trace_path, sizeof trace_path, "%s/sideband.json", file);
         char *sb = read_text(trace_path);
+        size_t bad_at;
+        if (sb && fwpt_json_check(sb, strlen(sb), &bad_at) != 0) {
+            /* a file cut short, or not sideband.json: nothing in it can be trusted */
+            fprintf(stderr, "fwpt dump: %s: not valid JSON: %s at byte %zu of %zu\n", trace_path,
+                    bad_at >= strlen(sb) ? "it ends in the middle of a value (cut short?)" : "unexpected character",
+                    bad_at, strlen(sb));
+            free(sb);
+            return 1;
+        }
         if (sb) {
+            recorded_bytes = fwpt_sideband_trace_bytes(sb);
             struct fwpt_time_config from = {0};
             unsigned found = 0;
             struct fwpt_cpu_id sb_cpu;
@@ -285,6 +296,15 @@ int fwpt_cmd_dump(int argc, char **argv)
         buf = m;
     }
     close(fd);
+    /* empty: not a packet to show; no PSB: the packets as they come (a dump needs no sync), and exit status 1 */
+    const int refused = fwpt_trace_refuse("fwpt dump", file, buf, len);
+    if (refused && !len)
+        return 1;
+    if (recorded_bytes && recorded_bytes != len)
+        fprintf(stderr, "fwpt dump: %s: %zu bytes, but sideband.json records %llu: %s\n", file, len,
+                (unsigned long long)recorded_bytes,
+                len < recorded_bytes ? "the file is cut short; what follows is not the whole trace"
+                                     : "not the trace the run recorded");
     if (start > len) {
         fprintf(stderr, "fwpt dump: --offset %llu is beyond the end of '%s' (%zu bytes)\n",
                 (unsigned long long)start, file, len);
@@ -367,5 +387,5 @@ done:
                 packets, errors);
     if (len)
         munmap((void *)buf, len);
-    return rc ? rc : (errors ? 1 : 0);
+    return rc || refused || errors ? (rc ? rc : 1) : recorded_bytes && recorded_bytes != len ? 3 : 0;
 }

@@ -12,6 +12,8 @@
  *   {"images":[{"name":"DxeCore","base":"0x7e9a1000","size":"0x2c000","file":"img-7e9a1000.bin"},...]}
  *   {"cpu":{"vendor":"GenuineIntel","family":6,"model":94,"stepping":3}} (the processor, for its
  *   errata, unless --cpu is given)
+ *   {"trace":{"bytes":N}} (the size of trace.pt the run wrote: a shorter file is said, exit status 3)
+ * The whole file must be valid JSON (else nothing in it is trusted: exit 1, the byte named).
  * base/size: JSON strings ("0x..." hex or decimal) or numbers; file: optional, relative to DIR (an
  * image without file names addresses only). FILE is a raw trace; --image FILE@ADDR adds code. */
 #include <errno.h>
@@ -70,17 +72,39 @@ static struct fwpt_module *add_image(struct images *im)
     return m;
 }
 
-/* An image of sideband.json's list into the map (one whose file cannot be read is kept without code, and said). */
+/* sideband.json's images into the map: a bad value is an error (the run stops after the list); an image whose file
+ * cannot be read, or is shorter than the image, is kept with what there is, and said. */
+struct sideband_images {
+    struct images *im;
+    const char *sb_path;
+    int bad; /* images with a value that is not what it should be */
+};
+
 static int add_sideband_image(void *ctx, const struct fwpt_sideband_image *s)
 {
-    struct fwpt_module *m = add_image(ctx);
+    struct sideband_images *c = ctx;
+    if (s->bad_key) {
+        fprintf(stderr, "fwpt flow: %s: images[%u] (\"%s\"): \"%s\": expected %s, got %s\n", c->sb_path, s->index,
+                s->name, s->bad_key,
+                !strcmp(s->bad_key, "base") || !strcmp(s->bad_key, "size") ? "a number (\"0x..\" hex or decimal)"
+                                                                           : "a string",
+                s->bad_value);
+        c->bad++;
+        return 0;
+    }
+    struct fwpt_module *m = add_image(c->im);
     m->name = strdup(s->name);
     m->base = s->base;
     m->size = s->size;
     m->code = s->code;
     m->code_size = s->code_size;
     if (s->err)
-        note("fwpt flow: %s: %s (image %s without code)\n", s->path, strerror(s->err), m->name);
+        fprintf(stderr, "fwpt flow: %s: %s (image %s without code: its instructions cannot be decoded)\n", s->path,
+                strerror(s->err), m->name);
+    else if (s->path && s->code_size < s->size)
+        fprintf(stderr, "fwpt flow: %s: %zu bytes, but %s records %llu (0x%llx) for image %s: the file is cut short "
+                "(the code past byte %zu cannot be decoded)\n", s->path, s->code_size, c->sb_path,
+                (unsigned long long)s->size, (unsigned long long)s->size, m->name, s->code_size);
     return 0;
 }
 
@@ -310,7 +334,8 @@ static void usage(FILE *f)
             "  DIR            a saved \\fwpt\\ directory: trace.pt, sideband.json, img-BASE.bin\n"
             "  FILE           a raw trace (code from --image)\n"
             "  --image F@A    code of image file F loaded at address A (hex; repeatable)\n"
-            "  --format F     text (default) or jsonl: one JSON object per instruction/event\n"
+            "  --format F     text (default) or jsonl: one JSON object per instruction/event (and per row of\n"
+            "                 --profile, --calls, --edges)\n"
             "  --calls        call tree with counts instead of instructions\n"
             "  --profile      instructions per module and per function entry\n"
             "  --top N        functions shown by --profile (default 40)\n"
@@ -352,7 +377,95 @@ static void usage(FILE *f)
             "  -q, --quiet    no progress line and no notes on stderr (errors only)\n"
             "  --slow-print   list through the one-event-at-a-time printer (the same bytes, slower; tests, bench)\n"
             "A decode or listing that runs over a second shows its progress on stderr when stderr is a terminal\n"
-            "(and, for a listing, stdout a file): trace bytes and instructions decoded, the rate.\n");
+            "(and, for a listing, stdout a file): trace bytes and instructions decoded, the rate.\n"
+            "Exit status: 0 the whole trace decoded; 1 decode errors, nothing decoded or unusable input (named on\n"
+            "stderr); 2 bad usage; 3 a result without errors, but incomplete (the trace ends with tracing on, or is\n"
+            "not the size sideband.json records).\n");
+}
+
+/* The options that take a value, and what the value is: the messages of a missing or refused one. */
+static const struct {
+    const char *name, *expect;
+} value_options[] = {
+    {"--format", "'text' or 'jsonl'"},
+    {"--image", "FILE@ADDR"},
+    {"--cpu", "FAMILY/MODEL[/STEPPING] or none"},
+    {"--filter", "A-B (hex)"},
+    {"--by", "'time' or 'insns'"},
+    {"--mtc-freq", "a number 0..15"},
+    {"--nom-freq", "a number 0..255"},
+    {"--cpuid-0x15.eax", "a number"},
+    {"--cpuid-0x15.ebx", "a number"},
+    {"--flame", "a FILE to write"},
+    {"--folded", "a FILE to write"},
+    {"--chrome-trace", "a FILE to write"},
+    {"--report", "a FILE to write"},
+    {"--coverage", "a FILE to write"},
+    {"--coverage-size", "a power of two up to 1G"},
+    {"-j", "1..256 threads"},
+    {"--jobs", "1..256 threads"},
+    {"--split", "a size in bytes"},
+    {"--walk", "'summary' or 'insn'"},
+    {"--top", "a number of functions (0 or more, decimal or 0x-hex)"},
+    {"--depth", "a number of call levels (0 or more, decimal or 0x-hex)"},
+};
+
+static const char *value_expected(const char *a)
+{
+    for (size_t k = 0; k < sizeof value_options / sizeof value_options[0]; k++)
+        if (!strcmp(a, value_options[k].name))
+            return value_options[k].expect;
+    return NULL;
+}
+
+const char *fwpt_flow_option_value(const char *a) { return value_expected(a); }
+
+/* Decode errors as they are shown: the first ERR_SHOWN of each status in line, the others counted and summarized
+ * in one line (a trace without its code repeats one error hundreds of times). */
+#define ERR_SHOWN 3
+struct err_show {
+    struct fwpt_flow_printer *pr; /* where they go */
+    bool all;                     /* a JSON lines listing: every one (a program reads it) */
+    unsigned long count[FWPT_STATUS_COUNT + 1];
+};
+
+static bool err_visible(struct err_show *e, const struct fwpt_flow_event *ev)
+{
+    unsigned st = ev->status < FWPT_STATUS_COUNT ? ev->status : FWPT_STATUS_COUNT;
+    return ++e->count[st] <= ERR_SHOWN || e->all;
+}
+
+static void err_show_one(void *ctx, const struct fwpt_flow_event *ev)
+{
+    struct err_show *e = ctx;
+    if (err_visible(e, ev))
+        fwpt_flow_print_event(e->pr, ev);
+}
+
+/* One line per status with errors not shown: text "-- error: E_X: N more not shown (M in all; ..)", JSON lines
+ * {"type":"errors_not_shown","status":"E_X","count":N,"total":M}. */
+static void err_summary(struct err_show *e)
+{
+    const struct fwpt_sink *o = e->pr->out;
+    for (unsigned st = 0; st <= FWPT_STATUS_COUNT && !e->all; st++) {
+        if (e->count[st] <= ERR_SHOWN)
+            continue;
+        const char *name = st < FWPT_STATUS_COUNT ? fwpt_status_name((enum fwpt_status)st) : "?";
+        if (e->pr->format == FWPT_FLOW_FMT_JSONL)
+            fwpt_printf(o, "{\"type\":\"errors_not_shown\",\"status\":\"%s\",\"count\":%lu,\"total\":%lu}\n", name,
+                        e->count[st] - ERR_SHOWN, e->count[st]);
+        else
+            fwpt_printf(o, "-- error: %s: %lu more not shown (%lu in all; the first %d are above)\n", name,
+                        e->count[st] - ERR_SHOWN, e->count[st], ERR_SHOWN);
+    }
+}
+
+/* The offset of the trace's last PSB (0 when it has none). */
+static size_t last_psb(const uint8_t *trace, size_t n)
+{
+    struct fwpt_pkt_decoder dec;
+    fwpt_pkt_init(&dec, trace, n);
+    return fwpt_pkt_sync_backward(&dec) == FWPT_OK ? dec.offset : 0;
 }
 
 static int cmp_base(const void *a, const void *b)
@@ -392,16 +505,21 @@ int fwpt_cmd_flow(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool *on = fwpt_arg_flag(flags, sizeof flags / sizeof flags[0], a);
+        const char *expect = value_expected(a);
+        if (expect && !v) {
+            fprintf(stderr, "fwpt flow: %s: expected %s, got nothing (it is the last argument)\n", a, expect);
+            return 2;
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
         } else if (on) {
             *on = true;
-        } else if (!strcmp(a, "--format") && v) {
+        } else if (!strcmp(a, "--format")) {
             format = v, i++;
         } else if (!strncmp(a, "--format=", 9)) {
             format = a + 9;
-        } else if (!strcmp(a, "--image") && v) {
+        } else if (!strcmp(a, "--image")) {
             i++;
             const char *at = strrchr(v, '@');
             uint64_t base;
@@ -434,7 +552,7 @@ int fwpt_cmd_flow(int argc, char **argv)
                 return 2;
             }
             have_cpu = 1;
-        } else if (!strcmp(a, "--filter") && v) {
+        } else if (!strcmp(a, "--filter")) {
             i++;
             const char *dash = strchr(v, '-');
             uint64_t fa, fb;
@@ -452,10 +570,14 @@ int fwpt_cmd_flow(int argc, char **argv)
             filter[n_filter][0] = fa;
             filter[n_filter][1] = fb;
             n_filter++;
-        } else if (!strcmp(a, "--by") && v && (!strcmp(v, "time") || !strcmp(v, "insns"))) {
+        } else if (!strcmp(a, "--by")) {
+            if (strcmp(v, "time") && strcmp(v, "insns")) {
+                fprintf(stderr, "fwpt flow: --by: expected %s, got '%s'\n", expect, v);
+                return 2;
+            }
             by_time = !strcmp(v, "time"), i++;
         } else if ((!strcmp(a, "--mtc-freq") || !strcmp(a, "--nom-freq") || !strcmp(a, "--cpuid-0x15.eax") ||
-                    !strcmp(a, "--cpuid-0x15.ebx")) && v) {
+                    !strcmp(a, "--cpuid-0x15.ebx"))) {
             uint64_t x;
             int mtc = a[2] == 'm', nom = a[2] == 'n';
             if (fwpt_parse_u64(v, 0, &x) != 0 || x > (mtc ? 15u : nom ? 255u : UINT32_MAX)) {
@@ -472,17 +594,17 @@ int fwpt_cmd_flow(int argc, char **argv)
                 tcfg.cpuid_15_eax = (uint32_t)x, tcfg_given |= 8;
             else
                 tcfg.cpuid_15_ebx = (uint32_t)x, tcfg_given |= 16;
-        } else if (!strcmp(a, "--flame") && v) {
+        } else if (!strcmp(a, "--flame")) {
             flame_path = v, i++;
-        } else if (!strcmp(a, "--folded") && v) {
+        } else if (!strcmp(a, "--folded")) {
             folded_path = v, i++;
-        } else if (!strcmp(a, "--chrome-trace") && v) {
+        } else if (!strcmp(a, "--chrome-trace")) {
             chrome_path = v, i++;
-        } else if (!strcmp(a, "--report") && v) {
+        } else if (!strcmp(a, "--report")) {
             report_path = v, i++;
-        } else if (!strcmp(a, "--coverage") && v) {
+        } else if (!strcmp(a, "--coverage")) {
             fsum.cov_path = v, i++;
-        } else if (!strcmp(a, "--coverage-size") && v) {
+        } else if (!strcmp(a, "--coverage-size")) {
             uint64_t n;
             i++;
             if (fwpt_parse_size(v, &n) != 0 || !n || (n & (n - 1)) || n > (1ull << 30)) {
@@ -490,31 +612,35 @@ int fwpt_cmd_flow(int argc, char **argv)
                 return 2;
             }
             fsum.cov_size = (size_t)n;
-        } else if ((!strcmp(a, "-j") || !strcmp(a, "--jobs")) && v) {
+        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
             i++;
             if (fwpt_parse_u64(v, 0, &jobs) != 0 || !jobs || jobs > 256) {
                 fprintf(stderr, "fwpt flow: %s: expected 1..256 threads, got '%s'\n", a, v);
                 return 2;
             }
-        } else if (!strcmp(a, "--split") && v) {
+        } else if (!strcmp(a, "--split")) {
             i++;
             if (fwpt_parse_size(v, &split) != 0 || !split) {
                 fprintf(stderr, "fwpt flow: --split: expected a size in bytes, got '%s'\n", v);
                 return 2;
             }
-        } else if (!strcmp(a, "--walk") && v) {
+        } else if (!strcmp(a, "--walk")) {
             i++;
             if (strcmp(v, "summary") && strcmp(v, "insn")) {
                 fprintf(stderr, "fwpt flow: --walk: expected 'summary' or 'insn', got '%s'\n", v);
                 return 2;
             }
             walk_insn = !strcmp(v, "insn");
-        } else if (!strcmp(a, "--top") && v && fwpt_parse_u64(v, 0, &top) == 0) {
+        } else if (!strcmp(a, "--top") || !strcmp(a, "--depth")) {
             i++;
-        } else if (!strcmp(a, "--depth") && v && fwpt_parse_u64(v, 0, &depth) == 0) {
-            i++;
+            uint64_t x;
+            if (fwpt_parse_u64(v, 0, &x) != 0 || x > UINT32_MAX) {
+                fprintf(stderr, "fwpt flow: %s: expected %s, got '%s'\n", a, expect, v);
+                return 2;
+            }
+            *(a[2] == 't' ? &top : &depth) = x;
         } else if (a[0] == '-' && a[1]) {
-            return fwpt_arg_unknown("fwpt flow", "unknown or incomplete option", a, usage);
+            return fwpt_arg_unknown("fwpt flow", "unknown option", a, usage);
         } else if (fwpt_arg_operand("fwpt flow", "DIR|FILE", &path, a)) {
             return 2;
         }
@@ -535,26 +661,39 @@ int fwpt_cmd_flow(int argc, char **argv)
 
     uint8_t *trace = NULL;
     size_t trace_size = 0;
+    uint64_t recorded_bytes = 0; /* sideband.json's "trace":{"bytes":N}, 0: not given */
     struct stat st;
+    char trace_name[2048];       /* the trace file, as messages name it */
+    snprintf(trace_name, sizeof trace_name, "%s", path);
     if (stat(path, &st) != 0) {
         fprintf(stderr, "fwpt flow: %s: %s\n", path, strerror(errno));
         return 1;
     }
     if (S_ISDIR(st.st_mode)) {
         char p[2048];
-        snprintf(p, sizeof p, "%s/trace.pt", path);
-        if (fwpt_file_load(p, &trace, &trace_size) != 0) {
-            fprintf(stderr, "fwpt flow: %s: %s\n", p, strerror(errno));
+        snprintf(trace_name, sizeof trace_name, "%s/trace.pt", path);
+        if (fwpt_file_load(trace_name, &trace, &trace_size) != 0) {
+            fprintf(stderr, "fwpt flow: %s: %s\n", trace_name, strerror(errno));
             return 1;
         }
         snprintf(p, sizeof p, "%s/sideband.json", path);
         uint8_t *sb;
-        size_t sbn;
+        size_t sbn, bad_at;
         if (fwpt_file_load(p, &sb, &sbn) == 0) {
             sb = realloc(sb, sbn + 1);
             sb[sbn] = 0;
-            if (fwpt_sideband_images((const char *)sb, path, add_sideband_image, &im) != 0)
-                note("fwpt flow: %s: no usable \"images\" list (continuing with what was read)\n", p);
+            if (fwpt_json_check((const char *)sb, sbn, &bad_at) != 0) {
+                /* a file cut short, or not sideband.json: nothing in it can be trusted */
+                fprintf(stderr, "fwpt flow: %s: not valid JSON: %s at byte %zu of %zu\n", p,
+                        bad_at >= sbn ? "it ends in the middle of a value (cut short?)" : "unexpected character",
+                        bad_at, sbn);
+                return 1;
+            }
+            struct sideband_images sbi = {&im, p, 0};
+            if (fwpt_sideband_images((const char *)sb, path, add_sideband_image, &sbi) != 0)
+                fprintf(stderr, "fwpt flow: %s: no usable \"images\" list (continuing with what was read)\n", p);
+            if (sbi.bad)
+                return 1;
             if (!n_filter) {
                 int nf = parse_sideband_filters((const char *)sb, filter);
                 if (nf < 0)
@@ -563,6 +702,7 @@ int fwpt_cmd_flow(int argc, char **argv)
                     n_filter = (uint32_t)nf;
             }
             parse_sideband_run((const char *)sb, p, &sbr);
+            recorded_bytes = fwpt_sideband_trace_bytes((const char *)sb);
             struct fwpt_time_config from = {0};
             unsigned found = 0;
             if (fwpt_sideband_time((const char *)sb, &from, &found) < 0)
@@ -584,12 +724,39 @@ int fwpt_cmd_flow(int argc, char **argv)
             if (!have_cpu && fwpt_sideband_cpu((const char *)sb, &cpu) < 0)
                 note("fwpt flow: %s: no usable \"cpu\" object (decoding without processor errata)\n", p);
             free(sb);
+        } else if (!im.n) {
+            fprintf(stderr, "fwpt flow: %s: %s: no images, so no code to decode with (a saved directory holds "
+                            "its sideband.json; else give --image FILE@ADDR)\n", p, strerror(errno));
+            return 1;
         } else {
-            note("fwpt flow: %s: %s (no images: addresses only)\n", p, strerror(errno));
+            note("fwpt flow: %s: %s (only the --image code)\n", p, strerror(errno));
         }
     } else if (fwpt_file_load(path, &trace, &trace_size) != 0) {
         fprintf(stderr, "fwpt flow: %s: %s\n", path, strerror(errno));
         return 1;
+    }
+    if (fwpt_trace_refuse("fwpt flow", trace_name, trace, trace_size))
+        return 1;
+    size_t with_code = 0;
+    for (size_t k = 0; k < im.n; k++)
+        with_code += im.v[k].code != NULL;
+    if (!with_code) {
+        if (S_ISDIR(st.st_mode))
+            fprintf(stderr, "fwpt flow: %s: no image with code (%zu in its sideband.json): nothing to decode with\n",
+                    path, im.n);
+        else
+            fprintf(stderr, "fwpt flow: %s: no code to decode with: a raw trace needs --image FILE@ADDR for the code "
+                            "it ran (or give the saved \\fwpt\\ directory, whose sideband.json names its images)\n",
+                    path);
+        return 1;
+    }
+    int incomplete = 0; /* a result, but not of the whole run: exit status 3 */
+    if (recorded_bytes && recorded_bytes != trace_size) {
+        fprintf(stderr, "fwpt flow: %s: %zu bytes, but sideband.json records %llu: %s\n", trace_name, trace_size,
+                (unsigned long long)recorded_bytes,
+                trace_size < recorded_bytes ? "the file is cut short; what follows is not the whole trace"
+                                            : "not the trace the run recorded");
+        incomplete = 1;
     }
     if (im.n)
         qsort(im.v, im.n, sizeof *im.v, cmp_base);
@@ -627,8 +794,15 @@ int fwpt_cmd_flow(int argc, char **argv)
     const int time_on = show_time || ticks || by_time;
     if (time_on)
         fwpt_flow_set_time(f, &tcfg);
-    struct fwpt_sink out = fwpt_file_sink(stdout);
+    struct fwpt_sink out = fwpt_file_sink(stdout), err_out = fwpt_file_sink(stderr);
     struct fwpt_flow_printer pr = {&out, fmt, &mods, dz ? fwpt_zydis_disasm : NULL, dz, 0};
+    /* the decode errors: in line, but only the first few of a kind (a JSON listing: every one); on stderr when
+     * stdout is promised nothing (pictures and files only) */
+    const int stdout_quiet = !listing && !calls && !profile && !fsum.edges;
+    struct fwpt_flow_printer err_pr = {&err_out, FWPT_FLOW_FMT_TEXT, &mods, NULL, NULL, 0};
+    static struct err_show es;
+    es.pr = stdout_quiet ? &err_pr : &pr;
+    es.all = listing && fmt == FWPT_FLOW_FMT_JSONL;
 
     struct fwpt_profile *prof = NULL;
     size_t nfuncs = 1 << 16, nnodes = 1 << 18, nhash = 1 << 19;
@@ -650,7 +824,8 @@ int fwpt_cmd_flow(int argc, char **argv)
     struct fwpt_progress prog;
     fwpt_progress_start(&prog, "fwpt flow", "instructions", trace_size,
                         quiet || (listing && !fwpt_progress_stdout_is_file()));
-    uint64_t cut_ip;
+    uint64_t cut_ip = 0;
+    bool any_time = false; /* an instruction or event had a time (--by time has something to count) */
     enum fwpt_status fst; /* why the decode ended: FWPT_E_EOS, else a decoder bug (FWPT_E_INTERNAL) */
     static struct fwpt_time_spread spread;
     struct fwpt_flow_event *held = NULL;
@@ -664,15 +839,25 @@ int fwpt_cmd_flow(int argc, char **argv)
                                     .errata = &errata, .filter = (const uint64_t (*)[2])filter, .n_filter = n_filter,
                                     .iflags = iflags, .mods = &mods, .jobs = jobs ? (unsigned)jobs : fwpt_par_cores(),
                                     .piece_bytes = (size_t)split, .profile = prof != NULL};
-        if (flow_summary_run(&fsum, &ps, prof, &pr) != 0) {
+        if (flow_summary_run(&fsum, &ps, prof, err_show_one, &es) != 0) {
             fprintf(stderr, "fwpt flow: out of memory\n");
             return 1;
         }
         errors = fsum.out.nerrors;
         lost = fsum.out.bytes_skipped;
         fst = FWPT_E_EOS;
+        ninsns = fsum.out.insns;
         /* the threads report no progress of their own: the line gives what they walked when they are done */
         fwpt_progress(&prog, trace_size, fsum.out.insns, 0);
+        /* where the trace ends: the walk of its last PSB's part alone (the listing's fwpt_flow_cut) */
+        size_t last = last_psb(trace, trace_size);
+        fwpt_flow_init(f, trace + last, trace_size - last, fwpt_modules_read, &mods, cache,
+                       sizeof cache / sizeof cache[0]);
+        fwpt_flow_set_errata(f, &errata);
+        fwpt_flow_set_filter(f, (const uint64_t (*)[2])filter, n_filter);
+        fwpt_flow_set_iflags(f, iflags);
+        while (fwpt_flow_next(f, &ev) == FWPT_OK)
+            ;
     } else if (listing && !slow_print && !show_time && !ticks) {
         static char obuf[1 << 16]; /* one fwrite per 64 KiB */
         static struct fwpt_list_asm acache[1 << 14];
@@ -687,9 +872,10 @@ int fwpt_cmd_flow(int argc, char **argv)
                 fwpt_flow_list_insns(&lister, bv, bn);
                 ninsns += bn;
             } else {
-                if (ev.kind == FWPT_FLOW_ERROR)
-                    errors++;
-                fwpt_flow_list_event(&lister, &ev);
+                if (ev.kind != FWPT_FLOW_ERROR)
+                    fwpt_flow_list_event(&lister, &ev);
+                else if (errors++, err_visible(&es, &ev))
+                    fwpt_flow_list_event(&lister, &ev);
                 nevents++;
             }
             fwpt_progress(&prog, f->pkt.offset, ninsns, nevents);
@@ -698,6 +884,7 @@ int fwpt_cmd_flow(int argc, char **argv)
             fwpt_flow_list_cut(&lister, cut_ip, trace_size);
         fwpt_flow_list_flush(&lister);
         free(pre);
+        err_summary(&es);
     } else {
         if (!listing && flow_summary_insn_begin(&fsum) != 0) {
             fprintf(stderr, "fwpt flow: out of memory\n");
@@ -707,6 +894,7 @@ int fwpt_cmd_flow(int argc, char **argv)
         while ((fst = fwpt_flow_next(f, &ev)) == FWPT_OK) {
             uint64_t tsc = 0;
             bool tok = time_on && fwpt_flow_time(f, &tsc) == FWPT_OK;
+            any_time |= tok;
             if (ev.kind == FWPT_FLOW_INSN)
                 ninsns++;
             else
@@ -720,9 +908,13 @@ int fwpt_cmd_flow(int argc, char **argv)
                     fwpt_time_spread_add(&spread, &ev, tsc, tok);
                 else
                     fwpt_profile_add(prof, &ev);
-                if (ev.kind != FWPT_FLOW_INSN && ev.kind != FWPT_FLOW_MODE && fmt == FWPT_FLOW_FMT_TEXT &&
-                    ev.kind == FWPT_FLOW_ERROR)
-                    fwpt_flow_print_event(&pr, &ev); /* errors stay visible in summaries */
+                if (ev.kind == FWPT_FLOW_ERROR)
+                    err_show_one(&es, &ev); /* errors stay visible in summaries */
+            } else if (!listing) {
+                if (ev.kind == FWPT_FLOW_ERROR)
+                    err_show_one(&es, &ev); /* the edges and bitmap: no listing, the errors in line */
+            } else if (ev.kind == FWPT_FLOW_ERROR && !err_visible(&es, &ev)) {
+                /* counted: err_summary says how many */
             } else if (show_time || ticks) {
                 fwpt_flow_print_event_time(&pr, &ev, tsc, tok);
                 uint64_t t;
@@ -740,7 +932,11 @@ int fwpt_cmd_flow(int argc, char **argv)
         }
         if (!prof && fwpt_flow_cut(f, &cut_ip))
             fwpt_flow_print_cut(&pr, cut_ip, trace_size); /* where the listing ends is not where the code stopped */
+        if (listing)
+            err_summary(&es);
     }
+    if (!listing)
+        err_summary(&es);
     fwpt_progress_end(&prog);
     if (listing || walk_insn || by_time)
         lost = fwpt_flow_bytes_skipped(f);
@@ -748,14 +944,43 @@ int fwpt_cmd_flow(int argc, char **argv)
         fprintf(stderr, "fwpt flow: the decoder stopped before the end of the trace: %s\n", fwpt_status_msg(fst));
         errors++;
     }
+    const bool cut = fwpt_flow_cut(f, &cut_ip);
+    if (!ninsns) {
+        /* no result: no picture or page of nothing (the files opened are removed), the reason on stderr */
+        fflush(stdout);
+        FILE *const files[] = {flame_f, folded_f, chrome_f, report_f};
+        const char *const paths[] = {flame_path, folded_path, chrome_path, report_path};
+        for (int k = 0; k < 4; k++)
+            if (files[k]) {
+                fclose(files[k]);
+                unlink(paths[k]);
+            }
+        if (pictures || fsum.cov_path)
+            fprintf(stderr, "fwpt flow: %s: no instruction decoded (%lu decode error%s): no result, no file written\n",
+                    trace_name, errors, errors == 1 ? "" : "s");
+        else
+            fprintf(stderr, "fwpt flow: %s: no instruction decoded (%lu decode error%s): no result\n", trace_name,
+                    errors, errors == 1 ? "" : "s");
+        return 1;
+    }
     if (held)
         fwpt_time_spread_end(&spread);
+    if (by_time && prof && !any_time) {
+        fprintf(stderr, "fwpt flow: %s: no time in the trace (no TSC, MTC or CYC packets, or no timing configuration "
+                        "for them): --by time has nothing to count; --by insns counts instructions\n", trace_name);
+        return 1;
+    }
     if (held && (profile || calls))
-        fwpt_time_spread_duration(&spread, &tcfg, cpuid15_ecx, !strcmp(sbr.backend, "soft"), &out);
+        fwpt_time_spread_duration(&spread, &tcfg, cpuid15_ecx, !strcmp(sbr.backend, "soft"),
+                                  fmt == FWPT_FLOW_FMT_JSONL ? &err_out : &out);
     if (prof) {
-        if (profile)
+        if (profile && fmt == FWPT_FLOW_FMT_JSONL)
+            fwpt_profile_print_jsonl(prof, &out, (size_t)top);
+        else if (profile)
             fwpt_profile_print(prof, &out, (size_t)top);
-        if (calls)
+        if (calls && fmt == FWPT_FLOW_FMT_JSONL)
+            fwpt_calltree_print_jsonl(prof, &out, (uint32_t)depth);
+        else if (calls)
             fwpt_calltree_print(prof, &out, (uint32_t)depth);
     }
     const uint64_t walked_insns = ninsns + fsum.out.insns; /* the instruction walk's or the summary walk's */
@@ -794,9 +1019,16 @@ int fwpt_cmd_flow(int argc, char **argv)
         close_out(report_f, report_path) | bad_out | report_bad)
         return 1;
     if (errors) {
-        note("fwpt flow: %lu decode error%s (shown in line); the decoder skipped %llu of %zu trace bytes "
-                "(%.2f%%) until it had the IP again\n", errors, errors == 1 ? "" : "s", (unsigned long long)lost,
+        note("fwpt flow: %lu decode error%s (shown %s); the decoder skipped %llu of %zu trace bytes "
+                "(%.2f%%) until it had the IP again\n", errors, errors == 1 ? "" : "s",
+                stdout_quiet ? "above" : "in line", (unsigned long long)lost,
                 trace_size, trace_size ? 100.0 * (double)lost / (double)trace_size : 0.0);
     }
-    return errors ? 1 : 0;
+    if (cut) {
+        fprintf(stderr, "fwpt flow: %s: the trace ends with tracing on (no TIP.PGD: the buffer filled or the file was "
+                        "cut): the walk stopped at 0x%llx; the result is incomplete\n", trace_name,
+                (unsigned long long)cut_ip);
+        incomplete = 1;
+    }
+    return errors ? 1 : incomplete ? 3 : 0;
 }

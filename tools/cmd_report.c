@@ -10,7 +10,8 @@ static void usage(FILE *f)
                "  DIR            a saved \\fwpt\\ directory (trace.pt, sideband.json, img-BASE.bin)\n"
                "  -o FILE        the HTML page to write: the run, the module and function profiles, the flame\n"
                "                 graph and a collapsible call tree; one file, no outside assets\n"
-               "  flow options   --cpu, --filter, --image as for `fwpt flow` (see fwpt flow --help)\n");
+               "  flow options   any option of `fwpt flow` with its value: --cpu, --filter, --image, --by, ...\n"
+               "                 (see fwpt flow --help); the exit status is fwpt flow's\n");
 }
 
 int fwpt_cmd_report(int argc, char **argv)
@@ -35,8 +36,13 @@ int fwpt_cmd_report(int argc, char **argv)
                 fprintf(stderr, "fwpt report: too many options\n");
                 return 2;
             }
-            args[n++] = argv[i]; /* a flow option: --cpu X, --filter A-B, --image F@A take a value */
-            if (i + 1 < argc && (!strcmp(a, "--cpu") || !strcmp(a, "--filter") || !strcmp(a, "--image")))
+            args[n++] = argv[i]; /* a flow option, with its value when it takes one (fwpt flow checks both) */
+            const char *expect = fwpt_flow_option_value(a);
+            if (expect && i + 1 >= argc) {
+                fprintf(stderr, "fwpt report: %s: expected %s, got nothing (it is the last argument)\n", a, expect);
+                return 2;
+            }
+            if (expect)
                 args[n++] = argv[++i];
         } else if (fwpt_arg_operand("fwpt report", "DIR", &dir, a)) {
             return 2;

@@ -12,6 +12,9 @@ int fwpt_cmd_caps(int argc, char **argv);
 int fwpt_cmd_plan(int argc, char **argv);
 int fwpt_cmd_dump(int argc, char **argv);
 int fwpt_cmd_flow(int argc, char **argv);
+/* What fwpt flow's option a takes as its value ("a FILE to write"), NULL when it takes none (fwpt report passes
+ * the pair on). */
+const char *fwpt_flow_option_value(const char *a);
 int fwpt_cmd_report(int argc, char **argv);
 
 /* A sink writing to a stdio stream. */

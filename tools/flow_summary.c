@@ -6,15 +6,14 @@
 #include <string.h>
 
 int flow_summary_run(struct flow_summary *fs, struct fwpt_par_setup *setup, struct fwpt_profile *prof,
-                     struct fwpt_flow_printer *pr)
+                     void (*show)(void *ctx, const struct fwpt_flow_event *ev), void *show_ctx)
 {
     setup->edges = fs->edges;
     setup->cov_size = fs->cov_path ? fs->cov_size : 0;
     if (fwpt_par_run(setup, prof, &fs->out) != 0)
         return -1;
     for (size_t i = 0; i < fs->out.nerrors; i++)
-        if (pr->format == FWPT_FLOW_FMT_TEXT)
-            fwpt_flow_print_event(pr, &fs->out.errors[i]); /* errors stay visible in summaries */
+        show(show_ctx, &fs->out.errors[i]); /* errors stay visible in summaries */
     return 0;
 }
 
@@ -75,7 +74,9 @@ int flow_summary_write(struct flow_summary *fs, const struct fwpt_sink *out, str
             put_ip(out, mods, v[i].to);
             fwpt_printf(out, ": %llu\n", (unsigned long long)v[i].count);
         }
-        if (e->dropped)
+        if (e->dropped && fs->jsonl)
+            fwpt_printf(out, "{\"type\":\"edges_dropped\",\"count\":%llu}\n", (unsigned long long)e->dropped);
+        else if (e->dropped)
             fwpt_printf(out, "(%llu edge counts did not fit in memory)\n", (unsigned long long)e->dropped);
         free(v);
     }

@@ -19,10 +19,10 @@ struct flow_summary {
     struct fwpt_par_out out;
 };
 
-/* Walks the trace of setup with the summary walk: the profile into prof (setup->profile), each error printed
- * through pr (text format) in order. 0, or -1 when out of memory. */
+/* Walks the trace of setup with the summary walk: the profile into prof (setup->profile), each error handed to
+ * show(show_ctx, ev) in order. 0, or -1 when out of memory. */
 int flow_summary_run(struct flow_summary *fs, struct fwpt_par_setup *setup, struct fwpt_profile *prof,
-                     struct fwpt_flow_printer *pr);
+                     void (*show)(void *ctx, const struct fwpt_flow_event *ev), void *show_ctx);
 
 /* The per-instruction walk's share: each instruction and event of fwpt_flow_next, in order, into the edges and
  * bitmap of fs (allocated by flow_summary_insn_begin). */

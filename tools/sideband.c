@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "tools/sideband.h"
 #include "base/text.h"
+#include "decode/packet.h"
 
 /* ---- a minimal, tolerant JSON reader for sideband.json ---- */
 static const char *ws(const char *p)
@@ -140,6 +142,145 @@ const char *fwpt_json_object(const char *p, const struct fwpt_json_field *f, siz
     return *p == '}' ? p + 1 : NULL;
 }
 
+/* ---- a strict check of the whole text (RFC 8259 grammar), for the byte offset of what is wrong ---- */
+struct jcheck {
+    const char *t;
+    size_t len, i;
+};
+
+static void cws(struct jcheck *c)
+{
+    while (c->i < c->len && (c->t[c->i] == ' ' || c->t[c->i] == '\t' || c->t[c->i] == '\n' || c->t[c->i] == '\r'))
+        c->i++;
+}
+
+static int chex(char x) { return (x >= '0' && x <= '9') || ((x | 32) >= 'a' && (x | 32) <= 'f'); }
+static int cdigit(const struct jcheck *c) { return c->i < c->len && c->t[c->i] >= '0' && c->t[c->i] <= '9'; }
+
+static int cstring(struct jcheck *c)
+{
+    c->i++; /* the opening quote */
+    while (c->i < c->len) {
+        unsigned char x = (unsigned char)c->t[c->i];
+        if (x == '"')
+            return c->i++, 0;
+        if (x < 0x20)
+            return -1;
+        if (x == '\\') {
+            if (++c->i >= c->len)
+                return -1;
+            x = (unsigned char)c->t[c->i];
+            if (x == 'u') {
+                for (int k = 0; k < 4; k++)
+                    if (++c->i >= c->len || !chex(c->t[c->i]))
+                        return -1;
+            } else if (!strchr("\"\\/bfnrt", x) || !x) {
+                return -1;
+            }
+        }
+        c->i++;
+    }
+    return -1;
+}
+
+static int cvalue(struct jcheck *c, int depth)
+{
+    cws(c);
+    if (c->i >= c->len || depth > 64)
+        return -1;
+    char x = c->t[c->i];
+    if (x == '"')
+        return cstring(c);
+    if (x == '{' || x == '[') {
+        char close = x == '{' ? '}' : ']';
+        c->i++;
+        cws(c);
+        if (c->i < c->len && c->t[c->i] == close)
+            return c->i++, 0;
+        for (;;) {
+            if (close == '}') {
+                cws(c);
+                if (c->i >= c->len || c->t[c->i] != '"' || cstring(c))
+                    return -1;
+                cws(c);
+                if (c->i >= c->len || c->t[c->i] != ':')
+                    return -1;
+                c->i++;
+            }
+            if (cvalue(c, depth + 1))
+                return -1;
+            cws(c);
+            if (c->i >= c->len)
+                return -1;
+            if (c->t[c->i] == ',') {
+                c->i++;
+                continue;
+            }
+            if (c->t[c->i] != close)
+                return -1;
+            return c->i++, 0;
+        }
+    }
+    static const char *const words[] = {"true", "false", "null"};
+    for (size_t w = 0; w < 3; w++) {
+        size_t n = strlen(words[w]);
+        if (x == words[w][0]) {
+            for (size_t k = 0; k < n; k++, c->i++)
+                if (c->i >= c->len || c->t[c->i] != words[w][k])
+                    return -1;
+            return 0;
+        }
+    }
+    if (x == '-')
+        c->i++;
+    if (!cdigit(c))
+        return -1;
+    if (c->t[c->i] == '0')
+        c->i++;
+    else
+        while (cdigit(c))
+            c->i++;
+    if (c->i < c->len && c->t[c->i] == '.') {
+        c->i++;
+        if (!cdigit(c))
+            return -1;
+        while (cdigit(c))
+            c->i++;
+    }
+    if (c->i < c->len && (c->t[c->i] | 32) == 'e') {
+        c->i++;
+        if (c->i < c->len && (c->t[c->i] == '+' || c->t[c->i] == '-'))
+            c->i++;
+        if (!cdigit(c))
+            return -1;
+        while (cdigit(c))
+            c->i++;
+    }
+    return 0;
+}
+
+int fwpt_json_check(const char *text, size_t len, size_t *at)
+{
+    struct jcheck c = {text, len, 0};
+    if (cvalue(&c, 0) == 0) {
+        cws(&c);
+        if (c.i == len)
+            return 0;
+    }
+    *at = c.i < len ? c.i : len;
+    return -1;
+}
+
+void fwpt_json_raw(const char *p, char *out, size_t cap)
+{
+    const char *e = jskip(p, 0);
+    size_t n = e && e > p ? (size_t)(e - p) : strcspn(p, ",}]\n");
+    if (n >= cap)
+        snprintf(out, cap, "%.*s...", (int)(cap > 4 ? cap - 4 : 0), p);
+    else
+        snprintf(out, cap, "%.*s", (int)n, p);
+}
+
 /* Where the value of the first "key" in text starts (after the colon), or NULL. */
 const char *fwpt_json_value(const char *text, const char *key)
 {
@@ -154,7 +295,9 @@ const char *fwpt_json_value(const char *text, const char *key)
 
 /* The array of objects at p ('['): each read with fwpt_json_object into f, then handed to each(ctx) (return
  * nonzero to stop with -1). 0 at the end of the array, -1 when malformed. */
-int fwpt_json_array(const char *p, const struct fwpt_json_field *f, size_t n, int (*each)(void *ctx), void *ctx)
+/* fwpt_json_array's walk, each handed the object it read too */
+static int json_array_objects(const char *p, const struct fwpt_json_field *f, size_t n,
+                              int (*each)(void *ctx, const char *obj), void *ctx)
 {
     if (!p || *p != '[')
         return -1;
@@ -166,8 +309,9 @@ int fwpt_json_array(const char *p, const struct fwpt_json_field *f, size_t n, in
             if (f[i].have)
                 *f[i].have = 0;
         }
+        const char *obj = p;
         p = fwpt_json_object(p, f, n);
-        if (!p || each(ctx))
+        if (!p || each(ctx, obj))
             return -1;
         p = ws(p);
         if (*p == ',')
@@ -176,11 +320,56 @@ int fwpt_json_array(const char *p, const struct fwpt_json_field *f, size_t n, in
     return *p == ']' ? 0 : -1;
 }
 
+struct each_plain {
+    int (*each)(void *ctx);
+    void *ctx;
+};
+
+static int each_plain(void *ctx, const char *obj)
+{
+    (void)obj;
+    struct each_plain *e = ctx;
+    return e->each(e->ctx);
+}
+
+int fwpt_json_array(const char *p, const struct fwpt_json_field *f, size_t n, int (*each)(void *ctx), void *ctx)
+{
+    struct each_plain e = {each, ctx};
+    return json_array_objects(p, f, n, each_plain, &e);
+}
+
+/* Where the value of the member key of the object at obj ('{') starts, or NULL when it has none. */
+static const char *member(const char *obj, const char *key)
+{
+    const char *p = ws(obj + 1);
+    while (*p == '"') {
+        char k[64];
+        p = fwpt_json_string(p, k, sizeof k);
+        if (!p || *(p = ws(p)) != ':')
+            return NULL;
+        p = ws(p + 1);
+        if (!strcmp(k, key))
+            return p;
+        if (!(p = jskip(p, 0)))
+            return NULL;
+        p = ws(p);
+        if (*p == ',')
+            p = ws(p + 1);
+    }
+    return NULL;
+}
+
 int fwpt_file_load(const char *path, uint8_t **data, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return -1;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        errno = EISDIR;
+        return -1;
+    }
     size_t cap = 1 << 16, n = 0;
     uint8_t *b = malloc(cap);
     for (;;) {
@@ -215,17 +404,31 @@ struct image_fields {
     char name[256], file[512];
     uint64_t base, size;
     int have_base, have_size;
+    unsigned index;
     const char *dir;
     int (*each)(void *ctx, const struct fwpt_sideband_image *im);
     void *ctx;
 };
 
-static int read_image(void *ctx)
+static int read_image(void *ctx, const char *obj)
 {
     struct image_fields *v = ctx;
+    unsigned index = v->index++;
+    struct fwpt_sideband_image im = {v->name[0] ? v->name : "?", v->base, 0, NULL, 0, NULL, 0, index, NULL, ""};
+    /* a member there but not read: a value of the wrong kind (null stands for "not given") */
+    static const char *const keys[4] = {"base", "size", "name", "file"};
+    const int read[4] = {v->have_base, v->have_size, v->name[0] != 0, v->file[0] != 0};
+    for (int k = 0; k < 4 && !im.bad_key; k++) {
+        const char *at = read[k] ? NULL : member(obj, keys[k]);
+        if (at && strncmp(at, "null", 4) && (k < 2 || *at != '"')) {
+            im.bad_key = keys[k];
+            fwpt_json_raw(at, im.bad_value, sizeof im.bad_value);
+        }
+    }
+    if (im.bad_key)
+        return v->each(v->ctx, &im);
     if (!v->have_base)
         return 0;
-    struct fwpt_sideband_image im = {v->name[0] ? v->name : "?", v->base, 0, NULL, 0, NULL, 0};
     char path[2048];
     if (v->file[0]) {
         snprintf(path, sizeof path, "%s/%s", v->dir, v->file);
@@ -250,7 +453,7 @@ int fwpt_sideband_images(const char *text, const char *dir,
         {"base", NULL, 0, &v.base, &v.have_base},
         {"size", NULL, 0, &v.size, &v.have_size},
     };
-    return fwpt_json_array(fwpt_json_value(text, "images"), f, sizeof f / sizeof f[0], read_image, &v);
+    return json_array_objects(fwpt_json_value(text, "images"), f, sizeof f / sizeof f[0], read_image, &v);
 }
 
 /* The "cpu" object of sideband.json: vendor, family, model, stepping (a signature of 0 means the
@@ -330,6 +533,34 @@ int fwpt_sideband_time(const char *text, struct fwpt_time_config *cfg, unsigned 
             cfg->mtc_freq = (uint8_t)freq;
             *found |= 4;
         }
+    }
+    return 0;
+}
+
+uint64_t fwpt_sideband_trace_bytes(const char *text)
+{
+    uint64_t bytes = 0;
+    int have = 0;
+    const struct fwpt_json_field f[] = {{"bytes", NULL, 0, &bytes, &have}};
+    const char *p = fwpt_json_value(text, "trace");
+    if (!p || *p != '{' || !fwpt_json_object(p, f, 1) || !have)
+        return 0;
+    return bytes;
+}
+
+int fwpt_trace_refuse(const char *cmd, const char *name, const uint8_t *trace, size_t n)
+{
+    if (!n) {
+        fprintf(stderr, "%s: %s: empty (0 bytes): nothing to decode\n", cmd, name);
+        return 1;
+    }
+    struct fwpt_pkt_decoder dec;
+    fwpt_pkt_init(&dec, trace, n);
+    if (fwpt_pkt_sync_forward(&dec) != FWPT_OK) {
+        /* SDM "Packet Stream Boundary (PSB) Packet": a decoder starts at a PSB; a trace without one has no start */
+        fprintf(stderr, "%s: %s: no PSB in its %zu bytes: not an Intel PT trace, or cut before its first PSB; nothing "
+                "decoded\n", cmd, name, n);
+        return 1;
     }
     return 0;
 }

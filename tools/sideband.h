@@ -18,6 +18,12 @@ struct fwpt_json_field {
     int *have;
 };
 
+/* Whether text (len bytes) is one well-formed JSON value (RFC 8259), only white space after it: 0, or -1 with
+ * *at the byte offset of the first byte that is not (len when the text ends too early). */
+int fwpt_json_check(const char *text, size_t len, size_t *at);
+/* The JSON value at p as written (a string with its quotes), into out (cap bytes, cut to fit with "..."). */
+void fwpt_json_raw(const char *p, char *out, size_t cap);
+
 /* Reads the JSON object at p ('{') into the fields named (other keys skipped); returns the end or NULL. */
 const char *fwpt_json_object(const char *p, const struct fwpt_json_field *f, size_t n);
 /* The JSON string at p ('"') into out (cap bytes, NUL-terminated, cut to fit); returns the end or NULL. */
@@ -28,7 +34,7 @@ const char *fwpt_json_value(const char *text, const char *key);
  * nonzero to stop with -1). 0 at the end of the array, -1 when malformed. */
 int fwpt_json_array(const char *p, const struct fwpt_json_field *f, size_t n, int (*each)(void *ctx), void *ctx);
 
-/* A whole file into malloc'd memory (*data, *size bytes): 0, or -1 with errno set. */
+/* A whole file into malloc'd memory (*data, *size bytes): 0, or -1 with errno set (EISDIR for a directory). */
 int fwpt_file_load(const char *path, uint8_t **data, size_t *size);
 
 /* One image of sideband.json's "images" list: name ("?" when it has none), base, size (the size of its code when
@@ -40,8 +46,11 @@ struct fwpt_sideband_image {
     size_t code_size;
     const char *path; /* DIR/file, or NULL when the image names no file */
     int err;          /* why path could not be read (errno), else 0 */
+    unsigned index;   /* its place in the list, from 0 */
+    const char *bad_key; /* a key whose value is not what it should be ("base", "size", "name", "file"), else NULL */
+    char bad_value[64];  /* that value as written */
 };
-/* Each image of the "images" list that has a base, handed to each(ctx, im) (name and path live during the call;
+/* Each image of the "images" list that has a base or a bad value (im->bad_key), handed to each(ctx, im) (name and path live during the call;
  * return nonzero to stop with -1). 0 at the end of the list, -1 when there is none or it is malformed. */
 int fwpt_sideband_images(const char *text, const char *dir,
                          int (*each)(void *ctx, const struct fwpt_sideband_image *im), void *ctx);
@@ -55,5 +64,12 @@ int fwpt_sideband_cpu(const char *text, struct fwpt_cpu_id *id);
  * settings' mtc_freq (when mtc_en). Only the values present (not null) are set in *cfg; *found says
  * which: bit 0 CPUID 15H, bit 1 the ratio, bit 2 MTCFreq. -1 when one of them is malformed. */
 int fwpt_sideband_time(const char *text, struct fwpt_time_config *cfg, unsigned *found);
+
+/* sideband.json's "trace":{"bytes":N}: the size of the trace the run recorded, 0 when not given. */
+uint64_t fwpt_sideband_trace_bytes(const char *text);
+
+/* A trace that holds nothing to decode: empty, or no PSB in it. Says so on stderr ("CMD: NAME: why") and returns 1;
+ * 0 when it has a PSB. */
+int fwpt_trace_refuse(const char *cmd, const char *name, const uint8_t *trace, size_t n);
 
 #endif

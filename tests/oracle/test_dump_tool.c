@@ -534,16 +534,23 @@ static void check_corrupt(unsigned seed, size_t clen)
         run_tool(&r, args);
         unsigned long pkts, errs;
         char *want = expected_dump(cbuf, clen, jsonl, &pkts, &errs);
-        CHECK_EQ(r.status, errs ? 1 : 0); /* run_tool gives -1 for a signal or the time limit */
+        /* a copy without any PSB is dumped all the same, and said (exit 1) */
+        struct fwpt_pkt_decoder sync;
+        fwpt_pkt_init(&sync, cbuf, clen);
+        const int no_psb = fwpt_pkt_sync_forward(&sync) != FWPT_OK;
+        CHECK_EQ(r.status, errs || no_psb ? 1 : 0); /* run_tool gives -1 for a signal or the time limit */
         if (strcmp(r.out, want)) {
             fprintf(stderr, "seed %u: the dump of a corrupted copy (%zu bytes, %s) differs\n", seed, clen,
                     jsonl ? "jsonl" : "text");
             CHECK(!"dump of a corrupted copy");
         }
-        char cnt[160] = "";
+        char cnt[600] = "";
+        if (no_psb)
+            snprintf(cnt, sizeof cnt, "fwpt dump: %s: no PSB in its %zu bytes: not an Intel PT trace, or cut before its "
+                     "first PSB; nothing decoded\n", file, clen);
         if (errs)
-            snprintf(cnt, sizeof cnt, "fwpt dump: %lu packets, %lu errors (resynchronized at the next PSB after each)\n",
-                     pkts, errs);
+            snprintf(cnt + strlen(cnt), sizeof cnt - strlen(cnt),
+                     "fwpt dump: %lu packets, %lu errors (resynchronized at the next PSB after each)\n", pkts, errs);
         CHECK_STR(r.err, cnt);
         if (jsonl) {
             /* every error line as docs/formats.md documents it */
@@ -634,7 +641,7 @@ static void check_usage(void)
         {"", "no FILE given", 2},
         {"D/missing.pt", "cannot open", 1},
         {"D", "is a directory without trace.pt", 1},
-        {"E --sync", "no PSB at or after offset 0", 1},
+        {"E --sync", "empty.pt: empty (0 bytes): nothing to decode\n", 1},
     };
     char empty[160];
     snprintf(empty, sizeof empty, "%s/empty.pt", dir);
@@ -661,18 +668,23 @@ static void check_usage(void)
         }
         free(r.out);
     }
-    /* an empty file is a clean, empty dump; 64 PADs are 64 lines */
-    char args[256];
+    /* an empty file is no dump, and said; 64 PADs are 64 lines, but no trace (no PSB): said, exit 1 */
+    char args[256], want[400];
     snprintf(args, sizeof args, "\"%s\"", empty);
     struct run r;
     run_tool(&r, args);
-    CHECK_EQ(r.status, 0);
+    CHECK_EQ(r.status, 1);
     CHECK_EQ(r.len, 0);
+    snprintf(want, sizeof want, "fwpt dump: %s: empty (0 bytes): nothing to decode\n", empty);
+    CHECK_STR(r.err, want);
     free(r.out);
     snprintf(args, sizeof args, "\"%s\" --offset 0x3f", file);
     run_tool(&r, args);
-    CHECK_EQ(r.status, 0);
+    CHECK_EQ(r.status, 1);
     CHECK_STR(r.out, "000000000000003f  pad\n");
+    snprintf(want, sizeof want, "fwpt dump: %s: no PSB in its 64 bytes: not an Intel PT trace, or cut before its first "
+             "PSB; nothing decoded\n", file);
+    CHECK_STR(r.err, want);
     free(r.out);
     unlink(empty);
 }

@@ -297,7 +297,9 @@ static void test_tool_options(void)
         CHECK_EQ(tool_run("dump", args, out, sizeof out), 0);
         CHECK_STR(out, plain);
         snprintf(args, sizeof args, "--cpu=%s %s", good[k], path);
-        CHECK_EQ(tool_run("flow", args, out, sizeof out), 0);
+        /* taken (a refused --cpu exits 2); the trace then has no code to decode: exit 1, and said */
+        CHECK_EQ(tool_run("flow", args, out, sizeof out), 1);
+        CHECK(strstr(out, "no code to decode with") != NULL);
     }
     /* bad values: exit 2, naming the option */
     static const struct {
@@ -327,19 +329,20 @@ static void test_tool_options(void)
     fputs("{\"images\":[],\"cpu\":{\"vendor\":\"GenuineIntel\",\"family\":6,\"model\":78,\"stepping\":3,"
           "\"signature\":\"0x406e3\"}}\n", f);
     fclose(f);
-    CHECK_EQ(tool_run("flow", dir, out, sizeof out), 0);
+    CHECK_EQ(tool_run("flow", dir, out, sizeof out), 1); /* no image with code: nothing decoded, said */
+    CHECK(strstr(out, "no image with code (0 in its sideband.json)") != NULL);
     CHECK(strstr(out, "cpu") == NULL);
     CHECK((f = fopen(path, "w")) != NULL);
     if (!f)
         return;
     fputs("{\"images\":[],\"cpu\":\"6/78\"}\n", f);
     fclose(f);
-    CHECK_EQ(tool_run("flow", dir, out, sizeof out), 0);
+    CHECK_EQ(tool_run("flow", dir, out, sizeof out), 1);
     char want[256];
     snprintf(want, sizeof want, "fwpt flow: %s: no usable \"cpu\" object (decoding without processor errata)\n", path);
     CHECK(strstr(out, want) != NULL);
     snprintf(args, sizeof args, "%s --cpu 6/78", dir); /* --cpu wins: the sideband's cpu is not read */
-    CHECK_EQ(tool_run("flow", args, out, sizeof out), 0);
+    CHECK_EQ(tool_run("flow", args, out, sizeof out), 1);
     CHECK(strstr(out, "cpu") == NULL);
     snprintf(args, sizeof args, "rm -rf %s", dir);
     CHECK_EQ(system(args), 0);

@@ -93,7 +93,7 @@ int main(void)
 
     struct fwpt_flow_printer pr = {&sink, FWPT_FLOW_FMT_JSONL, &mods, fake_disasm, NULL, 0};
     struct fwpt_flow_event e = insn(0x1000, 1, FWPT_IC_OTHER);
-    expect_print(&pr, &e, "{\"type\":\"insn\",\"ip\":\"0x1000\",\"size\":1,\"module\":\"DxeCore\",\"offset\":\"0x0\","
+    expect_print(&pr, &e, "{\"type\":\"insn\",\"ip\":\"0x1000\",\"size\":1,\"module\":\"DxeCore\",\"module_offset\":\"0x0\","
                           "\"asm\":\"nop \\\"x\\\"\"}\n");
     e = insn(0x3000, 12, FWPT_IC_OTHER);
     expect_print(&pr, &e, "{\"type\":\"insn\",\"ip\":\"0x3000\",\"size\":12}\n");

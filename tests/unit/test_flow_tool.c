@@ -3,7 +3,8 @@
  * executed instructions (ground truth) with module offsets, the events in place, and --profile
  * must count every instruction. Then corrupted copies of each trace (tests/common/pkt_stream's damage):
  * no crash and no hang, the instructions and events decode/flow gives for the same bytes, in the same
- * order, errors with their status and trace offset, exit status 1 exactly when there were errors.
+ * order, errors with their status and trace offset, exit status 1 exactly when there were errors or no
+ * instruction, 3 when the trace ends with tracing on.
  * Needs $FWPT_BUILD/fwpt (exported by the Makefile). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@ static size_t check_jsonl(FILE *in, const struct progen *p, int with_module, uns
             if (k < p->ntruth && (ip != p->truth[k].ip || size != p->truth[k].size))
                 bad++;
             if (with_module) {
-                static const char key[] = "\"module\":\"Prog\",\"offset\":\"0x";
+                static const char key[] = "\"module\":\"Prog\",\"module_offset\":\"0x";
                 char *m = strstr(line, key);
                 if (!m || sscanf(m + strlen(key), "%llx", &off) != 1 || off != ip - p->base)
                     bad++;
@@ -74,7 +75,7 @@ static void check_corrupted(const char *tool, const char *path, const char *img,
     FILE *in = popen(cmd, "r");
     fwpt_flow_init(&f, trace, len, code_image_read, &c, cache, sizeof cache / sizeof cache[0]);
     struct fwpt_flow_event ev;
-    unsigned long errors = 0, k = 0;
+    unsigned long errors = 0, k = 0, insns = 0;
     int ok = 1;
     while (ok && fwpt_flow_next(&f, &ev) == FWPT_OK) {
         char want[160];
@@ -84,6 +85,7 @@ static void check_corrupted(const char *tool, const char *path, const char *img,
             break;
         }
         if (ev.kind == FWPT_FLOW_INSN) {
+            insns++;
             snprintf(want, sizeof want, "\"ip\":\"0x%llx\",\"size\":%u,", (unsigned long long)ev.ip, ev.size);
             ok = strstr(line, want) != NULL;
         } else {
@@ -99,7 +101,8 @@ static void check_corrupted(const char *tool, const char *path, const char *img,
         k++;
     }
     uint64_t cut_ip;
-    if (ok && fwpt_flow_cut(&f, &cut_ip)) {
+    const bool cut = fwpt_flow_cut(&f, &cut_ip);
+    if (ok && cut) {
         char want[160];
         snprintf(want, sizeof want, "{\"type\":\"cut\",\"ip\":\"0x%llx\"", (unsigned long long)cut_ip);
         ok = fgets(line, sizeof line, in) && !strncmp(line, want, strlen(want));
@@ -112,7 +115,8 @@ static void check_corrupted(const char *tool, const char *path, const char *img,
     while (fgets(line, sizeof line, in))
         ;
     int st = pclose(in);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == (errors ? 1 : 0)); /* not a signal, not the time limit (124) */
+    /* not a signal, not the time limit (124): 1 for errors or nothing decoded, 3 for a result cut short */
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == (errors || !insns ? 1 : cut ? 3 : 0));
     n_bad_traces++;
     n_bad_lines += k;
     n_bad_errors += errors;

@@ -208,8 +208,12 @@ static void test_tool(void)
     CHECK_EQ(dump(dir, "%s --time --mtc-freq 16"), 2);
     CHECK(strstr(out, "--mtc-freq: expected a number 0..15, got '16'"));
     CHECK_EQ(dump(dir, "%s --time --nom-freq"), 2);
-    /* A malformed sideband: a warning, the dump goes on. */
+    /* A sideband cut short is not read at all (exit 1, naming the byte); a malformed value: a warning, the dump
+     * goes on. */
     write_file(path, "{\"cpuid_15h\":{\"eax\":", 20);
+    CHECK_EQ(dump(dir, "%s --time"), 1);
+    CHECK(strstr(out, "sideband.json: not valid JSON: it ends in the middle of a value (cut short?) at byte 20 of 20\n"));
+    write_file(path, "{\"cpuid_15h\":{\"eax\":\"x\"}}", 25);
     CHECK_EQ(dump(dir, "%s --time"), 0);
     CHECK(strstr(out, "malformed cpuid_15h"));
     snprintf(args, sizeof args, "rm -rf '%s'", dir);
