@@ -276,34 +276,14 @@ static void parse_sideband_run(const char *text, const char *path, struct sideba
 }
 
 /* What the report page says the host's decode found in the trace (n bytes): no PSB; the end with tracing on
- * (fwpt_flow_cut). f: walked to its end (walked), or fresh (the summary walk's threads walked the trace): then
- * it walks again from the last PSB, which is all the end depends on. */
-static void report_decoded(struct fwpt_report_run *run, struct fwpt_flow *f, bool walked, const uint8_t *trace,
-                           size_t n, struct fwpt_modules *mods, struct fwpt_flow_block *cache, size_t ncache,
-                           const struct fwpt_errata *errata, const uint64_t (*filter)[2], uint32_t n_filter, bool iflags)
+ * (cut: fwpt_flow_cut of the walk that reached the trace's end). */
+static void report_decoded(struct fwpt_report_run *run, bool cut, const uint8_t *trace, size_t n)
 {
     struct fwpt_pkt_decoder d;
-    uint64_t ip;
     run->decoded_bytes = n;
     fwpt_pkt_init(&d, trace, n);
     run->no_psb = fwpt_pkt_sync_forward(&d) != FWPT_OK;
-    if (run->no_psb || walked) {
-        run->cut = !run->no_psb && fwpt_flow_cut(f, &ip);
-        return;
-    }
-    fwpt_pkt_init(&d, trace, n);
-    if (fwpt_pkt_sync_backward(&d) != FWPT_OK)
-        return;
-    fwpt_flow_init(f, trace + d.offset, n - d.offset, fwpt_modules_read, mods, cache, ncache);
-    fwpt_flow_set_errata(f, errata);
-    fwpt_flow_set_filter(f, filter, n_filter);
-    fwpt_flow_set_iflags(f, iflags);
-    const struct fwpt_flow_obuf_insn *bv;
-    uint32_t bn;
-    struct fwpt_flow_event ev;
-    while (fwpt_flow_next_batch(f, &bv, &bn, &ev) == FWPT_OK)
-        ;
-    run->cut = fwpt_flow_cut(f, &ip);
+    run->cut = !run->no_psb && cut;
 }
 
 /* An output file of --flame, --folded, --chrome-trace or --report: opened before decoding, so a bad path
@@ -735,7 +715,9 @@ int fwpt_cmd_flow(int argc, char **argv)
         fprintf(stderr, "fwpt flow: %s: %s\n", path, strerror(errno));
         return 1;
     }
-    if (fwpt_trace_refuse("fwpt flow", trace_name, trace, trace_size))
+    /* empty or without a PSB: refused, but a report page still says so (in red) when one was asked for */
+    const int refused = fwpt_trace_refuse("fwpt flow", trace_name, trace, trace_size);
+    if (refused && !report_path)
         return 1;
     size_t with_code = 0;
     for (size_t k = 0; k < im.n; k++)
@@ -945,27 +927,28 @@ int fwpt_cmd_flow(int argc, char **argv)
         errors++;
     }
     const bool cut = fwpt_flow_cut(f, &cut_ip);
-    if (!ninsns) {
-        /* no result: no picture or page of nothing (the files opened are removed), the reason on stderr */
+    const bool nothing = !ninsns;
+    if (nothing) {
+        /* no result: no picture of nothing (the files opened are removed); a report page says so in red */
         fflush(stdout);
-        FILE *const files[] = {flame_f, folded_f, chrome_f, report_f};
-        const char *const paths[] = {flame_path, folded_path, chrome_path, report_path};
-        for (int k = 0; k < 4; k++)
-            if (files[k]) {
-                fclose(files[k]);
+        FILE **const files[] = {&flame_f, &folded_f, &chrome_f};
+        const char *const paths[] = {flame_path, folded_path, chrome_path};
+        for (int k = 0; k < 3; k++)
+            if (*files[k]) {
+                fclose(*files[k]);
+                *files[k] = NULL;
                 unlink(paths[k]);
             }
-        if (pictures || fsum.cov_path)
-            fprintf(stderr, "fwpt flow: %s: no instruction decoded (%lu decode error%s): no result, no file written\n",
-                    trace_name, errors, errors == 1 ? "" : "s");
-        else
-            fprintf(stderr, "fwpt flow: %s: no instruction decoded (%lu decode error%s): no result\n", trace_name,
-                    errors, errors == 1 ? "" : "s");
-        return 1;
+        if (!refused)
+            fprintf(stderr, "fwpt flow: %s: no instruction decoded (%lu decode error%s): no result%s\n", trace_name,
+                    errors, errors == 1 ? "" : "s",
+                    report_f ? "; the report page says so" : pictures || fsum.cov_path ? ", no file written" : "");
+        if (!report_f)
+            return 1;
     }
     if (held)
         fwpt_time_spread_end(&spread);
-    if (by_time && prof && !any_time) {
+    if (by_time && prof && !any_time && !nothing) {
         fprintf(stderr, "fwpt flow: %s: no time in the trace (no TSC, MTC or CYC packets, or no timing configuration "
                         "for them): --by time has nothing to count; --by insns counts instructions\n", trace_name);
         return 1;
@@ -973,7 +956,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     if (held && (profile || calls))
         fwpt_time_spread_duration(&spread, &tcfg, cpuid15_ecx, !strcmp(sbr.backend, "soft"),
                                   fmt == FWPT_FLOW_FMT_JSONL ? &err_out : &out);
-    if (prof) {
+    if (prof && !nothing) {
         if (profile && fmt == FWPT_FLOW_FMT_JSONL)
             fwpt_profile_print_jsonl(prof, &out, (size_t)top);
         else if (profile)
@@ -983,9 +966,8 @@ int fwpt_cmd_flow(int argc, char **argv)
         else if (calls)
             fwpt_calltree_print(prof, &out, (uint32_t)depth);
     }
-    const uint64_t walked_insns = ninsns + fsum.out.insns; /* the instruction walk's or the summary walk's */
     int report_bad = 0;
-    int bad_out = !listing && flow_summary_write(&fsum, &out, &mods) != 0;
+    int bad_out = !listing && !nothing && flow_summary_write(&fsum, &out, &mods) != 0;
     flow_summary_free(&fsum);
     fflush(stdout);
     if (chrome_f)
@@ -1002,9 +984,8 @@ int fwpt_cmd_flow(int argc, char **argv)
     }
     if (report_f) {
         sbr.run.decode_errors = errors;
-        sbr.run.decoded_insns = walked_insns;
-        report_decoded(&sbr.run, f, listing || walk_insn || by_time, trace, trace_size, &mods, cache,
-                       sizeof cache / sizeof cache[0], &errata, (const uint64_t (*)[2])filter, n_filter, iflags);
+        sbr.run.decoded_insns = ninsns; /* the instruction walk's or the summary walk's */
+        report_decoded(&sbr.run, cut, trace, trace_size);
         struct fwpt_sink fs = fwpt_file_sink(report_f);
         fwpt_report_html(&sbr.run, prof, &names, &fs);
         if (fwpt_report_mismatch(&sbr.run, NULL)) { /* the page says it in red: so do stderr and the exit status */
@@ -1016,7 +997,7 @@ int fwpt_cmd_flow(int argc, char **argv)
         }
     }
     if (close_out(flame_f, flame_path) | close_out(folded_f, folded_path) | close_out(chrome_f, chrome_path) |
-        close_out(report_f, report_path) | bad_out | report_bad)
+        close_out(report_f, report_path) | bad_out | report_bad | nothing)
         return 1;
     if (errors) {
         note("fwpt flow: %lu decode error%s (shown %s); the decoder skipped %llu of %zu trace bytes "
