@@ -424,8 +424,19 @@ static EFI_STATUS run_target(struct fwpt_run *s, const struct fwpt_image **impl)
     s->target.root = s->env->volume->root;
     est = fwpt_target_prepare(&s->target);
     if (EFI_ERROR(est)) {
+        /* read-file /nope.txt: not found on the boot volume (EFI_NOT_FOUND (0x...)) */
         fwpt_puts(o, "trace: cannot prepare target ");
         fwpt_puts(o, fwpt_target_name(opt->target));
+        if (s->target.why) {
+            fwpt_puts(o, " ");
+            fwpt_puts(o, opt->target_path);
+            fwpt_puts(o, ": ");
+            fwpt_puts(o, s->target.why);
+            fwpt_puts(o, " (");
+            fwpt_put_efi_status(o, est);
+            fwpt_puts(o, ")\n");
+            return est;
+        }
         fwpt_puts(o, ": ");
         fwpt_put_efi_status(o, est);
         fwpt_puts(o, "\n");

@@ -132,8 +132,20 @@ int main(void)
     static const struct refusal bad[] = {
         {"shutdown bogus", "unknown option 'bogus' (see 'help')"},
         {"trace", "'trace' needs a target (see 'help')"},
-        {"trace nothing", "unknown trace target 'nothing' (see 'help')"},
-        {"trace load-image", "trace target 'load-image' needs a PATH"},
+        {"trace nothing", "unknown trace target 'nothing' (one of locate-handle, memory-map, allocate-pages, "
+                          "get-variable, connect-all, read-file PATH, load-image PATH)"},
+        {"trace load-image", "'trace load-image' needs a PATH on the boot volume: nothing follows it"},
+        /* the PATH forgotten: the next word is an option, not a file name */
+        {"trace read-file shutdown", "'trace read-file' needs a PATH on the boot volume: 'shutdown' is an option, "
+                                     "not a path (a file of that name: \\shutdown)"},
+        {"trace load-image size=4M", "'trace load-image' needs a PATH on the boot volume: 'size=4M' is an option, "
+                                     "not a path (a file of that name: \\size=4M)"},
+        {"trace read-file trace", "'trace read-file' needs a PATH on the boot volume: 'trace' is an option, not a "
+                                  "path (a file of that name: \\trace)"},
+        {"out=", "empty directory in 'out=' (out=DIR on the boot volume, e.g. out=\\run1)"},
+        {"profile=", "bad profile name in 'profile=' (profile=NAME, e.g. profile=skylake)"},
+        {"rdmsr=0x1g", "bad MSR number in 'rdmsr=0x1g' (rdmsr=MSR, a 32-bit number such as 0x570)"},
+        {"rdmsr=0x100000000", "bad MSR number in 'rdmsr=0x100000000' (rdmsr=MSR, a 32-bit number such as 0x570)"},
         {"trace memory-map trace locate-handle", "'trace' given twice"},
         {"size=12Q", "bad size in 'size=12Q' (e.g. size=4M)"},
         {"mtc=16", "bad value in 'mtc=16' (MTCFreq 0..15)"},
@@ -157,6 +169,28 @@ int main(void)
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         CHECK_EQ(parse(bad[k].args, false, &o, err), -1);
         CHECK_STR(err, bad[k].says);
+    }
+
+    /* a refused line still powers off (or waits) when it says so, even after the refused word */
+    CHECK_EQ(parse("trace read-file shutdown", false, &o, err), -1);
+    CHECK(o.shutdown && !o.wait);
+    CHECK_STR(o.target_path, "");
+    CHECK_EQ(parse("bogus wait shutdown", false, &o, err), -1);
+    CHECK_STR(err, "unknown option 'bogus' (see 'help')");
+    CHECK(o.shutdown && o.wait);
+    CHECK_EQ(parse("trace load-image\n", false, &o, err), -1);
+    CHECK(!o.shutdown && !o.wait);
+    /* a file named like an option, given with its directory */
+    CHECK_EQ(parse("trace read-file \\shutdown shutdown", false, &o, err), 0);
+    CHECK_STR(o.target_path, "\\shutdown");
+    CHECK(o.shutdown);
+    /* a path longer than the buffer: named by its start, not cut silently */
+    {
+        char line[400] = "trace read-file \\";
+        memset(line + strlen(line), 'a', 300);
+        CHECK_EQ(parse(line, false, &o, err), -1);
+        static const char says[] = "'trace read-file': PATH longer than 255 characters: '\\aaaa";
+        CHECK(strncmp(err, says, sizeof says - 1) == 0);
     }
 
     /* the usage names every target */
