@@ -37,9 +37,9 @@ EFI_STATUS fwpt_step_plan(const struct fwpt_caps *caps, const struct fwpt_plan_o
     enum fwpt_status st = fwpt_plan_make(caps, po, plan, &perr);
     if (st != FWPT_OK) {
         fwpt_puts(o, "plan: refused: ");
-        fwpt_puts(o, perr.option ? perr.option : "?");
-        fwpt_puts(o, ": ");
-        fwpt_puts(o, perr.why ? perr.why : fwpt_status_msg(st));
+        if (!perr.why)
+            perr.why = fwpt_status_msg(st);
+        fwpt_plan_error_print(&perr, false, o); /* size=3: must be ... */
         fwpt_puts(o, "\n");
         return EFI_INVALID_PARAMETER;
     }
