@@ -75,13 +75,13 @@ while [ $# -gt 0 ]; do
     --build) build=${2:?}; shift 2 ;;
     --no-build) do_build=0; shift ;;
     --log) keep_log=${2:?}; shift 2 ;;
-    --copy) [[ "${2:-}" == *=* ]] || die "--copy needs SRC=DEST"; copies+=("$2"); shift 2 ;;
+    --copy) [[ "${2:-}" == *=* ]] || die "--copy '$2': expected SRC=DEST"; copies+=("$2"); shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; app_opts=("$@"); have_app_opts=1; break ;;
     *) die "unknown option '$1' (see --help)" ;;
     esac
 done
-case "$accel" in auto | kvm | tcg) ;; *) die "--accel must be auto, kvm or tcg" ;; esac
+case "$accel" in auto | kvm | tcg) ;; *) die "--accel '$accel': expected auto, kvm or tcg" ;; esac
 whole_seconds --timeout "$timeout" 86400
 whole_seconds --kvm-probe "$kvm_probe" 3600
 timeout=$((10#$timeout)) kvm_probe=$((10#$kvm_probe))

@@ -85,7 +85,8 @@ usage_is() { # NAME MESSAGE ARGS...: exit 2 with exactly this one line
     if [ "$rc" = 2 ]; then ok; else bad "$name: exit $rc, expected 2"; fi
     if [ "$(cat "$work/$name.out")" = "$says" ]; then ok; else bad "$name: said '$(cat "$work/$name.out")', expected '$says'"; fi
 }
-usage_is usage "run-qemu: --accel must be auto, kvm or tcg" --accel xen
+usage_is usage "run-qemu: --accel 'xen': expected auto, kvm or tcg" --accel xen
+usage_is copy "run-qemu: --copy 'hello.efi': expected SRC=DEST" --copy hello.efi
 usage_is noval "run-qemu: --out needs a value (see --help)" --out
 usage_is noval2 "run-qemu: --log needs a value, not the option '--no-build' (see --help)" --log --no-build
 usage_is probe "run-qemu: --kvm-probe 'abc': expected whole seconds, 1..3600" --kvm-probe abc
