@@ -109,19 +109,7 @@ static bool next_word(struct words *w)
     return true;
 }
 
-static int fail(char *err, size_t cap, const char *a, const char *b, const char *c)
-{
-    struct fwpt_bufsink bs;
-    struct fwpt_sink s = fwpt_bufsink_init(&bs, err, cap ? cap - 1 : 0);
-    fwpt_puts(&s, a);
-    fwpt_puts(&s, b);
-    fwpt_puts(&s, c);
-    if (cap)
-        err[bs.len < cap ? bs.len : cap - 1] = 0;
-    return -1;
-}
-
-/* A message of several pieces: FAIL(err, cap, "a", b, "c", d, ...) */
+/* The refusal message, of several pieces: FAIL(err, cap, "a", b, "c", ...) */
 static int fail_parts(char *err, size_t cap, const char *const *parts)
 {
     struct fwpt_bufsink bs;
@@ -133,6 +121,8 @@ static int fail_parts(char *err, size_t cap, const char *const *parts)
     return -1;
 }
 #define FAIL(err, cap, ...) fail_parts(err, cap, (const char *const[]){__VA_ARGS__, NULL})
+
+static int fail(char *err, size_t cap, const char *a, const char *b, const char *c) { return FAIL(err, cap, a, b, c); }
 
 /* The words that only set a flag: its offset in struct fwpt_efi_options and the value (stop and ring set one flag
  * both ways). */
@@ -164,7 +154,7 @@ static bool set_flag_word(struct fwpt_efi_options *o, const char *a)
 static bool has_prefix(const char *s, const char *p) { return fwpt_strncmp(s, p, fwpt_strlen(p)) == 0; }
 
 /* The words of the form NAME=VALUE. */
-static const char *const value_words[] = {"size=",     "region=",  "filter=", "mtc=",   "cyc=",     "psb=",   "out=",
+static const char *const value_words[] = {"size=",    "region=",  "filter=",   "mtc=",  "cyc=",     "psb=",   "out=",
                                           "backend=", "listing=", "progress=", "steps=", "profile=", "rdmsr=", "wrmsr="};
 
 /* A word this parser reads as an option (a flag, `trace`, or NAME=VALUE): never taken as a target's PATH. */
@@ -222,6 +212,10 @@ static int parse_field4(const char *v, int *out)
     return 0;
 }
 
+/* What `trace` expects (the unit test checks it names every target). */
+#define TARGET_WORDS                                                                                                   \
+    "one of locate-handle, memory-map, allocate-pages, get-variable, connect-all, read-file PATH, load-image PATH"
+
 static int parse_words(struct words *w, bool skip_image_name, struct fwpt_efi_options *o, char *err, size_t err_cap)
 {
     bool first = true;
@@ -240,15 +234,13 @@ static int parse_words(struct words *w, bool skip_image_name, struct fwpt_efi_op
             if (o->trace)
                 return fail(err, err_cap, "'trace' given twice", "", "");
             if (!next_word(w))
-                return fail(err, err_cap, "'trace' needs a target (see 'help')", "", "");
+                return fail(err, err_cap, "'trace' needs a target (", TARGET_WORDS, ")");
             enum fwpt_target t = FWPT_TARGET_NONE;
             for (unsigned i = 1; i < FWPT_TARGET_COUNT; i++)
                 if (!fwpt_strcmp(w->buf, target_names[i]))
                     t = (enum fwpt_target)i;
             if (t == FWPT_TARGET_NONE)
-                return fail(err, err_cap, "unknown trace target '", w->buf,
-                            "' (one of locate-handle, memory-map, allocate-pages, get-variable, connect-all, "
-                            "read-file PATH, load-image PATH)");
+                return FAIL(err, err_cap, "unknown trace target '", w->buf, "' (", TARGET_WORDS, ")");
             o->trace = true;
             o->target = t;
             if (target_has_arg[t]) {

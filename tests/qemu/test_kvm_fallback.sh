@@ -124,8 +124,9 @@ real_qemu=$(command -v qemu-system-x86_64)
     echo "exec '$real_qemu' \"\$@\""
 } >"$work/bin/qemu-system-x86_64"
 chmod +x "$work/bin/qemu-system-x86_64"
-mkdir -p "$work/cpuhost/fwpt"
+mkdir -p "$work/cpuhost/fwpt" "$work/cpuhost/mydir"
 echo earlier >"$work/cpuhost/fwpt/caps.txt"
+echo earlier >"$work/cpuhost/mydir/trace.pt" # an earlier run's OUT/mydir: replaced by the new files, not merged
 PATH="$work/bin:$PATH" run cpuhost --cpu host,-x2apic --timeout 120 --out "$work/cpuhost" -- out=/mydir shutdown
 has cpuhost "run-qemu: TCG cannot run -cpu host,-x2apic: -cpu max,-x2apic instead (the same features)"
 has cpuhost "run-qemu: booting the FAT disk with $B/fwpt.efi under TCG (-cpu max,-x2apic)"
@@ -142,6 +143,9 @@ has cpuhost 'file: wrote \mydir\caps.txt'
 has cpuhost "run-qemu: the app's files (\\mydir on the disk) are in $work/cpuhost/mydir/: caps.txt"
 if [ "$rc" = 3 ]; then ok; else bad "cpuhost: exit $rc, expected 3"; fi
 if grep -q '^verdict ' "$work/cpuhost/mydir/caps.txt" 2>/dev/null; then ok; else bad "cpuhost: mydir/caps.txt not copied back"; fi
+if [ ! -e "$work/cpuhost/mydir/trace.pt" ] && [ "$(ls -A "$work/cpuhost")" = "$(printf 'fwpt\nmydir')" ]; then ok; else
+    bad "cpuhost: the earlier OUT/mydir was merged into, or a staging folder is left: $(ls -A "$work/cpuhost" "$work/cpuhost/mydir")"
+fi
 if [ "$(cat "$work/cpuhost/fwpt/caps.txt")" = earlier ]; then ok; else bad "cpuhost: OUT/fwpt (not the app's directory) was changed"; fi
 
 finish

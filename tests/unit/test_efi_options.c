@@ -131,7 +131,8 @@ int main(void)
     /* errors: -1 and a message that names the word */
     static const struct refusal bad[] = {
         {"shutdown bogus", "unknown option 'bogus' (see 'help')"},
-        {"trace", "'trace' needs a target (see 'help')"},
+        {"trace", "'trace' needs a target (one of locate-handle, memory-map, allocate-pages, get-variable, "
+                  "connect-all, read-file PATH, load-image PATH)"},
         {"trace nothing", "unknown trace target 'nothing' (one of locate-handle, memory-map, allocate-pages, "
                           "get-variable, connect-all, read-file PATH, load-image PATH)"},
         {"trace load-image", "'trace load-image' needs a PATH on the boot volume: nothing follows it"},
@@ -193,9 +194,11 @@ int main(void)
         CHECK(strncmp(err, says, sizeof says - 1) == 0);
     }
 
-    /* the usage names every target */
-    for (unsigned t = 1; t < FWPT_TARGET_COUNT; t++)
+    /* the usage and the refusals name every target */
+    for (unsigned t = 1; t < FWPT_TARGET_COUNT; t++) {
         CHECK(strstr(fwpt_options_usage(), fwpt_target_name((enum fwpt_target)t)) != NULL);
+        CHECK(strstr(TARGET_WORDS, fwpt_target_name((enum fwpt_target)t)) != NULL);
+    }
 
     return check_summary("efi-options");
 }
