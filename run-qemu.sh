@@ -14,17 +14,19 @@
 #   --image IMG     boot this disk image (e.g. build/fwpt-usb.img) attached as a USB stick
 #                   (qemu-xhci + usb-storage); a copy is booted, the original stays untouched
 #   --accel A       auto (default) | kvm | tcg
-#   --cpu MODEL     QEMU CPU model (default: host under KVM, max under TCG)
-#   --timeout S     stop a guest that has not finished after S seconds (default 600)
-#   --kvm-probe S   seconds KVM gets to show firmware output (default 10)
-#   --out DIR       where the app's files go (default out; files land in DIR/fwpt/)
+#   --cpu MODEL     QEMU CPU model (default: host under KVM, max under TCG; under TCG, host,+f,-g
+#                   becomes max,+f,-g)
+#   --timeout S     stop a guest that has not finished after S seconds (default 600; 1..86400)
+#   --kvm-probe S   seconds KVM gets to show firmware output (default 10; 1..3600)
+#   --out DIR       where the app's files go (default out; files land in DIR/fwpt/, or DIR/NAME/ for the
+#                   app option out=\NAME); the earlier DIR/fwpt/ is replaced only when the app wrote files
 #   --build DIR     build directory (default $FWPT_BUILD or build)
 #   --no-build      do not run make (use the existing BUILD/fwpt.efi)
 #   --log FILE      also keep the raw console log here
 #   --copy SRC=DEST put a file into the boot image too (DEST e.g. \fwpt\hello.efi or /fwpt/hello.efi;
 #                   repeatable), e.g. an image for `trace load-image`
 #   -h, --help      this text
-# App options (after --) default to: $DEFAULT_APP_OPTIONS (below).
+# App options (after --) default to: DEFAULT_APP_OPTIONS.
 # Environment: FWPT_IMG_MB, the size of the FAT disk in MiB (default 256; not for --image).
 #
 # Exit status: 0 the app ended with EFI_SUCCESS; 3 it ended with EFI_UNSUPPORTED (Intel PT not
@@ -47,9 +49,22 @@ say() { echo "run-qemu: $*" >&2; }
 # disk (the GPT backup header follows it): expected, so that one warning is dropped.
 mt() { "$@" 2>"$work/mtools.err"; local r=$?; grep -v 'block count mismatch' "$work/mtools.err" >&2; return $r; }
 die() { say "$*"; exit 2; }
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; echo "default app options: $DEFAULT_APP_OPTIONS"; }
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed -e 's/^# \{0,1\}//' -e "s|DEFAULT_APP_OPTIONS|$DEFAULT_APP_OPTIONS|"; }
+# The options that take a value, read from the list above ("--out DIR"): each must have one.
+value_options=" $(sed -n '2,/^set -uo/s/^#   \(--[a-z-]*\) [A-Z].*/\1/p' "$0" | tr '\n' ' ')"
+# need_value OPTION [VALUE...]: the usage error when OPTION has no value (the end, empty, or another option)
+need_value() {
+    [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value (see --help)"
+    [[ "$2" != --* ]] || die "$1 needs a value, not the option '$2' (see --help)"
+}
+# whole_seconds OPTION VALUE MAX: the usage error unless VALUE is a whole number 1..MAX
+whole_seconds() {
+    [[ "$2" =~ ^[0-9]{1,6}$ ]] && [ "$((10#$2))" -ge 1 ] && [ "$((10#$2))" -le "$3" ] ||
+        die "$1 '$2': expected whole seconds, 1..$3"
+}
 
 while [ $# -gt 0 ]; do
+    [[ "$value_options" == *" $1 "* ]] && need_value "$@"
     case "$1" in
     --image) image=${2:?--image needs a file}; shift 2 ;;
     --accel) accel=${2:?}; shift 2 ;;
@@ -60,14 +75,18 @@ while [ $# -gt 0 ]; do
     --build) build=${2:?}; shift 2 ;;
     --no-build) do_build=0; shift ;;
     --log) keep_log=${2:?}; shift 2 ;;
-    --copy) [[ "${2:-}" == *=* ]] || die "--copy needs SRC=DEST"; copies+=("$2"); shift 2 ;;
+    --copy) [[ "${2:-}" == *=* ]] || die "--copy '$2': expected SRC=DEST"; copies+=("$2"); shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; app_opts=("$@"); have_app_opts=1; break ;;
     *) die "unknown option '$1' (see --help)" ;;
     esac
 done
-case "$accel" in auto | kvm | tcg) ;; *) die "--accel must be auto, kvm or tcg" ;; esac
-[[ "$timeout" =~ ^[0-9]+$ ]] || die "--timeout needs whole seconds"
+case "$accel" in auto | kvm | tcg) ;; *) die "--accel '$accel': expected auto, kvm or tcg" ;; esac
+whole_seconds --timeout "$timeout" 86400
+whole_seconds --kvm-probe "$kvm_probe" 3600
+timeout=$((10#$timeout)) kvm_probe=$((10#$kvm_probe))
+[[ "${FWPT_IMG_MB:-256}" =~ ^[0-9]{1,7}$ ]] && [ "$((10#${FWPT_IMG_MB:-256}))" -ge 34 ] ||
+    die "FWPT_IMG_MB '${FWPT_IMG_MB:-}': expected the disk size in MiB, 34 or more"
 [ $have_app_opts = 1 ] || read -r -a app_opts <<<"$DEFAULT_APP_OPTIONS"
 
 cd "$here"
@@ -83,9 +102,10 @@ efi="$build/fwpt.efi"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fwpt-qemu.XXXXXX")
 qpid=""
+staging=""
 cleanup() {
     [ -n "$qpid" ] && kill "$qpid" 2>/dev/null
-    rm -rf "$work"
+    rm -rf "$work" ${staging:+"$staging"}
 }
 trap cleanup EXIT
 trap 'say "interrupted"; exit 130' INT TERM
@@ -126,6 +146,55 @@ for c in "${copies[@]}"; do
     done
     mt mcopy -o -i "$fs" "$src" "::/${dest#/}" || die "--copy: cannot write $dest"
 done
+
+# The directory the app writes to: its last out= option (read as the app reads it: '/' or '\', with or without a
+# leading one), else \fwpt; with '/' and no leading one ("" for the root of the volume).
+app_out_dir() {
+    local w d=fwpt words
+    read -r -a words <<<"${app_opts[*]}"
+    for w in "${words[@]}"; do
+        [[ "$w" == out=?* ]] && d=${w#out=}
+    done
+    d=${d//\\//}
+    while [[ "$d" == /* ]]; do d=${d#/}; done
+    while [[ "$d" == */ ]]; do d=${d%/}; done
+    printf '%s' "$d"
+}
+
+# Copies the app's directory out of the image (mtools; vvfat is never used for output) into OUT/DIR: into a new
+# folder first, which replaces an earlier OUT/DIR only when the app wrote files there (a run that failed before
+# the app started keeps the last results). Says where the files went.
+collect_files() {
+    local dir shown dest stage got
+    dir=$(app_out_dir)
+    shown="\\${dir//\//\\}"
+    if [ -z "$dir" ]; then
+        say "the app wrote to the root of the volume (out=$shown): nothing copied (give out=\\DIR)"
+        return
+    fi
+    dest="$outdir/$dir"
+    mkdir -p "$outdir" || die "cannot create --out directory '$outdir'"
+    stage=$(mktemp -d "$outdir/.run-qemu-new.XXXXXX") || die "cannot write into --out directory '$outdir'"
+    staging=$stage
+    if mdir -i "$fs" "::/$dir" >/dev/null 2>&1; then
+        mt mcopy -s -n -o -i "$fs" "::/$dir" "$stage/" || say "copying $shown out of the image failed (see above)"
+    fi
+    got=$(find "$stage" -mindepth 1 -maxdepth 1 | head -n1)
+    [ -n "$got" ] && rm -f "$got/fwpt.cfg.orig"
+    if [ -z "$got" ] || [ -z "$(find "$got" -type f ! -name fwpt.cfg | head -n1)" ]; then
+        if [ -e "$dest" ]; then
+            say "the app wrote no files in $shown: $dest/ (an earlier run's) left as it was"
+        else
+            say "the app wrote no files in $shown"
+        fi
+    else
+        mkdir -p "$(dirname "$dest")" && rm -rf "$dest" && mv "$got" "$dest" ||
+            { say "cannot replace $dest/ (the new files stay in $stage/)"; staging=""; return; }
+        say "the app's files ($shown on the disk) are in $dest/: $(cd "$dest" && find . -type f | sed 's|^\./||' | sort | paste -sd ' ')"
+    fi
+    rm -rf "$stage"
+    staging=""
+}
 
 kvm_usable() {
     [ -e /dev/kvm ] || { kvm_why="/dev/kvm does not exist"; return 1; }
@@ -196,9 +265,14 @@ run_qemu() {
     last_log=$log
 }
 
-kvm_why=""
+kvm_why="" tcg_cpu_note=""
+# TCG cannot run -cpu host ("CPU model 'host' requires KVM"): max, with the same +feature/-feature list.
 cpu_tcg=${cpu:-max}
-[ "$cpu_tcg" = host ] && cpu_tcg=max
+case "$cpu_tcg" in
+host | host,*)
+    cpu_tcg=max${cpu_tcg#host}
+    [ -n "$cpu" ] && tcg_cpu_note="TCG cannot run -cpu $cpu: -cpu $cpu_tcg instead (the same features)" ;;
+esac
 if [ "$accel" != tcg ] && kvm_usable; then
     say "booting the $what under KVM (-cpu ${cpu:-host})"
     run_qemu kvm "${cpu:-host}" "$kvm_probe"
@@ -211,6 +285,7 @@ if [ "$accel" != tcg ] && kvm_usable; then
         fi
         accel_used=tcg
         # The same disk is reused: OVMF under KVM died before the app wrote anything.
+        [ -n "$tcg_cpu_note" ] && say "$tcg_cpu_note"
         say "booting the $what under TCG (-cpu $cpu_tcg)"
         run_qemu tcg "$cpu_tcg" 0
     else
@@ -222,18 +297,13 @@ else
     fi
     [ "$accel" = kvm ] && say "KVM is not usable: $kvm_why; falling back to TCG"
     accel_used=tcg
+    [ -n "$tcg_cpu_note" ] && say "$tcg_cpu_note"
     say "booting the $what under TCG (-cpu $cpu_tcg)${kvm_why:+ ($kvm_why)}"
     run_qemu tcg "$cpu_tcg" 0
 fi
 [ -n "$keep_log" ] && cp "$last_log" "$keep_log"
 
-# Collect the app's files (mtools reads the FAT image; vvfat is never used for output).
-mkdir -p "$outdir"
-rm -rf "${outdir:?}/fwpt"
-if mdir -i "$fs" ::/fwpt >/dev/null 2>&1; then
-    mt mcopy -s -n -o -i "$fs" ::/fwpt "$outdir/" && say "the app's files: $(cd "$outdir" && find fwpt -type f | sort | tr '\n' ' ')"
-    rm -f "$outdir/fwpt/fwpt.cfg.orig"
-fi
+collect_files
 
 final=$(tr -d '\r' <"$last_log" | grep -a '^fwpt: exit status' | tail -n1)
 case "$rc_kind" in

@@ -174,7 +174,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
         fwpt_puts(&screen, "\n");
         fwpt_volume_close(&vol);
         fwpt_membuf_free(&report);
-        /* shutdown is honoured even on a bad line when it was parsed before the error */
+        /* shutdown and wait are honoured even on a refused line (fwpt_options_parse sets them) */
         return finish(&screen, EFI_INVALID_PARAMETER, opt.shutdown, opt.wait);
     }
     if (opt.help) {

@@ -109,17 +109,20 @@ static bool next_word(struct words *w)
     return true;
 }
 
-static int fail(char *err, size_t cap, const char *a, const char *b, const char *c)
+/* The refusal message, of several pieces: FAIL(err, cap, "a", b, "c", ...) */
+static int fail_parts(char *err, size_t cap, const char *const *parts)
 {
     struct fwpt_bufsink bs;
     struct fwpt_sink s = fwpt_bufsink_init(&bs, err, cap ? cap - 1 : 0);
-    fwpt_puts(&s, a);
-    fwpt_puts(&s, b);
-    fwpt_puts(&s, c);
+    for (; *parts; parts++)
+        fwpt_puts(&s, *parts);
     if (cap)
         err[bs.len < cap ? bs.len : cap - 1] = 0;
     return -1;
 }
+#define FAIL(err, cap, ...) fail_parts(err, cap, (const char *const[]){__VA_ARGS__, NULL})
+
+static int fail(char *err, size_t cap, const char *a, const char *b, const char *c) { return FAIL(err, cap, a, b, c); }
 
 /* The words that only set a flag: its offset in struct fwpt_efi_options and the value (stop and ring set one flag
  * both ways). */
@@ -149,6 +152,22 @@ static bool set_flag_word(struct fwpt_efi_options *o, const char *a)
 }
 
 static bool has_prefix(const char *s, const char *p) { return fwpt_strncmp(s, p, fwpt_strlen(p)) == 0; }
+
+/* The words of the form NAME=VALUE. */
+static const char *const value_words[] = {"size=",    "region=",  "filter=",   "mtc=",  "cyc=",     "psb=",   "out=",
+                                          "backend=", "listing=", "progress=", "steps=", "profile=", "rdmsr=", "wrmsr="};
+
+/* A word this parser reads as an option (a flag, `trace`, or NAME=VALUE): never taken as a target's PATH. */
+static bool is_option_word(const char *a)
+{
+    for (size_t i = 0; i < sizeof flag_words / sizeof flag_words[0]; i++)
+        if (!fwpt_strcmp(a, flag_words[i].word))
+            return true;
+    for (size_t i = 0; i < sizeof value_words / sizeof value_words[0]; i++)
+        if (has_prefix(a, value_words[i]))
+            return true;
+    return !fwpt_strcmp(a, "trace");
+}
 
 static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
 
@@ -193,17 +212,17 @@ static int parse_field4(const char *v, int *out)
     return 0;
 }
 
-int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struct fwpt_efi_options *o,
-                       char *err, size_t err_cap)
+/* What `trace` expects (the unit test checks it names every target). */
+#define TARGET_WORDS                                                                                                   \
+    "one of locate-handle, memory-map, allocate-pages, get-variable, connect-all, read-file PATH, load-image PATH"
+
+static int parse_words(struct words *w, bool skip_image_name, struct fwpt_efi_options *o, char *err, size_t err_cap)
 {
-    struct words w = {.p = line, .end = line + len};
     bool first = true;
-    if (err_cap)
-        err[0] = 0;
-    while (next_word(&w)) {
-        const char *a = w.buf;
-        if (w.too_long)
-            return fail(err, err_cap, "option too long: '", a, "...'");
+    while (next_word(w)) {
+        const char *a = w->buf;
+        if (w->too_long)
+            return fail(err, err_cap, "option longer than 255 characters: '", a, "...'");
         if (first && skip_image_name && fwpt_options_is_image_name(a)) {
             first = false;
             continue;
@@ -214,22 +233,29 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
         if (!fwpt_strcmp(a, "trace")) {
             if (o->trace)
                 return fail(err, err_cap, "'trace' given twice", "", "");
-            if (!next_word(&w))
-                return fail(err, err_cap, "'trace' needs a target (see 'help')", "", "");
+            if (!next_word(w))
+                return fail(err, err_cap, "'trace' needs a target (", TARGET_WORDS, ")");
             enum fwpt_target t = FWPT_TARGET_NONE;
             for (unsigned i = 1; i < FWPT_TARGET_COUNT; i++)
-                if (!fwpt_strcmp(w.buf, target_names[i]))
+                if (!fwpt_strcmp(w->buf, target_names[i]))
                     t = (enum fwpt_target)i;
             if (t == FWPT_TARGET_NONE)
-                return fail(err, err_cap, "unknown trace target '", w.buf, "' (see 'help')");
+                return FAIL(err, err_cap, "unknown trace target '", w->buf, "' (", TARGET_WORDS, ")");
             o->trace = true;
             o->target = t;
             if (target_has_arg[t]) {
-                if (!next_word(&w))
-                    return fail(err, err_cap, "trace target '", target_names[t], "' needs a PATH");
-                if (w.too_long)
-                    return fail(err, err_cap, "path too long: '", w.buf, "...'");
-                copy_str(o->target_path, sizeof o->target_path, w.buf);
+                const char *before = w->p;
+                if (!next_word(w))
+                    return FAIL(err, err_cap, "'trace ", target_names[t], "' needs a PATH on the boot volume: nothing follows it");
+                if (is_option_word(w->buf)) {
+                    w->p = before; /* the option is still read (shutdown is honoured) */
+                    return FAIL(err, err_cap, "'trace ", target_names[t], "' needs a PATH on the boot volume: '", w->buf,
+                                "' is an option, not a path (a file of that name: \\", w->buf, ")");
+                }
+                if (w->too_long)
+                    return FAIL(err, err_cap, "'trace ", target_names[t], "': PATH longer than 255 characters: '", w->buf,
+                                "...'");
+                copy_str(o->target_path, sizeof o->target_path, w->buf);
             }
         } else if (has_prefix(a, "size=")) {
             if (fwpt_parse_size(a + 5, &o->buffer_size) != 0 || o->buffer_size == 0)
@@ -266,7 +292,7 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
         } else if (has_prefix(a, "out=")) {
             const char *v = a + 4;
             if (!*v)
-                return fail(err, err_cap, "empty directory in '", a, "'");
+                return fail(err, err_cap, "empty directory in '", a, "' (out=DIR on the boot volume, e.g. out=\\run1)");
             char *d = o->out_dir;
             size_t n = 0;
             if (*v != '\\' && *v != '/')
@@ -298,12 +324,12 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
                 return fail(err, err_cap, "bad count in '", a, "' (steps=N, at least 1)");
         } else if (has_prefix(a, "profile=")) {
             if (!a[8] || fwpt_strlen(a + 8) >= sizeof o->profile)
-                return fail(err, err_cap, "bad profile name in '", a, "'");
+                return fail(err, err_cap, "bad profile name in '", a, "' (profile=NAME, e.g. profile=skylake)");
             copy_str(o->profile, sizeof o->profile, a + 8);
         } else if (has_prefix(a, "rdmsr=")) {
             uint64_t m;
             if (fwpt_parse_u64(a + 6, 0, &m) != 0 || m > 0xffffffffu)
-                return fail(err, err_cap, "bad MSR number in '", a, "'");
+                return fail(err, err_cap, "bad MSR number in '", a, "' (rdmsr=MSR, a 32-bit number such as 0x570)");
             o->have_rdmsr_probe = true;
             o->rdmsr_probe = (uint32_t)m;
         } else if (has_prefix(a, "wrmsr=")) {
@@ -330,4 +356,22 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
         return fail(err, err_cap, "'", o->steps ? "steps=" : "profile=",
                     "' applies to the software tracer only (backend=soft or auto)");
     return 0;
+}
+
+int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struct fwpt_efi_options *o,
+                       char *err, size_t err_cap)
+{
+    struct words w = {.p = line, .end = line + len};
+    if (err_cap)
+        err[0] = 0;
+    if (parse_words(&w, skip_image_name, o, err, err_cap) == 0)
+        return 0;
+    /* A refused line still ends as asked: shutdown and wait after the refused word are honoured too (the rest of the
+     * line is not used). */
+    while (next_word(&w))
+        if (!fwpt_strcmp(w.buf, "shutdown"))
+            o->shutdown = true;
+        else if (!fwpt_strcmp(w.buf, "wait"))
+            o->wait = true;
+    return -1;
 }

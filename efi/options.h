@@ -77,8 +77,9 @@ struct fwpt_efi_options {
 void fwpt_options_default(struct fwpt_efi_options *o);
 /* Parses a command line (whitespace-separated words; '#' starts a comment to the end of the line;
  * newlines are whitespace). When skip_image_name is set and the first word looks like an image
- * path (ends in ".efi" or contains '\'), it is skipped. On error returns -1 and writes a one-line
- * message naming the offending word into err. */
+ * path (ends in ".efi" or contains '\'), it is skipped. A target's PATH is never an option word
+ * (`trace read-file shutdown` is refused). On error returns -1 and writes a one-line message naming
+ * the offending word into err; shutdown and wait are still set when they appear anywhere on the line. */
 int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struct fwpt_efi_options *o,
                        char *err, size_t err_cap);
 const char *fwpt_target_name(enum fwpt_target t);

@@ -37,9 +37,9 @@ EFI_STATUS fwpt_step_plan(const struct fwpt_caps *caps, const struct fwpt_plan_o
     enum fwpt_status st = fwpt_plan_make(caps, po, plan, &perr);
     if (st != FWPT_OK) {
         fwpt_puts(o, "plan: refused: ");
-        fwpt_puts(o, perr.option ? perr.option : "?");
-        fwpt_puts(o, ": ");
-        fwpt_puts(o, perr.why ? perr.why : fwpt_status_msg(st));
+        if (!perr.why)
+            perr.why = fwpt_status_msg(st);
+        fwpt_plan_error_print(&perr, false, o); /* size=3: must be ... */
         fwpt_puts(o, "\n");
         return EFI_INVALID_PARAMETER;
     }
@@ -427,8 +427,19 @@ static EFI_STATUS run_target(struct fwpt_run *s, const struct fwpt_image **impl)
     s->target.root = s->env->volume->root;
     est = fwpt_target_prepare(&s->target);
     if (EFI_ERROR(est)) {
+        /* read-file /nope.txt: not found on the boot volume (EFI_NOT_FOUND (0x...)) */
         fwpt_puts(o, "trace: cannot prepare target ");
         fwpt_puts(o, fwpt_target_name(opt->target));
+        if (s->target.why) {
+            fwpt_puts(o, " ");
+            fwpt_puts(o, opt->target_path);
+            fwpt_puts(o, ": ");
+            fwpt_puts(o, s->target.why);
+            fwpt_puts(o, " (");
+            fwpt_put_efi_status(o, est);
+            fwpt_puts(o, ")\n");
+            return est;
+        }
         fwpt_puts(o, ": ");
         fwpt_put_efi_status(o, est);
         fwpt_puts(o, "\n");

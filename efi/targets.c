@@ -10,8 +10,22 @@
 /* The service a target calls, by address (for the symbol lookup) and by name as written here. */
 #define TARGET_IMPL(t, service) ((t)->impl_addr = (uint64_t)(UINTN)(service), (t)->impl_what = #service)
 
+/* EFI_FILE_PROTOCOL.Open's failure in words (UEFI spec, "EFI_FILE_PROTOCOL.Open": its status codes). */
+static const char *open_why(EFI_STATUS st)
+{
+    switch (st) {
+    case EFI_NOT_FOUND: return "not found on the boot volume";
+    case EFI_ACCESS_DENIED: return "access denied";
+    case EFI_NO_MEDIA: return "no medium in the boot device";
+    case EFI_MEDIA_CHANGED: return "the medium changed";
+    case EFI_VOLUME_CORRUPTED: return "the file system is corrupted";
+    default: return "cannot be opened";
+    }
+}
+
 EFI_STATUS fwpt_target_prepare(struct fwpt_target_run *t)
 {
+    t->why = NULL;
     EFI_STATUS st = EFI_SUCCESS;
     switch (t->target) {
     case FWPT_TARGET_LOCATE_HANDLE:
@@ -36,20 +50,28 @@ EFI_STATUS fwpt_target_prepare(struct fwpt_target_run *t)
         break;
     case FWPT_TARGET_READ_FILE: {
         EFI_FILE_HANDLE f;
-        if (!t->root)
+        if (!t->root) {
+            t->why = "the boot volume has no file system";
             return EFI_NOT_READY;
-        if (!fwpt_path16(t->path, t->path16, 260))
+        }
+        if (!fwpt_path16(t->path, t->path16, 260)) {
+            t->why = "the path is longer than 259 characters";
             return EFI_BUFFER_TOO_SMALL;
+        }
         t->impl_addr = (uint64_t)(UINTN)t->root->Open;
         t->impl_what = "EFI_FILE_PROTOCOL.Open (the file system driver)";
         /* the size, outside the trace, so the traced call is Open + Read + Close only */
         st = uefi_call_wrapper(t->root->Open, 5, t->root, &f, t->path16, EFI_FILE_MODE_READ, 0);
-        if (EFI_ERROR(st))
+        if (EFI_ERROR(st)) {
+            t->why = open_why(st);
             return st;
+        }
         EFI_FILE_INFO *info = LibFileInfo(f);
         uefi_call_wrapper(f->Close, 1, f);
-        if (!info)
+        if (!info) {
+            t->why = "its size cannot be read (EFI_FILE_INFO)";
             return EFI_DEVICE_ERROR;
+        }
         t->buf_size = (UINTN)info->FileSize;
         FreePool(info);
         t->buf = AllocatePool(t->buf_size ? t->buf_size : 1);
@@ -58,26 +80,32 @@ EFI_STATUS fwpt_target_prepare(struct fwpt_target_run *t)
         break;
     }
     case FWPT_TARGET_LOAD_IMAGE:
-        if (!fwpt_path16(t->path, t->path16, 260))
+        if (!fwpt_path16(t->path, t->path16, 260)) {
+            t->why = "the path is longer than 259 characters";
             return EFI_BUFFER_TOO_SMALL;
+        }
         TARGET_IMPL(t, BS->LoadImage);
         t->dp = FileDevicePath(t->device, t->path16);
         if (!t->dp)
             return EFI_OUT_OF_RESOURCES;
-        /* SizeOfImage from the PE header (optional header +56), for the copy buffer */
+        /* SizeOfImage from the PE header (optional header +56), for the copy buffer; a file that cannot be opened
+         * is refused here, before anything is traced */
         if (t->root) {
             EFI_FILE_HANDLE f;
             UINT8 hdr[1024];
             UINTN n = sizeof hdr;
-            if (!EFI_ERROR(uefi_call_wrapper(t->root->Open, 5, t->root, &f, t->path16, EFI_FILE_MODE_READ, 0))) {
-                if (EFI_ERROR(uefi_call_wrapper(f->Read, 3, f, &n, hdr)))
-                    n = 0;
-                uefi_call_wrapper(f->Close, 1, f);
-                UINT32 pe = n >= 0x40 ? *(UINT32 *)(hdr + 0x3c) : 0;
-                if (hdr[0] == 'M' && hdr[1] == 'Z' && pe && pe + 24 + 60 <= n && *(UINT32 *)(hdr + pe) == 0x00004550u) {
-                    t->image_copy_cap = *(UINT32 *)(hdr + pe + 24 + 56) + EFI_PAGE_SIZE;
-                    t->image_copy = AllocatePool(t->image_copy_cap);
-                }
+            st = uefi_call_wrapper(t->root->Open, 5, t->root, &f, t->path16, EFI_FILE_MODE_READ, 0);
+            if (EFI_ERROR(st)) {
+                t->why = open_why(st);
+                return st;
+            }
+            if (EFI_ERROR(uefi_call_wrapper(f->Read, 3, f, &n, hdr)))
+                n = 0;
+            uefi_call_wrapper(f->Close, 1, f);
+            UINT32 pe = n >= 0x40 ? *(UINT32 *)(hdr + 0x3c) : 0;
+            if (hdr[0] == 'M' && hdr[1] == 'Z' && pe && pe + 24 + 60 <= n && *(UINT32 *)(hdr + pe) == 0x00004550u) {
+                t->image_copy_cap = *(UINT32 *)(hdr + pe + 24 + 56) + EFI_PAGE_SIZE;
+                t->image_copy = AllocatePool(t->image_copy_cap);
             }
         }
         break;

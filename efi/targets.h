@@ -17,6 +17,7 @@ struct fwpt_target_run {
     /* the service the target exercises: its address finds the implementing image (filter=target) */
     uint64_t impl_addr;
     const char *impl_what;        /* "BS->LocateHandleBuffer" */
+    const char *why;              /* set when fwpt_target_prepare fails on the PATH: what is wrong with it, in words */
     /* prepared */
     CHAR16 path16[260];
     EFI_DEVICE_PATH *dp;
@@ -38,7 +39,8 @@ struct fwpt_target_run {
     BOOLEAN copied;
 };
 
-/* Fills impl_addr/impl_what and prepares buffers/handles. EFI error: the target cannot run. */
+/* Fills impl_addr/impl_what and prepares buffers/handles. EFI error: the target cannot run (why says what is
+ * wrong with the PATH of read-file and load-image, NULL otherwise). */
 EFI_STATUS fwpt_target_prepare(struct fwpt_target_run *t);
 /* The traced call: arg is the struct fwpt_target_run. */
 void fwpt_target_call(void *arg);

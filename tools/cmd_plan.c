@@ -97,9 +97,14 @@ int fwpt_cmd_plan(int argc, char **argv)
     struct fwpt_plan plan;
     struct fwpt_plan_error err;
     if (fwpt_plan_make(&caps, &opt, &plan, &err) != FWPT_OK) {
-        printf("plan refused: --%s: %s\n", err.option, err.why);
+        /* on stderr: nothing is planned. The setting as given (--size 6K: ...), or the processor's reason. */
+        struct fwpt_sink es = fwpt_file_sink(stderr);
+        fwpt_puts(&es, "plan refused: ");
+        fwpt_plan_error_print(&err, true, &es);
         if (!caps.pt_supported)
-            printf("capabilities: %s\n", fwpt_caps_reason_msg(caps.reason));
+            fprintf(stderr, ": %s (%s); describe another with --profile NAME or its CPUID registers (fwpt plan --help)",
+                    fwpt_caps_reason_msg(caps.reason), cpu.recorded || cpu.profile ? "the processor described" : "this machine");
+        fputc('\n', stderr);
         return 1;
     }
     fwpt_plan_print(&plan, &out);

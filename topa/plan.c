@@ -8,6 +8,18 @@ static enum fwpt_status refuse(struct fwpt_plan_error *err, const char *option, 
     if (err) {
         err->option = option;
         err->why = why;
+        err->has_value = false;
+    }
+    return FWPT_E_PLAN;
+}
+
+/* A refused setting with its value (the size it was given, or defaulted to). */
+static enum fwpt_status refuse_value(struct fwpt_plan_error *err, const char *option, uint64_t value, const char *why)
+{
+    refuse(err, option, why);
+    if (err) {
+        err->value = value;
+        err->has_value = true;
     }
     return FWPT_E_PLAN;
 }
@@ -25,9 +37,10 @@ enum fwpt_status fwpt_plan_make(const struct fwpt_caps *caps, const struct fwpt_
 {
     fwpt_memset(p, 0, sizeof *p);
     if (err)
-        err->option = err->why = NULL;
+        *err = (struct fwpt_plan_error){0};
+    /* not a setting: the processor (option NULL) */
     if (!caps->pt_supported)
-        return refuse(err, "capabilities", "Intel PT is not usable on this processor");
+        return refuse(err, NULL, "Intel PT is not usable on this processor");
     uint64_t total = opt->total_size ? opt->total_size : FWPT_PLAN_DEFAULT_TOTAL;
     p->total_size = total;
     p->mode = opt->mode;
@@ -46,24 +59,30 @@ enum fwpt_status fwpt_plan_make(const struct fwpt_caps *caps, const struct fwpt_
         p->scheme = FWPT_SCHEME_SINGLE_RANGE;
     } else {
         /* Trace transport (FabricEn) is platform-specific: never used. */
-        return refuse(err, "output", "neither ToPA nor single-range output is enumerated (trace transport is not used)");
+        return refuse(err, NULL, "neither ToPA nor single-range output is enumerated (trace transport is not used)");
     }
 
     unsigned e = opt->entries_per_table ? opt->entries_per_table : FWPT_PLAN_ENTRIES_PER_PAGE;
     if (e < 2 || e > FWPT_PLAN_ENTRIES_PER_PAGE)
-        return refuse(err, "entries-per-table", "must be 2..512 (one END entry and at least one region in a 4K table)");
+        return refuse_value(err, "entries-per-table", e, "must be 2..512 (one END entry and at least one region in a 4K table)");
 
     switch (p->scheme) {
     case FWPT_SCHEME_TOPA_MULTI: {
         uint64_t region = opt->region_size ? opt->region_size
                                            : (total < FWPT_PLAN_DEFAULT_REGION ? total : FWPT_PLAN_DEFAULT_REGION);
         int enc = fwpt_topa_size_enc(region);
+        /* a refusal names the setting that was given: a region size derived from the total is the total's fault */
+        if (enc < 0 && opt->region_size)
+            return refuse_value(err, "region", region, "must be a power of two from 4K to 128M (ToPA Size encodings 0..15)");
         if (enc < 0)
-            return refuse(err, "region", "must be a power of two from 4K to 128M (ToPA Size encodings 0..15)");
+            return refuse_value(err, "size", total, "must be a power of two from 4K to 32K, or a multiple of 64K (the default region size)");
+        if ((total < region || total % region) && !opt->total_size)
+            return refuse_value(err, "region", region, "must divide the total size (2M by default)");
         if (total < region || total % region)
-            return refuse(err, "size", "must be a non-zero multiple of the region size");
+            return refuse_value(err, "size", total, opt->region_size ? "must be a non-zero multiple of the region size"
+                                                                     : "must be a multiple of 64K (the default region size)");
         if (total / region > FWPT_PLAN_MAX_REGIONS)
-            return refuse(err, "size", "more than 65536 regions: use a larger region size");
+            return refuse_value(err, "size", total, "more than 65536 regions: use a larger region size");
         p->region_size = region;
         p->region_size_enc = (unsigned)enc;
         p->region_count = (unsigned)(total / region);
@@ -74,9 +93,9 @@ enum fwpt_status fwpt_plan_make(const struct fwpt_caps *caps, const struct fwpt_
     case FWPT_SCHEME_TOPA_SINGLE: {
         int enc = fwpt_topa_size_enc(total);
         if (enc < 0)
-            return refuse(err, "size", "single-entry ToPA (CPUID.(14H,0):ECX[1]=0) has one region: a power of two from 4K to 128M");
+            return refuse_value(err, "size", total, "single-entry ToPA (CPUID.(14H,0):ECX[1]=0) has one region: a power of two from 4K to 128M");
         if (opt->region_size && opt->region_size != total)
-            return refuse(err, "region", "single-entry ToPA has exactly one region: it must equal the total size");
+            return refuse_value(err, "region", opt->region_size, "single-entry ToPA has exactly one region: it must equal the total size");
         p->region_size = total;
         p->region_size_enc = (unsigned)enc;
         p->region_count = 1;
@@ -86,9 +105,9 @@ enum fwpt_status fwpt_plan_make(const struct fwpt_caps *caps, const struct fwpt_
     }
     case FWPT_SCHEME_SINGLE_RANGE:
         if (!pow2(total) || total < PLAN_TABLE_PAGE || total > FWPT_SINGLE_RANGE_MAX)
-            return refuse(err, "size", "single-range output needs a power of two from 4K to 2G (OutputMask is contiguous low ones)");
+            return refuse_value(err, "size", total, "single-range output needs a power of two from 4K to 2G (OutputMask is contiguous low ones)");
         if (opt->region_size && opt->region_size != total)
-            return refuse(err, "region", "single-range output is one range: the region must equal the total size");
+            return refuse_value(err, "region", opt->region_size, "single-range output is one range: the region must equal the total size");
         if (opt->pmi)
             return refuse(err, "pmi", "single-range output has no INT entry");
         p->region_size = total;
@@ -171,6 +190,24 @@ static void put_size(const struct fwpt_sink *o, uint64_t v)
     } else {
         fwpt_put_dec(o, v);
     }
+}
+
+void fwpt_plan_error_print(const struct fwpt_plan_error *e, bool host_options, const struct fwpt_sink *o)
+{
+    if (e->option) {
+        if (host_options)
+            fwpt_puts(o, "--");
+        fwpt_puts(o, e->option);
+        if (e->has_value) {
+            fwpt_putc(o, host_options ? ' ' : '=');
+            if (!fwpt_strcmp(e->option, "entries-per-table"))
+                fwpt_put_dec(o, e->value);
+            else
+                put_size(o, e->value);
+        }
+        fwpt_puts(o, ": ");
+    }
+    fwpt_puts(o, e->why ? e->why : "refused");
 }
 
 void fwpt_plan_print(const struct fwpt_plan *p, const struct fwpt_sink *o)

@@ -61,14 +61,21 @@ struct fwpt_plan {
     const char *warnings[FWPT_PLAN_MAX_WARNINGS];
 };
 
-/* Why a plan was refused: which option and why (static strings). */
+/* Why a plan was refused: which setting ("size", "region", "entries-per-table", "single-range", "pmi"; NULL when
+ * the processor refuses whatever the settings) with the value it had, and why (static strings). */
 struct fwpt_plan_error {
     const char *option;
     const char *why;
+    uint64_t value;  /* the setting's value (given or its default) when has_value */
+    bool has_value;
 };
 
 enum fwpt_status fwpt_plan_make(const struct fwpt_caps *caps, const struct fwpt_plan_options *opt,
                                 struct fwpt_plan *plan, struct fwpt_plan_error *err);
+
+/* The refusal as the user wrote the setting: "size=3: why" (the app's words) or "--size 3: why" (the host tool's
+ * options; sizes as 4K/2M when whole), or only why when no setting is at fault. */
+void fwpt_plan_error_print(const struct fwpt_plan_error *e, bool host_options, const struct fwpt_sink *o);
 
 /* Register values once the memory is allocated. */
 struct fwpt_output_regs {

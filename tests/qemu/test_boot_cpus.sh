@@ -100,6 +100,31 @@ boot badopt qemu64 shutdown bogus=1
 rc_is badopt 1
 has badopt "fwpt: error: unknown option 'bogus=1' (see 'help')"
 has badopt 'fwpt: exit status EFI_INVALID_PARAMETER (0x8000000000000002)'
+# read-file with its PATH forgotten: refused naming the target (not 'shutdown' taken as the path), and QEMU still
+# powers off by itself (the app's shutdown, not run-qemu.sh stopping it), well within the time limit
+t0=$SECONDS
+boot nopath qemu64 trace read-file shutdown
+rc_is nopath 1
+has nopath "fwpt: error: 'trace read-file' needs a PATH on the boot volume: 'shutdown' is an option, not a path (a file of that name: \\shutdown)"
+has nopath 'fwpt: exit status EFI_INVALID_PARAMETER (0x8000000000000002)'
+has nopath 'fwpt: shutdown'
+if ! grep -q "without 'shutdown'" "$work/nopath.err" && [ $((SECONDS - t0)) -lt 60 ]; then ok; else
+    bad "nopath: QEMU did not power off by itself ($((SECONDS - t0)) s): $(grep '^run-qemu' "$work/nopath.err" | tail -n 3)"
+fi
+# a file that is not there: the path and the reason, with the EFI status
+boot nofile qemu64 trace read-file '\nope.txt' shutdown
+rc_is nofile 1
+has nofile 'trace: cannot prepare target read-file \nope.txt: not found on the boot volume (EFI_NOT_FOUND (0x800000000000000e))'
+has nofile 'fwpt: shutdown'
+# a refused plan names the setting as given (size=3), not the region size derived from it; out=\DIR (backslash)
+# is where run-qemu.sh copies the files from
+boot size3 qemu64 trace locate-handle size=3 'out=\run3' shutdown
+rc_is size3 1
+has size3 'plan: refused: size=3: must be a power of two from 4K to 32K, or a multiple of 64K (the default region size)'
+if grep -q '^verdict ' "$work/size3/run3/caps.txt" 2>/dev/null; then ok; else bad "size3: out=\\run3 not copied back to OUT/run3"; fi
+if grep -qF "run-qemu: the app's files (\\run3 on the disk) are in $work/size3/run3/: caps.txt" "$work/size3.err"; then ok; else
+    bad "size3: where the files went is not said: $(grep '^run-qemu' "$work/size3.err")"
+fi
 boot help qemu64 help shutdown
 rc_is help 0
 has help '  trace TARGET      trace one firmware call with Intel PT; TARGET is one of:'

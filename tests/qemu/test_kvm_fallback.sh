@@ -77,9 +77,75 @@ else
     bad "crash: could not build tests/qemu/efi/crash.c"
 fi
 
-# 5. Usage errors end at once with exit 2.
-run usage --accel xen
-has usage "run-qemu: --accel must be auto, kvm or tcg"
-if [ "$rc" = 2 ]; then ok; else bad "usage: exit $rc, expected 2"; fi
+# 5. Usage errors end at once with exit 2, naming the option and the value; never a bash error.
+usage_is() { # NAME MESSAGE ARGS...: exit 2 with exactly this one line
+    local name=$1 says=$2
+    shift 2
+    run "$name" "$@"
+    if [ "$rc" = 2 ]; then ok; else bad "$name: exit $rc, expected 2"; fi
+    if [ "$(cat "$work/$name.out")" = "$says" ]; then ok; else bad "$name: said '$(cat "$work/$name.out")', expected '$says'"; fi
+}
+usage_is usage "run-qemu: --accel 'xen': expected auto, kvm or tcg" --accel xen
+usage_is copy "run-qemu: --copy 'hello.efi': expected SRC=DEST" --copy hello.efi
+usage_is noval "run-qemu: --out needs a value (see --help)" --out
+usage_is noval2 "run-qemu: --log needs a value, not the option '--no-build' (see --help)" --log --no-build
+usage_is probe "run-qemu: --kvm-probe 'abc': expected whole seconds, 1..3600" --kvm-probe abc
+usage_is tmo "run-qemu: --timeout '10s': expected whole seconds, 1..86400" --timeout 10s
+usage_is tmo0 "run-qemu: --timeout '0': expected whole seconds, 1..86400" --timeout 0
+# --help prints the real default app options, not a variable's name
+"$here/run-qemu.sh" --help >"$work/help.out" 2>&1
+if grep -qxF "App options (after --) default to: trace locate-handle shutdown." "$work/help.out" &&
+    ! grep -q 'DEFAULT_APP_OPTIONS' "$work/help.out"; then ok; else bad "--help: no default app options line"; fi
+
+# 6. A run that fails before the app starts keeps the previous results (OUT/fwpt is replaced only by new files).
+mkdir -p "$work/keep/fwpt"
+echo earlier >"$work/keep/fwpt/trace.pt"
+run keep --accel tcg --cpu bogusmodel --out "$work/keep" -- shutdown
+has keep "qemu-system-x86_64: unable to find CPU model 'bogusmodel'"
+has keep "run-qemu: the app wrote no files in \\fwpt: $work/keep/fwpt/ (an earlier run's) left as it was"
+if [ "$rc" = 4 ]; then ok; else bad "keep: exit $rc, expected 4"; fi
+if [ "$(cat "$work/keep/fwpt/trace.pt" 2>/dev/null)" = earlier ] && [ "$(ls -A "$work/keep")" = fwpt ]; then ok; else
+    bad "keep: the earlier OUT/fwpt was changed, or a staging folder is left: $(ls -A "$work/keep")"
+fi
+
+# 7. --cpu host,... when KVM fails: TCG cannot run 'host', so max with the same feature list, said; and the files
+#    of out=/mydir are copied back into OUT/mydir/ (the earlier OUT/fwpt stays). A QEMU wrapper first on PATH
+#    makes KVM fail on purpose (with QEMU's "KVM internal error") and records how QEMU was started.
+mkdir -p "$work/bin"
+real_qemu=$(command -v qemu-system-x86_64)
+{
+    echo '#!/usr/bin/env bash'
+    echo "printf '%s\\n' \"\$*\" >>'$work/qemu-args'"
+    echo 'prev=""'
+    echo 'for a; do'
+    echo '    if [ "$prev" = -accel ] && [ "$a" = kvm ]; then echo "KVM internal error. Suberror: 1 (the test wrapper)"; sleep 2; exit 1; fi'
+    echo '    prev=$a'
+    echo 'done'
+    echo "exec '$real_qemu' \"\$@\""
+} >"$work/bin/qemu-system-x86_64"
+chmod +x "$work/bin/qemu-system-x86_64"
+mkdir -p "$work/cpuhost/fwpt" "$work/cpuhost/mydir"
+echo earlier >"$work/cpuhost/fwpt/caps.txt"
+echo earlier >"$work/cpuhost/mydir/trace.pt" # an earlier run's OUT/mydir: replaced by the new files, not merged
+PATH="$work/bin:$PATH" run cpuhost --cpu host,-x2apic --timeout 120 --out "$work/cpuhost" -- out=/mydir shutdown
+has cpuhost "run-qemu: TCG cannot run -cpu host,-x2apic: -cpu max,-x2apic instead (the same features)"
+has cpuhost "run-qemu: booting the FAT disk with $B/fwpt.efi under TCG (-cpu max,-x2apic)"
+if grep -q -- "-accel tcg -cpu max,-x2apic " "$work/qemu-args"; then ok; else
+    bad "cpuhost: QEMU not started with -accel tcg -cpu max,-x2apic: $(cat "$work/qemu-args")"
+fi
+if [ -e /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+    has cpuhost "run-qemu: booting the FAT disk with $B/fwpt.efi under KVM (-cpu host,-x2apic)"
+    has cpuhost "run-qemu: KVM failed: QEMU reported: KVM internal error. Suberror: 1 (the test wrapper); QEMU stopped"
+else
+    has cpuhost "run-qemu: KVM is not usable"
+fi
+has cpuhost 'file: wrote \mydir\caps.txt'
+has cpuhost "run-qemu: the app's files (\\mydir on the disk) are in $work/cpuhost/mydir/: caps.txt"
+if [ "$rc" = 3 ]; then ok; else bad "cpuhost: exit $rc, expected 3"; fi
+if grep -q '^verdict ' "$work/cpuhost/mydir/caps.txt" 2>/dev/null; then ok; else bad "cpuhost: mydir/caps.txt not copied back"; fi
+if [ ! -e "$work/cpuhost/mydir/trace.pt" ] && [ "$(ls -A "$work/cpuhost")" = "$(printf 'fwpt\nmydir')" ]; then ok; else
+    bad "cpuhost: the earlier OUT/mydir was merged into, or a staging folder is left: $(ls -A "$work/cpuhost" "$work/cpuhost/mydir")"
+fi
+if [ "$(cat "$work/cpuhost/fwpt/caps.txt")" = earlier ]; then ok; else bad "cpuhost: OUT/fwpt (not the app's directory) was changed"; fi
 
 finish

@@ -131,9 +131,22 @@ int main(void)
     /* errors: -1 and a message that names the word */
     static const struct refusal bad[] = {
         {"shutdown bogus", "unknown option 'bogus' (see 'help')"},
-        {"trace", "'trace' needs a target (see 'help')"},
-        {"trace nothing", "unknown trace target 'nothing' (see 'help')"},
-        {"trace load-image", "trace target 'load-image' needs a PATH"},
+        {"trace", "'trace' needs a target (one of locate-handle, memory-map, allocate-pages, get-variable, "
+                  "connect-all, read-file PATH, load-image PATH)"},
+        {"trace nothing", "unknown trace target 'nothing' (one of locate-handle, memory-map, allocate-pages, "
+                          "get-variable, connect-all, read-file PATH, load-image PATH)"},
+        {"trace load-image", "'trace load-image' needs a PATH on the boot volume: nothing follows it"},
+        /* the PATH forgotten: the next word is an option, not a file name */
+        {"trace read-file shutdown", "'trace read-file' needs a PATH on the boot volume: 'shutdown' is an option, "
+                                     "not a path (a file of that name: \\shutdown)"},
+        {"trace load-image size=4M", "'trace load-image' needs a PATH on the boot volume: 'size=4M' is an option, "
+                                     "not a path (a file of that name: \\size=4M)"},
+        {"trace read-file trace", "'trace read-file' needs a PATH on the boot volume: 'trace' is an option, not a "
+                                  "path (a file of that name: \\trace)"},
+        {"out=", "empty directory in 'out=' (out=DIR on the boot volume, e.g. out=\\run1)"},
+        {"profile=", "bad profile name in 'profile=' (profile=NAME, e.g. profile=skylake)"},
+        {"rdmsr=0x1g", "bad MSR number in 'rdmsr=0x1g' (rdmsr=MSR, a 32-bit number such as 0x570)"},
+        {"rdmsr=0x100000000", "bad MSR number in 'rdmsr=0x100000000' (rdmsr=MSR, a 32-bit number such as 0x570)"},
         {"trace memory-map trace locate-handle", "'trace' given twice"},
         {"size=12Q", "bad size in 'size=12Q' (e.g. size=4M)"},
         {"mtc=16", "bad value in 'mtc=16' (MTCFreq 0..15)"},
@@ -159,9 +172,33 @@ int main(void)
         CHECK_STR(err, bad[k].says);
     }
 
-    /* the usage names every target */
-    for (unsigned t = 1; t < FWPT_TARGET_COUNT; t++)
+    /* a refused line still powers off (or waits) when it says so, even after the refused word */
+    CHECK_EQ(parse("trace read-file shutdown", false, &o, err), -1);
+    CHECK(o.shutdown && !o.wait);
+    CHECK_STR(o.target_path, "");
+    CHECK_EQ(parse("bogus wait shutdown", false, &o, err), -1);
+    CHECK_STR(err, "unknown option 'bogus' (see 'help')");
+    CHECK(o.shutdown && o.wait);
+    CHECK_EQ(parse("trace load-image\n", false, &o, err), -1);
+    CHECK(!o.shutdown && !o.wait);
+    /* a file named like an option, given with its directory */
+    CHECK_EQ(parse("trace read-file \\shutdown shutdown", false, &o, err), 0);
+    CHECK_STR(o.target_path, "\\shutdown");
+    CHECK(o.shutdown);
+    /* a path longer than the buffer: named by its start, not cut silently */
+    {
+        char line[400] = "trace read-file \\";
+        memset(line + strlen(line), 'a', 300);
+        CHECK_EQ(parse(line, false, &o, err), -1);
+        static const char says[] = "'trace read-file': PATH longer than 255 characters: '\\aaaa";
+        CHECK(strncmp(err, says, sizeof says - 1) == 0);
+    }
+
+    /* the usage and the refusals name every target */
+    for (unsigned t = 1; t < FWPT_TARGET_COUNT; t++) {
         CHECK(strstr(fwpt_options_usage(), fwpt_target_name((enum fwpt_target)t)) != NULL);
+        CHECK(strstr(TARGET_WORDS, fwpt_target_name((enum fwpt_target)t)) != NULL);
+    }
 
     return check_summary("efi-options");
 }
