@@ -514,8 +514,8 @@ static EFI_STATUS run_configure(struct fwpt_run *s, const struct fwpt_image *imp
 static EFI_STATUS run_trace(struct fwpt_run *s, enum fwpt_status *stop)
 {
     struct fwpt_sink *o = &s->o;
-    /* The target's services are called at the TPL an application calls them at (UEFI spec, "Task Priority
-     * Services": most boot services only up to TPL_CALLBACK); the line says which. */
+    /* The target's services are called at the TPL an application calls them at (UEFI spec, "Event, Timer, and Task
+     * Priority Services", table "TPL Restrictions": file, variable and image services only up to TPL_CALLBACK). */
     fwpt_puts(o, "target: called at ");
     fwpt_put_tpl(o, fwpt_current_tpl());
     if (s->target.raise_tpl) {

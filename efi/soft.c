@@ -213,9 +213,9 @@ static EFI_STATUS step_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *a
     s->handler_registered = 1;
     step_uart = step_progress_s && fwpt_uart_present();
     fwpt_app_progress_start(&step_progress, record_only ? "soft record" : "soft", 0, s->sim.tsc_hz, step_progress_s);
-    /* The call runs at the caller's TPL: the TPL is never raised around it (UEFI spec, "Task Priority Services": most
-     * services are allowed only up to TPL_CALLBACK, and a service that raises to TPL_CALLBACK itself must not find a
-     * higher TPL). The timer interrupt is stopped instead, so no timer event runs inside the slow stepped call and a
+    /* The call runs at the caller's TPL: the TPL is never raised around it (UEFI spec, "Event, Timer, and Task Priority
+     * Services", table "TPL Restrictions": file, variable and image services only up to TPL_CALLBACK, and a service
+     * that raises to TPL_CALLBACK itself must not find a higher TPL). The timer interrupt is stopped instead, so no timer event runs inside the slow stepped call and a
      * second run repeats the first (PI spec, EFI_TIMER_ARCH_PROTOCOL.SetTimerPeriod(): a period of 0 disables it). */
     timer_stop(s);
     fwpt_soft_begin(&s->sim, (uint64_t)(uintptr_t)fn, rdtsc(), record_only);
