@@ -54,6 +54,9 @@ export FWPT_BUILD := $(abspath $(B))
 ORIGIN_DIR := $(shell git config --get remote.origin.url 2>/dev/null | grep '^/')
 FWPT_CONFORMANCE ?= $(firstword $(abspath $(wildcard ../shared/conformance $(if $(ORIGIN_DIR),$(ORIGIN_DIR)/../shared/conformance))) $(abspath ../shared/conformance))
 export FWPT_CONFORMANCE
+# The EDK2 DEBUG build of OVMF the QEMU target tests also run on (tests/qemu/lib.sh), found the same way.
+FWPT_OVMF_DEBUG ?= $(firstword $(abspath $(wildcard ../shared/ovmf-debug/OVMF.fd $(if $(ORIGIN_DIR),$(ORIGIN_DIR)/../shared/ovmf-debug/OVMF.fd))) $(abspath ../shared/ovmf-debug/OVMF.fd))
+export FWPT_OVMF_DEBUG
 
 # Module fragments may add targets, tests (EXTRA_TESTS) and prerequisites.
 # The floors: no include goes up (tests/floor_check.sh names the file and the include); the docs' links lead

@@ -23,6 +23,8 @@
 #   --build DIR     build directory (default $FWPT_BUILD or build)
 #   --no-build      do not run make (use the existing BUILD/fwpt.efi)
 #   --log FILE      also keep the raw console log here
+#   --debug-log FILE  keep the firmware's debug port (I/O port 0x402, where EDK2 DEBUG builds print) in FILE;
+#                   the summary says when it holds an ASSERT or a FATAL ERROR
 #   --copy SRC=DEST put a file into the boot image too (DEST e.g. \fwpt\hello.efi or /fwpt/hello.efi;
 #                   repeatable), e.g. an image for `trace load-image`
 #   -h, --help      this text
@@ -40,6 +42,7 @@ DEFAULT_APP_OPTIONS="trace locate-handle shutdown"
 here=$(cd "$(dirname "$0")" && pwd)
 OVMF=${OVMF:-/usr/share/ovmf/OVMF.fd}
 image="" accel=auto cpu="" timeout=600 kvm_probe=10 outdir=out build="${FWPT_BUILD:-build}" do_build=1 keep_log=""
+debug_log=""
 app_opts=()
 have_app_opts=0
 copies=()
@@ -75,6 +78,7 @@ while [ $# -gt 0 ]; do
     --build) build=${2:?}; shift 2 ;;
     --no-build) do_build=0; shift ;;
     --log) keep_log=${2:?}; shift 2 ;;
+    --debug-log) debug_log=$2; shift 2 ;;
     --copy) [[ "${2:-}" == *=* ]] || die "--copy '$2': expected SRC=DEST"; copies+=("$2"); shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; app_opts=("$@"); have_app_opts=1; break ;;
@@ -87,6 +91,7 @@ whole_seconds --kvm-probe "$kvm_probe" 3600
 timeout=$((10#$timeout)) kvm_probe=$((10#$kvm_probe))
 [[ "${FWPT_IMG_MB:-256}" =~ ^[0-9]{1,7}$ ]] && [ "$((10#${FWPT_IMG_MB:-256}))" -ge 34 ] ||
     die "FWPT_IMG_MB '${FWPT_IMG_MB:-}': expected the disk size in MiB, 34 or more"
+[ -n "$debug_log" ] && [ "${debug_log#/}" = "$debug_log" ] && debug_log="$PWD/$debug_log"
 [ $have_app_opts = 1 ] || read -r -a app_opts <<<"$DEFAULT_APP_OPTIONS"
 
 cd "$here"
@@ -208,6 +213,8 @@ run_qemu() {
     : >"$log"
     local args=(-machine q35 -m 512 -bios "$OVMF" -accel "$acc" -cpu "$model" "${disk[@]}"
         -display none -serial stdio -monitor none -no-reboot -net none)
+    # the firmware's debug port (EDK2: PcdDebugIoPort 0x402); QEMU truncates the file, so a KVM retry starts afresh
+    [ -n "$debug_log" ] && args+=(-debugcon "file:$debug_log" -global isa-debugcon.iobase=0x402)
     # QEMU runs under a subshell that waits for it, so bash's "Aborted" job message (when QEMU
     # dies on a signal) goes to /dev/null instead of the console.
     rm -f "$work/qemu.pid"
@@ -306,6 +313,14 @@ fi
 collect_files
 
 final=$(tr -d '\r' <"$last_log" | grep -a '^fwpt: exit status' | tail -n1)
+if [ -n "$debug_log" ]; then
+    n_assert=$(grep -acE 'ASSERT|FATAL ERROR' "$debug_log" 2>/dev/null)
+    if [ "${n_assert:-0}" -gt 0 ]; then
+        say "the firmware's debug log $debug_log holds $n_assert ASSERT or FATAL ERROR lines; the first: $(grep -a -m1 -E 'ASSERT|FATAL ERROR' "$debug_log" | tr -d '\r')"
+    else
+        say "the firmware's debug log: $debug_log ($(wc -l <"$debug_log" 2>/dev/null || echo 0) lines, no ASSERT or FATAL ERROR)"
+    fi
+fi
 case "$rc_kind" in
 timeout)
     say "TIMEOUT: the guest did not finish within ${timeout}s under $accel_used; QEMU killed"

@@ -57,7 +57,9 @@ static const char usage[] =
     "    profile=NAME      CPU profile the software tracer emulates\n"
     "    verify            software tracer: check the trace against the single-stepped path\n"
     "    listing=N|all     instructions listed in flow.txt (default 1000000; profile and call tree count all)\n"
-    "    steps=N           software tracer: the trace ends after N single-steps (default 50000000)\n";
+    "    steps=N           software tracer: the trace ends after N single-steps (default 50000000)\n"
+    "    test-raise-tpl    tests only: call the target at TPL_NOTIFY, which the UEFI spec forbids (a DEBUG\n"
+    "                      firmware ASSERTs), to show that a test catches it\n";
 
 const char *fwpt_options_usage(void) { return usage; }
 
@@ -136,7 +138,7 @@ static const struct {
     FLAG_WORD("shutdown", shutdown, true), FLAG_WORD("wait", wait, true), FLAG_WORD("quiet", quiet, true),
     FLAG_WORD("stop", ring, false), FLAG_WORD("ring", ring, true), FLAG_WORD("tsc", tsc, true),
     FLAG_WORD("time", time, true), FLAG_WORD("ptwrite", ptwrite, true), FLAG_WORD("noretcomp", noretcomp, true),
-    FLAG_WORD("verify", verify, true),
+    FLAG_WORD("verify", verify, true), FLAG_WORD("test-raise-tpl", test_raise_tpl, true),
 };
 #undef FLAG_WORD
 

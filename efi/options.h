@@ -60,6 +60,8 @@ struct fwpt_efi_options {
     bool verify;
     uint64_t listing;                    /* instructions listed in flow.txt (listing=N; all: UINT64_MAX) */
     uint64_t steps;                      /* backend=soft: single-steps before the trace ends (steps=N); 0: default */
+    bool test_raise_tpl;                 /* test-raise-tpl: the target runs at TPL_NOTIFY, against the UEFI rules (tests
+                                          * of the DEBUG-firmware check only) */
     uint64_t progress;                   /* seconds between progress lines while stepping and decoding (progress=N);
                                           * 0: none (also with quiet) */
     /* diagnostics of the hardware backend */

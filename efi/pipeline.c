@@ -302,7 +302,7 @@ static bool verify_hw(struct fwpt_run *s)
     }
     struct fwpt_target_run again = {
         .target = s->target.target, .path = s->target.path, .image = s->target.image,
-        .device = s->target.device, .root = s->target.root,
+        .device = s->target.device, .root = s->target.root, .raise_tpl = s->target.raise_tpl,
     };
     if (EFI_ERROR(fwpt_target_prepare(&again))) {
         s->verdict.reason = "cannot prepare the target a second time";
@@ -425,6 +425,7 @@ static EFI_STATUS run_target(struct fwpt_run *s, const struct fwpt_image **impl)
     s->target.image = s->env->image;
     s->target.device = s->env->volume->device;
     s->target.root = s->env->volume->root;
+    s->target.raise_tpl = opt->test_raise_tpl ? TPL_NOTIFY : 0;
     est = fwpt_target_prepare(&s->target);
     if (EFI_ERROR(est)) {
         /* read-file /nope.txt: not found on the boot volume (EFI_NOT_FOUND (0x...)) */
@@ -527,6 +528,16 @@ static EFI_STATUS run_configure(struct fwpt_run *s, const struct fwpt_image *imp
 static EFI_STATUS run_trace(struct fwpt_run *s, enum fwpt_status *stop)
 {
     struct fwpt_sink *o = &s->o;
+    /* The target's services are called at the TPL an application calls them at (UEFI spec, "Event, Timer, and Task
+     * Priority Services", table "TPL Restrictions": file, variable and image services only up to TPL_CALLBACK). */
+    fwpt_puts(o, "target: called at ");
+    fwpt_put_tpl(o, fwpt_current_tpl());
+    if (s->target.raise_tpl) {
+        fwpt_puts(o, "; test-raise-tpl: the service runs at ");
+        fwpt_put_tpl(o, s->target.raise_tpl);
+        fwpt_puts(o, ", above what the UEFI spec allows for most services");
+    }
+    fwpt_puts(o, "\n");
     EFI_STATUS est = fwpt_step_start(s->cpu, s->caps, &s->cfg, &s->state, o);
     if (EFI_ERROR(est))
         return est;
@@ -598,6 +609,19 @@ static void run_decode(struct fwpt_run *s, struct fwpt_membuf *packets, struct f
                    "%lu bytes\n", s->tr.nsegs, s->tr.len, s->pool_after);
 }
 
+/* What kept timer events out of the stepped call (efi/soft.c step_call), or that nothing did. */
+static void soft_timer_report(const struct fwpt_efi_soft *soft, const struct fwpt_sink *o)
+{
+    if (!soft->timer_stopped)
+        fwpt_puts(o, "soft: the timer interrupt stayed on while stepping (no EFI_TIMER_ARCH_PROTOCOL): its handlers ran "
+                     "untraced (TF is clear in them), and a second run may differ\n");
+    else if (!soft->timer_period)
+        fwpt_puts(o, "soft: the timer interrupt was already off while stepping\n");
+    else
+        fwpt_printf(o, "soft: the timer interrupt was off while stepping (EFI_TIMER_ARCH_PROTOCOL period %lu us, "
+                       "restored after); the TPL was not raised\n", (unsigned long)(soft->timer_period / 10));
+}
+
 /* The verdict of verify: the decoded flow against the single-stepped one (soft: this call's; hw: a second call), into
  * s->verdict and said on the console in the words sideband.json and report.html use. */
 static bool run_verify(struct fwpt_run *s)
@@ -614,6 +638,7 @@ static bool run_verify(struct fwpt_run *s)
     }
     if (s->soft) {
         fwpt_soft_report(&s->soft->sim, o);
+        soft_timer_report(s->soft, o);
         if (s->verify && s->decoded)
             verified = fwpt_soft_verify_scope(&s->soft->sim, s->decoded, s->ndecoded, s->insns, s->tr.rb.wrapped,
                                               s->tr.rb.stopped, o, &s->verdict) == 0;

@@ -9,6 +9,7 @@
 #include "efi/soft.h"
 
 static EFI_GUID cpu_arch_guid = FWPT_CPU_ARCH_PROTOCOL_GUID;
+static EFI_GUID timer_arch_guid = FWPT_TIMER_ARCH_PROTOCOL_GUID;
 
 #define EXCEPT_X64_DEBUG 1
 #define RFLAGS_TF 0x100ull       /* EFLAGS.TF: single-step trap after each instruction */
@@ -59,20 +60,31 @@ static inline uint64_t rdtsc(void)
 EFI_STATUS fwpt_soft_init(struct fwpt_efi_soft *s, const char *profile, const struct fwpt_physmem *mem,
                           uint64_t *gt, size_t gt_cap)
 {
-    s->cpu_arch = NULL;
+    s->cpu_arch = s->timer_arch = NULL;
+    s->timer_period = 0;
+    s->timer_stopped = 0;
     s->handler_registered = 0;
     s->have_prev = s->stepping = 0;
     if (fwpt_soft_setup(&s->sim, profile, mem, gt, gt_cap) != FWPT_OK)
         return EFI_NOT_FOUND;
-    /* TSC rate, for steps per second in the report. */
-    uint64_t t0 = rdtsc();
-    uefi_call_wrapper(BS->Stall, 1, 2000);
-    s->sim.tsc_hz = (rdtsc() - t0) * 500;
+    /* TSC rate, for steps per second in the report and the profile's CPUID 15H: the smallest of three 2 ms Stalls (a
+     * virtual CPU descheduled during one makes it look longer: once over 4.29 GHz, CPUID 15H ECX is 0, rate unknown) */
+    s->sim.tsc_hz = 0;
+    for (int i = 0; i < 3; i++) {
+        uint64_t t0 = rdtsc();
+        uefi_call_wrapper(BS->Stall, 1, 2000);
+        uint64_t hz = (rdtsc() - t0) * 500;
+        if (!s->sim.tsc_hz || hz < s->sim.tsc_hz)
+            s->sim.tsc_hz = hz;
+    }
     EFI_STATUS st = uefi_call_wrapper(BS->LocateProtocol, 3, &cpu_arch_guid, NULL, &s->cpu_arch);
     if (EFI_ERROR(st) || !s->cpu_arch) {
         s->cpu_arch = NULL;
         return EFI_UNSUPPORTED;
     }
+    /* optional: without it timer interrupts stay on while stepping (step_call) */
+    if (EFI_ERROR(uefi_call_wrapper(BS->LocateProtocol, 3, &timer_arch_guid, NULL, &s->timer_arch)))
+        s->timer_arch = NULL;
     return EFI_SUCCESS;
 }
 
@@ -167,6 +179,27 @@ EFI_STATUS fwpt_soft_record(struct fwpt_efi_soft *s, void (*fn)(void *), void *a
     return step_call(s, fn, arg, 1);
 }
 
+/* The timer's period is saved and set to 0; timer_stopped says whether that worked. */
+static void timer_stop(struct fwpt_efi_soft *s)
+{
+    struct fwpt_timer_arch_protocol *t = s->timer_arch;
+    UINT64 period = 0;
+    s->timer_stopped = 0;
+    s->timer_period = 0;
+    if (!t || EFI_ERROR(uefi_call_wrapper(t->GetTimerPeriod, 2, t, &period)))
+        return;
+    s->timer_period = period;
+    if (period == 0 || !EFI_ERROR(uefi_call_wrapper(t->SetTimerPeriod, 2, t, (UINT64)0)))
+        s->timer_stopped = 1;
+}
+
+static void timer_restart(struct fwpt_efi_soft *s)
+{
+    struct fwpt_timer_arch_protocol *t = s->timer_arch;
+    if (t && s->timer_stopped && s->timer_period)
+        uefi_call_wrapper(t->SetTimerPeriod, 2, t, (UINT64)s->timer_period);
+}
+
 static EFI_STATUS step_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg, int record_only)
 {
     struct fwpt_cpu_arch_protocol *ca = s->cpu_arch;
@@ -186,13 +219,17 @@ static EFI_STATUS step_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *a
     s->handler_registered = 1;
     step_uart = step_progress_s && fwpt_uart_present();
     fwpt_app_progress_start(&step_progress, record_only ? "soft record" : "soft", 0, s->sim.tsc_hz, step_progress_s);
-    EFI_TPL old = uefi_call_wrapper(BS->RaiseTPL, 1, TPL_NOTIFY);
+    /* The call runs at the caller's TPL: the TPL is never raised around it (UEFI spec, "Event, Timer, and Task Priority
+     * Services", table "TPL Restrictions": file, variable and image services only up to TPL_CALLBACK, and a service
+     * that raises to TPL_CALLBACK itself must not find a higher TPL). The timer interrupt is stopped instead, so no timer event runs inside the slow stepped call and a
+     * second run repeats the first (PI spec, EFI_TIMER_ARCH_PROTOCOL.SetTimerPeriod(): a period of 0 disables it). */
+    timer_stop(s);
     fwpt_soft_begin(&s->sim, (uint64_t)(uintptr_t)fn, rdtsc(), record_only);
     s->stepping = 1;
     fwpt_soft_trampoline(fn, arg);
     s->stepping = 0;
     s->sim.stats.tsc_end = rdtsc();
-    uefi_call_wrapper(BS->RestoreTPL, 1, old);
+    timer_restart(s);
     fwpt_soft_fini(s);
     return EFI_SUCCESS;
 }

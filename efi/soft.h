@@ -18,8 +18,8 @@
  *     fwpt_soft_fini(&soft);
  *
  * fn is a plain (System V) C function in the app, typically a wrapper that calls the boot service.
- * fwpt_soft_call raises the TPL to TPL_NOTIFY around the call (timer callbacks don't run inside, so
- * runs repeat exactly) and records every retired instruction's IP in gt (the ground truth): the
+ * fwpt_soft_call calls fn at the caller's TPL with the timer interrupt stopped (EFI_TIMER_ARCH_PROTOCOL
+ * period 0, restored after: no timer event runs inside, so runs repeat exactly) and records every retired instruction's IP in gt (the ground truth): the
  * first is fn's entry, the last fn's final RET. The trace is what a processor would write had
  * TraceEn been set at fn's entry and cleared at its return (the final RET sends TIP.PGD with the
  * return address, so decoders end exactly there).
@@ -39,6 +39,9 @@
 struct fwpt_efi_soft {
     struct fwpt_soft sim;
     void *cpu_arch;                   /* EFI_CPU_ARCH_PROTOCOL */
+    void *timer_arch;                 /* EFI_TIMER_ARCH_PROTOCOL, NULL when there is none */
+    uint64_t timer_period;            /* its period before the last stepped call (100 ns units; 0: it was off) */
+    int timer_stopped;                /* the timer interrupt was off during the last stepped call */
     int handler_registered;           /* the #DB handler is ours */
     uint64_t prev_ip;                 /* the instruction the last trap stopped before */
     int have_prev, stepping;

@@ -115,9 +115,26 @@ EFI_STATUS fwpt_target_prepare(struct fwpt_target_run *t)
     return st;
 }
 
+EFI_TPL fwpt_current_tpl(void)
+{
+    EFI_TPL tpl = uefi_call_wrapper(BS->RaiseTPL, 1, TPL_HIGH_LEVEL);
+    uefi_call_wrapper(BS->RestoreTPL, 1, tpl);
+    return tpl;
+}
+
+void fwpt_put_tpl(const struct fwpt_sink *o, EFI_TPL tpl)
+{
+    fwpt_puts(o, tpl == TPL_APPLICATION ? "TPL_APPLICATION" : tpl == TPL_CALLBACK ? "TPL_CALLBACK"
+                 : tpl == TPL_NOTIFY    ? "TPL_NOTIFY"      : tpl == TPL_HIGH_LEVEL ? "TPL_HIGH_LEVEL" : "TPL");
+    fwpt_printf(o, " (%lu)", (unsigned long)tpl);
+}
+
 void fwpt_target_call(void *arg)
 {
     struct fwpt_target_run *t = arg;
+    EFI_TPL old = 0;
+    if (t->raise_tpl)
+        old = BS->RaiseTPL(t->raise_tpl);
     switch (t->target) {
     case FWPT_TARGET_LOCATE_HANDLE:
         t->status = BS->LocateHandleBuffer(AllHandles, NULL, NULL, &t->count, (EFI_HANDLE **)&t->buf);
@@ -185,6 +202,8 @@ void fwpt_target_call(void *arg)
     default:
         t->status = EFI_INVALID_PARAMETER;
     }
+    if (t->raise_tpl)
+        BS->RestoreTPL(old);
 }
 
 void fwpt_target_report(const struct fwpt_target_run *t, const struct fwpt_sink *o)

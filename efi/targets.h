@@ -14,6 +14,7 @@ struct fwpt_target_run {
     EFI_HANDLE image;             /* this application (parent for LoadImage) */
     EFI_HANDLE device;            /* the boot volume's device */
     EFI_FILE_HANDLE root;         /* the boot volume's root directory */
+    EFI_TPL raise_tpl;            /* test-raise-tpl: the call raises the TPL to this around the service; 0: never */
     /* the service the target exercises: its address finds the implementing image (filter=target) */
     uint64_t impl_addr;
     const char *impl_what;        /* "BS->LocateHandleBuffer" */
@@ -44,6 +45,10 @@ struct fwpt_target_run {
 EFI_STATUS fwpt_target_prepare(struct fwpt_target_run *t);
 /* The traced call: arg is the struct fwpt_target_run. */
 void fwpt_target_call(void *arg);
+/* The current TPL (RaiseTPL to TPL_HIGH_LEVEL returns it; restored at once). */
+EFI_TPL fwpt_current_tpl(void);
+/* "TPL_APPLICATION (4)" */
+void fwpt_put_tpl(const struct fwpt_sink *o, EFI_TPL tpl);
 /* One line: what the call returned. */
 void fwpt_target_report(const struct fwpt_target_run *t, const struct fwpt_sink *o);
 void fwpt_target_cleanup(struct fwpt_target_run *t);

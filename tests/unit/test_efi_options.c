@@ -120,6 +120,12 @@ int main(void)
     CHECK_EQ(o.backend, FWPT_BACKEND_AUTO);
     CHECK_EQ(parse("backend=hw", false, &o, err), 0);
     CHECK_EQ(o.backend, FWPT_BACKEND_HW);
+    /* the test-only word that calls the target above its allowed TPL: off unless named */
+    CHECK_EQ(parse("trace read-file \\fwpt\\fwpt.cfg backend=soft", false, &o, err), 0);
+    CHECK(!o.test_raise_tpl);
+    CHECK_EQ(parse("trace read-file \\fwpt\\fwpt.cfg test-raise-tpl", false, &o, err), 0);
+    CHECK(o.test_raise_tpl);
+    CHECK_STR(o.target_path, "\\fwpt\\fwpt.cfg");
 
     /* MSR probes */
     CHECK_EQ(parse("rdmsr=0x570 wrmsr=0x6e1:0x100000000", false, &o, err), 0);
