@@ -566,10 +566,17 @@ static EFI_STATUS run_readback(struct fwpt_run *s)
     if (EFI_ERROR(est))
         return est;
     const struct fwpt_readback *rb = &s->tr.rb;
+    /* backend=soft with steps=N: the call did not return inside the trace; the software tracer ended it at the
+     * step limit (FUP + TIP.PGD), so "the call returned" would be false here and in sideband.json */
+    const bool step_limit = s->soft && s->soft->sim.stats.step_limit_hit && !rb->error && !rb->stopped;
+    if (step_limit && !rb->wrapped)
+        s->tr.rb.reason = "tracing disabled at the step limit (steps=), the rest of the call ran untraced: every byte "
+                          "produced is kept";
     fwpt_printf(o, "trace: %lu bytes captured in %u of %u regions; IA32_RTIT_STATUS 0x%lx\ntrace: ended because: ",
                 s->tr.len, rb->regions_used, rb->regions_total, s->result.status);
     fwpt_puts(o, rb->error ? "operational error (STATUS.Error)"
                  : rb->stopped ? "the output stopped (ToPA STOP / TraceStop)"
+                 : step_limit ? "the step limit was reached"
                  : "the call returned");
     if (rb->reason) {
         fwpt_puts(o, "; ");

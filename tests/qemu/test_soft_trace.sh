@@ -161,10 +161,12 @@ fi
 session_run 6 0 trace locate-handle backend=soft profile=skylake steps=4000 verify shutdown
 if grep -qE '^soft: .*; step limit of 4000 steps reached: the trace ends there \(FUP \+ TIP\.PGD\)' "$tmp/sess6/log" &&
     grep -q '^verified: [0-9]* instructions decoded = single-stepped (all that was stepped before the step limit)' \
-        "$tmp/sess6/log"; then
+        "$tmp/sess6/log" &&
+    grep -qx 'trace: ended because: the step limit was reached; tracing disabled at the step limit (steps=), the rest of the call ran untraced: every byte produced is kept' \
+        <(tr -d '\r' <"$tmp/sess6/log"); then
     ok "steps=4000: the trace ends at the step limit, and all that was stepped is verified"
 else
-    bad "steps=4000: no 'step limit of 4000 steps reached: the trace ends there' + verified"
+    bad "steps=4000: no 'step limit of 4000 steps reached: the trace ends there' + verified + 'ended because: the step limit was reached'"
 fi
 # The same call into 4 KiB, listed whole: flow.txt's listing equals the host tool's, and both end with the line that
 # says the trace was cut where the walk stopped (the last instruction listed) at the trace's end (0x1000).
