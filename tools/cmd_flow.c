@@ -1006,9 +1006,13 @@ int fwpt_cmd_flow(int argc, char **argv)
                 trace_size, trace_size ? 100.0 * (double)lost / (double)trace_size : 0.0);
     }
     if (cut) {
-        fprintf(stderr, "fwpt flow: %s: the trace ends with tracing on (no TIP.PGD: the buffer filled or the file was "
-                        "cut): the walk stopped at 0x%llx; the result is incomplete\n", trace_name,
-                (unsigned long long)cut_ip);
+        /* why, when the run recorded it (sideband.json "trace"): else the two causes a file cannot tell apart */
+        const char *why = sbr.run.stopped ? "the output stopped, as the run recorded (ToPA STOP / TraceStop): the rest "
+                                            "of the call was not traced"
+                          : sbr.run.error ? "an operational error stopped the output, as the run recorded"
+                                          : "no TIP.PGD: the buffer filled or the file was cut";
+        fprintf(stderr, "fwpt flow: %s: the trace ends with tracing on (%s): the walk stopped at 0x%llx; the result is "
+                        "incomplete\n", trace_name, why, (unsigned long long)cut_ip);
         incomplete = 1;
     }
     return errors ? 1 : incomplete ? 3 : 0;
