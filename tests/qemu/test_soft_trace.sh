@@ -98,11 +98,17 @@ session_run() { # N WITNESS(0|1) OPTIONS...
     vpage=$(grep -o 'id="fwpt-verify" class="[a-z]*">[^<]*' "$d/report.html" | sed 's/.*">//')
     # fwpt report's exit status: 0, or 3 (incomplete) where the run recorded that the output stopped before the call
     # ended, said on stderr
+    # (or 1 where the output stopped inside a packet: the decode error of the packet cut in two, as on the console)
     local want_rc=0
     if grep -q '^trace: ended because: the output stopped' "$d/log"; then
         want_rc=3
-        grep -q 'the trace ends with tracing on (the output stopped, as the run recorded (ToPA STOP / TraceStop): the rest of the call was not traced)' \
-            "$d/report.err" || rrc="$rrc without the stderr line"
+        if grep -qE '^flow: error at trace offset 0x[0-9a-f]+, ip .*: packet truncated by the end of the trace$' "$d/log"; then
+            want_rc=1
+            grep -q 'packet truncated by the end of the trace (E_TRUNCATED)' "$d/report.err" || rrc="$rrc without the error line"
+        else
+            grep -q 'the trace ends with tracing on (the output stopped, as the run recorded (ToPA STOP / TraceStop): the rest of the call was not traced)' \
+                "$d/report.err" || rrc="$rrc without the stderr line"
+        fi
     fi
     if [ -n "$vcon" ] && [ "$vcon" = "$vsb" ] && [ "$vcon" = "$vpage" ] && [ "$rrc" = "$want_rc" ]; then
         ok "verify: '$vcon' on the console, in sideband.json and on fwpt report's page (exit $want_rc)"
