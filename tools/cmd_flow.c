@@ -660,7 +660,13 @@ int fwpt_cmd_flow(int argc, char **argv)
         uint8_t *sb;
         size_t sbn, bad_at;
         if (fwpt_file_load(p, &sb, &sbn) == 0) {
-            sb = realloc(sb, sbn + 1);
+            uint8_t *z = realloc(sb, sbn + 1); /* room for the NUL the JSON reader ends at */
+            if (!z) {
+                free(sb);
+                fprintf(stderr, "fwpt flow: %s: out of memory\n", p);
+                return 1;
+            }
+            sb = z;
             sb[sbn] = 0;
             if (fwpt_json_check((const char *)sb, sbn, &bad_at) != 0) {
                 /* a file cut short, or not sideband.json: nothing in it can be trusted */
