@@ -1,4 +1,4 @@
-# Software trace backend (issue 7): the stand-alone self-test app (every efi/ object but main.o,
+# Software trace backend (backend=soft): the stand-alone self-test app (every efi/ object but main.o,
 # plus tests/qemu/soft/selftest_main.c), the host libipt checker of its saved files, and the TCG
 # plugin that witnesses what the guest executed. All built into the build dir for the QEMU test.
 SOFT_SELFTEST_OBJS := $(filter-out $(B)/efi/efi/main.o,$(EFI_OBJS)) $(B)/efi/tests/qemu/soft/selftest_main.o
