@@ -124,10 +124,18 @@ $(B)/tests/%: tests/oracle/%.c $(TEST_COMMON_OBJS) $(B)/libfwpt.a | $(B)/.deps-t
 $(B)/bench/%: tests/bench/%.c $(TEST_COMMON_OBJS) $(B)/libfwpt.a | $(B)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -O3 -march=native -o $@ $< $(TEST_COMMON_OBJS) $(B)/libfwpt.a $(TEST_LIBS)
-$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) | $(B)/.deps-test
+# The fuzzers link one sanitized build of the library ($(B)/fuzz/libfwpt.a, objects under $(B)/fuzz/obj/). A
+# fragment links more objects into one fuzzer by naming them as prerequisites, e.g.
+#   $(B)/fuzz/fuzz_x: $(B)/fuzz/obj/tools/x.o
+FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -I. -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(B)/fuzz/obj/%.o)
+$(B)/fuzz/obj/%.o: %.c | $(B)/.deps-test
 	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -o $@ $< $(LIB_SRCS)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+$(B)/fuzz/libfwpt.a: $(FUZZ_LIB_OBJS)
+	@rm -f $@ && ar rcs $@ $^
+$(B)/fuzz/%: tests/fuzz/%.c $(B)/fuzz/libfwpt.a | $(B)/.deps-test
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(filter %.o,$^) $(B)/fuzz/libfwpt.a
 
 unit-test: all $(UNIT_TESTS)
 	tests/run.sh $(UNIT_TESTS)
