@@ -7,7 +7,7 @@ $(B)/soft-selftest.so: $(SOFT_SELFTEST_OBJS)
 $(B)/tests/soft_ptxed: tests/qemu/soft/soft_ptxed.c | $(B)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $< -lipt
-$(B)/tests/insn_trace.so: tests/qemu/plugin/insn_trace.c tests/qemu/plugin/qemu_plugin_api.h
+$(B)/tests/insn_trace.so: tests/qemu/plugin/insn_trace.c tests/qemu/plugin/qemu_plugin_api.h | $(B)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_DEFAULT_SOURCE $(WARN) -O2 -I. -shared -fPIC -o $@ $<
 EXTRA_QEMU_DEPS += $(B)/soft-selftest.efi $(B)/tests/soft_ptxed $(B)/tests/insn_trace.so
