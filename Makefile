@@ -1,5 +1,8 @@
 # fwpt — Intel PT firmware tracer. See README.md.
-#   make            build/fwpt.efi (UEFI app) and build/fwpt (host tool)
+#   make            build/fwpt.efi (UEFI app) and build/fwpt (host tool); installs nothing (a missing
+#                   gnu-efi or Zydis stops it with a hint)
+#   make deps       installs the missing Debian packages (as root); test, unit-test, oracle-test, qemu-test,
+#                   bench and fuzz do that first too
 #   make test       every test: host unit, oracle (libipt, Zydis), QEMU
 #   make unit-test  host tests only (fast)
 #   make floor-check  no include from a lower floor to a higher one (docs/architecture.md: the floors)
@@ -66,18 +69,28 @@ EXTRA_QEMU_DEPS :=
 -include $(sort $(wildcard */*.mk))
 
 .PHONY: all deps test unit-test oracle-test floor-check qemu-test usb-image bench fuzz clean
-all: $(B)/.deps-build $(B)/fwpt.efi $(B)/fwpt
+all: $(B)/fwpt.efi $(B)/fwpt
 
-# Missing Debian packages are installed (as root) before anything is built.
-$(B)/.deps-build: tools/ensure-deps.sh
-	@mkdir -p $(B) && tools/ensure-deps.sh build && touch $@
-# after .deps-build, never beside it: two apt-get runs at once (make -j) fail on apt's lock
-$(B)/.deps-test: tools/ensure-deps.sh | $(B)/.deps-build
+# Plain `make` installs nothing: before the first compile, deps-check looks for the headers and libraries the
+# build uses and stops with a one-line hint if one is missing (not a compiler error deep in a header). The goals
+# of DEPS_GOALS install the missing Debian packages (tools/ensure-deps.sh, as root) first, and every compile waits
+# for that (deps-check comes after $(B)/.deps-test), so `make -j2 test` never compiles beside apt-get.
+DEPS_GOALS := deps test unit-test oracle-test qemu-test bench fuzz $(EXTRA_DEPS_GOALS)
+DEPS_INSTALL := $(if $(filter $(DEPS_GOALS),$(MAKECMDGOALS)),$(B)/.deps-test)
+# what `make all` reads: keep in step with the build set of tools/ensure-deps.sh
+BUILD_NEEDS := $(EFI_INC)/efi.h $(EFI_INC)/x86_64/efibind.h $(EFI_CRT0) /usr/lib/elf_x86_64_efi.lds \
+	/usr/lib/libefi.a /usr/lib/libgnuefi.a /usr/include/Zydis/Zydis.h
+$(B)/.deps-test: tools/ensure-deps.sh
 	@mkdir -p $(B) && tools/ensure-deps.sh all && touch $@
 deps: $(B)/.deps-test
+.PHONY: deps-check
+deps-check: | $(DEPS_INSTALL)
+	@missing="$(filter-out $(wildcard $(BUILD_NEEDS)),$(BUILD_NEEDS))"; \
+	command -v $(CC) >/dev/null || missing="$(CC)$${missing:+ $$missing}"; \
+	if [ -n "$$missing" ]; then echo "fwpt: missing $$missing: run 'make deps' as root, or: apt-get install gcc make binutils gnu-efi libzydis-dev" >&2; exit 1; fi
 
 # ---- host ----
-$(B)/host/%.o: %.c | $(B)/.deps-build
+$(B)/host/%.o: %.c | deps-check
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 $(B)/libfwpt.a: $(HOST_LIB_OBJS)
@@ -86,11 +99,11 @@ $(B)/fwpt: $(TOOL_OBJS) $(B)/libfwpt.a
 	$(CC) -o $@ $(TOOL_OBJS) $(B)/libfwpt.a $(HOST_LIBS)
 
 # ---- EFI application (freestanding, gnu-efi) ----
-$(B)/efi/%.o: %.c | $(B)/.deps-build
+$(B)/efi/%.o: %.c | deps-check
 	@mkdir -p $(dir $@)
 	$(CC) $(EFI_CFLAGS) -c $< -o $@
 # Links the gnu-efi objects $^ into the shared object $@, refusing any undefined symbol (also used
-# by fragments, e.g. tests/soft.mk); $(B)/NAME.efi is the PE image of $(B)/NAME.so.
+# by fragments, e.g. tests/soft_selftest.mk); $(B)/NAME.efi is the PE image of $(B)/NAME.so.
 define EFI_LINK
 ld $(EFI_LDFLAGS) $(EFI_CRT0) $^ -o $@ -lefi -lgnuefi $(shell $(CC) -print-libgcc-file-name)
 @if nm -u $@ | grep -q .; then echo "$(@F): undefined symbols:"; nm -u $@; rm -f $@; exit 1; fi
@@ -111,20 +124,28 @@ $(B)/tests/%: tests/oracle/%.c $(TEST_COMMON_OBJS) $(B)/libfwpt.a | $(B)/.deps-t
 $(B)/bench/%: tests/bench/%.c $(TEST_COMMON_OBJS) $(B)/libfwpt.a | $(B)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -O3 -march=native -o $@ $< $(TEST_COMMON_OBJS) $(B)/libfwpt.a $(TEST_LIBS)
-$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) | $(B)/.deps-test
+# The fuzzers link one sanitized build of the library ($(B)/fuzz/libfwpt.a, objects under $(B)/fuzz/obj/). A
+# fragment links more objects into one fuzzer by naming them as prerequisites, e.g.
+#   $(B)/fuzz/fuzz_x: $(B)/fuzz/obj/tools/x.o
+FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -I. -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(B)/fuzz/obj/%.o)
+$(B)/fuzz/obj/%.o: %.c | $(B)/.deps-test
 	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -o $@ $< $(LIB_SRCS)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+$(B)/fuzz/libfwpt.a: $(FUZZ_LIB_OBJS)
+	@rm -f $@ && ar rcs $@ $^
+$(B)/fuzz/%: tests/fuzz/%.c $(B)/fuzz/libfwpt.a | $(B)/.deps-test
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(filter %.o,$^) $(B)/fuzz/libfwpt.a
 
-unit-test: $(B)/.deps-test all $(UNIT_TESTS)
+unit-test: all $(UNIT_TESTS)
 	tests/run.sh $(UNIT_TESTS)
-oracle-test: $(B)/.deps-test all $(ORACLE_TESTS)
+oracle-test: all $(ORACLE_TESTS)
 	tests/run.sh $(ORACLE_TESTS)
 floor-check:
 	tests/run.sh tests/floor_check.sh
-qemu-test: $(B)/.deps-test all $(EXTRA_QEMU_DEPS)
+qemu-test: all $(EXTRA_QEMU_DEPS)
 	tests/run.sh $(QEMU_TESTS)
-test: $(B)/.deps-test all $(UNIT_TESTS) $(ORACLE_TESTS) $(EXTRA_QEMU_DEPS)
+test: all $(UNIT_TESTS) $(ORACLE_TESTS) $(EXTRA_QEMU_DEPS)
 	tests/run.sh $(UNIT_TESTS) $(ORACLE_TESTS) $(EXTRA_TESTS) $(QEMU_TESTS)
 
 usb-image: $(B)/fwpt-usb.img
@@ -132,10 +153,10 @@ $(B)/fwpt-usb.img: $(B)/fwpt.efi tools/mkimage.sh
 	tools/mkimage.sh usb $@ $(B)/fwpt.efi
 
 # real firmware traces (OVMF under QEMU/TCG, backend=soft) beside the synthetic inputs; kept between runs
-bench: $(B)/.deps-test all $(BENCHES)
+bench: all $(BENCHES)
 	tests/bench/firmware-traces.sh $(B) $(B)/bench/fw
 	@for b in $(BENCHES); do echo "=== $$b"; FWPT_BENCH_FW=$(B)/bench/fw $$b || exit 1; done
-fuzz: $(B)/.deps-test $(FUZZERS)
+fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do echo "=== $$f ($(FUZZ_SECONDS) s)"; \
 		mkdir -p $(B)/fuzz/corpus-$$(basename $$f); \
 		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 $(B)/fuzz/corpus-$$(basename $$f) || exit 1; done

@@ -1,4 +1,4 @@
-/* fwpt — pictures of the call tree (struct fwpt_profile of decode/flow_print): folded stacks
+/* fwpt — pictures of the call tree (struct fwpt_profile of decode/profile.h): folded stacks
  * (flamegraph.pl, inferno, speedscope), a self-contained interactive flame graph (SVG, inline
  * script: click to zoom, search, hover for counts) and the Trace Event Format (Perfetto,
  * chrome://tracing: one complete slice per call, the instruction index as the clock).

@@ -49,15 +49,15 @@ enum { FWPT_FLOW_STEP_NEXT = 0, /* *ip decided without a packet (OTHER, direct J
  * pgd_peek: a TIP.PGD waits in peek (a direct branch may leave the IP filter range); tip: the caller takes
  * a TIP left in peek. The order of the tests was measured on bench_flow (fill_fast_walk): a branch per
  * class, predicted, keeps the class off the walk's dependency chain (one branch-free select over
- * OTHER/JCC/JMP_REL/CALL_REL measured ~12% slower). */
+ * OTHER/JCC/JMP_REL/CALL_REL was slower: docs/performance.md, "Flow walk"). */
 static inline __attribute__((always_inline)) int fwpt_flow_i_step(struct fwpt_flow *f, uint8_t cls, uint8_t flags,
                                                                   uint64_t target, uint64_t nx, uint64_t bits,
                                                                   uint32_t cnt, bool pgd_peek, const bool tip,
                                                                   uint64_t *ip)
 {
     if (cls == FWPT_IC_JCC && cnt) {
-        /* branch-free: the outcome is data, not a prediction (a branch measured ~10% slower on random
-         * outcomes, ~2% faster on biased ones) */
+        /* branch-free: the outcome is data, not a prediction (a branch loses more on random outcomes
+         * than it wins on biased ones: docs/performance.md, "Flow walk") */
         uint64_t m = -(bits & 1);
         *ip = nx ^ ((nx ^ target) & m);
         return FWPT_FLOW_STEP_TNT;
@@ -118,8 +118,8 @@ static inline bool fwpt_flow_i_takes_next(const struct fwpt_flow *f, enum fwpt_s
 /* Else the TNT state is stored (bits left, walked instructions not yet counted: a TRIG's ICNT counts from here)
  * and the lookahead (flow_packets.c's flow_lookahead) done: true when the walk goes on (it walks, and no FUP,
  * event, TRIG or CFE waits). Out of line in flow.c, as the lookahead itself is: inlined into both walks' loops it
- * cost the summary walk 2.5-4% on the memory-map firmware trace (bench_summary A/B); out of them, within about 2%
- * of the copies it replaced. */
+ * slowed the summary walk, out of them it costs about what the copies it replaced did (docs/performance.md,
+ * "Flow walk"). */
 bool fwpt_flow_i_packet_lookahead(struct fwpt_flow *f, uint64_t bits, uint64_t walked);
 /* The walk reached the end of block b starting at f->ip (next_ip: its fall-through): its last instruction
  * waits for flow_resolve() (flow_priv.h's end_block). */

@@ -18,9 +18,8 @@ enum flow_state {
 
 /* Cache index of a block start (before the mask): the IP itself. Code in any window of the cache's
  * size maps without a collision, and the walk's dependency chain (IP -> entry -> next IP) carries no
- * hash: the fold ip ^ (ip >> 11) measured 6-9% slower with the same misses on bench_flow. Denser
- * indexes ((ip >> 1), (ip >> 2)) were measured: more collisions between block starts a byte or two
- * apart, and no faster. */
+ * hash (a fold such as ip ^ (ip >> 11) had the same misses and was slower; denser indexes collide
+ * between block starts a byte or two apart: docs/performance.md, "Flow walk"). */
 #define FLOW_SLOT(ip) FWPT_FLOW_SLOT(ip)
 
 /* TNT in either form (SDM: short TNT carries 1-6 bits, long TNT 1-47). */

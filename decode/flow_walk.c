@@ -252,12 +252,9 @@ static inline void put_size(struct fwpt_flow_obuf_insn *d, uint8_t size)
     __builtin_memcpy(&d->size, &w, 2);
 }
 
-/* The walk over cached blocks: about 21 cycles and 76 instructions a block, bound by mispredicted class
- * branches on random outcomes and by the instruction count, less by the IP -> entry -> next IP load chain.
- * Measured on bench_flow and NOT faster (each 0 to -17%): a path cache keyed by TNT bits, a branch-free
- * next IP over every class, a class jump table, SSE/precomputed instruction records, block chaining,
- * prefetching successors (even correctly predicted grandchildren), 64-byte entries carrying successor
- * summaries, longer blocks, taking TNT/TIP bytes straight from the trace, and a two-pass walk-then-write. */
+/* The walk over cached blocks, bound by mispredicted class branches on random outcomes and by the instruction
+ * count, less by the IP -> entry -> next IP load chain. Its cost a block and the designs measured on bench_flow
+ * and found no faster (path cache, jump table, prefetching, chaining, ...): docs/performance.md, "Flow walk". */
 static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt_flow *f, uint32_t on, const bool timed)
 {
     struct fwpt_flow_obuf_insn *o0 = &f->obuf[on]; /* the first not yet counted in n_insns */
@@ -282,9 +279,9 @@ static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt
         if (b->ip != ip || b->mode != mode || since + n > limit)
             break; /* fill's general path: build the block, or report the runaway */
         f->cache_hits++;
-        /* (no prefetch of the successors' entries here: measured no gain, the load follows at once)
+        /* (no prefetch of the successors' entries here: the load follows at once)
          * four slots written unconditionally (the buffer has room for a whole block): most blocks
-         * end there, and a fixed count costs no mispredicted loop exit (eight: ~15% slower) */
+         * end there, and a fixed count costs no mispredicted loop exit (eight was slower) */
         d[0].ip = ip;
         put_size(&d[0], s0);
         d[1].ip = ip + s0;

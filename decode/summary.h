@@ -1,5 +1,5 @@
 /* fwpt — the summary walk: the flow of a trace at the speed of its branches, for what needs no single
- * instruction: the profile and call tree (decode/sumprof, then decode/flow_print, decode/flame,
+ * instruction: the profile and call tree (decode/sumprof, then decode/profile, decode/flame,
  * decode/report), the edges and the coverage bitmap (decode/edges).
  *
  * It walks decode/flow's blocks (the instruction count and end of each are known once, in flow's cache) and

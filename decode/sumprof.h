@@ -1,5 +1,5 @@
 /* fwpt — the profile and call tree of a summary walk (decode/summary.c): what fwpt_profile_add counts for
- * every instruction and event (decode/flow_print.h), counted a run of instructions at a time, and merged into
+ * every instruction and event (decode/profile.c), counted a run of instructions at a time, and merged into
  * a struct fwpt_profile afterwards, where it prints and draws as one built instruction by instruction.
  *
  * A walk may start where calls are open that it does not know: a piece of a trace cut at a PSB

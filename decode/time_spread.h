@@ -1,5 +1,5 @@
 /* fwpt — where the time went: the TSC ticks between two changes of the flow's time (fwpt_flow_time) spread
- * evenly over the instructions between them, into a profile (decode/flow_print) that then counts ticks instead
+ * evenly over the instructions between them, into a profile (decode/profile.c) that then counts ticks instead
  * of instructions (its unit "TSC ticks"): --profile, the call tree, the flame graph and the report by time.
  * The time changes only where a packet decided the flow (a TNT, a TIP, an event), so the ticks up to such a
  * point are shared by the instructions since the last one; nothing is counted across an overflow, an error or

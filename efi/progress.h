@@ -1,4 +1,4 @@
-/* fwpt — progress lines while the app works for long (#18 point 6): every few seconds a line with
+/* fwpt — progress lines while the app works for long: every few seconds a line with
  * the time spent, the trace bytes and the instructions done, while it decodes (on the console), and while the
  * software backend single-steps (from the #DB handler: written to the COM1 UART directly, never through the
  * firmware's console, whose graphics driver allocates pool memory: the stepped code may hold the pool lock).

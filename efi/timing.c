@@ -1,4 +1,4 @@
-/* fwpt — the app's time report (#19): when the trace has timing packets, the flow decoded once more with time,
+/* fwpt — the app's time report: when the trace has timing packets, the flow decoded once more with time,
  * the ticks spread over the instructions (decode/time_spread), and the call's duration and the modules and
  * functions that took most of it printed on the console. */
 #include <efi.h>

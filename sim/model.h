@@ -1,6 +1,6 @@
 /* fwpt — a software model of the processor's Intel PT output logic and of the IA32_RTIT_* MSRs,
- * behind the CPU interface (struct fwpt_cpu). The trace sequence (issue 5) and the software trace
- * backend (issue 7) run against it unchanged. Freestanding; no allocation.
+ * behind the CPU interface (struct fwpt_cpu). The trace sequence (arch/trace.c) and the software trace
+ * backend run against it unchanged. Freestanding; no allocation.
  *
  *   struct fwpt_model m;
  *   fwpt_model_init(&m, &caps, &physmem);        caps: what CPUID answers and which MSR bits exist

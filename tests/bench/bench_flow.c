@@ -102,9 +102,11 @@ static int measure(const struct input *in, int only_fwpt)
 {
     /* libipt: the images from files through its section cache (its fast path) */
     struct pt_image_section_cache *isc = pt_iscache_alloc("bench");
-    int isid[64];
-    if (in->nim > 64)
+    int *isid = malloc(((size_t)in->nim + 1) * sizeof *isid);
+    if (!isid) {
+        fprintf(stderr, "bench_flow: out of memory for %d images\n", in->nim);
         return 1;
+    }
     for (int i = 0; i < in->nim; i++)
         isid[i] = pt_iscache_add_file(isc, in->im[i].path, 0, in->im[i].size, in->im[i].base);
     struct pt_config c;
@@ -178,6 +180,7 @@ static int measure(const struct input *in, int only_fwpt)
     round_end(t0, &tr[4][rep], &t_blk);
     }
     pt_iscache_free(isc);
+    free(isid);
 
     if (in->ntruth)
         printf("instructions: truth %zu, fwpt %llu (errors %llu), fwpt runs %llu, libipt insn %llu, libipt block %llu\n",
@@ -266,16 +269,29 @@ static uint8_t *load_file(const char *path, size_t *size)
  * copies, each from its PSB) until it holds about 10M instructions. */
 static int bench_firmware_dir(const char *dir)
 {
-    struct image im[64];
-    int nim = 0, rc = 1;
+    struct image *im = NULL;
+    int nim = 0, cap = 0, rc = 1;
     uint8_t *one = NULL, *trace = NULL;
     DIR *d = opendir(dir);
     struct dirent *de;
-    while (d && (de = readdir(d))) {
+    if (!d) {
+        fprintf(stderr, "bench_flow: %s: cannot open the directory\n", dir);
+        return 1;
+    }
+    while ((de = readdir(d))) {
         unsigned long long base;
         char tail[8];
-        if (sscanf(de->d_name, "img-%llx.%4s", &base, tail) != 2 || strcmp(tail, "bin") || nim == 64)
+        if (sscanf(de->d_name, "img-%llx.%4s", &base, tail) != 2 || strcmp(tail, "bin"))
             continue;
+        if (nim == cap) { /* grown: a trace may run code in any number of images */
+            struct image *g = realloc(im, (size_t)(cap ? 2 * cap : 64) * sizeof *im);
+            if (!g) {
+                fprintf(stderr, "bench_flow: %s: out of memory at image %d\n", dir, nim + 1);
+                goto out;
+            }
+            im = g;
+            cap = cap ? 2 * cap : 64;
+        }
         im[nim].base = base;
         snprintf(im[nim].path, sizeof im[nim].path, "%s/%s", dir, de->d_name);
         if (!(im[nim].code = load_file(im[nim].path, &im[nim].size))) {
@@ -284,8 +300,8 @@ static int bench_firmware_dir(const char *dir)
         }
         nim++;
     }
-    if (d)
-        closedir(d);
+    closedir(d);
+    d = NULL;
     char path[4200];
     snprintf(path, sizeof path, "%s/trace.pt", dir);
     size_t one_size;
@@ -314,8 +330,11 @@ static int bench_firmware_dir(const char *dir)
     in = (struct input){trace, one_size * copies, im, nim, 0}; /* no ground truth: libipt must agree */
     rc = measure(&in, 0);
 out:
+    if (d)
+        closedir(d);
     while (nim--)
         free((void *)im[nim].code);
+    free(im);
     free(one);
     free(trace);
     return rc;

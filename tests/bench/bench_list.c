@@ -39,9 +39,9 @@ struct input {
     const char *name;
     const uint8_t *trace;
     size_t trace_size;
-    struct image im[128];
-    size_t nim;
-    struct fwpt_module mv[128];
+    struct image *im; /* nim of them, room for cap (grown by add_image) */
+    size_t nim, cap;
+    struct fwpt_module *mv; /* one per image */
     struct fwpt_errata errata;
 };
 
@@ -165,9 +165,19 @@ static int measure(struct input *in, int add_to_total)
 static int add_image(void *ctx, const struct fwpt_sideband_image *s)
 {
     struct input *in = ctx;
-    if (in->nim == 128) {
-        free(s->code);
-        return 0;
+    if (in->nim == in->cap) { /* grown: a trace may run code in any number of images */
+        size_t cap = in->cap ? 2 * in->cap : 64;
+        struct image *im = realloc(in->im, cap * sizeof *im);
+        if (im)
+            in->im = im;
+        struct fwpt_module *mv = im ? realloc(in->mv, cap * sizeof *mv) : NULL;
+        if (!mv) {
+            fprintf(stderr, "bench_list: %s: out of memory at image %zu\n", in->name, in->nim + 1);
+            free(s->code);
+            return 1;
+        }
+        in->mv = mv;
+        in->cap = cap;
     }
     struct image *m = &in->im[in->nim++];
     snprintf(m->name, sizeof m->name, "%s", s->name);
@@ -200,7 +210,12 @@ static int bench_dir(const char *name, const char *dir)
         return 1;
     }
     sb[sbn] = 0;
-    fwpt_sideband_images(sb, dir, add_image, &in);
+    int rc = 1;
+    if (fwpt_sideband_images(sb, dir, add_image, &in) != 0 || !in.nim) {
+        fprintf(stderr, "bench_list: %s/sideband.json: %s\n", dir,
+                in.nim ? "its image list is malformed, or an image could not be kept" : "no images, or the list is malformed");
+        goto out;
+    }
     qsort(in.im, in.nim, sizeof in.im[0], cmp_base);
     for (size_t i = 0; i < in.nim; i++)
         in.mv[i] = (struct fwpt_module){in.im[i].name, in.im[i].base, in.im[i].size, NULL, 0};
@@ -210,9 +225,12 @@ static int bench_dir(const char *name, const char *dir)
     in.trace = trace;
     in.trace_size = n;
     printf("--- firmware: %s (%zu trace bytes, %zu images)\n", name, n, in.nim);
-    int rc = measure(&in, 1);
+    rc = measure(&in, 1);
+out:
     for (size_t i = 0; i < in.nim; i++)
         free(in.im[i].code);
+    free(in.im);
+    free(in.mv);
     free(trace);
     free(sb);
     return rc;
@@ -233,9 +251,11 @@ static int bench_generated(void)
     in.name = "generated";
     in.trace = p.trace;
     in.trace_size = p.trace_size;
-    in.nim = 1;
-    in.im[0] = (struct image){"Prog", p.base, p.code_size, p.code, p.code_size};
-    in.mv[0] = (struct fwpt_module){"Prog", p.base, p.code_size, NULL, 0};
+    struct image im = {"Prog", p.base, p.code_size, p.code, p.code_size};
+    struct fwpt_module mv = {"Prog", p.base, p.code_size, NULL, 0};
+    in.nim = in.cap = 1;
+    in.im = &im;
+    in.mv = &mv;
     printf("--- generated program: %zu instructions, %zu trace bytes\n", p.ntruth, p.trace_size);
     int rc = measure(&in, 0);
     progen_free(&p);

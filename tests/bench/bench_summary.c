@@ -42,16 +42,16 @@ struct input {
     size_t len;
     struct fw_image_set code;
     struct fwpt_modules mods;
-    struct fwpt_module mv[64];
+    struct fwpt_module *mv; /* one per image */
 };
 static struct fwpt_flow_block cache[1 << 16];
 static struct fwpt_sum_path paths[1 << 14];
 static struct fwpt_sum_cold cold[1 << 14];
 
-/* up to 64 modules, 2^16 functions, 2^18 call-tree nodes, 2^19 hash slots; allocated once */
+/* mods->n modules, 2^16 functions, 2^18 call-tree nodes, 2^19 hash slots; allocated once (grown for more modules) */
 static void prof_init(struct prof_mem *m, struct fwpt_modules *mods)
 {
-    prof_mem_init(m, mods, 64, 1 << 16, 1 << 18, 1 << 19);
+    prof_mem_init(m, mods, mods->n, 1 << 16, 1 << 18, 1 << 19);
 }
 
 enum { W_INSN, W_INSN_PROF, W_BLK, W_SUM, W_SUM_PROF, W_SUM_COV, W_SUM_BOTH, W_COUNT };
@@ -118,7 +118,11 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
 static int measure(struct input *in)
 {
     struct pt_image_section_cache *isc = pt_iscache_alloc("bench");
-    int isid[64];
+    int *isid = malloc(((size_t)in->code.n + 1) * sizeof *isid);
+    if (!isid) {
+        fprintf(stderr, "bench_summary: out of memory\n");
+        return 1;
+    }
     for (int i = 0; i < in->code.n; i++)
         isid[i] = pt_iscache_add_file(isc, in->code.im[i].path, 0, in->code.im[i].size, in->code.im[i].base);
     static struct prof_mem pm;
@@ -136,6 +140,7 @@ static int measure(struct input *in)
                best[w], (unsigned long long)cnt[w]);
     }
     pt_iscache_free(isc);
+    free(isid);
     int ok = 1;
     for (int w = 0; w < W_COUNT; w++)
         ok &= cnt[w] == cnt[W_INSN];
@@ -234,9 +239,8 @@ static int bench_program(size_t n, unsigned extra_plain, int biased)
     if (fd < 0 || write(fd, p.code, p.code_size) != (ssize_t)p.code_size)
         return 1;
     close(fd);
-    struct input in = {p.trace, p.trace_size, {&im, 1}, {0}, {{0}}};
-    in.mv[0] = (struct fwpt_module){"Prog", p.base, p.code_size, NULL, 0};
-    in.mods = (struct fwpt_modules){in.mv, 1, 0};
+    struct fwpt_module mv = {"Prog", p.base, p.code_size, NULL, 0};
+    struct input in = {p.trace, p.trace_size, {&im, 1}, {&mv, 1, 0}, &mv};
     printf("program: %zu bytes of code, trace %zu bytes, %zu instructions\n", p.code_size, p.trace_size, p.ntruth);
     int rc = measure(&in);
     printf("  threads, profile and bitmap:\n");
@@ -250,20 +254,28 @@ static int bench_program(size_t n, unsigned extra_plain, int biased)
 
 static int bench_firmware_dir(const char *dir)
 {
-    static struct fw_image im[64];
-    int nim = fw_images(dir, im, 64), rc = 1;
+    struct fw_image *im;
+    int nim = fw_images("bench_summary", dir, &im), rc = 1;
+    if (nim < 0)
+        return 1;
     static struct input in;
-    char path[4200], names[64][24];
+    char path[4200], (*names)[24] = malloc(((size_t)nim + 1) * sizeof *names);
     snprintf(path, sizeof path, "%s/trace.pt", dir);
     size_t len;
     uint8_t *one = (uint8_t *)slurp(path, &len), *all = NULL;
-    in = (struct input){one, len, {im, nim}, {0}, {{0}}};
-    for (int i = 0; i < nim; i++) {
+    in = (struct input){one, len, {im, nim}, {0}, malloc(((size_t)nim + 1) * sizeof *in.mv)};
+    for (int i = 0; names && in.mv && i < nim; i++) {
         snprintf(names[i], sizeof names[i], "img%d", i);
         in.mv[i] = (struct fwpt_module){names[i], im[i].base, im[i].size, NULL, 0};
     }
     in.mods = (struct fwpt_modules){in.mv, (size_t)nim, 0};
-    if (one && len && nim) {
+    if (!names || !in.mv)
+        fprintf(stderr, "bench_summary: %s: out of memory for %d images\n", dir, nim);
+    else if (!one || !len)
+        fprintf(stderr, "bench_summary: %s: cannot read it or it is empty\n", path);
+    else if (!nim)
+        fprintf(stderr, "bench_summary: %s: no img-BASE.bin images\n", dir);
+    else {
         uint64_t n1 = count_insns(&in);
         all = repeat(one, len, n1, 20000000, &in.len);
         in.trace = all;
@@ -281,6 +293,9 @@ static int bench_firmware_dir(const char *dir)
     free(all);
     while (nim--)
         free(im[nim].code);
+    free(im);
+    free(names);
+    free(in.mv);
     return rc;
 }
 

@@ -69,23 +69,49 @@ static int cmp_base(const void *a, const void *b)
     return x->base < y->base ? -1 : x->base > y->base;
 }
 
-int fw_images(const char *dir, struct fw_image *im, int max)
+int fw_images(const char *who, const char *dir, struct fw_image **out)
 {
-    int n = 0;
+    *out = NULL;
     DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "%s: %s: cannot open the directory\n", who, dir);
+        return -1;
+    }
+    struct fw_image *im = NULL;
+    int n = 0, cap = 0, bad = 0;
     struct dirent *de;
-    while (d && (de = readdir(d)) && n < max) {
+    while (!bad && (de = readdir(d))) {
         unsigned long long b;
         if (sscanf(de->d_name, "img-%llx.bin", &b) != 1)
             continue;
+        if (n == cap) { /* grown: a trace may run code in any number of images */
+            struct fw_image *g = cap < 1 << 20 ? realloc(im, (size_t)(cap ? 2 * cap : 64) * sizeof *im) : NULL;
+            if (!g) {
+                fprintf(stderr, "%s: %s: out of memory at image %d\n", who, dir, n + 1);
+                bad = 1;
+                break;
+            }
+            im = g;
+            cap = cap ? 2 * cap : 64;
+        }
         im[n].base = b;
         snprintf(im[n].path, sizeof im[n].path, "%s/%s", dir, de->d_name);
-        if ((im[n].code = (uint8_t *)slurp(im[n].path, &im[n].size)))
+        if (!(im[n].code = (uint8_t *)slurp(im[n].path, &im[n].size))) {
+            fprintf(stderr, "%s: %s: cannot read it\n", who, im[n].path);
+            bad = 1;
+        } else
             n++;
     }
-    if (d)
-        closedir(d);
-    qsort(im, (size_t)n, sizeof *im, cmp_base);
+    closedir(d);
+    if (bad) {
+        while (n--)
+            free(im[n].code);
+        free(im);
+        return -1;
+    }
+    if (n)
+        qsort(im, (size_t)n, sizeof *im, cmp_base);
+    *out = im;
     return n;
 }
 

@@ -24,9 +24,10 @@ struct fw_image {
     size_t size;
     char path[4200];
 };
-/* The img-BASE.bin images in dir, at most max, sorted by base, each read whole (the caller frees code):
- * how many. */
-int fw_images(const char *dir, struct fw_image *im, int max);
+/* Every img-BASE.bin image in dir, sorted by base, each read whole, into *out (malloc'd, grown to hold them
+ * all; the caller frees it and each code): how many. -1 when dir or an image cannot be read (said on stderr,
+ * prefixed with 'who', naming the file), with nothing to free. */
+int fw_images(const char *who, const char *dir, struct fw_image **out);
 /* fwpt_flow_init's read over the n images at im (ctx: a struct fw_image_set) */
 struct fw_image_set {
     const struct fw_image *im;

@@ -1,7 +1,7 @@
 /* fwpt tests — one walk of libipt's instruction decoder (pt_insn_*) over a trace, with the code
  * from a libipt read callback: sync to each PSB, drain pending events, take instructions until the
  * end of the trace. Header-only (static inline) so that tools built outside the test link
- * (tests/qemu/soft/soft_ptxed.c, tests/soft.mk) share it with the oracle tests. Hosted C, -lipt. */
+ * (tests/qemu/soft/soft_ptxed.c, tests/soft_selftest.mk) share it with the oracle tests. Hosted C, -lipt. */
 #ifndef FWPT_TESTS_IPT_INSN_H
 #define FWPT_TESTS_IPT_INSN_H
 

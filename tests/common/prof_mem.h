@@ -1,6 +1,6 @@
 /* fwpt tests — a struct fwpt_profile with its tables on the heap, and the profile's texts (profile, call
- * tree, folded stacks) into a memory sink. Header-only (static inline): the fuzzers are built from the
- * library sources alone (Makefile rule $(B)/fuzz/%), without the tests/common objects. */
+ * tree, folded stacks) into a memory sink. Header-only (static inline): the fuzzers link the library alone
+ * (Makefile rule $(B)/fuzz/%), without the tests/common objects. */
 #ifndef FWPT_TESTS_PROF_MEM_H
 #define FWPT_TESTS_PROF_MEM_H
 
@@ -18,15 +18,21 @@ struct prof_mem {
     struct fwpt_profile_func *funcs;
     struct fwpt_profile_node *nodes;
     uint32_t *hash;
+    size_t nmods; /* mod_insns has room for nmods modules */
 };
 
 /* fwpt_profile_init over mods with nf functions, nn call-tree nodes and nh hash slots; the tables are
- * allocated on the first call (m zeroed) and kept for the next ones, with room for nmods modules. */
+ * allocated on the first call (m zeroed) and kept for the next ones, with room for nmods modules (grown
+ * when a later call has more). */
 static inline void prof_mem_init(struct prof_mem *m, struct fwpt_modules *mods, size_t nmods, size_t nf, size_t nn,
                                  size_t nh)
 {
-    if (!m->funcs) {
+    if (!m->mod_insns || nmods > m->nmods) {
+        free(m->mod_insns);
         m->mod_insns = calloc(nmods + 1, sizeof *m->mod_insns);
+        m->nmods = nmods;
+    }
+    if (!m->funcs) {
         m->funcs = malloc(nf * sizeof *m->funcs);
         m->nodes = malloc(nn * sizeof *m->nodes);
         m->hash = malloc(nh * sizeof *m->hash);

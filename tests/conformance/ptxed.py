@@ -271,7 +271,7 @@ PRESENTATION_ONLY = [
 ]
 
 # Cases fwpt does not decode the way ptxed does yet, with the reason; each must fail (a case that now
-# passes must leave this list, so the list stays exact). Issue 16 is open until this is empty.
+# passes must leave this list, so the list stays exact). The flow conformance is complete when it is empty.
 NOT_YET = [
 ]
 

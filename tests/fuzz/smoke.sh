@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs each built libFuzzer target in $FWPT_BUILD/fuzz for FUZZ_SMOKE_SECONDS (default 20) seconds,
 # starting from its corpus if `make fuzz` left one (new inputs go to a scratch dir).
-# Prints "fuzz-smoke: N passed, N failed". Built by `make test` (tests/packet.mk).
+# Prints "fuzz-smoke: N passed, N failed". Built by `make test` (tests/fuzz.mk).
 set -u
 build=${FWPT_BUILD:-build}
 secs=${FUZZ_SMOKE_SECONDS:-20}

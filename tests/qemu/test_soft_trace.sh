@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The software trace backend end to end under QEMU/TCG (issue 7).
+# The software trace backend end to end under QEMU/TCG (backend=soft).
 #  1. OVMF boots soft-selftest.efi (efi/soft_selftest.c): for each case — profile (broadwell: single-
 #     entry ToPA; skylake: multi-entry ring that wraps, IP filter; tremont: timing packets;
 #     alderlake-p: TraceStop) x target (internal code, LocateHandleBuffer, GetMemoryMap,
@@ -210,7 +210,7 @@ for pair in "4 5" "1 6"; do
         bad "in place: sessions $pair: '$a' / '$b' (pieces, trace bytes, pool bytes)"
     fi
 done
-# Time (#19): `time` turns on TSC, MTC and CYC at the settings the profile allows (skylake: MTCFreq 9, CycThresh 5);
+# Time: `time` turns on TSC, MTC and CYC at the settings the profile allows (skylake: MTCFreq 9, CycThresh 5);
 # the app prints the call's duration in TSC ticks and microseconds, says the times are single-stepping's, and lists
 # where the time went; the host tool finds the same in the saved directory with no timing options (sideband.json).
 session_run 7 0 trace locate-handle backend=soft profile=skylake time verify shutdown

@@ -120,7 +120,7 @@ static struct fwpt_errata cpu_errata(uint32_t family, uint32_t model)
         expect(#field " without a processor", NULL, filter, nf, without);                                            \
     } while (0)
 
-/* Issue 16's pattern, from traces of real processors: tracing off (FUP X + TIP.PGD), a PSB+ while it
+/* A pattern from traces of real processors: tracing off (FUP X + TIP.PGD), a PSB+ while it
  * is off that holds FUP X (BDM70) among MODE.TSX, PIP, VMCS and CBR, then TIP.PGE X and TNT. Code at
  * 10000: nop; jz +1; nop; nop; hlt. */
 static void case_bdm70(void)

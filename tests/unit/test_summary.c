@@ -423,12 +423,16 @@ static void check_firmware(void)
     int n = fw_traces("summary", &fw);
     CHECK(n >= 0);
     for (int i = 0; i < n; i++) {
-        struct fw_image im[64];
-        struct fwpt_module mv[64];
-        char names[64][32];
+        struct fw_image *im;
         size_t len = 0;
-        int nim = fw_images(fw[i].dir, im, 64);
-        for (int k = 0; k < nim; k++) {
+        int nim = fw_images("summary", fw[i].dir, &im);
+        CHECK(nim > 0);
+        if (nim <= 0)
+            continue;
+        struct fwpt_module *mv = malloc((size_t)nim * sizeof *mv);
+        char (*names)[32] = malloc((size_t)nim * sizeof *names);
+        CHECK(mv && names);
+        for (int k = 0; mv && names && k < nim; k++) {
             snprintf(names[k], sizeof names[k], "M%d", k);
             mv[k] = (struct fwpt_module){names[k], im[k].base, im[k].size, NULL, 0};
         }
@@ -438,7 +442,7 @@ static void check_firmware(void)
         snprintf(path, sizeof path, "%s/trace.pt", fw[i].dir);
         uint8_t *one = (uint8_t *)slurp(path, &len);
         CHECK(one && len);
-        if (one && len) {
+        if (one && len && mv && names) {
             uint8_t *rep = malloc(len * 3);
             for (int k = 0; k < 3; k++)
                 memcpy(rep + k * len, one, len);
@@ -451,6 +455,9 @@ static void check_firmware(void)
         free(one);
         for (int k = 0; k < nim; k++)
             free(im[k].code);
+        free(im);
+        free(mv);
+        free(names);
     }
     free(fw);
 }

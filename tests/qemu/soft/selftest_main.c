@@ -1,6 +1,6 @@
 /* A stand-alone EFI app for the QEMU test of the software backend: runs fwpt_soft_selftest (all
  * cases) with the watchdog off and prints to the console (serial under QEMU). Linked with every
- * efi/ object except efi/main.o (tests/soft.mk). */
+ * efi/ object except efi/main.o (tests/soft_selftest.mk). */
 #include <efi.h>
 #include <efilib.h>
 #include "efi/console.h"
