@@ -85,10 +85,7 @@ static int add_sideband_image(void *ctx, const struct fwpt_sideband_image *s)
     struct sideband_images *c = ctx;
     if (s->bad_key) {
         fprintf(stderr, "fwpt flow: %s: images[%u] (\"%s\"): \"%s\": expected %s, got %s\n", c->sb_path, s->index,
-                s->name, s->bad_key,
-                !strcmp(s->bad_key, "base") || !strcmp(s->bad_key, "size") ? "a number (\"0x..\" hex or decimal)"
-                                                                           : "a string",
-                s->bad_value);
+                s->name, s->bad_key, s->expected, s->bad_value);
         c->bad++;
         return 0;
     }

@@ -27,13 +27,13 @@ const char *fwpt_json_string(const char *p, char *out, size_t cap)
         if (c == '\\' && p[1]) {
             p++;
             c = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
-            if (*p == 'u') { /* \uXXXX: keep ASCII, else '?' */
+            if (*p == 'u') { /* \uXXXX: keep ASCII, else '?' (and \u0000: a NUL would cut the string short) */
                 unsigned v = 0;
                 int k;
                 for (k = 1; k <= 4 && p[k]; k++)
                     v = v * 16 + (unsigned)(p[k] <= '9' ? p[k] - '0' : (p[k] | 32) - 'a' + 10);
                 p += k - 1;
-                c = v < 128 ? (char)v : '?';
+                c = v && v < 128 ? (char)v : '?';
             }
         }
         if (n + 1 < cap)
@@ -414,7 +414,7 @@ static int read_image(void *ctx, const char *obj)
 {
     struct image_fields *v = ctx;
     unsigned index = v->index++;
-    struct fwpt_sideband_image im = {v->name[0] ? v->name : "?", v->base, 0, NULL, 0, NULL, 0, index, NULL, ""};
+    struct fwpt_sideband_image im = {v->name[0] ? v->name : "?", v->base, 0, NULL, 0, NULL, 0, index, NULL, NULL, ""};
     /* a member there but not read: a value of the wrong kind (null stands for "not given") */
     static const char *const keys[4] = {"base", "size", "name", "file"};
     const int read[4] = {v->have_base, v->have_size, v->name[0] != 0, v->file[0] != 0};
@@ -422,8 +422,17 @@ static int read_image(void *ctx, const char *obj)
         const char *at = read[k] ? NULL : member(obj, keys[k]);
         if (at && strncmp(at, "null", 4) && (k < 2 || *at != '"')) {
             im.bad_key = keys[k];
+            im.expected = k < 2 ? "a number (\"0x..\" hex or decimal)" : "a string";
             fwpt_json_raw(at, im.bad_value, sizeof im.bad_value);
         }
+    }
+    /* the file is DIR/file (the app writes img-BASE.bin): a path elsewhere, or a name cut to fit, is never opened */
+    if (!im.bad_key && v->file[0] &&
+        (strchr(v->file, '/') || !strcmp(v->file, ".") || !strcmp(v->file, "..") ||
+         strlen(v->file) + 1 >= sizeof v->file)) {
+        im.bad_key = "file";
+        im.expected = "the name of a file in the directory (no '/', not \".\" or \"..\", under 511 bytes)";
+        fwpt_json_raw(member(obj, "file"), im.bad_value, sizeof im.bad_value);
     }
     if (im.bad_key)
         return v->each(v->ctx, &im);

@@ -48,10 +48,12 @@ struct fwpt_sideband_image {
     int err;          /* why path could not be read (errno), else 0 */
     unsigned index;   /* its place in the list, from 0 */
     const char *bad_key; /* a key whose value is not what it should be ("base", "size", "name", "file"), else NULL */
+    const char *expected; /* what that value should be, as a message says it */
     char bad_value[64];  /* that value as written */
 };
 /* Each image of the "images" list that has a base or a bad value (im->bad_key), handed to each(ctx, im) (name and path live during the call;
- * return nonzero to stop with -1). 0 at the end of the list, -1 when there is none or it is malformed. */
+ * return nonzero to stop with -1). A "file" is a name in dir: one with a '/', "." or "..", or cut to fit, is a bad
+ * value (a file outside dir is never opened). 0 at the end of the list, -1 when there is none or it is malformed. */
 int fwpt_sideband_images(const char *text, const char *dir,
                          int (*each)(void *ctx, const struct fwpt_sideband_image *im), void *ctx);
 
