@@ -433,7 +433,11 @@ static int read_image(void *ctx, const char *obj)
          strlen(v->file) + 1 >= sizeof v->file)) {
         im.bad_key = "file";
         im.expected = "the name of a file in the directory (no '/', not \".\" or \"..\", under 511 bytes)";
-        fwpt_json_raw(member(obj, "file"), im.bad_value, sizeof im.bad_value);
+        const char *at = member(obj, "file"); /* NULL: a text the strict check refuses, read another way here */
+        if (at)
+            fwpt_json_raw(at, im.bad_value, sizeof im.bad_value);
+        else
+            snprintf(im.bad_value, sizeof im.bad_value, "\"%.*s\"", (int)sizeof im.bad_value - 6, v->file);
     }
     if (im.bad_key)
         return v->each(v->ctx, &im);
