@@ -17,7 +17,9 @@ for f in "$build"/fuzz/fuzz_*; do
     [ -d "$build/fuzz/corpus-$name" ] && corpus=("$build/fuzz/corpus-$name")
     seeds=$(dirname "$0")/seeds/${name#fuzz_} # committed seeds (tests/fuzz/seeds/NAME for fuzz_NAME)
     [ -d "$seeds" ] && corpus+=("$seeds")
-    if out=$("$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 "$scratch" "${corpus[@]}" 2>&1); then
+    dict=()
+    [ -f "$seeds.dict" ] && dict=(-dict="$seeds.dict") # its words (keys the readers look for)
+    if out=$("$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 "${dict[@]}" "$scratch" "${corpus[@]}" 2>&1); then
         echo "$name: ok ($(printf '%s\n' "$out" | grep -Eo 'Done [0-9]+ runs in [0-9]+ second' | tail -n 1))"
         pass=$((pass + 1))
     else
