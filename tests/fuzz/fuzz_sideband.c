@@ -17,12 +17,18 @@
 
 static char scratch[64]; /* an empty directory: image files are never found */
 
+static void remove_scratch(void)
+{
+    rmdir(scratch);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
     snprintf(scratch, sizeof scratch, "/tmp/fuzz_sideband.XXXXXX");
     if (!mkdtemp(scratch))
         abort();
+    atexit(remove_scratch);
     return 0;
 }
 
