@@ -159,7 +159,9 @@ bench: all $(BENCHES)
 fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do echo "=== $$f ($(FUZZ_SECONDS) s)"; \
 		mkdir -p $(B)/fuzz/corpus-$$(basename $$f); \
-		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 $(B)/fuzz/corpus-$$(basename $$f) || exit 1; done
+		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 $(B)/fuzz/corpus-$$(basename $$f) \
+			$$(ls -d tests/fuzz/seeds/$$(basename $$f | sed s/^fuzz_//) 2>/dev/null) \
+			$$(ls tests/fuzz/seeds/$$(basename $$f | sed s/^fuzz_//).dict 2>/dev/null | sed s/^/-dict=/) || exit 1; done
 
 clean:
 	rm -rf $(B)

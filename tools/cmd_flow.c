@@ -85,10 +85,7 @@ static int add_sideband_image(void *ctx, const struct fwpt_sideband_image *s)
     struct sideband_images *c = ctx;
     if (s->bad_key) {
         fprintf(stderr, "fwpt flow: %s: images[%u] (\"%s\"): \"%s\": expected %s, got %s\n", c->sb_path, s->index,
-                s->name, s->bad_key,
-                !strcmp(s->bad_key, "base") || !strcmp(s->bad_key, "size") ? "a number (\"0x..\" hex or decimal)"
-                                                                           : "a string",
-                s->bad_value);
+                s->name, s->bad_key, s->expected, s->bad_value);
         c->bad++;
         return 0;
     }
@@ -106,173 +103,6 @@ static int add_sideband_image(void *ctx, const struct fwpt_sideband_image *s)
                 "(the code past byte %zu cannot be decoded)\n", s->path, s->code_size, c->sb_path,
                 (unsigned long long)s->size, (unsigned long long)s->size, m->name, s->code_size);
     return 0;
-}
-
-struct filter_fields {
-    char cfg[16];
-    uint64_t a, b;
-    int have_a, have_b;
-    uint64_t (*r)[2];
-    int n;
-};
-
-static int add_sideband_filter(void *ctx)
-{
-    struct filter_fields *v = ctx;
-    if (!strcmp(v->cfg, "filter") && v->have_a && v->have_b && v->a <= v->b && v->n < FWPT_FLOW_FILTERS) {
-        v->r[v->n][0] = v->a;
-        v->r[v->n][1] = v->b;
-        v->n++;
-    }
-    return 0;
-}
-
-/* The IP filter ranges of sideband.json's settings ("addr_ranges":[{"cfg":"filter","a":"0x..","b":"0x.."},..]):
- * how many were read into r (at most FWPT_FLOW_FILTERS; TraceStop ranges are skipped), -1 when malformed. */
-static int parse_sideband_filters(const char *text, uint64_t (*r)[2])
-{
-    struct filter_fields v = {.r = r};
-    const struct fwpt_json_field f[] = {
-        {"cfg", v.cfg, sizeof v.cfg, NULL, NULL},
-        {"a", NULL, 0, &v.a, &v.have_a},
-        {"b", NULL, 0, &v.b, &v.have_b},
-    };
-    const char *p = fwpt_json_value(text, "addr_ranges");
-    if (!p)
-        return strstr(text, "\"addr_ranges\"") ? -1 : 0;
-    return fwpt_json_array(p, f, sizeof f / sizeof f[0], add_sideband_filter, &v) ? -1 : v.n;
-}
-
-/* What the report page and the frame names need from sideband.json (as the app wrote it). */
-struct sideband_run {
-    struct fwpt_report_run run;
-    char vendor[16], backend[16], profile[64], target[64], path[512], impl[128], reason[256];
-    char v_result[16], v_scope[16], v_part[96], v_reason[160];
-    struct fwpt_symbol sym;
-};
-
-static bool jtrue(const char *obj, const char *key)
-{
-    const char *v = obj ? fwpt_json_value(obj, key) : NULL;
-    return v && !strncmp(v, "true", 4);
-}
-
-/* sideband.json's "verify" into r->run.verify: the object the app writes ({"result","scope","compared","total","part",
- * "reason","text"}: docs/formats.md), or the string of fwpt 0.2 before it ("passed", "FAILED", "skipped (...)",
- * "not asked"); what is not known is said on stderr (path: the file) and never shown as passed. */
-static void parse_sideband_verify(const char *v, const char *path, struct sideband_run *r)
-{
-    struct fwpt_verify *u = &r->run.verify;
-    *u = (struct fwpt_verify){.result = FWPT_VERIFY_NOT_RUN, .reason = r->v_reason};
-    snprintf(r->v_reason, sizeof r->v_reason, "not recorded in sideband.json");
-    if (!v)
-        return;
-    if (*v == '"') { /* the old string: no scope recorded */
-        char old[64] = "";
-        fwpt_json_string(v, old, sizeof old);
-        if (!strcmp(old, "passed")) {
-            u->result = FWPT_VERIFY_PASSED, u->scope = FWPT_VERIFY_UNKNOWN;
-        } else if (!strcmp(old, "FAILED")) {
-            u->result = FWPT_VERIFY_FAILED, u->reason = NULL;
-        } else if (!strncmp(old, "skipped (", 9) && old[strlen(old) - 1] == ')') {
-            snprintf(r->v_reason, sizeof r->v_reason, "skipped: %.*s", (int)strlen(old) - 10, old + 9);
-        } else if (!strcmp(old, "not asked")) {
-            snprintf(r->v_reason, sizeof r->v_reason, "%s", old);
-        } else {
-            note("fwpt flow: %s: \"verify\": unknown value \"%s\" (the page says not recorded)\n", path, old);
-        }
-        return;
-    }
-    uint64_t compared = 0, total = 0;
-    int have_c = 0, have_t = 0;
-    char reason[sizeof r->v_reason] = "";
-    const struct fwpt_json_field f[] = {
-        {"result", r->v_result, sizeof r->v_result, NULL, NULL}, {"scope", r->v_scope, sizeof r->v_scope, NULL, NULL},
-        {"compared", NULL, 0, &compared, &have_c}, {"total", NULL, 0, &total, &have_t},
-        {"part", r->v_part, sizeof r->v_part, NULL, NULL}, {"reason", reason, sizeof reason, NULL, NULL},
-    };
-    if (*v != '{' || !fwpt_json_object(v, f, sizeof f / sizeof f[0])) {
-        note("fwpt flow: %s: \"verify\" is neither an object nor a string (the page says not recorded)\n", path);
-        return;
-    }
-    int res = fwpt_verify_result_parse(r->v_result);
-    if (res < 0) {
-        note("fwpt flow: %s: \"verify\": unknown result \"%s\" (expected passed, failed or not run; the page says not "
-             "recorded)\n", path, r->v_result);
-        return;
-    }
-    snprintf(r->v_reason, sizeof r->v_reason, "%s", reason);
-    u->result = (enum fwpt_verify_result)res;
-    u->part = r->v_part;
-    u->compared = compared;
-    u->total = total;
-    if (u->result == FWPT_VERIFY_PASSED) {
-        int sc = fwpt_verify_scope_parse(r->v_scope);
-        if (sc < 0 || sc == FWPT_VERIFY_UNKNOWN || !have_c || !have_t || compared > total ||
-            (sc == FWPT_VERIFY_WHOLE && compared != total)) {
-            note("fwpt flow: %s: \"verify\": scope \"%s\", compared %llu of %llu: not a scope (expected whole with "
-                 "compared = total, or first/newest with compared <= total; the page says the scope is not recorded)\n",
-                 path, r->v_scope, (unsigned long long)compared, (unsigned long long)total);
-            sc = FWPT_VERIFY_UNKNOWN;
-        }
-        u->scope = (enum fwpt_verify_scope)sc;
-    }
-}
-
-static void parse_sideband_run(const char *text, const char *path, struct sideband_run *r)
-{
-    uint64_t family = 0, model = 0, stepping = 0, signature = 0, impl_addr = 0, status = 0, bytes = 0;
-    int have[8] = {0};
-    const struct fwpt_json_field cpu[] = {
-        {"vendor", r->vendor, sizeof r->vendor, NULL, NULL}, {"family", NULL, 0, &family, &have[0]},
-        {"model", NULL, 0, &model, &have[1]}, {"stepping", NULL, 0, &stepping, &have[2]},
-        {"signature", NULL, 0, &signature, &have[3]},
-    };
-    const struct fwpt_json_field target[] = {
-        {"name", r->target, sizeof r->target, NULL, NULL}, {"path", r->path, sizeof r->path, NULL, NULL},
-        {"impl", r->impl, sizeof r->impl, NULL, NULL}, {"impl_addr", NULL, 0, &impl_addr, &have[4]},
-        {"status", NULL, 0, &status, &have[5]},
-    };
-    const struct fwpt_json_field trace[] = {
-        {"bytes", NULL, 0, &bytes, &have[6]}, {"reason", r->reason, sizeof r->reason, NULL, NULL},
-    };
-    const char *p;
-    if ((p = fwpt_json_value(text, "cpu")))
-        fwpt_json_object(p, cpu, sizeof cpu / sizeof cpu[0]);
-    if ((p = fwpt_json_value(text, "target")))
-        fwpt_json_object(p, target, sizeof target / sizeof target[0]);
-    const char *tr = fwpt_json_value(text, "trace");
-    if (tr && !fwpt_json_object(tr, trace, sizeof trace / sizeof trace[0]))
-        have[6] = 0;
-    if ((p = fwpt_json_value(text, "backend")))
-        fwpt_json_string(p, r->backend, sizeof r->backend);
-    if ((p = fwpt_json_value(text, "profile")))
-        fwpt_json_string(p, r->profile, sizeof r->profile);
-    parse_sideband_verify(fwpt_json_value(text, "verify"), path, r);
-    struct fwpt_report_run *u = &r->run;
-    u->vendor = r->vendor;
-    u->family = (uint32_t)family;
-    u->model = (uint32_t)model;
-    u->stepping = (uint32_t)stepping;
-    u->signature = (uint32_t)signature;
-    u->backend = r->backend;
-    u->profile = r->profile;
-    u->target = r->target;
-    u->target_path = r->path;
-    u->impl = r->impl;
-    u->impl_addr = impl_addr;
-    u->target_status = status;
-    u->recorded = have[6] != 0;
-    if (tr && !have[6])
-        note("fwpt flow: %s: \"trace\" without a usable \"bytes\" (the page says what the run recorded is not known)\n",
-             path);
-    u->trace_bytes = bytes;
-    u->trace_reason = r->reason;
-    u->wrapped = jtrue(tr, "wrapped");
-    u->stopped = jtrue(tr, "stopped");
-    u->error = jtrue(tr, "error");
-    r->sym.addr = impl_addr;
-    r->sym.name = r->impl;
 }
 
 /* What the report page says the host's decode found in the trace (n bytes): no PSB; the end with tracing on
@@ -472,7 +302,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     uint64_t filter[FWPT_FLOW_FILTERS][2];
     uint32_t n_filter = 0;
     const char *flame_path = NULL, *folded_path = NULL, *chrome_path = NULL, *report_path = NULL;
-    static struct sideband_run sbr;
+    static struct fwpt_sideband_run sbr;
     static struct flow_summary fsum = {.cov_size = 1 << 16};
     uint64_t jobs = 0, split = 0;
     int walk_insn = 0;
@@ -681,13 +511,13 @@ int fwpt_cmd_flow(int argc, char **argv)
             if (sbi.bad)
                 return 1;
             if (!n_filter) {
-                int nf = parse_sideband_filters((const char *)sb, filter);
+                int nf = fwpt_sideband_filters((const char *)sb, filter, FWPT_FLOW_FILTERS);
                 if (nf < 0)
                     note("fwpt flow: %s: unusable \"addr_ranges\" (decoding without the IP filter ranges)\n", p);
                 else
                     n_filter = (uint32_t)nf;
             }
-            parse_sideband_run((const char *)sb, p, &sbr);
+            fwpt_sideband_run((const char *)sb, p, &sbr, note);
             recorded_bytes = fwpt_sideband_trace_bytes((const char *)sb);
             struct fwpt_time_config from = {0};
             unsigned found = 0;
@@ -759,7 +589,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     if ((flame_path && !flame_f) || (folded_path && !folded_f) || (chrome_path && !chrome_f) || (report_path && !report_f))
         return 1;
     if (!sbr.run.target) { /* a raw trace: the report names the file */
-        parse_sideband_run("", path, &sbr);
+        fwpt_sideband_run("", path, &sbr, note);
         snprintf(sbr.target, sizeof sbr.target, "%s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
         snprintf(sbr.v_reason, sizeof sbr.v_reason, "a trace file without sideband.json");
     }

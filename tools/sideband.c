@@ -1,5 +1,6 @@
 /* fwpt host tool — reading sideband.json: see tools/sideband.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +28,13 @@ const char *fwpt_json_string(const char *p, char *out, size_t cap)
         if (c == '\\' && p[1]) {
             p++;
             c = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
-            if (*p == 'u') { /* \uXXXX: keep ASCII, else '?' */
+            if (*p == 'u') { /* \uXXXX: keep ASCII, else '?' (and \u0000: a NUL would cut the string short) */
                 unsigned v = 0;
                 int k;
                 for (k = 1; k <= 4 && p[k]; k++)
                     v = v * 16 + (unsigned)(p[k] <= '9' ? p[k] - '0' : (p[k] | 32) - 'a' + 10);
                 p += k - 1;
-                c = v < 128 ? (char)v : '?';
+                c = v && v < 128 ? (char)v : '?';
             }
         }
         if (n + 1 < cap)
@@ -414,7 +415,7 @@ static int read_image(void *ctx, const char *obj)
 {
     struct image_fields *v = ctx;
     unsigned index = v->index++;
-    struct fwpt_sideband_image im = {v->name[0] ? v->name : "?", v->base, 0, NULL, 0, NULL, 0, index, NULL, ""};
+    struct fwpt_sideband_image im = {v->name[0] ? v->name : "?", v->base, 0, NULL, 0, NULL, 0, index, NULL, NULL, ""};
     /* a member there but not read: a value of the wrong kind (null stands for "not given") */
     static const char *const keys[4] = {"base", "size", "name", "file"};
     const int read[4] = {v->have_base, v->have_size, v->name[0] != 0, v->file[0] != 0};
@@ -422,8 +423,21 @@ static int read_image(void *ctx, const char *obj)
         const char *at = read[k] ? NULL : member(obj, keys[k]);
         if (at && strncmp(at, "null", 4) && (k < 2 || *at != '"')) {
             im.bad_key = keys[k];
+            im.expected = k < 2 ? "a number (\"0x..\" hex or decimal)" : "a string";
             fwpt_json_raw(at, im.bad_value, sizeof im.bad_value);
         }
+    }
+    /* the file is DIR/file (the app writes img-BASE.bin): a path elsewhere, or a name cut to fit, is never opened */
+    if (!im.bad_key && v->file[0] &&
+        (strchr(v->file, '/') || !strcmp(v->file, ".") || !strcmp(v->file, "..") ||
+         strlen(v->file) + 1 >= sizeof v->file)) {
+        im.bad_key = "file";
+        im.expected = "the name of a file in the directory (no '/', not \".\" or \"..\", under 511 bytes)";
+        const char *at = member(obj, "file"); /* NULL: a text the strict check refuses, read another way here */
+        if (at)
+            fwpt_json_raw(at, im.bad_value, sizeof im.bad_value);
+        else
+            snprintf(im.bad_value, sizeof im.bad_value, "\"%.*s\"", (int)sizeof im.bad_value - 6, v->file);
     }
     if (im.bad_key)
         return v->each(v->ctx, &im);
@@ -546,6 +560,164 @@ uint64_t fwpt_sideband_trace_bytes(const char *text)
     if (!p || *p != '{' || !fwpt_json_object(p, f, 1) || !have)
         return 0;
     return bytes;
+}
+
+/* ---- what fwpt flow reads for the IP filter and the report page ---- */
+struct filter_fields {
+    char cfg[16];
+    uint64_t a, b;
+    int have_a, have_b;
+    uint64_t (*r)[2];
+    int n, max;
+};
+
+static int add_sideband_filter(void *ctx)
+{
+    struct filter_fields *v = ctx;
+    if (!strcmp(v->cfg, "filter") && v->have_a && v->have_b && v->a <= v->b && v->n < v->max) {
+        v->r[v->n][0] = v->a;
+        v->r[v->n][1] = v->b;
+        v->n++;
+    }
+    return 0;
+}
+
+int fwpt_sideband_filters(const char *text, uint64_t (*r)[2], int max)
+{
+    struct filter_fields v = {.r = r, .max = max};
+    const struct fwpt_json_field f[] = {
+        {"cfg", v.cfg, sizeof v.cfg, NULL, NULL},
+        {"a", NULL, 0, &v.a, &v.have_a},
+        {"b", NULL, 0, &v.b, &v.have_b},
+    };
+    const char *p = fwpt_json_value(text, "addr_ranges");
+    if (!p)
+        return strstr(text, "\"addr_ranges\"") ? -1 : 0;
+    return fwpt_json_array(p, f, sizeof f / sizeof f[0], add_sideband_filter, &v) ? -1 : v.n;
+}
+
+static bool jtrue(const char *obj, const char *key)
+{
+    const char *v = obj ? fwpt_json_value(obj, key) : NULL;
+    return v && !strncmp(v, "true", 4);
+}
+
+/* sideband.json's "verify" into r->run.verify: the object the app writes ({"result","scope","compared","total","part",
+ * "reason","text"}: docs/formats.md), or the string of fwpt 0.2 before it ("passed", "FAILED", "skipped (...)",
+ * "not asked"); what is not known is said on stderr (path: the file) and never shown as passed. */
+static void sideband_verify(const char *v, const char *path, struct fwpt_sideband_run *r, fwpt_note_fn note)
+{
+    struct fwpt_verify *u = &r->run.verify;
+    *u = (struct fwpt_verify){.result = FWPT_VERIFY_NOT_RUN, .reason = r->v_reason};
+    snprintf(r->v_reason, sizeof r->v_reason, "not recorded in sideband.json");
+    if (!v)
+        return;
+    if (*v == '"') { /* the old string: no scope recorded */
+        char old[64] = "";
+        fwpt_json_string(v, old, sizeof old);
+        if (!strcmp(old, "passed")) {
+            u->result = FWPT_VERIFY_PASSED, u->scope = FWPT_VERIFY_UNKNOWN;
+        } else if (!strcmp(old, "FAILED")) {
+            u->result = FWPT_VERIFY_FAILED, u->reason = NULL;
+        } else if (!strncmp(old, "skipped (", 9) && old[strlen(old) - 1] == ')') {
+            snprintf(r->v_reason, sizeof r->v_reason, "skipped: %.*s", (int)strlen(old) - 10, old + 9);
+        } else if (!strcmp(old, "not asked")) {
+            snprintf(r->v_reason, sizeof r->v_reason, "%s", old);
+        } else {
+            note("fwpt flow: %s: \"verify\": unknown value \"%s\" (the page says not recorded)\n", path, old);
+        }
+        return;
+    }
+    uint64_t compared = 0, total = 0;
+    int have_c = 0, have_t = 0;
+    char reason[sizeof r->v_reason] = "";
+    const struct fwpt_json_field f[] = {
+        {"result", r->v_result, sizeof r->v_result, NULL, NULL}, {"scope", r->v_scope, sizeof r->v_scope, NULL, NULL},
+        {"compared", NULL, 0, &compared, &have_c}, {"total", NULL, 0, &total, &have_t},
+        {"part", r->v_part, sizeof r->v_part, NULL, NULL}, {"reason", reason, sizeof reason, NULL, NULL},
+    };
+    if (*v != '{' || !fwpt_json_object(v, f, sizeof f / sizeof f[0])) {
+        note("fwpt flow: %s: \"verify\" is neither an object nor a string (the page says not recorded)\n", path);
+        return;
+    }
+    int res = fwpt_verify_result_parse(r->v_result);
+    if (res < 0) {
+        note("fwpt flow: %s: \"verify\": unknown result \"%s\" (expected passed, failed or not run; the page says not "
+             "recorded)\n", path, r->v_result);
+        return;
+    }
+    snprintf(r->v_reason, sizeof r->v_reason, "%s", reason);
+    u->result = (enum fwpt_verify_result)res;
+    u->part = r->v_part;
+    u->compared = compared;
+    u->total = total;
+    if (u->result == FWPT_VERIFY_PASSED) {
+        int sc = fwpt_verify_scope_parse(r->v_scope);
+        if (sc < 0 || sc == FWPT_VERIFY_UNKNOWN || !have_c || !have_t || compared > total ||
+            (sc == FWPT_VERIFY_WHOLE && compared != total)) {
+            note("fwpt flow: %s: \"verify\": scope \"%s\", compared %llu of %llu: not a scope (expected whole with "
+                 "compared = total, or first/newest with compared <= total; the page says the scope is not recorded)\n",
+                 path, r->v_scope, (unsigned long long)compared, (unsigned long long)total);
+            sc = FWPT_VERIFY_UNKNOWN;
+        }
+        u->scope = (enum fwpt_verify_scope)sc;
+    }
+}
+
+void fwpt_sideband_run(const char *text, const char *path, struct fwpt_sideband_run *r, fwpt_note_fn note)
+{
+    uint64_t family = 0, model = 0, stepping = 0, signature = 0, impl_addr = 0, status = 0, bytes = 0;
+    int have[8] = {0};
+    const struct fwpt_json_field cpu[] = {
+        {"vendor", r->vendor, sizeof r->vendor, NULL, NULL}, {"family", NULL, 0, &family, &have[0]},
+        {"model", NULL, 0, &model, &have[1]}, {"stepping", NULL, 0, &stepping, &have[2]},
+        {"signature", NULL, 0, &signature, &have[3]},
+    };
+    const struct fwpt_json_field target[] = {
+        {"name", r->target, sizeof r->target, NULL, NULL}, {"path", r->path, sizeof r->path, NULL, NULL},
+        {"impl", r->impl, sizeof r->impl, NULL, NULL}, {"impl_addr", NULL, 0, &impl_addr, &have[4]},
+        {"status", NULL, 0, &status, &have[5]},
+    };
+    const struct fwpt_json_field trace[] = {
+        {"bytes", NULL, 0, &bytes, &have[6]}, {"reason", r->reason, sizeof r->reason, NULL, NULL},
+    };
+    const char *p;
+    if ((p = fwpt_json_value(text, "cpu")))
+        fwpt_json_object(p, cpu, sizeof cpu / sizeof cpu[0]);
+    if ((p = fwpt_json_value(text, "target")))
+        fwpt_json_object(p, target, sizeof target / sizeof target[0]);
+    const char *tr = fwpt_json_value(text, "trace");
+    if (tr && !fwpt_json_object(tr, trace, sizeof trace / sizeof trace[0]))
+        have[6] = 0;
+    if ((p = fwpt_json_value(text, "backend")))
+        fwpt_json_string(p, r->backend, sizeof r->backend);
+    if ((p = fwpt_json_value(text, "profile")))
+        fwpt_json_string(p, r->profile, sizeof r->profile);
+    sideband_verify(fwpt_json_value(text, "verify"), path, r, note);
+    struct fwpt_report_run *u = &r->run;
+    u->vendor = r->vendor;
+    u->family = (uint32_t)family;
+    u->model = (uint32_t)model;
+    u->stepping = (uint32_t)stepping;
+    u->signature = (uint32_t)signature;
+    u->backend = r->backend;
+    u->profile = r->profile;
+    u->target = r->target;
+    u->target_path = r->path;
+    u->impl = r->impl;
+    u->impl_addr = impl_addr;
+    u->target_status = status;
+    u->recorded = have[6] != 0;
+    if (tr && !have[6])
+        note("fwpt flow: %s: \"trace\" without a usable \"bytes\" (the page says what the run recorded is not known)\n",
+             path);
+    u->trace_bytes = bytes;
+    u->trace_reason = r->reason;
+    u->wrapped = jtrue(tr, "wrapped");
+    u->stopped = jtrue(tr, "stopped");
+    u->error = jtrue(tr, "error");
+    r->sym.addr = impl_addr;
+    r->sym.name = r->impl;
 }
 
 int fwpt_trace_refuse(const char *cmd, const char *name, const uint8_t *trace, size_t n)

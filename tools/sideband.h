@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/errata.h"
+#include "decode/flame.h"
+#include "decode/report.h"
 #include "decode/time.h"
 
 /* One key of a JSON object to read: into str (a string, cap bytes) or num (a number, given as a JSON
@@ -48,10 +50,12 @@ struct fwpt_sideband_image {
     int err;          /* why path could not be read (errno), else 0 */
     unsigned index;   /* its place in the list, from 0 */
     const char *bad_key; /* a key whose value is not what it should be ("base", "size", "name", "file"), else NULL */
+    const char *expected; /* what that value should be, as a message says it */
     char bad_value[64];  /* that value as written */
 };
 /* Each image of the "images" list that has a base or a bad value (im->bad_key), handed to each(ctx, im) (name and path live during the call;
- * return nonzero to stop with -1). 0 at the end of the list, -1 when there is none or it is malformed. */
+ * return nonzero to stop with -1). A "file" is a name in dir: one with a '/', "." or "..", or cut to fit, is a bad
+ * value (a file outside dir is never opened). 0 at the end of the list, -1 when there is none or it is malformed. */
 int fwpt_sideband_images(const char *text, const char *dir,
                          int (*each)(void *ctx, const struct fwpt_sideband_image *im), void *ctx);
 
@@ -67,6 +71,26 @@ int fwpt_sideband_time(const char *text, struct fwpt_time_config *cfg, unsigned 
 
 /* sideband.json's "trace":{"bytes":N}: the size of the trace the run recorded, 0 when not given. */
 uint64_t fwpt_sideband_trace_bytes(const char *text);
+
+/* The IP filter ranges of sideband.json's settings ("addr_ranges":[{"cfg":"filter","a":"0x..","b":"0x.."},..]):
+ * how many were read into r (at most max; TraceStop ranges are skipped), -1 when malformed. */
+int fwpt_sideband_filters(const char *text, uint64_t (*r)[2], int max);
+
+/* A note on stderr (what the tool did about something odd, going on): the caller's, which may say nothing. */
+typedef void (*fwpt_note_fn)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* What the report page and the frame names need from sideband.json (as the app wrote it). */
+struct fwpt_sideband_run {
+    struct fwpt_report_run run;
+    char vendor[16], backend[16], profile[64], target[64], path[512], impl[128], reason[256];
+    char v_result[16], v_scope[16], v_part[96], v_reason[160];
+    struct fwpt_symbol sym;
+};
+/* Reads cpu, target, trace, backend, profile and verify of text (sideband.json, at path: messages name it) into *r
+ * (its strings point into r). "verify" is the object the app writes ({"result","scope","compared","total","part",
+ * "reason","text"}: docs/formats.md), or the string of fwpt 0.2 before it; what is not known is said with note and
+ * never shown as passed. */
+void fwpt_sideband_run(const char *text, const char *path, struct fwpt_sideband_run *r, fwpt_note_fn note);
 
 /* A trace that holds nothing to decode: empty, or no PSB in it. Says so on stderr ("CMD: NAME: why") and returns 1;
  * 0 when it has a PSB. */

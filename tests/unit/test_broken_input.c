@@ -246,6 +246,36 @@ int main(void)
     four_ways("image base zzz", dir, 1,
               "%s/sideband.json: images[0] (\"Prog\"): \"base\": expected a number (\"0x..\" hex or decimal), got "
               "\"zzz\"\n", 0, 0, "");
+    /* an image "file" is a name in the directory: one outside it is never read (a copy of the code lies in the
+     * parent, so reading it would decode), nor a name a \u0000 would cut short (the name before it is the code) */
+    copy_good("fileoutside", dir, sizeof dir);
+    {
+        char a[1400], b[1400];
+        snprintf(a, sizeof a, "%s/%s", good, img_name);
+        snprintf(b, sizeof b, "%s/%s", top, img_name);
+        copy_file(a, b);
+    }
+    snprintf(msg, sizeof msg, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"file\":\"../%s\"}]}\n",
+             (unsigned long long)prog.base, img_name);
+    put(dir, "sideband.json", msg, strlen(msg));
+    {
+        char m[600];
+        snprintf(m, sizeof m, "%%s/sideband.json: images[0] (\"Prog\"): \"file\": expected the name of a file in the "
+                 "directory (no '/', not \".\" or \"..\", under 511 bytes), got \"../%s\"\n", img_name);
+        four_ways("image file ../", dir, 1, m, 0, 0, "");
+    }
+    snprintf(msg, sizeof msg, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"file\":\"%s\\u0000x\"}]}\n",
+             (unsigned long long)prog.base, img_name);
+    put(dir, "sideband.json", msg, strlen(msg));
+    {
+        char m[600];
+        snprintf(m, sizeof m, "%%s/%s?x: No such file or directory (image Prog without code: its instructions cannot be "
+                 "decoded)\nfwpt flow: %%s: no image with code (1 in its sideband.json): nothing to decode with\n",
+                 img_name);
+        char m2[1600];
+        snprintf(m2, sizeof m2, m, dir, "%s");
+        four_ways("image file with \\u0000", dir, 1, m2, 0, 0, "");
+    }
 
     /* the image file */
     copy_good("imgcut", dir, sizeof dir);
