@@ -253,8 +253,8 @@ static inline void put_size(struct fwpt_flow_obuf_insn *d, uint8_t size)
 }
 
 /* The walk over cached blocks, bound by mispredicted class branches on random outcomes and by the instruction
- * count, less by the IP -> entry -> next IP load chain. Its cost a block and the designs measured on bench_flow
- * and found no faster (path cache, jump table, prefetching, chaining, ...): docs/performance.md, "Flow walk". */
+ * count, less by the IP -> entry -> next IP load chain. Its cost and the designs tried in its place (path cache,
+ * jump table, prefetching, chaining, ...): docs/performance.md, "Flow walk". */
 static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt_flow *f, uint32_t on, const bool timed)
 {
     struct fwpt_flow_obuf_insn *o0 = &f->obuf[on]; /* the first not yet counted in n_insns */
