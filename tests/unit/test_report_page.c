@@ -65,6 +65,18 @@ static int element(const char *html, const char *id, char *cls, char *text, size
     return 1;
 }
 
+/* The row element ID: present with class want_cls and text want_text, or absent (want_text NULL). */
+static void row(const char *html, const char *id, const char *want_cls, const char *want_text)
+{
+    char cls[512], text[512];
+    int found = element(html, id, cls, text, sizeof text);
+    CHECK_EQ(found, want_text != NULL);
+    if (found && want_text) {
+        CHECK_STR(cls, want_cls);
+        CHECK_STR(text, want_text);
+    }
+}
+
 struct want {
     int exit;
     const char *stderr_line;  /* a line of stderr (NULL: none of the tool's lines names the page) */
@@ -105,25 +117,11 @@ static void check_page(const char *name, const char *flow_args, const struct wan
     }
     CHECK(element(html, "fwpt-trace-bytes", cls, text, sizeof text));
     CHECK_EQ(strtoull(text, NULL, 10), w->bytes);
-    CHECK_EQ(element(html, "fwpt-trace-recorded", cls, text, sizeof text), w->recorded != NULL);
-    if (w->recorded) {
-        CHECK_STR(cls, "bad");
-        CHECK_STR(text, w->recorded);
-    }
-    CHECK(element(html, "fwpt-decode", cls, text, sizeof text));
-    CHECK_STR(cls, w->decode_cls);
-    CHECK_STR(text, w->decode);
-    CHECK(element(html, "fwpt-verify", cls, text, sizeof text));
-    CHECK_STR(cls, w->verify_cls);
-    CHECK_STR(text, w->verify);
-    CHECK_EQ(element(html, "fwpt-verify-note", cls, text, sizeof text), w->note != NULL);
-    if (w->note) {
-        CHECK_STR(cls, "bad");
-        CHECK_STR(text, w->note);
-    }
-    CHECK(element(html, "fwpt-errors", cls, text, sizeof text));
-    CHECK_STR(cls, w->errors_cls);
-    CHECK_STR(text, w->errors);
+    row(html, "fwpt-trace-recorded", "bad", w->recorded);
+    row(html, "fwpt-decode", w->decode_cls, w->decode);
+    row(html, "fwpt-verify", w->verify_cls, w->verify);
+    row(html, "fwpt-verify-note", "bad", w->note);
+    row(html, "fwpt-errors", w->errors_cls, w->errors);
     if ((int)check_failed != bad)
         fprintf(stderr, "report_page: case %s (exit %d):\n%s\n", name, rc, out);
     free(html);
