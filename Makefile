@@ -34,7 +34,7 @@ EFI_LDFLAGS := -nostdlib -znocombreloc -T /usr/lib/elf_x86_64_efi.lds -shared -B
 EFI_CRT0 := /usr/lib/crt0-efi-x86_64.o
 
 # Code that runs in firmware and on the host, from the same sources.
-LIB_SRCS := $(sort $(wildcard base/*.c arch/*.c topa/*.c decode/*.c sim/*.c))
+LIB_SRCS := $(sort $(wildcard base/*.c arch/*.c topa/*.c decode/*.c analyze/*.c sim/*.c render/*.c))
 EFI_LIB_SRCS := $(filter-out %_host.c,$(LIB_SRCS)) # *_host.c: host only (threads)
 EFI_SRCS := $(sort $(wildcard efi/*.c))
 TOOL_SRCS := $(sort $(wildcard tools/*.c))

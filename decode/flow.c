@@ -99,7 +99,7 @@ _Static_assert(offsetof(struct fwpt_flow_event, kind) == 0 && offsetof(struct fw
 #error "head_word builds the four bytes little-endian"
 #endif
 
-/* ---- the walk's steps for decode/summary.c and decode/parallel_host.c (decode/flow_internal.h) ---- */
+/* ---- the walk's steps for analyze/summary.c and analyze/parallel_host.c (decode/flow_internal.h) ---- */
 _Static_assert(ST_WALK == FWPT_FLOW_ST_WALK, "flow_internal.h names the walking state");
 enum fwpt_status fwpt_flow_i_fetch(struct fwpt_flow *f) { return fetch(f); }
 bool fwpt_flow_i_packet_lookahead(struct fwpt_flow *f, uint64_t bits, uint64_t walked)

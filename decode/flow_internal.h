@@ -1,5 +1,5 @@
 /* fwpt — the flow decoder's steps, for walks that follow its blocks without listing their instructions
- * (decode/summary.c) and for decoders started at a PSB of their own (decode/parallel_host.c). Not a public
+ * (analyze/summary.c) and for decoders started at a PSB of their own (analyze/parallel_host.c). Not a public
  * interface: these read and write the private fields of struct fwpt_flow the way decode/flow*.c do, and change
  * with them. Each function is the flow decoder's own step (flow.c wraps it), so a rule stays written once. */
 #ifndef FWPT_DECODE_FLOW_INTERNAL_H

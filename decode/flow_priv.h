@@ -1,6 +1,6 @@
 /* fwpt — the flow decoder's private header: its state names, the steps its files share, and the small
  * steps of the hot loops as inline functions, so that every caller inlines them (not an interface: only
- * decode/flow*.c include it; decode/flow_internal.h gives decode/summary.c and decode/parallel_host.c theirs). */
+ * decode/flow*.c include it; decode/flow_internal.h gives analyze/summary.c and analyze/parallel_host.c theirs). */
 #ifndef FWPT_DECODE_FLOW_PRIV_H
 #define FWPT_DECODE_FLOW_PRIV_H
 

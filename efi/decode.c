@@ -4,9 +4,9 @@
 #include <efilib.h>
 #include "arch/rtit.h"
 #include "decode/flow.h"
-#include "decode/flow_print.h"
-#include "decode/profile.h"
-#include "decode/pkt_print.h"
+#include "render/flow_print.h"
+#include "analyze/profile.h"
+#include "render/pkt_print.h"
 #include "efi/pipeline.h"
 #include "efi/pool.h"
 #include "efi/progress.h"

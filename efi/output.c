@@ -6,8 +6,8 @@
 #include "arch/rtit.h"
 #include "base/json.h"
 #include "base/version.h"
-#include "decode/flame.h"
-#include "decode/report.h"
+#include "render/flame.h"
+#include "render/report.h"
 #include "efi/pipeline.h"
 
 /* a string member; a missing string is written "" (the host reader takes both) */

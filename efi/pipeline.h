@@ -10,8 +10,8 @@
 #include "arch/caps.h"
 #include "arch/trace.h"
 #include "decode/flow.h"
-#include "decode/profile.h"
-#include "decode/report.h"
+#include "analyze/profile.h"
+#include "render/report.h"
 #include "decode/packet.h"
 #include "efi/console.h"
 #include "efi/cpu_hw.h"
@@ -136,7 +136,7 @@ struct fwpt_run {
     uint64_t *gt;
     struct fwpt_flow_summary fs;   /* profile and call tree (flow.txt, flame.svg, report.html) */
     bool summary;                  /* fs is usable */
-    struct fwpt_verify verdict;    /* verify's: the console, sideband.json, report.html (decode/report.h) */
+    struct fwpt_verify verdict;    /* verify's: the console, sideband.json, report.html (render/report.h) */
     enum fwpt_backend backend;     /* the one used: opt->backend with auto resolved */
     bool verify;                   /* verify, asked for or implied by backend=auto choosing soft */
 };

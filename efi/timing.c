@@ -1,12 +1,12 @@
 /* fwpt — the app's time report: when the trace has timing packets, the flow decoded once more with time,
- * the ticks spread over the instructions (decode/time_spread), and the call's duration and the modules and
+ * the ticks spread over the instructions (analyze/time_spread), and the call's duration and the modules and
  * functions that took most of it printed on the console. */
 #include <efi.h>
 #include <efilib.h>
 #include "efi/timing.h"
 #include "efi/pipeline.h"
 #include "efi/pool.h"
-#include "decode/time_spread.h"
+#include "analyze/time_spread.h"
 
 #define TIME_FUNCS 4096u   /* functions the time profile tells apart (power of two) */
 #define TIME_NODES 16384u  /* call-tree nodes */

@@ -1,7 +1,6 @@
 /* fwpt — the software trace CPU (see sim/soft_cpu.h). */
 #include "sim/soft_cpu.h"
 #include "decode/insn.h"
-#include "decode/report.h"
 
 /* ---- the CPU: CPUID from the profile (through the model), MSRs the model's ---- */
 static enum fwpt_status replay_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, struct fwpt_cpuid_regs *out)

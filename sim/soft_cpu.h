@@ -15,6 +15,7 @@
 #include "sim/soft_enc.h"
 #include "base/text.h"
 #include "sim/model.h"
+#include "sim/verify.h"
 
 struct fwpt_soft_stats {
     uint64_t steps;          /* #DB traps taken while single-stepping */
@@ -102,9 +103,8 @@ void fwpt_soft_note_error(struct fwpt_soft *s, enum fwpt_status st, uint64_t ip)
 int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, uint64_t n_all, int wrapped, int stopped,
                      const struct fwpt_sink *out);
 /* The same, and the verdict into *v (NULL: none) as the console, sideband.json and the report page say it
- * (decode/report.h): passed with its scope (the whole decoded flow, or the first/newest N of M) and the part of the
+ * (render/report.h): passed with its scope (the whole decoded flow, or the first/newest N of M) and the part of the
  * call compared, or failed and why. */
-struct fwpt_verify;
 int fwpt_soft_verify_scope(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, uint64_t n_all, int wrapped,
                            int stopped, const struct fwpt_sink *out, struct fwpt_verify *v);
 /* Append v to the buffer buf[0..cap) that keeps the newest entries: *n entries held, the oldest at *start

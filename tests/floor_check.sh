@@ -2,9 +2,11 @@
 # The floors of the house (docs/architecture.md): a folder includes headers of its own folder or of a folder on
 # a lower floor, never one above nor one beside it on the same floor:
 #
-#   efi/  tools/     4   firmware glue; the host tool
-#   sim/             3   the software tracer (output model, encoder, single-step CPU)
-#   topa/  decode/   2   output plans and readback; decoders and printers
+#   efi/  tools/     5   firmware glue; the host tool
+#   render/          4   text, JSON lines, SVG, HTML: what a person reads
+#   analyze/  sim/   3   totals of a decoded flow (summaries, profile, edges, the parallel walk); the software
+#                        tracer (output model, encoder, single-step CPU)
+#   topa/  decode/   2   output plans and readback; bytes and code -> packets, instructions, events, time
 #   arch/            1   CPU interface, RTIT MSRs, capabilities, errata, trace sequence
 #   base/            0   status, text, JSON
 #
@@ -15,8 +17,8 @@
 set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
-floors="base:0 arch:1 topa:2 decode:2 sim:3 efi:4 tools:4"
-files=$(find base arch topa decode sim efi tools -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) 2>/dev/null | sort)
+floors="base:0 arch:1 topa:2 decode:2 analyze:3 sim:3 render:4 efi:5 tools:5"
+files=$(find base arch topa decode analyze sim render efi tools -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) 2>/dev/null | sort)
 [ -n "$files" ] || { echo "floor_check: no source files under $root"; echo "floor_check: 0 passed, 1 failed"; exit 1; }
 # shellcheck disable=SC2086
 awk -v floors="$floors" '

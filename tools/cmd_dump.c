@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "arch/errata.h"
 #include "decode/packet.h"
-#include "decode/pkt_print.h"
+#include "render/pkt_print.h"
 #include "decode/time.h"
 #include "base/fields.h"
 #include "tools/commands.h"

@@ -2,8 +2,8 @@
  * [--no-disasm] [--top N] [--depth N] [--cpu F/M[/S]|none] [--flame F] [--folded F] [--chrome-trace F]
  * [--report F] [--quiet] [--slow-print] [--edges] [--coverage F [--coverage-size N]] [-j N] [--split N]
  * [--walk summary|insn] [--time] [--ticks] [--by time|insns]: the executed instruction flow of a saved trace,
- * its summaries and pictures (decode/flame, report), edges and coverage bitmap; the summaries by the summary
- * walk on -j threads (tools/flow_summary.c). The listing is decode/flow_list's; --slow-print lists through
+ * its summaries and pictures (render/flame, report), edges and coverage bitmap; the summaries by the summary
+ * walk on -j threads (tools/flow_summary.c). The listing is render/flow_list's; --slow-print lists through
  * fwpt_flow_print_event one event at a time instead (the same bytes, for tests and make bench). A progress
  * line (tools/progress) goes to stderr when it is a terminal.
  *
@@ -26,12 +26,12 @@
 
 #include "arch/errata.h"
 #include "decode/flow.h"
-#include "decode/flame.h"
-#include "decode/flow_list.h"
-#include "decode/flow_print.h"
-#include "decode/profile.h"
-#include "decode/report.h"
-#include "decode/time_spread.h"
+#include "render/flame.h"
+#include "render/flow_list.h"
+#include "render/flow_print.h"
+#include "analyze/profile.h"
+#include "render/report.h"
+#include "analyze/time_spread.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
 #include "tools/flow_summary.h"

@@ -1,4 +1,4 @@
-/* fwpt report DIR -o FILE: the report page of a saved \fwpt\ directory (decode/report), the same bytes the
+/* fwpt report DIR -o FILE: the report page of a saved \fwpt\ directory (render/report), the same bytes the
  * app writes to \fwpt\report.html for that trace. The decoding is `fwpt flow DIR --report FILE`'s. */
 #include <stdio.h>
 #include <string.h>

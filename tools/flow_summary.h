@@ -1,13 +1,13 @@
-/* fwpt flow's summaries without single instructions (decode/summary, decode/parallel_host): the profile, call
+/* fwpt flow's summaries without single instructions (analyze/summary, analyze/parallel_host): the profile, call
  * tree and pictures, the edges and the coverage bitmap, on -j threads; and the edges and bitmap of the
  * per-instruction walk (--walk insn), for comparison. */
 #ifndef FWPT_TOOLS_FLOW_SUMMARY_H
 #define FWPT_TOOLS_FLOW_SUMMARY_H
 
 #include <stdio.h>
-#include "decode/edges.h"
-#include "decode/flow_print.h"
-#include "decode/parallel_host.h"
+#include "analyze/edges.h"
+#include "render/flow_print.h"
+#include "analyze/parallel_host.h"
 
 struct flow_summary {
     /* what fwpt flow asked */

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/errata.h"
-#include "decode/flame.h"
-#include "decode/report.h"
+#include "render/flame.h"
+#include "render/report.h"
 #include "decode/time.h"
 
 /* One key of a JSON object to read: into str (a string, cap bytes) or num (a number, given as a JSON

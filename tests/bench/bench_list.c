@@ -1,5 +1,5 @@
 /* Listing rate: instructions per second `fwpt flow` lists to /dev/null, text and JSON lines, with and without
- * disassembly, through today's listing (decode/flow_list over fwpt_flow_next_batch, one fwrite per 64 KiB) and
+ * disassembly, through today's listing (render/flow_list over fwpt_flow_next_batch, one fwrite per 64 KiB) and
  * through the listing before it (fwpt_flow_next + fwpt_flow_print_event into a stdio sink, one fwrite per piece:
  * what `fwpt flow --slow-print` still runs), on the real firmware traces of FWPT_BENCH_FW (make bench records
  * them) and on a generated program. Each listing is a whole fresh one (disassembly cache empty), repeated for a
@@ -12,8 +12,8 @@
 
 #include "arch/errata.h"
 #include "decode/flow.h"
-#include "decode/flow_list.h"
-#include "decode/flow_print.h"
+#include "render/flow_list.h"
+#include "render/flow_print.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/progen.h"
 #include "tests/common/tool_run.h"
@@ -66,7 +66,7 @@ static struct fwpt_flow_block cache[1 << 16];
 static struct fwpt_list_asm acache[1 << 14];
 static char obuf[1 << 16];
 
-/* One whole listing of in as `fwpt flow` makes it (fast: decode/flow_list; else the event printer). */
+/* One whole listing of in as `fwpt flow` makes it (fast: render/flow_list; else the event printer). */
 static uint64_t list_once(struct input *in, const struct fwpt_sink *out, enum fwpt_flow_format fmt, int disasm,
                           int fast)
 {

@@ -1,7 +1,7 @@
-/* The summary walk (decode/summary) against libipt's block decoder (pt_blk_next) and fwpt's per-instruction
+/* The summary walk (analyze/summary) against libipt's block decoder (pt_blk_next) and fwpt's per-instruction
  * walk (fwpt_flow_next): instructions per second (the instructions each walk stands for) on two generated
  * programs and the real firmware traces of FWPT_BENCH_FW (tests/bench/firmware-traces.sh), each repeated to
- * about 20M instructions; then the parallel walk (decode/parallel_host) with 1, 2 and 4 threads.
+ * about 20M instructions; then the parallel walk (analyze/parallel_host) with 1, 2 and 4 threads.
  *
  * Figures: one thread's CPU time, best of 5 (the machine is shared); the thread counts in wall time, best of 5
  * (CPU time does not show a speed-up). The summary walk counts the profile and call tree (profile), the
@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "decode/flow.h"
-#include "decode/flow_print.h"
-#include "decode/parallel_host.h"
-#include "decode/summary.h"
+#include "render/flow_print.h"
+#include "analyze/parallel_host.h"
+#include "analyze/summary.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/ipt_blk.h"
 #include "tests/common/prof_mem.h"

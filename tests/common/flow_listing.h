@@ -1,4 +1,4 @@
-/* fwpt tests — a flow decode written out both ways the tool has: the fast listing (decode/flow_list) and the
+/* fwpt tests — a flow decode written out both ways the tool has: the fast listing (render/flow_list) and the
  * printer, one event at a time (fwpt_flow_print_event), each to the end of the trace, for the test and the fuzzer
  * that compare the two byte for byte. Header-only (static inline): the fuzzers are built from the library sources
  * alone (Makefile rule $(B)/fuzz/%), without the tests/common objects. */
@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "decode/flow.h"
-#include "decode/flow_list.h"
-#include "decode/flow_print.h"
+#include "render/flow_list.h"
+#include "render/flow_print.h"
 
 /* Lists the flow f (fresh from fwpt_flow_init, over a trace of len bytes) through l batch by batch, then the cut
  * end when the trace ends with tracing on, then flushes l. */

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "decode/flame.h"
-#include "decode/flow_print.h"
-#include "decode/profile.h"
+#include "render/flame.h"
+#include "render/flow_print.h"
+#include "analyze/profile.h"
 #include "tests/common/mem_sink.h"
 
 struct prof_mem {

@@ -1,4 +1,4 @@
-/* libFuzzer: the fast listing (decode/flow_list) against the event-at-a-time printer over mutated traces and
+/* libFuzzer: the fast listing (render/flow_list) against the event-at-a-time printer over mutated traces and
  * code images, in fuzz_flow's input layout (u16 code length, u64 load address, code, trace). The input's size
  * picks the format, the disassembly hook, the module table and the buffer size. Checks: the same bytes. */
 #include <stddef.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "decode/flow.h"
-#include "decode/flow_list.h"
-#include "decode/flow_print.h"
+#include "render/flow_list.h"
+#include "render/flow_print.h"
 #include "tests/common/code_image.h"
 #include "tests/common/flow_listing.h"
 #include "tests/common/mem_sink.h"

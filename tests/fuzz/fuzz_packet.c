@@ -6,7 +6,7 @@
 #include "arch/errata.h"
 #include "decode/packet.h"
 #include "decode/packet_fast.h" /* private: fwpt_pkt_next_slow */
-#include "decode/pkt_print.h"
+#include "render/pkt_print.h"
 #include "tests/common/pkt_equal.h"
 
 static void null_write(void *ctx, const char *s, size_t n)

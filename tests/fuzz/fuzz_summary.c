@@ -1,4 +1,4 @@
-/* libFuzzer: the summary walk (decode/summary, sumprof, edges) and its parallel form (decode/parallel_host)
+/* libFuzzer: the summary walk (analyze/summary, sumprof, edges) and its parallel form (analyze/parallel_host)
  * against the per-instruction path on mutated traces and code (input layout of fuzz_flow: u16 code length,
  * u64 load address, code, trace; short inputs are both code at 0x1000 and trace). The profile, call tree,
  * folded stacks, errors, edges and bitmap must be the same bytes as fwpt_profile_add and the edge rule give
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/flame.h"
+#include "render/flame.h"
 #include "decode/flow.h"
-#include "decode/flow_print.h"
-#include "decode/parallel_host.h"
+#include "render/flow_print.h"
+#include "analyze/parallel_host.h"
 #include "tests/common/code_image.h"
 #include "tests/common/mem_sink.h"
 #include "tests/common/prof_mem.h"

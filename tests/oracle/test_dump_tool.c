@@ -12,7 +12,7 @@
  *     last), or exit 1 when there is none.
  *  3. Corrupted copies (bit flips, deleted bytes, truncations, overwritten bytes): no crash and no hang; the
  *     output equals decode/packet's own loop (fwpt_pkt_next, and fwpt_pkt_sync_forward after each error)
- *     printed by decode/pkt_print; every error line is {"offset":N,"error":NAME} with a documented NAME; exit
+ *     printed by render/pkt_print; every error line is {"offset":N,"error":NAME} with a documented NAME; exit
  *     status 1 exactly when there were errors, with the counts on stderr.
  *  4. The traces of generated programs (tests/common/progen: PSB+, OVF, interrupts, enables and disables,
  *     as the flow tests use them): the dump reads each to its end, packet by packet as libipt does.
@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "decode/packet.h"
-#include "decode/pkt_print.h"
+#include "render/pkt_print.h"
 #include "tests/check.h"
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
@@ -149,7 +149,7 @@ static int parse_obj(const char *s, size_t len, struct obj *o)
     return 0;
 }
 
-/* ---- the schema of docs/formats.md, written out independently of decode/pkt_print.c ---- */
+/* ---- the schema of docs/formats.md, written out independently of render/pkt_print.c ---- */
 
 enum kind { DEC, HEX, BOOL, BITS };
 struct field {

@@ -11,7 +11,7 @@
 #include "sim/soft_cpu.h"
 #include "arch/trace.h"
 #include "decode/flow.h"
-#include "decode/report.h"
+#include "render/report.h"
 #include "tests/check.h"
 #include "tests/common/ipt_insn.h"
 #include "tests/common/soft_prog.h"

@@ -85,7 +85,7 @@ if [ -n "$n_fw" ] && [ "$n_fw" = "$n_host" ]; then ok; else bad "soft: firmware 
 flow_listing "$work/soft/fwpt/flow.txt" >"$work/soft.listing"
 "$B/fwpt" flow "$work/soft/fwpt" --no-disasm >"$work/soft.hostflow" 2>/dev/null
 if [ -s "$work/soft.listing" ] && cmp -s "$work/soft.listing" "$work/soft.hostflow"; then ok; else bad "soft: flow.txt listing empty or differs from host fwpt flow --no-disasm"; fi
-# the host's listing (decode/flow_list) = the event-at-a-time printer's (--slow-print), text and jsonl, Zydis on and off
+# the host's listing (render/flow_list) = the event-at-a-time printer's (--slow-print), text and jsonl, Zydis on and off
 for f in "" "--no-disasm" "--format jsonl" "--format jsonl --no-disasm"; do
     # shellcheck disable=SC2086 # $f is word-split on purpose
     if "$B/fwpt" flow "$work/soft/fwpt" $f >"$work/soft.fast" 2>&1 && "$B/fwpt" flow "$work/soft/fwpt" $f --slow-print >"$work/soft.slow" 2>&1 &&

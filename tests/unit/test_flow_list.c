@@ -1,4 +1,4 @@
-/* The fast listing (decode/flow_list) against the one-event-at-a-time printer (fwpt_flow_print_event), byte for
+/* The fast listing (render/flow_list) against the one-event-at-a-time printer (fwpt_flow_print_event), byte for
  * byte: generated programs (tests/common/progen) and corrupted copies of their traces (decode errors), text and
  * JSON lines, without and with a disassembly hook (texts that need JSON escapes, none, too long, not
  * NUL-terminated), module tables with gaps, overlaps, names that need escapes and names too long for the fast
@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "decode/flow.h"
-#include "decode/flow_list.h"
-#include "decode/flow_print.h"
+#include "render/flow_list.h"
+#include "render/flow_print.h"
 #include "tests/check.h"
 #include "tests/common/code_image.h"
 #include "tests/common/flow_listing.h"

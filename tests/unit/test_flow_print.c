@@ -2,8 +2,8 @@
  * hand-made event sequence with known counts. */
 #include <string.h>
 
-#include "decode/flow_print.h"
-#include "decode/profile.h"
+#include "render/flow_print.h"
+#include "analyze/profile.h"
 #include "tests/check.h"
 
 static char buf[8192];

@@ -3,7 +3,7 @@
  * CYC lengths, block packets, PSB sync forward/backward, and the printers' exact output. */
 #include "arch/errata.h"
 #include "decode/packet.h"
-#include "decode/pkt_print.h"
+#include "render/pkt_print.h"
 #include "tests/check.h"
 
 static struct fwpt_pkt_decoder dec;

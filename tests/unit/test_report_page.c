@@ -11,7 +11,7 @@
 
 #include "decode/flow.h"
 #include "decode/packet.h"
-#include "decode/report.h"
+#include "render/report.h"
 #include "tests/check.h"
 #include "tests/common/code_image.h"
 #include "tests/common/progen.h"

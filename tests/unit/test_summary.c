@@ -1,4 +1,4 @@
-/* The summary walk (decode/summary, sumprof, edges) and its parallel form (decode/parallel_host) against the
+/* The summary walk (analyze/summary, sumprof, edges) and its parallel form (analyze/parallel_host) against the
  * per-instruction path: over generated programs (every feature of tests/common/progen, PSBs every few hundred
  * bytes), corrupted copies of their traces and the firmware traces make bench records (FWPT_BENCH_FW, else
  * $FWPT_BUILD/bench/fw when it is there), the profile, the call tree, the folded stacks and the Trace Event
@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/flame.h"
+#include "render/flame.h"
 #include "decode/flow.h"
-#include "decode/flow_print.h"
-#include "decode/parallel_host.h"
-#include "decode/seam.h"
+#include "render/flow_print.h"
+#include "analyze/parallel_host.h"
+#include "analyze/seam.h"
 #include "tests/check.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/pkt_stream.h"

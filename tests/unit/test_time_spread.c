@@ -1,10 +1,10 @@
-/* decode/time_spread: the ticks between two time changes shared by the instructions between them (the first ones
+/* analyze/time_spread: the ticks between two time changes shared by the instructions between them (the first ones
  * get the remainder), nothing across an overflow or an enable, a change point after a reset counts none; the
  * profile's unit; the duration line (CPUID 15H crystal clock, else the nominal ratio; the soft note). */
 #include <stdio.h>
 #include <string.h>
 
-#include "decode/time_spread.h"
+#include "analyze/time_spread.h"
 #include "tests/check.h"
 
 static struct fwpt_profile prof;

@@ -1,5 +1,5 @@
 /* fwpt — the summary walk (see summary.h). */
-#include "decode/summary.h"
+#include "analyze/summary.h"
 #include "decode/flow_internal.h"
 
 #define MIXED 0xffffffffu /* a block's instructions lie in more than one module */

@@ -1,5 +1,5 @@
 /* fwpt — edges and the coverage bitmap (see edges.h). */
-#include "decode/edges.h"
+#include "analyze/edges.h"
 #include "base/text.h"
 
 void fwpt_edges_init(struct fwpt_edges *e, struct fwpt_edge *v, size_t cap, const struct fwpt_resize *rs)

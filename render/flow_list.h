@@ -14,13 +14,13 @@
  *     fwpt_flow_list_flush(&l);
  *
  * Freestanding, no allocation: the caller owns the buffer, the module prefixes and the disassembly cache. */
-#ifndef FWPT_DECODE_FLOW_LIST_H
-#define FWPT_DECODE_FLOW_LIST_H
+#ifndef FWPT_RENDER_FLOW_LIST_H
+#define FWPT_RENDER_FLOW_LIST_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "decode/flow.h"
-#include "decode/flow_print.h"
+#include "render/flow_print.h"
 
 /* A module's prefixes, formatted once. Names too long for them (text: more than 76 bytes, where the printer
  * would cut "Name+0xoffset" at 95; JSON: more than 103 bytes escaped) are left to the printer. */

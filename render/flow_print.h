@@ -1,9 +1,9 @@
 /* fwpt — printing the instruction flow (text or JSON lines), with Module+offset from the image map
  * (decode/image). Freestanding: everything goes through struct fwpt_sink, so the EFI console and the
  * host tool print the same bytes. Disassembly is an optional hook (the host tool plugs Zydis in).
- * The summaries (profile, call tree) are decode/profile's. */
-#ifndef FWPT_DECODE_FLOW_PRINT_H
-#define FWPT_DECODE_FLOW_PRINT_H
+ * The summaries (profile, call tree) are analyze/profile's. */
+#ifndef FWPT_RENDER_FLOW_PRINT_H
+#define FWPT_RENDER_FLOW_PRINT_H
 
 #include <stdbool.h>
 #include <stddef.h>

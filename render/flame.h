@@ -1,15 +1,15 @@
-/* fwpt — pictures of the call tree (struct fwpt_profile of decode/profile.h): folded stacks
+/* fwpt — pictures of the call tree (struct fwpt_profile of analyze/profile.h): folded stacks
  * (flamegraph.pl, inferno, speedscope), a self-contained interactive flame graph (SVG, inline
  * script: click to zoom, search, hover for counts) and the Trace Event Format (Perfetto,
  * chrome://tracing: one complete slice per call, the instruction index as the clock).
  * Freestanding, through struct fwpt_sink: the EFI app and the host tool write the same bytes. */
-#ifndef FWPT_DECODE_FLAME_H
-#define FWPT_DECODE_FLAME_H
+#ifndef FWPT_RENDER_FLAME_H
+#define FWPT_RENDER_FLAME_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "base/text.h"
-#include "decode/profile.h"
+#include "analyze/profile.h"
 
 /* A function entry known by name (e.g. the service a target calls: sideband "impl" at "impl_addr"). */
 struct fwpt_symbol {

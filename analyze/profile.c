@@ -1,7 +1,7 @@
 /* fwpt — the profile and the call tree (see profile.h). */
-#include "decode/profile.h"
+#include "analyze/profile.h"
 #include "base/json.h"
-#include "decode/profile_internal.h"
+#include "analyze/profile_internal.h"
 
 void fwpt_profile_init(struct fwpt_profile *p, struct fwpt_modules *mods, uint64_t *mod_insns,
                        struct fwpt_profile_func *funcs, size_t nfuncs, struct fwpt_profile_node *nodes,
@@ -375,7 +375,7 @@ void fwpt_calltree_print_jsonl(struct fwpt_profile *p, const struct fwpt_sink *o
     }
 }
 
-/* ---- the tables' lookups for decode/sumprof.c (decode/profile_internal.h) ---- */
+/* ---- the tables' lookups for analyze/sumprof.c (analyze/profile_internal.h) ---- */
 uint32_t fwpt_profile_i_node(struct fwpt_profile *p, uint32_t parent, uint64_t entry)
 {
     return node_child(p, parent, entry);
@@ -383,7 +383,7 @@ uint32_t fwpt_profile_i_node(struct fwpt_profile *p, uint32_t parent, uint64_t e
 size_t fwpt_profile_i_func(struct fwpt_profile *p, uint64_t entry) { return func_slot(p, entry); }
 
 /* n instructions from ip at once, in module mi, the last of class iclass with next IP next: what n calls of
- * fwpt_profile_add would count (for decode/sumprof.c, whose walk does not list instructions). */
+ * fwpt_profile_add would count (for analyze/sumprof.c, whose walk does not list instructions). */
 void fwpt_profile_i_run(struct fwpt_profile *p, uint64_t ip, uint64_t n, size_t mi, unsigned iclass, uint64_t next)
 {
     count_run(p, ip, n, mi, iclass, next);

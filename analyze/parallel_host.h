@@ -1,27 +1,27 @@
-/* fwpt — the summary walk (decode/summary.h) of a whole trace on several cores (host only: pthreads).
+/* fwpt — the summary walk (analyze/summary.h) of a whole trace on several cores (host only: pthreads).
  *
  * The trace is cut at PSBs into pieces; each piece is walked by a decoder that starts fresh at its PSB, in
  * parallel. A fresh decoder does not know what the one before it knew at the PSB: its RET compression stack
  * is empty, it synchronizes at the PSB+ FUP (SDM "Decoder Synchronization (PSB+)") where the decoder going
  * on through the PSB takes PSB+ as status and keeps its stack, and any state a broken trace left behind.
  * So each piece's decoder also goes on past the next PSB, to the first place both can be compared
- * (decode/summary.h, stop_at): the end of a block whose branch takes a TNT or TIP after that PSB. Where the
- * two are there in the same state (decode/seam.h), the next piece's counts from that place on are the
+ * (analyze/summary.h, stop_at): the end of a block whose branch takes a TNT or TIP after that PSB. Where the
+ * two are there in the same state (analyze/seam.h), the next piece's counts from that place on are the
  * sequential decoder's; the processor compresses no RET against a call from before a PSB, so a fresh stack
  * holding only the newest entries decodes alike unless it runs empty at a compressed RET (then the piece
  * is walked again). Where they differ, the piece is walked again from the state of the one before, in
- * order. The call tree of a piece hangs from the frames open where it starts (decode/sumprof.h), and the
+ * order. The call tree of a piece hangs from the frames open where it starts (analyze/sumprof.h), and the
  * pieces' counts are merged in order (a piece whose tree cannot be placed is walked again under the frames
  * then open): the result is that of one decoder walking the whole trace. */
-#ifndef FWPT_DECODE_PARALLEL_HOST_H
-#define FWPT_DECODE_PARALLEL_HOST_H
+#ifndef FWPT_ANALYZE_PARALLEL_HOST_H
+#define FWPT_ANALYZE_PARALLEL_HOST_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/errata.h"
-#include "decode/resize.h"
-#include "decode/summary.h"
+#include "base/resize.h"
+#include "analyze/summary.h"
 
 struct fwpt_par_setup {
     const uint8_t *trace;
@@ -68,7 +68,7 @@ struct fwpt_par_out {
 int fwpt_par_run(const struct fwpt_par_setup *setup, struct fwpt_profile *prof, struct fwpt_par_out *out);
 void fwpt_par_out_free(struct fwpt_par_out *out);
 
-/* realloc as a struct fwpt_resize (decode/resize.h), for the host's growing tables. */
+/* realloc as a struct fwpt_resize (base/resize.h), for the host's growing tables. */
 extern const struct fwpt_resize fwpt_host_resize;
 
 /* Cores present (at least 1). */

@@ -1,9 +1,9 @@
-/* fwpt — the profile and call tree of a summary walk (decode/summary.c): what fwpt_profile_add counts for
- * every instruction and event (decode/profile.c), counted a run of instructions at a time, and merged into
+/* fwpt — the profile and call tree of a summary walk (analyze/summary.c): what fwpt_profile_add counts for
+ * every instruction and event (analyze/profile.c), counted a run of instructions at a time, and merged into
  * a struct fwpt_profile afterwards, where it prints and draws as one built instruction by instruction.
  *
  * A walk may start where calls are open that it does not know: a piece of a trace cut at a PSB
- * (decode/parallel_host.c). Its call tree then hangs from anchors: anchor 0 is the frame innermost where it
+ * (analyze/parallel_host.c). Its call tree then hangs from anchors: anchor 0 is the frame innermost where it
  * started, a return with no frame of its own open leaves to anchor 1 (the one below), and so on. The merge
  * puts anchor i on the i-th frame below the top of the profile it merges into (the root when there are not
  * that many), exactly where fwpt_profile_add would have counted. Past FWPT_SP_ANCHORS frames left, one anchor
@@ -11,14 +11,13 @@
  * profile's stack (fwpt_profile_add): from there on the frames are known again. Or the counts go straight
  * into a struct fwpt_profile (fwpt_sp_init_direct: a walk that starts where that profile's instructions end).
  * Freestanding; the tables grow through the caller's allocator. */
-#ifndef FWPT_DECODE_SUMPROF_H
-#define FWPT_DECODE_SUMPROF_H
+#ifndef FWPT_ANALYZE_SUMPROF_H
+#define FWPT_ANALYZE_SUMPROF_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "decode/flow_print.h"
-#include "decode/profile.h"
-#include "decode/resize.h"
+#include "analyze/profile.h"
+#include "base/resize.h"
 
 #define FWPT_SP_NONE 0xffffffffu
 #define FWPT_SP_ANCHORS 32 /* frames left below an unknown start that get an anchor of their own */

@@ -1,7 +1,7 @@
 /* fwpt — packet printers: ptdump-style text and JSON lines, through struct fwpt_sink so that the EFI
  * application and the host tool print the same bytes. One packet (or error) per line, '\n' included. */
-#ifndef FWPT_DECODE_PKT_PRINT_H
-#define FWPT_DECODE_PKT_PRINT_H
+#ifndef FWPT_RENDER_PKT_PRINT_H
+#define FWPT_RENDER_PKT_PRINT_H
 
 #include "base/status.h"
 #include "base/text.h"

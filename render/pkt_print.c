@@ -1,5 +1,5 @@
 /* fwpt — packet printers (text mirrors libipt's ptdump: offset, name, payload; JSON lines). */
-#include "decode/pkt_print.h"
+#include "render/pkt_print.h"
 #include "base/json.h"
 
 const char *fwpt_pkt_error_name(enum fwpt_status s)

@@ -1,7 +1,7 @@
-/* fwpt — an allocator the caller lends to tables that grow (decode/edges, decode/sumprof): the host tool
+/* fwpt — an allocator the caller lends to tables that grow (analyze/edges, analyze/sumprof): the host tool
  * passes realloc, firmware passes none and the tables stay at the size they were given. */
-#ifndef FWPT_DECODE_RESIZE_H
-#define FWPT_DECODE_RESIZE_H
+#ifndef FWPT_BASE_RESIZE_H
+#define FWPT_BASE_RESIZE_H
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /* fwpt — flow printers (see flow_print.h). */
-#include "decode/flow_print.h"
+#include "render/flow_print.h"
 #include "base/json.h"
 
 /* ,"key":"0x<v>" */

@@ -1,5 +1,5 @@
 /* fwpt — folded stacks, flame graph (SVG) and Trace Event Format of the call tree (see flame.h). */
-#include "decode/flame.h"
+#include "render/flame.h"
 #include "base/json.h"
 
 /* ---- names and text ---- */

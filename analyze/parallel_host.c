@@ -1,5 +1,5 @@
 /* fwpt — the summary walk on several cores (see parallel_host.h). */
-#include "decode/parallel_host.h"
+#include "analyze/parallel_host.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "decode/flow_internal.h"
-#include "decode/seam.h"
+#include "analyze/seam.h"
 
 #define BLOCK_CACHE (1u << 16) /* as the host tool's: 64 KiB of code map without a collision */
 #define PATH_CACHE (1u << 14)

@@ -1,15 +1,15 @@
 /* fwpt — where the time went: the TSC ticks between two changes of the flow's time (fwpt_flow_time) spread
- * evenly over the instructions between them, into a profile (decode/profile.c) that then counts ticks instead
+ * evenly over the instructions between them, into a profile (analyze/profile.c) that then counts ticks instead
  * of instructions (its unit "TSC ticks"): --profile, the call tree, the flame graph and the report by time.
  * The time changes only where a packet decided the flow (a TNT, a TIP, an event), so the ticks up to such a
  * point are shared by the instructions since the last one; nothing is counted across an overflow, an error or
  * a time when tracing was off. Freestanding; the held items live in a caller's buffer. */
-#ifndef FWPT_DECODE_TIME_SPREAD_H
-#define FWPT_DECODE_TIME_SPREAD_H
+#ifndef FWPT_ANALYZE_TIME_SPREAD_H
+#define FWPT_ANALYZE_TIME_SPREAD_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "decode/profile.h"
+#include "analyze/profile.h"
 
 struct fwpt_time_spread {
     struct fwpt_profile *p;

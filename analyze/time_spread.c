@@ -1,5 +1,5 @@
 /* fwpt — where the time went (see time_spread.h). */
-#include "decode/time_spread.h"
+#include "analyze/time_spread.h"
 
 void fwpt_time_spread_init(struct fwpt_time_spread *t, struct fwpt_profile *p, struct fwpt_flow_event *buf,
                            uint32_t cap)

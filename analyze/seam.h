@@ -1,8 +1,8 @@
 /* fwpt — where two flow decoders agree: a trace cut at its PSBs is decoded piece by piece, each piece by a
  * decoder that starts fresh at its PSB, and the pieces join where the decoder of the piece before, going on
- * past the PSB, gets to the same place in the same state (decode/parallel_host.c). */
-#ifndef FWPT_DECODE_SEAM_H
-#define FWPT_DECODE_SEAM_H
+ * past the PSB, gets to the same place in the same state (analyze/parallel_host.c). */
+#ifndef FWPT_ANALYZE_SEAM_H
+#define FWPT_ANALYZE_SEAM_H
 
 #include <stdbool.h>
 #include "decode/flow.h"
@@ -16,7 +16,7 @@ enum fwpt_seam {
 };
 
 /* a: the decoder that went on past the PSB; b: the one that started at it. Both stopped by the summary walk's
- * stop_at (decode/summary.h): at the end of a block whose branch takes the packet in peek, nothing else
+ * stop_at (analyze/summary.h): at the end of a block whose branch takes the packet in peek, nothing else
  * pending. Compares everything the rest of the decode depends on. */
 enum fwpt_seam fwpt_seam_compare(const struct fwpt_flow *a, const struct fwpt_flow *b);
 

@@ -14,19 +14,19 @@
  * The bitmap: one 8-bit counter per (hashed) edge, map[((h(from) >> 1) ^ h(to)) & (size - 1)] += 1 and
  * wrapping at 256, as AFL's shared memory map (prev >> 1 ^ cur, prev and cur: the blocks' IDs; here the
  * hashed addresses, h below) and libxdc's. Freestanding. */
-#ifndef FWPT_DECODE_EDGES_H
-#define FWPT_DECODE_EDGES_H
+#ifndef FWPT_ANALYZE_EDGES_H
+#define FWPT_ANALYZE_EDGES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "decode/flow.h"
-#include "decode/resize.h"
+#include "base/resize.h"
 
 /* Does an instruction of this class (enum fwpt_insn_class) transfer control (begin an edge)? */
 static inline bool fwpt_edge_class(unsigned iclass) { return iclass >= FWPT_IC_JCC && iclass <= FWPT_IC_VMENTRY; }
 
-/* The rule above over fwpt_flow_next's instructions and events, in order (decode/summary.c counts the same
+/* The rule above over fwpt_flow_next's instructions and events, in order (analyze/summary.c counts the same
  * a block or path at a time): true with *from, *to when ev completes an edge. */
 struct fwpt_edge_walk {
     uint64_t from;

@@ -1,6 +1,6 @@
 /* fwpt — fast instruction listings (see flow_list.h). Every instruction line is the one print_text or
  * print_jsonl (flow_print.c) writes for a FWPT_FLOW_INSN event; test_flow_list compares the two. */
-#include "decode/flow_list.h"
+#include "render/flow_list.h"
 
 #define COPY(d, s, n) __builtin_memcpy((d), (s), (n)) /* constant n: inlined, also in firmware */
 

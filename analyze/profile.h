@@ -1,8 +1,8 @@
 /* fwpt — the flow's summaries: instructions (or ticks) per module and per function entry, and the
  * call tree with counts, from the instructions and events in order. Freestanding: tables are
  * caller-provided; printing goes through struct fwpt_sink. */
-#ifndef FWPT_DECODE_PROFILE_H
-#define FWPT_DECODE_PROFILE_H
+#ifndef FWPT_ANALYZE_PROFILE_H
+#define FWPT_ANALYZE_PROFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,7 +13,7 @@
 
 /* How an instruction of class iclass changes the profile's frames: +1 a call opens one at its target (near and
  * far calls), -1 a return closes the innermost (near and far returns, IRET), 0 none. fwpt_profile_add and the
- * summary walk's profile (decode/sumprof.h) both count by it. */
+ * summary walk's profile (analyze/sumprof.h) both count by it. */
 static inline int fwpt_profile_frame_step(unsigned iclass)
 {
     switch (iclass) {
@@ -60,7 +60,7 @@ struct fwpt_profile_node { /* call tree: one node per (caller node, callee entry
     uint32_t parent, first_child, last_child, next_sibling, depth;
 };
 
-/* Optional per-call hook (decode/flame: one Trace Event slice per call): PUSH after a frame was entered (p->insns:
+/* Optional per-call hook (render/flame: one Trace Event slice per call): PUSH after a frame was entered (p->insns:
  * the index of its first instruction), POP before one is left (p->insns: one past its last instruction; an
  * overflow or error pops every frame), DROP_OUTER before the outermost frame is dropped at FWPT_PROFILE_DEPTH. */
 enum fwpt_frame_op { FWPT_FRAME_PUSH, FWPT_FRAME_POP, FWPT_FRAME_DROP_OUTER };
@@ -85,7 +85,7 @@ struct fwpt_profile {
     uint8_t call_pending, ret_pending;
     uint64_t call_next;            /* next IP of the pending call: a zero-length call lands there */
     uint64_t insns, events, dropped; /* dropped: functions/nodes that did not fit the tables */
-    uint8_t unit;                  /* what insns counts: FWPT_PROFILE_UNIT_* (decode/time_spread: ticks) */
+    uint8_t unit;                  /* what insns counts: FWPT_PROFILE_UNIT_* (analyze/time_spread: ticks) */
 };
 enum { FWPT_PROFILE_UNIT_INSNS = 0, FWPT_PROFILE_UNIT_TICKS };
 /* "instructions" / "TSC ticks"; short: "insns" / "ticks" */
@@ -98,7 +98,7 @@ void fwpt_profile_init(struct fwpt_profile *p, struct fwpt_modules *mods, uint64
                        size_t nnodes, uint32_t *node_hash, size_t nhash);
 /* Feed every instruction and event in order. */
 void fwpt_profile_add(struct fwpt_profile *p, const struct fwpt_flow_event *ev);
-/* The same, an instruction counting w (decode/time_spread: its TSC ticks) instead of 1. */
+/* The same, an instruction counting w (analyze/time_spread: its TSC ticks) instead of 1. */
 void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_event *ev, uint64_t w);
 /* Instructions per module, then the top_n functions by instructions (self). */
 /* The function after prev ((size_t)-1: the first) by self count descending, then entry ascending: an index into

@@ -1,7 +1,7 @@
 /* fwpt — comparing two flow decoders' states (see seam.h). Each field of struct fwpt_flow is either
  * compared or left out for the reason given; a new field must be placed in one or the other (the size check
  * at the end fails until then). */
-#include "decode/seam.h"
+#include "analyze/seam.h"
 #include "base/text.h"
 
 /* The packet each holds next: the same bytes at the same offset, read with the same Last IP. */

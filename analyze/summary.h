@@ -1,6 +1,6 @@
 /* fwpt — the summary walk: the flow of a trace at the speed of its branches, for what needs no single
- * instruction: the profile and call tree (decode/sumprof, then decode/profile, decode/flame,
- * decode/report), the edges and the coverage bitmap (decode/edges).
+ * instruction: the profile and call tree (analyze/sumprof, then analyze/profile, render/flame,
+ * render/report), the edges and the coverage bitmap (analyze/edges).
  *
  * It walks decode/flow's blocks (the instruction count and end of each are known once, in flow's cache) and
  * never lists an instruction. Chains of blocks joined by conditional branches, direct jumps, plain
@@ -18,16 +18,16 @@
  *     while (fwpt_sum_walk(&s) == FWPT_OK) ;               // FWPT_E_EOS at the end
  *     fwpt_sum_flush(&s);                                  // the path cache's edges into edges/cov
  *
- * A walk can stop at a place two decoders can agree on (decode/parallel_host.c): see stop_at.
+ * A walk can stop at a place two decoders can agree on (analyze/parallel_host.c): see stop_at.
  * Freestanding; the caller owns every table. */
-#ifndef FWPT_DECODE_SUMMARY_H
-#define FWPT_DECODE_SUMMARY_H
+#ifndef FWPT_ANALYZE_SUMMARY_H
+#define FWPT_ANALYZE_SUMMARY_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "decode/edges.h"
+#include "analyze/edges.h"
 #include "decode/flow.h"
-#include "decode/sumprof.h"
+#include "analyze/sumprof.h"
 
 #define FWPT_SUM_PATH_BLOCKS 16 /* blocks one path entry follows at most */
 #define FWPT_SUM_PATH_BITS 8    /* TNT bits it consumes at most */
@@ -95,7 +95,7 @@ struct fwpt_sum {
     /* Stop before the walk takes a branch packet at or after this trace offset (FWPT_SUM_NO_STOP: never):
      * at the end of a block whose branch takes it, with no TNT bit in hand, nothing else pending, the
      * packet in f->peek -- a TNT for a conditional branch, a TIP for an indirect one. Two decoders that
-     * are there in the same state decode the rest alike (decode/parallel_host.c). */
+     * are there in the same state decode the rest alike (analyze/parallel_host.c). */
     uint64_t stop_at;
     uint8_t counting;             /* 0: walk without counting (to the first stop) */
     uint32_t gen;                 /* tells this walk's profile hints from an earlier walk's (fwpt_sum_reuse) */

@@ -1,12 +1,12 @@
-/* fwpt — the profile's steps (decode/profile.c), for decode/sumprof.c: the lookups fwpt_profile_add makes at
+/* fwpt — the profile's steps (analyze/profile.c), for analyze/sumprof.c: the lookups fwpt_profile_add makes at
  * each call, so a call tree counted elsewhere lands in the same slots, in the same order, with the same losses
  * when a table is full; and its counting, a run of instructions at a time. Not a public interface. */
-#ifndef FWPT_DECODE_PROFILE_INTERNAL_H
-#define FWPT_DECODE_PROFILE_INTERNAL_H
+#ifndef FWPT_ANALYZE_PROFILE_INTERNAL_H
+#define FWPT_ANALYZE_PROFILE_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "decode/profile.h"
+#include "analyze/profile.h"
 
 /* The child node of parent for a call of entry, made if needed; parent itself (and p->dropped + 1) when the
  * table is full. */
