@@ -25,9 +25,9 @@ static void *host_resize(void *ctx, void *old, size_t size)
     }
     return realloc(old, size);
 }
-const struct fwpt_resize fwpt_host_resize = {host_resize, NULL};
+const struct fwpt_resize fwpt_parallel_resize = {host_resize, NULL};
 
-unsigned fwpt_par_cores(void)
+unsigned fwpt_parallel_cores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (unsigned)n : 1;
@@ -52,7 +52,7 @@ struct worker {
     struct fwpt_flow_block *cache;
     struct fwpt_sum_path *paths;
     struct fwpt_sum_cold *cold;
-    uint32_t gen;             /* walks so far (fwpt_sum_reuse) */
+    uint32_t gen;             /* walks so far (fwpt_summary_reuse) */
     struct fwpt_modules mods; /* its own lookup cache over the caller's modules */
 };
 
@@ -67,7 +67,7 @@ struct piece {
 
 struct run {
     const struct fwpt_par_setup *s;
-    struct fwpt_profile *prof; /* the first piece's tree may go in early (fwpt_sp_spill) */
+    struct fwpt_profile *prof; /* the first piece's tree may go in early (fwpt_sumprof_spill) */
     size_t max_nodes;         /* nodes the profile holds */
     bool log;                 /* keep the profile's frame changes (its frame hook is set) */
     struct piece *pieces;
@@ -112,12 +112,12 @@ static bool counts_init(struct counts *c, const struct fwpt_par_setup *s, bool l
 {
     memset(c, 0, sizeof *c);
     if (s->profile && direct)
-        fwpt_sp_init_direct(&c->prof, direct);
-    if (s->profile && !direct && !fwpt_sp_init(&c->prof, s->mods, known, log, &fwpt_host_resize))
+        fwpt_sumprof_init_direct(&c->prof, direct);
+    if (s->profile && !direct && !fwpt_sumprof_init(&c->prof, s->mods, known, log, &fwpt_parallel_resize))
         return false;
     c->prof.max_nodes = (uint32_t)max_nodes;
     if (s->edges)
-        fwpt_edges_init(&c->edges, NULL, 0, &fwpt_host_resize);
+        fwpt_edges_init(&c->edges, NULL, 0, &fwpt_parallel_resize);
     if (s->edges && !c->edges.v)
         return false;
     if (s->cov_size && !(c->cov = calloc(1, s->cov_size)))
@@ -128,7 +128,7 @@ static bool counts_init(struct counts *c, const struct fwpt_par_setup *s, bool l
 static void counts_free(struct counts *c)
 {
     if (c->prof.nodes)
-        fwpt_sp_free(&c->prof);
+        fwpt_sumprof_free(&c->prof);
     fwpt_edges_free(&c->edges);
     free(c->cov);
     free(c->errors);
@@ -138,7 +138,7 @@ static void counts_free(struct counts *c)
 static void sum_setup(struct fwpt_sum *sum, struct fwpt_flow *f, struct worker *w, struct counts *c,
                       const struct fwpt_par_setup *s)
 {
-    fwpt_sum_reuse(sum, f, w->paths, path_cache(s), w->cold, ++w->gen);
+    fwpt_summary_reuse(sum, f, w->paths, path_cache(s), w->cold, ++w->gen);
     sum->prof = s->profile ? &c->prof : NULL;
     sum->edges = s->edges ? &c->edges : NULL;
     sum->cov = c->cov;
@@ -146,12 +146,12 @@ static void sum_setup(struct fwpt_sum *sum, struct fwpt_flow *f, struct worker *
     sum->mods = s->mods ? &w->mods : NULL;
     sum->on_event = on_event;
     sum->ev_ctx = c;
-    fwpt_sum_configure(sum);
+    fwpt_summary_configure(sum);
 }
 
 static void sum_done(struct fwpt_sum *sum, struct counts *c)
 {
-    fwpt_sum_flush(sum);
+    fwpt_summary_flush(sum);
     c->path_hits += sum->path_hits;
     c->path_misses += sum->path_misses;
     c->blocks += sum->blocks;
@@ -193,7 +193,7 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
         fwpt_flow_i_start_at(p->f, p->start);
         sum.counting = 0;
         sum.stop_at = p->start;
-        if (fwpt_sum_walk(&sum) != FWPT_OK) {
+        if (fwpt_summary_walk(&sum) != FWPT_OK) {
             p->eos = true; /* nothing the pieces before cannot say */
             return 0;
         }
@@ -202,10 +202,10 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
         *p->first = *p->f;
         p->skipped_first = p->f->bytes_skipped;
         p->insns_first = p->f->n_insns;
-        fwpt_sum_count_from_here(&sum);
+        fwpt_summary_count_from_here(&sum);
     }
     sum.stop_at = p->end;
-    p->eos = fwpt_sum_walk(&sum) != FWPT_OK;
+    p->eos = fwpt_summary_walk(&sum) != FWPT_OK;
     sum_done(&sum, &p->c);
     p->c.skipped = (p->eos ? fwpt_flow_bytes_skipped(p->f) : p->f->bytes_skipped) - p->skipped_first;
     p->c.insns = p->f->n_insns - p->insns_first;
@@ -225,7 +225,7 @@ static bool worker_init(struct worker *w, const struct fwpt_par_setup *s)
     struct fwpt_flow f; /* empties the block cache */
     fwpt_flow_init(&f, s->trace, 0, s->read, s->read_ctx, w->cache, block_cache(s));
     struct fwpt_sum sum; /* and the paths */
-    fwpt_sum_init(&sum, &f, w->paths, path_cache(s), w->cold);
+    fwpt_summary_init(&sum, &f, w->paths, path_cache(s), w->cold);
     return true;
 }
 
@@ -303,9 +303,9 @@ static int walk_again(const struct fwpt_par_setup *s, struct worker *w, const st
     p->f = f;
     sum_setup(&sum, f, w, &p->c, s);
     if (seq)
-        fwpt_sum_count_from_here(&sum);
+        fwpt_summary_count_from_here(&sum);
     sum.stop_at = p->end;
-    p->eos = fwpt_sum_walk(&sum) != FWPT_OK;
+    p->eos = fwpt_summary_walk(&sum) != FWPT_OK;
     sum_done(&sum, &p->c);
     p->c.skipped = (p->eos ? fwpt_flow_bytes_skipped(f) : f->bytes_skipped) - (seq ? seq->bytes_skipped : 0);
     p->c.insns = f->n_insns - (seq ? seq->n_insns : 0);
@@ -322,9 +322,9 @@ static bool stitch_worker(struct worker *w, const struct fwpt_par_setup *s)
     return true;
 }
 
-static int add_counts(const struct fwpt_par_setup *s, struct counts *c, struct fwpt_profile *prof, struct fwpt_par_out *out)
+static int add_counts(const struct fwpt_par_setup *s, struct counts *c, struct fwpt_profile *prof, struct fwpt_parallel_out *out)
 {
-    if (s->profile && fwpt_sp_merge(&c->prof, prof) != 0)
+    if (s->profile && fwpt_sumprof_merge(&c->prof, prof) != 0)
         return -1;
     if (s->edges)
         fwpt_edges_merge(&out->edges, &c->edges);
@@ -346,11 +346,11 @@ static int add_counts(const struct fwpt_par_setup *s, struct counts *c, struct f
     return 0;
 }
 
-int fwpt_par_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, struct fwpt_par_out *out)
+int fwpt_parallel_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, struct fwpt_parallel_out *out)
 {
     memset(out, 0, sizeof *out);
     if (s->edges)
-        fwpt_edges_init(&out->edges, NULL, 0, &fwpt_host_resize);
+        fwpt_edges_init(&out->edges, NULL, 0, &fwpt_parallel_resize);
     if (s->cov_size)
         out->cov = calloc(1, s->cov_size);
     if ((s->edges && !out->edges.v) || (s->cov_size && !out->cov))
@@ -403,7 +403,7 @@ int fwpt_par_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, stru
             joined = m == FWPT_SEAM_SAME || (m == FWPT_SEAM_SAME_STACK_TOP && !p->c.retstack_error);
             out->seams_joined += joined;
         }
-        if (!joined || (s->profile && !fwpt_sp_mergeable(&p->c.prof, prof->depth))) {
+        if (!joined || (s->profile && !fwpt_sumprof_mergeable(&p->c.prof, prof->depth))) {
             if ((!have_w && !(have_w = stitch_worker(&w, s))) || walk_again(s, &w, prev ? prev->f : NULL, p, prof) != 0)
                 goto out;
             out->pieces_again++;
@@ -426,7 +426,7 @@ out:
     return rc;
 }
 
-void fwpt_par_out_free(struct fwpt_par_out *out)
+void fwpt_parallel_out_free(struct fwpt_parallel_out *out)
 {
     fwpt_edges_free(&out->edges);
     free(out->cov);

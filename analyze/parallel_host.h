@@ -38,12 +38,12 @@ struct fwpt_par_setup {
     size_t piece_bytes;         /* trace bytes per piece at least (0: 64 KiB); a piece starts at a PSB */
     size_t block_cache, path_cache; /* each thread's flow block and path cache entries (powers of two; 0: 64K, 16K) */
     /* what to count */
-    bool profile;               /* into the fwpt_profile given to fwpt_par_run */
+    bool profile;               /* into the fwpt_profile given to fwpt_parallel_run */
     bool edges;                 /* into out->edges */
     size_t cov_size;            /* bitmap bytes (a power of two) into out->cov; 0: none */
 };
 
-struct fwpt_par_out {
+struct fwpt_parallel_out {
     struct fwpt_edges edges;
     uint8_t *cov;
     struct fwpt_flow_event *errors; /* the FWPT_FLOW_ERROR events, in order */
@@ -55,7 +55,7 @@ struct fwpt_par_out {
     unsigned seams_joined;      /* seams where the next piece's decoder agreed */
     unsigned pieces_again;      /* pieces walked again from the state of the one before: the decoders did not
                                  * agree, or the piece's call tree could not be placed under the frames open
-                                 * then (FWPT_PROFILE_DEPTH, FWPT_SP_ANCHORS) */
+                                 * then (FWPT_PROFILE_DEPTH, FWPT_SUMPROF_ANCHORS) */
     uint64_t path_hits, path_misses, blocks;
     /* CPU seconds (each thread's own clock: what the walk cost, whatever else runs on the machine) */
     double cpu_threads;         /* all threads' pieces */
@@ -65,13 +65,13 @@ struct fwpt_par_out {
 
 /* Walks the whole trace. prof: initialized and empty (setup->profile), its frame hook called as
  * fwpt_profile_add would. 0, or -1 when out of memory. */
-int fwpt_par_run(const struct fwpt_par_setup *setup, struct fwpt_profile *prof, struct fwpt_par_out *out);
-void fwpt_par_out_free(struct fwpt_par_out *out);
+int fwpt_parallel_run(const struct fwpt_par_setup *setup, struct fwpt_profile *prof, struct fwpt_parallel_out *out);
+void fwpt_parallel_out_free(struct fwpt_parallel_out *out);
 
 /* realloc as a struct fwpt_resize (base/resize.h), for the host's growing tables. */
-extern const struct fwpt_resize fwpt_host_resize;
+extern const struct fwpt_resize fwpt_parallel_resize;
 
 /* Cores present (at least 1). */
-unsigned fwpt_par_cores(void);
+unsigned fwpt_parallel_cores(void);
 
 #endif

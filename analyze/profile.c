@@ -157,7 +157,7 @@ void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_even
         return;
     }
     size_t mi = 0;
-    fwpt_module_find(p->mods, ev->ip, &mi);
+    fwpt_image_module_find(p->mods, ev->ip, &mi);
     count_run(p, ev->ip, w, mi, ev->iclass, ev->ip + ev->size);
 }
 
@@ -176,9 +176,9 @@ static void put_u64_w(const struct fwpt_sink *o, uint64_t v, unsigned width)
 static void put_entry(struct fwpt_profile *p, const struct fwpt_sink *o, uint64_t entry)
 {
     fwpt_put_0x(o, entry);
-    if (fwpt_module_find(p->mods, entry, NULL)) {
+    if (fwpt_image_module_find(p->mods, entry, NULL)) {
         fwpt_puts(o, "  ");
-        fwpt_module_put_where(p->mods, o, entry, 0);
+        fwpt_image_module_put_where(p->mods, o, entry, 0);
     }
 }
 
@@ -238,7 +238,7 @@ void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, siz
     }
 }
 
-void fwpt_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth)
+void fwpt_profile_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth)
 {
     /* totals: children are created after their parents, so a reverse pass sums subtrees */
     for (size_t i = 0; i < p->nnodes; i++)
@@ -284,7 +284,7 @@ static void json_entry(struct fwpt_profile *p, const struct fwpt_sink *o, uint64
     fwpt_puts(o, ",\"entry\":\"");
     fwpt_put_0x(o, entry);
     fwpt_putc(o, '"');
-    const struct fwpt_module *m = p->mods ? fwpt_module_find(p->mods, entry, NULL) : NULL;
+    const struct fwpt_module *m = p->mods ? fwpt_image_module_find(p->mods, entry, NULL) : NULL;
     if (m) {
         fwpt_puts(o, ",\"module\":");
         fwpt_put_json_str(o, m->name);
@@ -335,7 +335,7 @@ void fwpt_profile_print_jsonl(struct fwpt_profile *p, const struct fwpt_sink *ou
     }
 }
 
-void fwpt_calltree_print_jsonl(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth)
+void fwpt_profile_calltree_print_jsonl(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth)
 {
     for (size_t i = 0; i < p->nnodes; i++)
         p->nodes[i].total = p->nodes[i].insns;

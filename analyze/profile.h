@@ -107,10 +107,10 @@ size_t fwpt_profile_next_top(const struct fwpt_profile *p, size_t prev);
 void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n);
 /* The call tree, indented by depth (up to max_depth levels), with calls and instructions
  * (self and total) per node. */
-void fwpt_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth);
+void fwpt_profile_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth);
 /* The same as JSON lines (docs/formats.md): {"type":"profile",..}, one "module_total" per module, one "function"
  * per function shown; {"type":"call_tree",..}, then one "call" per node shown (id, parent, depth). */
 void fwpt_profile_print_jsonl(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n);
-void fwpt_calltree_print_jsonl(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth);
+void fwpt_profile_calltree_print_jsonl(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth);
 
 #endif

@@ -14,7 +14,7 @@ uint32_t fwpt_profile_i_node(struct fwpt_profile *p, uint32_t parent, uint64_t e
 /* The function slot of entry, made if needed; (size_t)-1 (and p->dropped + 1) when the table is full. */
 size_t fwpt_profile_i_func(struct fwpt_profile *p, uint64_t entry);
 
-/* What n calls of fwpt_profile_add would count for n instructions from ip in module mi (fwpt_module_find's
+/* What n calls of fwpt_profile_add would count for n instructions from ip in module mi (fwpt_image_module_find's
  * index), the last of class iclass with next IP next, the others changing no flow. */
 void fwpt_profile_i_run(struct fwpt_profile *p, uint64_t ip, uint64_t n, size_t mi, unsigned iclass, uint64_t next);
 /* A call of entry, and the return from the innermost frame (if any), as fwpt_profile_add makes them. */

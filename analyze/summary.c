@@ -14,7 +14,7 @@ static inline bool takes_tip(uint8_t c)
     return c == FWPT_IC_JMP_IND || c == FWPT_IC_CALL_IND || (c >= FWPT_IC_FAR_JMP && c <= FWPT_IC_VMENTRY);
 }
 
-void fwpt_sum_init(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
+void fwpt_summary_init(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
                    struct fwpt_sum_cold *cold)
 {
     fwpt_memset(s, 0, sizeof *s);
@@ -32,10 +32,10 @@ void fwpt_sum_init(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path
     }
 }
 
-void fwpt_sum_reuse(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
+void fwpt_summary_reuse(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
                     struct fwpt_sum_cold *cold, uint32_t gen)
 {
-    fwpt_sum_init(s, f, NULL, 0, NULL);
+    fwpt_summary_init(s, f, NULL, 0, NULL);
     if (paths && cold && npaths && !(npaths & (npaths - 1))) {
         s->paths = paths;
         s->paths_mask = npaths - 1;
@@ -44,16 +44,16 @@ void fwpt_sum_reuse(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_pat
     s->gen = gen;
 }
 
-void fwpt_sum_configure(struct fwpt_sum *s)
+void fwpt_summary_configure(struct fwpt_sum *s)
 {
     /* a path counts all its instructions in one module: right when modules do not overlap (then the module
-     * of an IP is one, whichever fwpt_module_find's cache holds) */
+     * of an IP is one, whichever fwpt_image_module_find's cache holds) */
     s->paths_ok = s->paths && s->cold;
     const struct fwpt_modules *m = s->mods;
     for (size_t i = 0; m && i < m->n && s->paths_ok; i++)
         for (size_t j = i + 1; j < m->n; j++)
             if (m->v[j].base - m->v[i].base < m->v[i].size || m->v[i].base - m->v[j].base < m->v[j].size)
-                s->paths_ok = 0; /* one starts inside the other (fwpt_module_find's test) */
+                s->paths_ok = 0; /* one starts inside the other (fwpt_image_module_find's test) */
 }
 
 /* ---- what is counted ---- */
@@ -77,8 +77,8 @@ static inline void arrive(struct fwpt_sum *s, uint64_t to)
 
 static inline size_t nmods(const struct fwpt_sum *s) { return s->mods ? s->mods->n : 0; }
 
-/* The module of the instructions from ip to last (fwpt_module_find's index, nmods for none), or MIXED.
- * Exact for overlapping modules too: what fwpt_module_find gives each of them one after the other. */
+/* The module of the instructions from ip to last (fwpt_image_module_find's index, nmods for none), or MIXED.
+ * Exact for overlapping modules too: what fwpt_image_module_find gives each of them one after the other. */
 static inline uint32_t region_fast(struct fwpt_sum *s, uint64_t ip, uint64_t last)
 {
     struct fwpt_modules *m = s->mods;
@@ -102,14 +102,14 @@ static void count_insns(struct fwpt_sum *s, uint64_t ip, const uint8_t *sizes, u
     if (s->prof) {
         uint32_t r = region_fast(s, ip, last);
         if (r != MIXED) {
-            fwpt_sp_run(s->prof, ip, n, r, cls, end);
+            fwpt_sumprof_run(s->prof, ip, n, r, cls, end);
         } else {
             /* a module boundary (or no module): each instruction's module, as fwpt_profile_add finds it */
             uint64_t a = ip;
             for (uint32_t k = 0; k < n; k++) {
                 size_t mi;
-                fwpt_module_find(s->mods, a, &mi);
-                fwpt_sp_run(s->prof, a, 1, mi, k + 1 == n ? cls : FWPT_IC_OTHER, a + sizes[k]);
+                fwpt_image_module_find(s->mods, a, &mi);
+                fwpt_sumprof_run(s->prof, a, 1, mi, k + 1 == n ? cls : FWPT_IC_OTHER, a + sizes[k]);
                 a += sizes[k];
             }
         }
@@ -127,7 +127,7 @@ static void count_event(struct fwpt_sum *s, const struct fwpt_flow_event *ev)
     if (s->on_event)
         s->on_event(s->ev_ctx, ev);
     if (s->prof)
-        fwpt_sp_event(s->prof, ev);
+        fwpt_sumprof_event(s->prof, ev);
     switch (ev->kind) {
     case FWPT_FLOW_INTERRUPT:
         arrive(s, ev->ip); /* the event is taken where the walk got to */
@@ -153,7 +153,7 @@ static void path_flush(struct fwpt_sum *s, struct fwpt_sum_path *p)
     p->uses = 0;
 }
 
-void fwpt_sum_flush(struct fwpt_sum *s)
+void fwpt_summary_flush(struct fwpt_sum *s)
 {
     for (size_t i = 0; s->paths && i <= s->paths_mask; i++)
         path_flush(s, &s->paths[i]);
@@ -175,10 +175,10 @@ static uint32_t block_region(struct fwpt_sum *s, uint64_t ip, const struct fwpt_
     if (r != MIXED || !s->mods)
         return r;
     size_t mi, mj;
-    fwpt_module_find(s->mods, ip, &mi);
+    fwpt_image_module_find(s->mods, ip, &mi);
     uint64_t a = ip;
     for (uint32_t k = 0; k < b->ninsn; a += b->sizes[k++]) {
-        fwpt_module_find(s->mods, a, &mj);
+        fwpt_image_module_find(s->mods, a, &mj);
         if (mj != mi)
             return MIXED;
     }
@@ -244,7 +244,7 @@ static bool path_build(struct fwpt_sum *s, struct fwpt_sum_path *p, uint64_t ip,
         }
         if (c == FWPT_IC_CALL_REL && cold && nops < FWPT_SUM_PATH_CALLS && path_can_take(s, b->target, nb, region, &r)) {
             /* a direct call whose first block the path holds: the profile enters it there */
-            cold->ops[nops++] = (struct fwpt_sum_op){b->target, nx, seg, 1, FWPT_SP_NONE, 0, 0};
+            cold->ops[nops++] = (struct fwpt_sum_op){b->target, nx, seg, 1, FWPT_SUMPROF_NONE, 0, 0};
             seg = 0;
             rets[nrets++] = nx;
             from = last;
@@ -258,7 +258,7 @@ static bool path_build(struct fwpt_sum *s, struct fwpt_sum_path *p, uint64_t ip,
                          (nrets || (top && !ret_to));
         if ((c == FWPT_IC_JCC || ret) && used < k) {
             if (ret) {
-                cold->ops[nops++] = (struct fwpt_sum_op){0, 0, seg, 0, FWPT_SP_NONE, 0, 0};
+                cold->ops[nops++] = (struct fwpt_sum_op){0, 0, seg, 0, FWPT_SUMPROF_NONE, 0, 0};
                 seg = 0;
                 cur = nrets ? rets[--nrets] : (ret_to = top);
             } else {
@@ -313,27 +313,27 @@ static void path_ops(struct fwpt_sum *s, const struct fwpt_sum_path *p, bool cou
     uint32_t counted = 0;
     for (uint32_t i = 0; i < p->nops; i++) {
         if (sp) {
-            fwpt_sp_run(sp, p->ip, o[i].n, p->region, FWPT_IC_OTHER, 0);
+            fwpt_sumprof_run(sp, p->ip, o[i].n, p->region, FWPT_IC_OTHER, 0);
             counted += o[i].n;
         }
         if (o[i].call) {
             fwpt_flow_push_ret(s->f, o[i].ret);
             if (sp && !sp->direct && sp->cur == o[i].parent && o[i].gen == s->gen) {
-                fwpt_sp_enter_node(sp, o[i].node);
+                fwpt_sumprof_enter_node(sp, o[i].node);
             } else if (sp) {
                 o[i].parent = sp->cur;
                 o[i].gen = s->gen;
-                o[i].node = fwpt_sp_enter(sp, o[i].entry);
+                o[i].node = fwpt_sumprof_enter(sp, o[i].entry);
             }
         } else {
             uint64_t dummy;
             (void)fwpt_flow_pop_ret(s->f, &dummy);
             if (sp)
-                fwpt_sp_leave(sp);
+                fwpt_sumprof_leave(sp);
         }
     }
     if (sp)
-        fwpt_sp_run(sp, p->ip, p->ninsn - counted, p->region, p->pending ? p->cls : FWPT_IC_OTHER, p->next);
+        fwpt_sumprof_run(sp, p->ip, p->ninsn - counted, p->region, p->pending ? p->cls : FWPT_IC_OTHER, p->next);
 }
 
 /* ---- the walk ---- */
@@ -461,7 +461,7 @@ static bool walk_fast(struct fwpt_sum *s)
             if (p->nops)
                 path_ops(s, p, counting);
             else if (counting && prof)
-                fwpt_sp_run(prof, ip, p->ninsn, p->region, p->pending ? p->cls : FWPT_IC_OTHER, p->next);
+                fwpt_sumprof_run(prof, ip, p->ninsn, p->region, p->pending ? p->cls : FWPT_IC_OTHER, p->next);
             walked += p->ninsn;
             since = p->used ? p->tail : since + p->ninsn;
             bits >>= p->used;
@@ -510,7 +510,7 @@ static bool walk_fast(struct fwpt_sum *s)
         if (!cnt && f->have_peek && stop_at != FWPT_SUM_NO_STOP && f->peek.offset >= stop_at &&
             ((cls == FWPT_IC_JCC && is_tnt(f->peek.type) && f->peek.tnt.count) ||
              (takes_tip(cls) && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed)))
-            goto pending; /* stop_at: fwpt_sum_walk stops there */
+            goto pending; /* stop_at: fwpt_summary_walk stops there */
         if (!cnt && (cls == FWPT_IC_JCC || cls == FWPT_IC_RET) && f->have_peek && is_tnt(f->peek.type) &&
             f->peek.tnt.count) {
             /* take_tnt: the TNT packet lookahead left in peek */
@@ -553,7 +553,7 @@ static bool walk_fast(struct fwpt_sum *s)
         blocks = 0;
         const bool on = fwpt_flow_i_packet_lookahead(f, bits, walked);
         walked = 0;
-        if (!on || (prof && fwpt_sp_spill_due(prof)))
+        if (!on || (prof && fwpt_sumprof_spill_due(prof)))
             return true;
         pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     }
@@ -582,15 +582,15 @@ static void count_step(struct fwpt_sum *s, const struct fwpt_flow_run *run, cons
     count_insns(s, run->ip, run->sizes, run->n, f->run_full ? f->last_class : FWPT_IC_OTHER);
 }
 
-enum fwpt_status fwpt_sum_walk(struct fwpt_sum *s)
+enum fwpt_status fwpt_summary_walk(struct fwpt_sum *s)
 {
     struct fwpt_flow *f = s->f;
     struct fwpt_flow_run run;
     struct fwpt_flow_event ev;
     s->stopped = 0;
     for (;;) {
-        if (s->prof && fwpt_sp_spill_due(s->prof))
-            (void)fwpt_sp_spill(s->prof); /* between two counts; a failure leaves the tree, failed set */
+        if (s->prof && fwpt_sumprof_spill_due(s->prof))
+            (void)fwpt_sumprof_spill(s->prof); /* between two counts; a failure leaves the tree, failed set */
         if (f->resolve_pending && at_stop(s)) {
             s->stopped = 1;
             return FWPT_OK;
@@ -606,12 +606,12 @@ enum fwpt_status fwpt_sum_walk(struct fwpt_sum *s)
     }
 }
 
-void fwpt_sum_count_from_here(struct fwpt_sum *s)
+void fwpt_summary_count_from_here(struct fwpt_sum *s)
 {
     const struct fwpt_flow *f = s->f;
     s->counting = 1;
     s->edge_pending = f->resolve_pending && fwpt_edge_class(f->last_class);
     s->edge_from = f->last_ip;
     if (s->prof)
-        fwpt_sp_resume(s->prof, f->resolve_pending ? f->last_class : FWPT_IC_OTHER, f->next_ip);
+        fwpt_sumprof_resume(s->prof, f->resolve_pending ? f->last_class : FWPT_IC_OTHER, f->next_ip);
 }

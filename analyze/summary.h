@@ -12,11 +12,11 @@
  * (fwpt_flow_next_run) for everything else, so the counts are those of the instructions fwpt_flow_next gives.
  *
  *     struct fwpt_sum s;
- *     fwpt_sum_init(&s, &flow, paths, npaths, cold);      // after fwpt_flow_init; paths optional
+ *     fwpt_summary_init(&s, &flow, paths, npaths, cold);      // after fwpt_flow_init; paths optional
  *     s.prof = &sumprof;  s.mods = mods;  s.edges = &edges;  s.cov = map;  s.cov_mask = size - 1;  // what to count
- *     fwpt_sum_configure(&s);
- *     while (fwpt_sum_walk(&s) == FWPT_OK) ;               // FWPT_E_EOS at the end
- *     fwpt_sum_flush(&s);                                  // the path cache's edges into edges/cov
+ *     fwpt_summary_configure(&s);
+ *     while (fwpt_summary_walk(&s) == FWPT_OK) ;               // FWPT_E_EOS at the end
+ *     fwpt_summary_flush(&s);                                  // the path cache's edges into edges/cov
  *
  * A walk can stop at a place two decoders can agree on (analyze/parallel_host.c): see stop_at.
  * Freestanding; the caller owns every table. */
@@ -50,7 +50,7 @@ struct fwpt_sum_path {
                           * when it starts must be this); 0: it does not */
     uint32_t ninsn;      /* instructions */
     uint32_t tail;       /* of them after the last TNT bit it used */
-    uint32_t region;     /* module (index as fwpt_module_find gives; mods->n: none) of every instruction */
+    uint32_t region;     /* module (index as fwpt_image_module_find gives; mods->n: none) of every instruction */
     uint16_t key;        /* the TNT bits it was made for: (1 << k) | the k oldest bits in hand */
     uint8_t mode, used, pending, cls, flags, edge;
     uint8_t nedges;      /* edges between its blocks (in its struct fwpt_sum_cold) */
@@ -98,8 +98,8 @@ struct fwpt_sum {
      * are there in the same state decode the rest alike (analyze/parallel_host.c). */
     uint64_t stop_at;
     uint8_t counting;             /* 0: walk without counting (to the first stop) */
-    uint32_t gen;                 /* tells this walk's profile hints from an earlier walk's (fwpt_sum_reuse) */
-    uint8_t stopped;              /* fwpt_sum_walk returned at stop_at */
+    uint32_t gen;                 /* tells this walk's profile hints from an earlier walk's (fwpt_summary_reuse) */
+    uint8_t stopped;              /* fwpt_summary_walk returned at stop_at */
     /* private */
     uint8_t edge_pending;
     uint8_t paths_ok;             /* modules do not overlap: a path's module is one for all its blocks */
@@ -115,25 +115,25 @@ struct fwpt_sum {
 
 /* paths, cold: npaths entries each (a power of two; NULL or 0: blocks only). f: initialized (fwpt_flow_init),
  * with a block cache (without one every step takes flow's general path). Counting on, no stop. */
-void fwpt_sum_init(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
+void fwpt_summary_init(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
                    struct fwpt_sum_cold *cold);
 
-/* The same with the paths an earlier walk over the same code left (flushed: fwpt_sum_flush); gen differs from
+/* The same with the paths an earlier walk over the same code left (flushed: fwpt_summary_flush); gen differs from
  * that walk's. */
-void fwpt_sum_reuse(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
+void fwpt_summary_reuse(struct fwpt_sum *s, struct fwpt_flow *f, struct fwpt_sum_path *paths, size_t npaths,
                     struct fwpt_sum_cold *cold, uint32_t gen);
 
 /* Set prof, edges, cov, mods after init, then this (it checks whether paths can serve the modules). */
-void fwpt_sum_configure(struct fwpt_sum *s);
+void fwpt_summary_configure(struct fwpt_sum *s);
 
 /* Walks to the end (FWPT_E_EOS) or to stop_at (FWPT_OK, stopped set). */
-enum fwpt_status fwpt_sum_walk(struct fwpt_sum *s);
+enum fwpt_status fwpt_summary_walk(struct fwpt_sum *s);
 
 /* Starts counting where the walk is (stopped at stop_at): the profile and the edge that wait on the
  * branch there are what they were for a walk that counted all along. */
-void fwpt_sum_count_from_here(struct fwpt_sum *s);
+void fwpt_summary_count_from_here(struct fwpt_sum *s);
 
 /* Counts the edges inside the paths walked so far (into edges and cov) and empties the path cache's counts. */
-void fwpt_sum_flush(struct fwpt_sum *s);
+void fwpt_summary_flush(struct fwpt_sum *s);
 
 #endif

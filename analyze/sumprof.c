@@ -11,24 +11,24 @@ static uint64_t sp_mix(uint64_t x)
 }
 static inline size_t sp_slot(uint32_t parent, uint64_t entry) { return (size_t)sp_mix(entry * 31 + parent); }
 
-/* A new node (children of parent: entry; anchors: parent FWPT_SP_NONE); FWPT_SP_NONE when out of memory. */
+/* A new node (children of parent: entry; anchors: parent FWPT_SUMPROF_NONE); FWPT_SUMPROF_NONE when out of memory. */
 static uint32_t sp_new(struct fwpt_sumprof *sp, uint64_t entry, uint32_t parent, uint32_t anchor)
 {
     if (sp->max_nodes && sp->nnodes >= sp->max_nodes) {
         sp->failed = 1; /* more than the profile holds: a walk straight into it counts what it keeps */
-        return FWPT_SP_NONE;
+        return FWPT_SUMPROF_NONE;
     }
     if (sp->nnodes == sp->cap) {
         uint32_t cap = sp->cap * 2;
-        struct fwpt_sp_node *v = fwpt_resize(&sp->rs, sp->nodes, (size_t)cap * sizeof *v);
+        struct fwpt_sumprof_node *v = fwpt_resize(&sp->rs, sp->nodes, (size_t)cap * sizeof *v);
         if (!v) {
             sp->failed = 1;
-            return FWPT_SP_NONE;
+            return FWPT_SUMPROF_NONE;
         }
         sp->nodes = v;
         sp->cap = cap;
     }
-    struct fwpt_sp_node *n = &sp->nodes[sp->nnodes];
+    struct fwpt_sumprof_node *n = &sp->nodes[sp->nnodes];
     fwpt_memset(n, 0, sizeof *n);
     n->entry = entry;
     n->parent = parent;
@@ -43,8 +43,8 @@ static bool sp_rehash(struct fwpt_sumprof *sp, uint32_t size)
         return false;
     fwpt_memset(h, 0, (size_t)size * sizeof *h);
     for (uint32_t k = 0; k < sp->nnodes; k++) {
-        const struct fwpt_sp_node *n = &sp->nodes[k];
-        if (n->parent == FWPT_SP_NONE)
+        const struct fwpt_sumprof_node *n = &sp->nodes[k];
+        if (n->parent == FWPT_SUMPROF_NONE)
             continue;
         size_t i = sp_slot(n->parent, n->entry) & (size - 1);
         while (h[i])
@@ -57,7 +57,7 @@ static bool sp_rehash(struct fwpt_sumprof *sp, uint32_t size)
     return true;
 }
 
-bool fwpt_sp_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool known, bool log, const struct fwpt_resize *rs)
+bool fwpt_sumprof_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool known, bool log, const struct fwpt_resize *rs)
 {
     fwpt_memset(sp, 0, sizeof *sp);
     sp->rs = *rs;
@@ -67,31 +67,31 @@ bool fwpt_sp_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool known
     sp->cap = 256;
     sp->nodes = fwpt_resize(&sp->rs, NULL, sp->cap * sizeof *sp->nodes);
     if (!sp->mod_insns || !sp->nodes || !sp_rehash(sp, 1024)) {
-        fwpt_sp_free(sp);
+        fwpt_sumprof_free(sp);
         return false;
     }
     fwpt_memset(sp->mod_insns, 0, (sp->nmods + 1) * sizeof *sp->mod_insns);
-    sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SP_NONE, 0); /* the root */
+    sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SUMPROF_NONE, 0); /* the root */
     sp->known = known;
-    sp->base = sp->cur = known ? 0 : sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SP_NONE, 1); /* anchor 0 */
+    sp->base = sp->cur = known ? 0 : sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SUMPROF_NONE, 1); /* anchor 0 */
     sp->log = log;
     sp->max_rel = -((int64_t)1 << 40);
     return true;
 }
 
-void fwpt_sp_init_direct(struct fwpt_sumprof *sp, struct fwpt_profile *p)
+void fwpt_sumprof_init_direct(struct fwpt_sumprof *sp, struct fwpt_profile *p)
 {
     fwpt_memset(sp, 0, sizeof *sp);
     sp->direct = p;
     sp->known = 1;
 }
 
-void fwpt_sp_run_direct(struct fwpt_sumprof *sp, uint64_t ip, uint64_t n, size_t mi, unsigned iclass, uint64_t next)
+void fwpt_sumprof_run_direct(struct fwpt_sumprof *sp, uint64_t ip, uint64_t n, size_t mi, unsigned iclass, uint64_t next)
 {
     fwpt_profile_i_run(sp->direct, ip, n, mi, iclass, next);
 }
 
-void fwpt_sp_free(struct fwpt_sumprof *sp)
+void fwpt_sumprof_free(struct fwpt_sumprof *sp)
 {
     if (sp->direct)
         return;
@@ -105,7 +105,7 @@ void fwpt_sp_free(struct fwpt_sumprof *sp)
     sp->ops = NULL;
 }
 
-void fwpt_sp_resume(struct fwpt_sumprof *sp, unsigned iclass, uint64_t next)
+void fwpt_sumprof_resume(struct fwpt_sumprof *sp, unsigned iclass, uint64_t next)
 {
     if (sp->direct)
         return; /* the profile it counts into is where the walk starts */
@@ -119,7 +119,7 @@ static void sp_log(struct fwpt_sumprof *sp, uint32_t op, uint32_t node)
         return;
     if (sp->nops == sp->ops_cap) {
         size_t cap = sp->ops_cap ? sp->ops_cap * 2 : 1024;
-        struct fwpt_sp_op *v = fwpt_resize(&sp->rs, sp->ops, cap * sizeof *v);
+        struct fwpt_sumprof_op *v = fwpt_resize(&sp->rs, sp->ops, cap * sizeof *v);
         if (!v) {
             sp->failed = 1;
             return;
@@ -127,7 +127,7 @@ static void sp_log(struct fwpt_sumprof *sp, uint32_t op, uint32_t node)
         sp->ops = v;
         sp->ops_cap = cap;
     }
-    sp->ops[sp->nops++] = (struct fwpt_sp_op){sp->insns, node, op};
+    sp->ops[sp->nops++] = (struct fwpt_sumprof_op){sp->insns, node, op};
 }
 
 /* The child of parent entered at entry, made if needed (the one-entry cache first, then the hash). */
@@ -138,14 +138,14 @@ static uint32_t sp_child(struct fwpt_sumprof *sp, uint32_t parent, uint64_t entr
         return c - 1;
     size_t i = sp_slot(parent, entry) & sp->hmask;
     for (uint32_t h; (h = sp->hash[i]); i = (i + 1) & sp->hmask) {
-        const struct fwpt_sp_node *n = &sp->nodes[h - 1];
+        const struct fwpt_sumprof_node *n = &sp->nodes[h - 1];
         if (n->entry == entry && n->parent == parent) {
             sp->nodes[parent].last_child = h;
             return h - 1;
         }
     }
     uint32_t k = sp_new(sp, entry, parent, 0);
-    if (k == FWPT_SP_NONE)
+    if (k == FWPT_SUMPROF_NONE)
         return parent; /* out of memory: failed is set, the result is not used */
     sp->hash[i] = k + 1;
     sp->nodes[parent].last_child = k + 1;
@@ -154,18 +154,18 @@ static uint32_t sp_child(struct fwpt_sumprof *sp, uint32_t parent, uint64_t entr
     return k;
 }
 
-uint32_t fwpt_sp_enter(struct fwpt_sumprof *sp, uint64_t entry)
+uint32_t fwpt_sumprof_enter(struct fwpt_sumprof *sp, uint64_t entry)
 {
     if (sp->direct) {
         fwpt_profile_i_enter(sp->direct, entry);
-        return FWPT_SP_NONE;
+        return FWPT_SUMPROF_NONE;
     }
     uint32_t node = sp_child(sp, sp->cur, entry);
-    fwpt_sp_enter_node(sp, node);
+    fwpt_sumprof_enter_node(sp, node);
     return node;
 }
 
-void fwpt_sp_enter_node(struct fwpt_sumprof *sp, uint32_t node)
+void fwpt_sumprof_enter_node(struct fwpt_sumprof *sp, uint32_t node)
 {
     sp->nodes[node].calls++;
     if (!sp->known) {
@@ -179,39 +179,39 @@ void fwpt_sp_enter_node(struct fwpt_sumprof *sp, uint32_t node)
         /* fwpt_profile_add drops the outermost frame; under unknown frames that one is not ours to drop */
         if (!sp->known)
             sp->deep = 1;
-        sp_log(sp, FWPT_SP_DROP, 0);
+        sp_log(sp, FWPT_SUMPROF_DROP, 0);
         for (uint32_t k = 1; k < FWPT_PROFILE_DEPTH; k++)
             sp->stack[k - 1] = sp->stack[k];
         sp->depth--;
     }
     sp->stack[sp->depth++] = node;
     sp->cur = node;
-    sp_log(sp, FWPT_SP_PUSH, node);
+    sp_log(sp, FWPT_SUMPROF_PUSH, node);
 }
 
-void fwpt_sp_leave(struct fwpt_sumprof *sp)
+void fwpt_sumprof_leave(struct fwpt_sumprof *sp)
 {
     if (sp->direct) {
         fwpt_profile_i_leave(sp->direct);
         return;
     }
     if (sp->depth) {
-        sp_log(sp, FWPT_SP_POP, 0);
+        sp_log(sp, FWPT_SUMPROF_POP, 0);
         sp->depth--;
         sp->cur = sp->depth ? sp->stack[sp->depth - 1] : sp->base;
     } else if (!sp->known) {
         /* a frame below the start is left (if the profile has one there) */
-        sp_log(sp, FWPT_SP_UPOP, 0);
-        if (sp->popped <= FWPT_SP_ANCHORS) {
+        sp_log(sp, FWPT_SUMPROF_UPOP, 0);
+        if (sp->popped <= FWPT_SUMPROF_ANCHORS) {
             sp->popped++;
-            uint32_t a = sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SP_NONE, sp->popped + 1);
-            if (a != FWPT_SP_NONE)
+            uint32_t a = sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SUMPROF_NONE, sp->popped + 1);
+            if (a != FWPT_SUMPROF_NONE)
                 sp->base = sp->cur = a;
-        } /* else the last anchor stands for every frame further down: the root (fwpt_sp_mergeable) */
+        } /* else the last anchor stands for every frame further down: the root (fwpt_sumprof_mergeable) */
     }
 }
 
-void fwpt_sp_event(struct fwpt_sumprof *sp, const struct fwpt_flow_event *ev)
+void fwpt_sumprof_event(struct fwpt_sumprof *sp, const struct fwpt_flow_event *ev)
 {
     if (sp->direct) {
         fwpt_profile_add(sp->direct, ev);
@@ -220,10 +220,10 @@ void fwpt_sp_event(struct fwpt_sumprof *sp, const struct fwpt_flow_event *ev)
     sp->events++;
     if (ev->kind == FWPT_FLOW_INTERRUPT) {
         sp->call_pending = 0;
-        fwpt_sp_enter(sp, ev->to); /* the handler runs as if called */
+        fwpt_sumprof_enter(sp, ev->to); /* the handler runs as if called */
     } else if (ev->kind == FWPT_FLOW_OVERFLOW || ev->kind == FWPT_FLOW_ERROR) {
         /* fwpt_profile_add leaves every frame: the call stack is unknown from here, and empty */
-        sp_log(sp, FWPT_SP_CLEAR, 0);
+        sp_log(sp, FWPT_SUMPROF_CLEAR, 0);
         sp->depth = 0;
         sp->known = 1;
         sp->base = sp->cur = 0;
@@ -241,19 +241,19 @@ static void sp_replay(const struct fwpt_sumprof *sp, struct fwpt_profile *p, con
     for (uint32_t k = 0; k < d; k++)
         st[k] = p->stack_node[k];
     for (size_t i = 0; i < sp->nops; i++) {
-        const struct fwpt_sp_op *o = &sp->ops[i];
+        const struct fwpt_sumprof_op *o = &sp->ops[i];
         p->insns = base + o->insns;
         switch (o->op) {
-        case FWPT_SP_PUSH:
+        case FWPT_SUMPROF_PUSH:
             if (d < FWPT_PROFILE_DEPTH)
                 st[d++] = map[o->node];
             p->frame_hook(p->frame_ctx, p, FWPT_FRAME_PUSH, map[o->node]);
             break;
-        case FWPT_SP_CLEAR:
+        case FWPT_SUMPROF_CLEAR:
             while (d)
                 p->frame_hook(p->frame_ctx, p, FWPT_FRAME_POP, st[--d]);
             break;
-        case FWPT_SP_DROP:
+        case FWPT_SUMPROF_DROP:
             if (d) {
                 p->frame_hook(p->frame_ctx, p, FWPT_FRAME_DROP_OUTER, st[0]);
                 for (uint32_t k = 1; k < d; k++)
@@ -269,7 +269,7 @@ static void sp_replay(const struct fwpt_sumprof *sp, struct fwpt_profile *p, con
     }
 }
 
-bool fwpt_sp_mergeable(const struct fwpt_sumprof *sp, uint32_t d)
+bool fwpt_sumprof_mergeable(const struct fwpt_sumprof *sp, uint32_t d)
 {
     if (sp->direct)
         return true;
@@ -279,21 +279,21 @@ bool fwpt_sp_mergeable(const struct fwpt_sumprof *sp, uint32_t d)
     if (sp->unknown_calls && ((int64_t)d + sp->max_rel >= FWPT_PROFILE_DEPTH || sp->max_depth >= FWPT_PROFILE_DEPTH))
         return false;
     /* the last anchor stands for the root only when the frames below ran out by then */
-    return sp->popped <= FWPT_SP_ANCHORS || d <= FWPT_SP_ANCHORS;
+    return sp->popped <= FWPT_SUMPROF_ANCHORS || d <= FWPT_SUMPROF_ANCHORS;
 }
 
-uint32_t fwpt_sp_depth_after(const struct fwpt_sumprof *sp, uint32_t d)
+uint32_t fwpt_sumprof_depth_after(const struct fwpt_sumprof *sp, uint32_t d)
 {
     uint32_t keep = sp->known ? 0 : d > sp->popped ? d - sp->popped : 0;
     return keep + sp->depth;
 }
 
-int fwpt_sp_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p)
+int fwpt_sumprof_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p)
 {
     if (sp->direct)
         return sp->direct == p ? 0 : -1; /* counted there already */
     const uint32_t d = p->depth;
-    if (!fwpt_sp_mergeable(sp, d) || (p->frame_hook && !sp->log))
+    if (!fwpt_sumprof_mergeable(sp, d) || (p->frame_hook && !sp->log))
         return -1;
     uint32_t *map = fwpt_resize(&sp->rs, NULL, (size_t)sp->nnodes * 2 * sizeof *map);
     if (!map)
@@ -302,15 +302,15 @@ int fwpt_sp_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p)
     /* in the order the nodes were made, which is the order their first calls came: p's new nodes and
      * functions are made in the order fwpt_profile_add would have made them */
     for (uint32_t k = 0; k < sp->nnodes; k++) {
-        const struct fwpt_sp_node *n = &sp->nodes[k];
+        const struct fwpt_sumprof_node *n = &sp->nodes[k];
         uint32_t g;
         size_t f = (size_t)-1;
-        if (n->parent == FWPT_SP_NONE && n->anchor) {
+        if (n->parent == FWPT_SUMPROF_NONE && n->anchor) {
             int64_t at = (int64_t)d - (int64_t)n->anchor; /* anchor i: the frame i below the top */
             g = at >= 0 ? p->stack_node[at] : 0;
             if (at >= 0 && p->stack_func[at] != (uint32_t)-1)
                 f = p->stack_func[at];
-        } else if (n->parent == FWPT_SP_NONE) {
+        } else if (n->parent == FWPT_SUMPROF_NONE) {
             g = 0; /* the root */
         } else {
             uint32_t gp = map[n->parent];
@@ -350,12 +350,12 @@ int fwpt_sp_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p)
     return 0;
 }
 
-int fwpt_sp_spill(struct fwpt_sumprof *sp)
+int fwpt_sumprof_spill(struct fwpt_sumprof *sp)
 {
     struct fwpt_profile *p = sp->spill;
-    if (!p || sp->direct || !sp->known || fwpt_sp_merge(sp, p) != 0)
+    if (!p || sp->direct || !sp->known || fwpt_sumprof_merge(sp, p) != 0)
         return -1;
-    fwpt_sp_free(sp);
-    fwpt_sp_init_direct(sp, p);
+    fwpt_sumprof_free(sp);
+    fwpt_sumprof_init_direct(sp, p);
     return 0;
 }

@@ -105,7 +105,7 @@ enum fwpt_status fwpt_flow_i_fetch(struct fwpt_flow *f) { return fetch(f); }
 bool fwpt_flow_i_packet_lookahead(struct fwpt_flow *f, uint64_t bits, uint64_t walked)
 {
     fwpt_flow_i_walk_store(f, bits, 0, 0, walked);
-    flow_lookahead(f);
+    fwpt_flow_i_lookahead(f);
     return f->state == ST_WALK && !f->fup_pending && !f->evq_n && !f->ntrig && !f->pend_cfe;
 }
 void fwpt_flow_i_end_block(struct fwpt_flow *f, const struct fwpt_flow_block *b, uint64_t next_ip)

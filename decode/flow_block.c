@@ -4,7 +4,7 @@
 
 /* ---- code and the instruction cache ---- */
 
-enum fwpt_status flow_build_block(struct fwpt_flow *f, uint64_t ip, struct fwpt_flow_block *b,
+enum fwpt_status fwpt_flow_i_build_block(struct fwpt_flow *f, uint64_t ip, struct fwpt_flow_block *b,
                                     uint64_t *fail_ip)
 {
     uint64_t cur = ip;
@@ -72,11 +72,11 @@ enum fwpt_status flow_build_block(struct fwpt_flow *f, uint64_t ip, struct fwpt_
 }
 
 /* The class of the instruction at ip (FWPT_IC_COUNT when it cannot be read). */
-int flow_insn_class_at(struct fwpt_flow *f, uint64_t ip)
+int fwpt_flow_i_insn_class_at(struct fwpt_flow *f, uint64_t ip)
 {
     struct fwpt_flow_block b;
     uint64_t fail;
-    if (flow_build_block(f, ip, &b, &fail) != FWPT_OK)
+    if (fwpt_flow_i_build_block(f, ip, &b, &fail) != FWPT_OK)
         return FWPT_IC_COUNT;
     return b.ninsn == 1 ? b.iclass : FWPT_IC_OTHER;
 }
@@ -90,7 +90,7 @@ static int64_t walk_to(struct fwpt_flow *f, uint64_t from, uint64_t to, bool jum
     uint64_t fail;
     int64_t n = 0;
     for (unsigned k = 0; k < 64; k++) {
-        if (flow_build_block(f, from, &b, &fail) != FWPT_OK)
+        if (fwpt_flow_i_build_block(f, from, &b, &fail) != FWPT_OK)
             return -1;
         uint64_t a = from;
         for (unsigned i = 0; i < b.ninsn; i++, n++) {
@@ -109,10 +109,10 @@ static int64_t walk_to(struct fwpt_flow *f, uint64_t from, uint64_t to, bool jum
 }
 
 /* Does the code run from 'from' to 'to' without a branch (libipt's test for BDM64)? */
-bool flow_reachable(struct fwpt_flow *f, uint64_t from, uint64_t to) { return walk_to(f, from, to, false) >= 0; }
+bool fwpt_flow_i_reachable(struct fwpt_flow *f, uint64_t from, uint64_t to) { return walk_to(f, from, to, false) >= 0; }
 
 /* Does the walk from 'from' meet 'to' without a packet? */
-bool flow_passed_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to) { return walk_to(f, from, to, true) >= 0; }
+bool fwpt_flow_i_passed_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to) { return walk_to(f, from, to, true) >= 0; }
 
 /* How many instructions the walk runs from 'from' before it reaches 'to' without a packet; -1: it needs one first. */
-int64_t flow_insns_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to) { return walk_to(f, from, to, true); }
+int64_t fwpt_flow_i_insns_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to) { return walk_to(f, from, to, true); }

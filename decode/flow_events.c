@@ -2,7 +2,7 @@
  * PIP, TSX, PTWRITE, power, TRIG, EXSTOP), and Event Trace (CFE, EVD, MODE.Exec IF). */
 #include "decode/flow_priv.h"
 
-struct fwpt_flow_event *flow_evq_push(struct fwpt_flow *f, unsigned kind)
+struct fwpt_flow_event *fwpt_flow_i_evq_push(struct fwpt_flow *f, unsigned kind)
 {
     struct fwpt_flow_event *e;
     if (__builtin_expect(f->evq_n == FWPT_FLOW_EVQ, 0)) {
@@ -15,7 +15,7 @@ struct fwpt_flow_event *flow_evq_push(struct fwpt_flow *f, unsigned kind)
     uint32_t k = (f->evq_head + f->evq_n++) % FWPT_FLOW_EVQ;
     e = &f->evq[k];
     if (TIME_ON(f))
-        flow_time_event(f, k);
+        fwpt_flow_i_time_event(f, k);
     fwpt_memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;
     e->mode = f->mode;
@@ -25,7 +25,7 @@ struct fwpt_flow_event *flow_evq_push(struct fwpt_flow *f, unsigned kind)
 /* An event bound to ip (ip_valid: known) and caused by the packet at offset. */
 static struct fwpt_flow_event *push_at(struct fwpt_flow *f, unsigned kind, bool ip_valid, uint64_t ip, uint64_t offset)
 {
-    struct fwpt_flow_event *e = flow_evq_push(f, kind);
+    struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, kind);
     e->ip = ip;
     e->ip_valid = ip_valid;
     e->offset = offset;
@@ -38,52 +38,52 @@ static struct fwpt_flow_event *push_at(struct fwpt_flow *f, unsigned kind, bool 
  * changed. A MODE.Exec inside PSB+ is status and set silently (psb_plus). */
 static void set_iflag(struct fwpt_flow *f, uint8_t ifl, bool ip_valid, uint64_t ip, uint64_t offset);
 
-void flow_apply_mode(struct fwpt_flow *f)
+void fwpt_flow_i_apply_mode(struct fwpt_flow *f)
 {
     if (f->pending_mode) {
         bool changed = !f->mode_known || f->pending_mode != f->mode;
         f->mode = f->pending_mode;
         f->mode_known = 1;
         if (changed) {
-            struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_MODE);
-            e->offset = flow_cur_offset(f);
+            struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, FWPT_FLOW_MODE);
+            e->offset = fwpt_flow_i_cur_offset(f);
         }
-        set_iflag(f, f->pending_if, false, 0, flow_cur_offset(f));
+        set_iflag(f, f->pending_if, false, 0, fwpt_flow_i_cur_offset(f));
     }
     f->pending_mode = 0;
 }
 
 /* The events a PIP or VMCS describe, at the transfer they bind to (SDM "PIP Packet": it precedes the TIP
  * of the far transfer or VM entry/exit that loaded CR3; "VMCS Packet" likewise). */
-void flow_push_pip(struct fwpt_flow *f)
+void fwpt_flow_i_push_pip(struct fwpt_flow *f)
 {
     if (!f->pend_pip)
         return;
-    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_PAGING);
+    struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, FWPT_FLOW_PAGING);
     e->to = f->pip_cr3;
     e->detail = f->pip_nr;
-    e->offset = flow_cur_offset(f);
+    e->offset = fwpt_flow_i_cur_offset(f);
     f->pend_pip = 0;
 }
 
 /* pip_first: the order libipt gives at a TIP.PGD of the transfer itself (PIP, VMCS, then the disable);
  * elsewhere VMCS comes first. */
-void flow_apply_pip_order(struct fwpt_flow *f, bool pip_first)
+void fwpt_flow_i_apply_pip_order(struct fwpt_flow *f, bool pip_first)
 {
     if (pip_first)
-        flow_push_pip(f);
+        fwpt_flow_i_push_pip(f);
     if (f->pend_vmcs) {
-        struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_VMCS);
+        struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, FWPT_FLOW_VMCS);
         e->to = f->vmcs_base;
-        e->offset = flow_cur_offset(f);
+        e->offset = fwpt_flow_i_cur_offset(f);
         f->pend_vmcs = 0;
     }
-    flow_push_pip(f);
+    fwpt_flow_i_push_pip(f);
 }
 
-void flow_apply_pip(struct fwpt_flow *f) { flow_apply_pip_order(f, false); }
+void fwpt_flow_i_apply_pip(struct fwpt_flow *f) { fwpt_flow_i_apply_pip_order(f, false); }
 
-struct fwpt_flow_event *flow_push_tsx(struct fwpt_flow *f, uint8_t what, bool ip_valid, uint64_t ip,
+struct fwpt_flow_event *fwpt_flow_i_push_tsx(struct fwpt_flow *f, uint8_t what, bool ip_valid, uint64_t ip,
                                          uint64_t offset)
 {
     struct fwpt_flow_event *e = push_at(f, FWPT_FLOW_TSX, ip_valid, ip, offset);
@@ -92,24 +92,24 @@ struct fwpt_flow_event *flow_push_tsx(struct fwpt_flow *f, uint8_t what, bool ip
     return e;
 }
 
-void flow_push_ptwrite(struct fwpt_flow *f)
+void fwpt_flow_i_push_ptwrite(struct fwpt_flow *f)
 {
-    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_PTWRITE);
+    struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, FWPT_FLOW_PTWRITE);
     e->to = f->ptw_payload;
     e->size = f->ptw_bytes;
     e->ip = f->ptw_ip;
     e->ip_valid = f->ptw_ip_valid;
-    e->offset = flow_cur_offset(f);
+    e->offset = fwpt_flow_i_cur_offset(f);
     f->pend_ptw = 0;
     f->ptw_ip_valid = 0;
 }
 
 /* The PWRE, MWAIT or TRIG held back until now (the flag says whether there is one). */
-void flow_push_pwre(struct fwpt_flow *f, uint64_t offset)
+void fwpt_flow_i_push_pwre(struct fwpt_flow *f, uint64_t offset)
 {
     if (!f->pend_pwre)
         return;
-    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_PWRE);
+    struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, FWPT_FLOW_PWRE);
     e->detail = f->pwre_state;
     e->size = f->pwre_sub;
     e->async = f->pwre_hw;
@@ -126,7 +126,7 @@ static void push_mwait(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t
     f->pend_mwait = 0;
 }
 
-void flow_push_trig(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset)
+void fwpt_flow_i_push_trig(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset)
 {
     struct fwpt_flow_event *e = push_at(f, FWPT_FLOW_TRIG, ip_valid, ip, offset);
     e->detail = f->trig_trbv;
@@ -136,25 +136,25 @@ void flow_push_trig(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t of
 
 /* An EXSTOP, with the MWAIT that led to it first and the PWRE after it (the order libipt gives: SDM
  * "Power Event Tracing": MWAIT, PWRE, EXSTOP are written together when a C-state is entered). */
-void flow_push_exstop(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset)
+void fwpt_flow_i_push_exstop(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset)
 {
     push_mwait(f, ip_valid, ip, offset);
     push_at(f, FWPT_FLOW_EXSTOP, ip_valid, ip, offset);
     f->pend_exstop = 0;
-    flow_push_pwre(f, offset);
+    fwpt_flow_i_push_pwre(f, offset);
 }
 
 /* MWAIT and PWRE whose EXSTOP did not come (an OVF, the trace's end): given as they are. */
-void flow_flush_power(struct fwpt_flow *f, uint64_t offset)
+void fwpt_flow_i_flush_power(struct fwpt_flow *f, uint64_t offset)
 {
     if (f->pend_exstop) {
         /* EXSTOP with IP bit whose FUP did not come: libipt gives PWRE, MWAIT, EXSTOP */
-        flow_push_pwre(f, offset);
-        flow_push_exstop(f, false, 0, offset);
+        fwpt_flow_i_push_pwre(f, offset);
+        fwpt_flow_i_push_exstop(f, false, 0, offset);
         return;
     }
     push_mwait(f, false, 0, offset);
-    flow_push_pwre(f, offset);
+    fwpt_flow_i_push_pwre(f, offset);
 }
 
 /* ---- Event Trace (SDM "Event Trace": CFE, EVD, MODE.Exec IF) and TRIG's ICNT ---- */
@@ -173,12 +173,12 @@ static void set_iflag(struct fwpt_flow *f, uint8_t ifl, bool ip_valid, uint64_t 
 
 /* A MODE.Exec followed by a FUP (SDM "Event Trace": an instruction that changed RFLAGS.IF writes MODE.Exec
  * and a FUP with the IP it binds to): binds there, not to a transfer. */
-void flow_mode_fup_apply(struct fwpt_flow *f, uint64_t ip, uint64_t offset)
+void fwpt_flow_i_mode_fup_apply(struct fwpt_flow *f, uint64_t ip, uint64_t offset)
 {
     f->mode_fup = 0;
     if (!f->mode_known || f->mode != f->mode_fup_mode) {
         f->mode = f->mode_fup_mode;
-        struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_MODE);
+        struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, FWPT_FLOW_MODE);
         e->ip = ip;
         e->ip_valid = 1;
         e->offset = offset;
@@ -188,7 +188,7 @@ void flow_mode_fup_apply(struct fwpt_flow *f, uint64_t ip, uint64_t offset)
 }
 
 /* The packet after f->peek when it is a FUP, past PAD and timing packets (MODE.Exec bound to a FUP). */
-bool flow_fup_follows(const struct fwpt_flow *f)
+bool fwpt_flow_i_fup_follows(const struct fwpt_flow *f)
 {
     struct fwpt_pkt_decoder d = f->pkt;
     struct fwpt_packet p;
@@ -208,14 +208,14 @@ bool flow_fup_follows(const struct fwpt_flow *f)
  * up to the next PSB: the decoder resynchronizes there (as after a packet-level error). */
 static void context_error(struct fwpt_flow *f, uint64_t offset)
 {
-    flow_drop_pending(f, false);
-    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_ERROR);
+    fwpt_flow_i_drop_pending(f, false);
+    struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, FWPT_FLOW_ERROR);
     e->status = FWPT_E_BAD_CONTEXT;
     e->offset = offset;
     f->n_errors++;
-    flow_lost_step(f, offset);
-    flow_reset_walk(f);
-    flow_retstack_clear(f);
+    fwpt_flow_i_lost_step(f, offset);
+    fwpt_flow_i_reset_walk(f);
+    fwpt_flow_i_retstack_clear(f);
     f->have_peek = 0;
     if (TIME_ON(f))
         fwpt_time_reset(&f->time);
@@ -227,7 +227,7 @@ static void context_error(struct fwpt_flow *f, uint64_t offset)
 
 /* EVD (SDM "EVD Packet"): data for the CFE that follows. Types 0 (CR2), 1 (VMX exit qualification),
  * 2 (VMX exit reason); others are skipped. false: a context error was reported. */
-bool flow_evd_packet(struct fwpt_flow *f, const struct fwpt_packet *p)
+bool fwpt_flow_i_evd_packet(struct fwpt_flow *f, const struct fwpt_packet *p)
 {
     if (p->evd.type > 2)
         return true;
@@ -243,11 +243,11 @@ bool flow_evd_packet(struct fwpt_flow *f, const struct fwpt_packet *p)
 }
 
 /* The pending CFE, with the IP when one is known. */
-void flow_cfe_give(struct fwpt_flow *f)
+void fwpt_flow_i_cfe_give(struct fwpt_flow *f)
 {
     if (!f->pend_cfe)
         return;
-    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_CFE);
+    struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, FWPT_FLOW_CFE);
     *e = f->cfe_ev;
     e->mode = f->mode;
     f->pend_cfe = CFE_NONE;
@@ -255,7 +255,7 @@ void flow_cfe_give(struct fwpt_flow *f)
 
 /* CFE (SDM "CFE Packet"): the EVDs before it are its data (CR2 for INTR; exit qualification and reason for
  * VMEXIT and VMEXIT_INTR); IP bit: a FUP follows with the IP it binds to. false: a context error. */
-bool flow_cfe_packet(struct fwpt_flow *f, const struct fwpt_packet *p, bool walking)
+bool fwpt_flow_i_cfe_packet(struct fwpt_flow *f, const struct fwpt_packet *p, bool walking)
 {
     uint8_t allowed = p->cfe.type == FWPT_CFE_INTR ? FWPT_EVD_CR2
                       : (p->cfe.type == FWPT_CFE_VMEXIT || p->cfe.type == FWPT_CFE_VMEXIT_INTR)
@@ -264,7 +264,7 @@ bool flow_cfe_packet(struct fwpt_flow *f, const struct fwpt_packet *p, bool walk
         context_error(f, p->offset);
         return false;
     }
-    flow_cfe_give(f); /* an earlier one whose FUP or transfer did not come */
+    fwpt_flow_i_cfe_give(f); /* an earlier one whose FUP or transfer did not come */
     struct fwpt_flow_event *e = &f->cfe_ev;
     fwpt_memset(e, 0, sizeof *e);
     e->kind = FWPT_FLOW_CFE;
@@ -277,14 +277,14 @@ bool flow_cfe_packet(struct fwpt_flow *f, const struct fwpt_packet *p, bool walk
     f->evd_mask = 0;
     f->pend_cfe = p->cfe.ip ? CFE_FUP : CFE_NEXT;
     if (!walking && !p->cfe.ip)
-        flow_cfe_give(f); /* tracing is off: nothing to bind to */
+        fwpt_flow_i_cfe_give(f); /* tracing is off: nothing to bind to */
     return true;
 }
 
 /* The CFE's FUP was reached (walking) or read (!walking) at ip. Returns true when that FUP is the CFE's
  * alone: an IRET, RSM, VM entry or UIRET names the instruction that returns, which executes; the event
  * follows it, before its transfer. Others (an interrupt, VM exit) share the FUP with the transfer. */
-bool flow_cfe_fup(struct fwpt_flow *f, bool walking, uint64_t ip)
+bool fwpt_flow_i_cfe_fup(struct fwpt_flow *f, bool walking, uint64_t ip)
 {
     uint8_t t = f->cfe_ev.detail;
     f->cfe_ev.ip = ip;
@@ -293,7 +293,7 @@ bool flow_cfe_fup(struct fwpt_flow *f, bool walking, uint64_t ip)
         f->pend_cfe = CFE_BRANCH;
         return true;
     }
-    flow_cfe_give(f);
+    fwpt_flow_i_cfe_give(f);
     return !walking;
 }
 
@@ -306,20 +306,20 @@ static void trig_drop(struct fwpt_flow *f, uint32_t k)
 
 /* TRIG with ICNT and no IP (SDM "TRIG Packet": ICNT instructions retired since the packet before it): the
  * walk is where the packet before it was written (lookahead reads it there), or a TRIG still waiting is. */
-void flow_trig_place(struct fwpt_flow *f, const struct fwpt_packet *p)
+void fwpt_flow_i_trig_place(struct fwpt_flow *f, const struct fwpt_packet *p)
 {
     if (f->ntrig == sizeof f->trig_q / sizeof f->trig_q[0]) {
         /* cannot happen in a consistent trace: give the oldest where the walk is */
         f->trig_trbv = f->trig_q[0].trbv;
         f->trig_mult = f->trig_q[0].mult;
-        flow_push_trig(f, true, f->ip, f->trig_q[0].offset);
+        fwpt_flow_i_push_trig(f, true, f->ip, f->trig_q[0].offset);
         trig_drop(f, 1);
     }
     uint64_t base = f->ntrig ? f->trig_q[f->ntrig - 1].at : f->n_insns;
     if (!f->ntrig && !p->trig.icnt) {
         f->trig_trbv = p->trig.trbv;
         f->trig_mult = p->trig.mult;
-        flow_push_trig(f, true, f->ip, p->offset);
+        fwpt_flow_i_push_trig(f, true, f->ip, p->offset);
         return;
     }
     f->trig_q[f->ntrig].at = base + p->trig.icnt;
@@ -330,19 +330,19 @@ void flow_trig_place(struct fwpt_flow *f, const struct fwpt_packet *p)
 }
 
 /* The TRIGs whose instructions have retired (all: flush), before the instruction at f->ip. */
-void flow_trig_due(struct fwpt_flow *f, bool flush)
+void fwpt_flow_i_trig_due(struct fwpt_flow *f, bool flush)
 {
     uint32_t k = 0;
     while (k < f->ntrig && (flush || f->trig_q[k].at <= f->n_insns)) {
         f->trig_trbv = f->trig_q[k].trbv;
         f->trig_mult = f->trig_q[k].mult;
-        flow_push_trig(f, !flush, f->ip, f->trig_q[k].offset);
+        fwpt_flow_i_push_trig(f, !flush, f->ip, f->trig_q[k].offset);
         k++;
     }
     trig_drop(f, k);
 }
 
-uint8_t flow_tsx_what(const struct fwpt_packet *p)
+uint8_t fwpt_flow_i_tsx_what(const struct fwpt_packet *p)
 {
     return p->mode_tsx.abrt ? FWPT_TSX_ABORT : p->mode_tsx.intx ? FWPT_TSX_BEGIN : FWPT_TSX_COMMIT;
 }

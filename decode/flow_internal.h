@@ -40,10 +40,10 @@ static inline bool fwpt_flow_pop_ret(struct fwpt_flow *f, uint64_t *ip)
 enum { FWPT_FLOW_STEP_NEXT = 0, /* *ip decided without a packet (OTHER, direct JMP/CALL) */
        FWPT_FLOW_STEP_TNT,      /* *ip decided by the TNT bit bits & 1 (the caller shifts it out) */
        FWPT_FLOW_STEP_TIP,      /* *ip is the TIP lookahead left in peek, consumed (have_peek cleared) */
-       FWPT_FLOW_STEP_SLOW };   /* anything else: flow_resolve()'s general rule, nothing changed */
+       FWPT_FLOW_STEP_SLOW };   /* anything else: fwpt_flow_i_resolve()'s general rule, nothing changed */
 
 /* The transfer rule of a block's last instruction, for every walk over cached blocks (flow_walk.c's
- * fast_resolve, run_resolve and fill_fast_walk, summary.c's block walk); flow_resolve() is the general
+ * fast_resolve, run_resolve and fill_fast_walk, summary.c's block walk); fwpt_flow_i_resolve() is the general
  * rule, with errors and events, for everything this returns as SLOW. cls/flags/target/nx: the block's
  * class, flags, direct target and fall-through; bits/cnt: the TNT bits in hand (cnt 0: none usable);
  * pgd_peek: a TIP.PGD waits in peek (a direct branch may leave the IP filter range); tip: the caller takes
@@ -107,7 +107,7 @@ static inline void fwpt_flow_i_walk_store(struct fwpt_flow *f, uint64_t bits, ui
     f->n_insns += walked;
 }
 /* A walk over cached blocks used up the packet that decided its last transfer (a TNT's last bit, or a TIP), at
- * f->ip: it looks ahead as flow_resolve() does, in two steps (fill_fast_walk and summary.c's block walk).
+ * f->ip: it looks ahead as fwpt_flow_i_resolve() does, in two steps (fill_fast_walk and summary.c's block walk).
  * First, with the next packet fetched (fetched: the caller's fetch, fill_fast_walk's knows whether time is on):
  * true when it is a TNT or TIP, which the walk takes itself (the lookahead would stop at once). */
 static inline bool fwpt_flow_i_takes_next(const struct fwpt_flow *f, enum fwpt_status fetched)
@@ -116,13 +116,13 @@ static inline bool fwpt_flow_i_takes_next(const struct fwpt_flow *f, enum fwpt_s
            (f->peek.type == FWPT_PKT_TNT_8 || f->peek.type == FWPT_PKT_TNT_64 || f->peek.type == FWPT_PKT_TIP);
 }
 /* Else the TNT state is stored (bits left, walked instructions not yet counted: a TRIG's ICNT counts from here)
- * and the lookahead (flow_packets.c's flow_lookahead) done: true when the walk goes on (it walks, and no FUP,
+ * and the lookahead (flow_packets.c's fwpt_flow_i_lookahead) done: true when the walk goes on (it walks, and no FUP,
  * event, TRIG or CFE waits). Out of line in flow.c, as the lookahead itself is: inlined into both walks' loops it
  * slowed the summary walk, out of them it costs about what the copies it replaced did (docs/performance.md,
  * "Flow walk"). */
 bool fwpt_flow_i_packet_lookahead(struct fwpt_flow *f, uint64_t bits, uint64_t walked);
 /* The walk reached the end of block b starting at f->ip (next_ip: its fall-through): its last instruction
- * waits for flow_resolve() (flow_priv.h's end_block). */
+ * waits for fwpt_flow_i_resolve() (flow_priv.h's end_block). */
 void fwpt_flow_i_end_block(struct fwpt_flow *f, const struct fwpt_flow_block *b, uint64_t next_ip);
 /* Decode from the PSB at 'offset' on, as a decoder that found it first (not synchronized before). */
 enum fwpt_status fwpt_flow_i_start_at(struct fwpt_flow *f, uint64_t offset);

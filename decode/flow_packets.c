@@ -3,7 +3,7 @@
 #include "decode/flow_priv.h"
 
 /* Outside every IP filter range (SDM "IP Filtering": FilterEn is 1 only inside a range). */
-bool flow_filtered_out(const struct fwpt_flow *f, uint64_t ip)
+bool fwpt_flow_i_filtered_out(const struct fwpt_flow *f, uint64_t ip)
 {
     if (!f->n_filter)
         return false;
@@ -18,13 +18,13 @@ bool flow_filtered_out(const struct fwpt_flow *f, uint64_t ip)
  * "Packet relationships"), PIP and VMCS for their transfer; TraceStop is an event; timing packets,
  * PAD, MNT and the rest are status. Consumes the packet unless it must wait behind an earlier one
  * (returns false: stop looking ahead until that one has bound). */
-bool flow_side_packet(struct fwpt_flow *f, bool walking)
+bool fwpt_flow_i_side_packet(struct fwpt_flow *f, bool walking)
 {
     const struct fwpt_packet *p = &f->peek;
     struct fwpt_flow_event *e;
     switch (p->type) {
     case FWPT_PKT_MODE_EXEC:
-        if (p->mode_exec.mode && flow_fup_follows(f)) {
+        if (p->mode_exec.mode && fwpt_flow_i_fup_follows(f)) {
             f->mode_fup = 1; /* RFLAGS.IF changed at the FUP's IP (Event Trace) */
             f->mode_fup_mode = p->mode_exec.mode;
             f->mode_fup_if = (uint8_t)(1 + p->mode_exec.iflag);
@@ -34,24 +34,24 @@ bool flow_side_packet(struct fwpt_flow *f, bool walking)
         }
         break;
     case FWPT_PKT_EVD:
-        if (!flow_evd_packet(f, p))
+        if (!fwpt_flow_i_evd_packet(f, p))
             return true;
         break;
     case FWPT_PKT_CFE:
-        if (!flow_cfe_packet(f, p, walking))
+        if (!fwpt_flow_i_cfe_packet(f, p, walking))
             return true;
         break;
     case FWPT_PKT_MODE_TSX:
         if (walking)
-            f->pend_tsx = flow_tsx_what(p); /* binds at the FUP that follows */
+            f->pend_tsx = fwpt_flow_i_tsx_what(p); /* binds at the FUP that follows */
         else
-            flow_push_tsx(f, flow_tsx_what(p), false, 0, p->offset);
+            fwpt_flow_i_push_tsx(f, fwpt_flow_i_tsx_what(p), false, 0, p->offset);
         break;
     case FWPT_PKT_EXSTOP:
         if (p->exstop.ip)
             f->pend_exstop = 1; /* its FUP follows */
         else
-            flow_push_exstop(f, false, 0, p->offset);
+            fwpt_flow_i_push_exstop(f, false, 0, p->offset);
         break;
     case FWPT_PKT_MWAIT:
         f->pend_mwait = 1;
@@ -63,12 +63,12 @@ bool flow_side_packet(struct fwpt_flow *f, bool walking)
         f->pwre_hw = p->pwre.hw;
         f->pend_pwre = 1;
         if (!walking && !f->pend_mwait)
-            flow_push_pwre(f, p->offset);
+            fwpt_flow_i_push_pwre(f, p->offset);
         break;
     case FWPT_PKT_PWRX:
         if (!f->pend_exstop)
-            flow_push_pwre(f, p->offset); /* the PWRE of a C-state entered without EXSTOP */
-        e = flow_evq_push(f, FWPT_FLOW_PWRX);
+            fwpt_flow_i_push_pwre(f, p->offset); /* the PWRE of a C-state entered without EXSTOP */
+        e = fwpt_flow_i_evq_push(f, FWPT_FLOW_PWRX);
         e->detail = p->pwrx.last;
         e->size = p->pwrx.deepest;
         e->status = p->pwrx.wake_reason;
@@ -78,22 +78,22 @@ bool flow_side_packet(struct fwpt_flow *f, bool walking)
         /* SDM "TRIG Packet": with IP, the FUP that follows gives the IP it binds to; with ICNT, that many
          * instructions after the packet before it; else it binds where the walk is */
         if (walking && !p->trig.ip && p->trig.icntv) {
-            flow_trig_place(f, p);
+            fwpt_flow_i_trig_place(f, p);
             break;
         }
         f->trig_trbv = p->trig.trbv;
         f->trig_mult = p->trig.mult;
         f->pend_trig = 1;
         if (!p->trig.ip)
-            flow_push_trig(f, false, 0, p->offset);
+            fwpt_flow_i_push_trig(f, false, 0, p->offset);
         break;
     case FWPT_PKT_CBR:
-        e = flow_evq_push(f, FWPT_FLOW_CBR);
+        e = fwpt_flow_i_evq_push(f, FWPT_FLOW_CBR);
         e->detail = p->cbr.ratio;
         e->offset = p->offset;
         break;
     case FWPT_PKT_MNT:
-        e = flow_evq_push(f, FWPT_FLOW_MNT);
+        e = fwpt_flow_i_evq_push(f, FWPT_FLOW_MNT);
         e->to = p->mnt.payload;
         e->offset = p->offset;
         break;
@@ -101,7 +101,7 @@ bool flow_side_packet(struct fwpt_flow *f, bool walking)
         if (f->pend_ptw) {
             if (walking)
                 return false;
-            flow_push_ptwrite(f); /* the FUP it announced did not come */
+            fwpt_flow_i_push_ptwrite(f); /* the FUP it announced did not come */
         }
         f->pend_ptw = p->ptw.ip ? 2 : 1;
         f->ptw_payload = p->ptw.payload;
@@ -109,7 +109,7 @@ bool flow_side_packet(struct fwpt_flow *f, bool walking)
         f->ptw_ip_valid = 0;
         if (!walking && !p->ptw.ip) {
             consume(f);
-            flow_push_ptwrite(f);
+            fwpt_flow_i_push_ptwrite(f);
             return true;
         }
         break;
@@ -120,16 +120,16 @@ bool flow_side_packet(struct fwpt_flow *f, bool walking)
         f->pip_nr = p->pip.nr;
         f->pend_pip = 1;
         if (!walking)
-            flow_apply_pip(f);
+            fwpt_flow_i_apply_pip(f);
         break;
     case FWPT_PKT_VMCS:
         f->vmcs_base = p->vmcs.base;
         f->pend_vmcs = 1;
         if (!walking)
-            flow_apply_pip(f);
+            fwpt_flow_i_apply_pip(f);
         break;
     case FWPT_PKT_STOP:
-        e = flow_evq_push(f, FWPT_FLOW_STOPPED);
+        e = fwpt_flow_i_evq_push(f, FWPT_FLOW_STOPPED);
         e->offset = p->offset;
         break;
     default:
@@ -141,19 +141,19 @@ bool flow_side_packet(struct fwpt_flow *f, bool walking)
 
 /* A FUP that belongs to an EXSTOP or PTW with the IP bit (not an asynchronous transfer): true when it
  * was taken here (consumed). !walking: the event is given at once. */
-bool flow_fup_of_status(struct fwpt_flow *f, bool walking)
+bool fwpt_flow_i_fup_of_status(struct fwpt_flow *f, bool walking)
 {
     const struct fwpt_packet *p = &f->peek;
     if (!walking && !p->ip.suppressed && (f->mode_fup || f->pend_cfe == CFE_FUP)) {
         if (f->mode_fup)
-            flow_mode_fup_apply(f, p->ip.ip, p->offset);
+            fwpt_flow_i_mode_fup_apply(f, p->ip.ip, p->offset);
         if (f->pend_cfe == CFE_FUP)
-            flow_cfe_fup(f, false, p->ip.ip);
+            fwpt_flow_i_cfe_fup(f, false, p->ip.ip);
         consume(f);
         return true;
     }
     if (f->pend_trig && !walking) {
-        flow_push_trig(f, !p->ip.suppressed, p->ip.ip, p->offset);
+        fwpt_flow_i_push_trig(f, !p->ip.suppressed, p->ip.ip, p->offset);
         consume(f);
         return true;
     }
@@ -163,11 +163,11 @@ bool flow_fup_of_status(struct fwpt_flow *f, bool walking)
         f->pend_ptw = 1;
         consume(f);
         if (!walking)
-            flow_push_ptwrite(f);
+            fwpt_flow_i_push_ptwrite(f);
         return true;
     }
     if (f->pend_exstop && !walking) {
-        flow_push_exstop(f, !p->ip.suppressed, p->ip.ip, p->offset);
+        fwpt_flow_i_push_exstop(f, !p->ip.suppressed, p->ip.ip, p->offset);
         consume(f);
         return true;
     }
@@ -183,7 +183,7 @@ bool flow_fup_of_status(struct fwpt_flow *f, bool walking)
  * ahead of a TIP.PGE). Decided from the packets, so the workaround needs no CPU model. */
 /* The type of the next packet that is not status or timing (PSB and PSBEND included: a PSB+ without
  * FUP is status), looking past f->peek when skip_peek; FWPT_PKT_NONE at the end or on an error. */
-uint8_t flow_next_control(const struct fwpt_flow *f, bool skip_peek)
+uint8_t fwpt_flow_i_next_control(const struct fwpt_flow *f, bool skip_peek)
 {
     struct fwpt_pkt_decoder d = f->pkt;
     struct fwpt_packet p;
@@ -206,7 +206,7 @@ uint8_t flow_next_control(const struct fwpt_flow *f, bool skip_peek)
     return FWPT_PKT_NONE;
 }
 
-static bool pge_follows(const struct fwpt_flow *f) { return flow_next_control(f, false) == FWPT_PKT_TIP_PGE; }
+static bool pge_follows(const struct fwpt_flow *f) { return fwpt_flow_i_next_control(f, false) == FWPT_PKT_TIP_PGE; }
 
 /* SKD007: an OVF written over the second byte of a multi-byte CYC reads as a 2-byte CYC whose second
  * byte is the OVF's 02h, followed by the OVF's F3h as a 1-byte CYC. With f->peek at the first CYC: true
@@ -225,7 +225,7 @@ static bool skd007_ovf(struct fwpt_flow *f)
     return true;
 }
 
-void flow_psb_plus(struct fwpt_flow *f)
+void fwpt_flow_i_psb_plus(struct fwpt_flow *f)
 {
     uint64_t psb_off = f->peek.offset;
     bool have_fup = false;
@@ -257,7 +257,7 @@ void flow_psb_plus(struct fwpt_flow *f)
         } else if (t == FWPT_PKT_MODE_TSX) {
             intx = f->peek.mode_tsx.intx;
         } else if (t == FWPT_PKT_MNT) {
-            flow_side_packet(f, false); /* MNT is an event wherever it stands */
+            fwpt_flow_i_side_packet(f, false); /* MNT is an event wherever it stands */
             continue;
         } else if (t == FWPT_PKT_CYC && f->errata.skd007 && skd007_ovf(f)) {
             break; /* an OVF ends the PSB+: the caller takes it */
@@ -273,7 +273,7 @@ void flow_psb_plus(struct fwpt_flow *f)
          * walk decoded in another one, so a MODE.Exec was lost or the code is not what ran. The PSB+'s
          * FUP cannot be bound to the walk either: resume at the next IP packet or PSB+ */
         f->psb_resume = 0;
-        flow_error(f, FWPT_E_BAD_STATUS, fup_ip, psb_off);
+        fwpt_flow_i_error(f, FWPT_E_BAD_STATUS, fup_ip, psb_off);
         f->mode = mode;
         return;
     }
@@ -284,12 +284,12 @@ void flow_psb_plus(struct fwpt_flow *f)
         f->iflag = ifl; /* status: IF as it is (SDM "Event Trace"), no event */
     }
     if (intx >= 0 && (uint8_t)intx != f->intx)
-        flow_push_tsx(f, intx ? FWPT_TSX_BEGIN : FWPT_TSX_COMMIT, false, 0, psb_off)->sync = 1;
+        fwpt_flow_i_push_tsx(f, intx ? FWPT_TSX_BEGIN : FWPT_TSX_COMMIT, false, 0, psb_off)->sync = 1;
     if (f->state == ST_WALK) {
         if (TIME_ON(f) && mode)
-            flow_time_psb(f, have_fup, fup_ip);
+            fwpt_flow_i_time_psb(f, have_fup, fup_ip);
         /* in sync: PSB+ is status only. Its FUP is where the walk will be at the PSB: should an error
-         * come before the walk takes its next branch packet, the walk resumes there (flow_error) */
+         * come before the walk takes its next branch packet, the walk resumes there (fwpt_flow_i_error) */
         if (have_fup && !f->tnt_count && !f->fup_pending) {
             f->psb_resume = 1;
             f->psb_ip = fup_ip;
@@ -304,14 +304,14 @@ void flow_psb_plus(struct fwpt_flow *f)
     if (have_fup) {
         f->resume_valid = 0;
         /* PacketEn=1 at the PSB: synchronized at the FUP IP */
-        flow_retstack_clear(f);
-        flow_enter_walk(f, fup_ip);
-        struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_ENABLED);
+        fwpt_flow_i_retstack_clear(f);
+        fwpt_flow_i_enter_walk(f, fup_ip);
+        struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, FWPT_FLOW_ENABLED);
         e->ip = fup_ip;
         e->ip_valid = 1;
         e->sync = 1;
         e->offset = psb_off;
-        flow_lookahead(f);
+        fwpt_flow_i_lookahead(f);
     } else if (f->state == ST_UNSYNCED) {
         f->state = ST_DISABLED;
     }
@@ -324,16 +324,16 @@ static struct fwpt_flow_event *ovf_event(struct fwpt_flow *f, struct fwpt_flow_e
     if (e || f->ovf_pushed)
         return e;
     f->ovf_pushed = 1;
-    e = flow_evq_push(f, FWPT_FLOW_OVERFLOW);
+    e = fwpt_flow_i_evq_push(f, FWPT_FLOW_OVERFLOW);
     e->offset = f->ovf_offset;
-    flow_time_at_fup(f, e); /* the time at the OVF (flow_overflow() keeps it as a FUP's) */
+    fwpt_flow_i_time_at_fup(f, e); /* the time at the OVF (fwpt_flow_i_overflow() keeps it as a FUP's) */
     return e;
 }
 
 /* The packets after an OVF up to the one that says where execution goes on (SDM "Overflow (OVF) Packet": OVF,
  * then PSB+ or none, then FUP or TIP.PGE). Stops while the event queue is nearly full (ovf_open stays
- * set: search_step calls it again). e: the OVERFLOW event when flow_overflow() gave it just now. */
-void flow_overflow_resolve(struct fwpt_flow *f, struct fwpt_flow_event *e)
+ * set: search_step calls it again). e: the OVERFLOW event when fwpt_flow_i_overflow() gave it just now. */
+void fwpt_flow_i_overflow_resolve(struct fwpt_flow *f, struct fwpt_flow_event *e)
 {
     for (;;) {
         if (evq_tight(f))
@@ -342,7 +342,7 @@ void flow_overflow_resolve(struct fwpt_flow *f, struct fwpt_flow_event *e)
             break;
         uint8_t t = f->peek.type;
         if (t == FWPT_PKT_MODE_TSX) {
-            f->pend_tsx = flow_tsx_what(&f->peek); /* given after the OVERFLOW */
+            f->pend_tsx = fwpt_flow_i_tsx_what(&f->peek); /* given after the OVERFLOW */
             consume(f);
             continue;
         }
@@ -350,7 +350,7 @@ void flow_overflow_resolve(struct fwpt_flow *f, struct fwpt_flow_event *e)
             t == FWPT_PKT_TIP_PGD || t == FWPT_PKT_OVF || is_tnt(t))
             e = ovf_event(f, e);
         if (t == FWPT_PKT_PSB) {
-            flow_psb_plus(f);
+            fwpt_flow_i_psb_plus(f);
             if (f->state == ST_WALK) {
                 f->ovf_open = 0;
                 return;
@@ -371,56 +371,56 @@ void flow_overflow_resolve(struct fwpt_flow *f, struct fwpt_flow_event *e)
                 e->ip_valid = 1;
             }
             if (f->pend_tsx && fup) {
-                flow_push_tsx(f, f->pend_tsx, true, ip, at);
+                fwpt_flow_i_push_tsx(f, f->pend_tsx, true, ip, at);
                 f->pend_tsx = 0;
             }
             f->ovf_open = 0;
-            flow_walk_from(f, NULL, ip);
+            fwpt_flow_i_walk_from(f, NULL, ip);
             return;
         }
         if (t == FWPT_PKT_TIP_PGE || is_tnt(t) || t == FWPT_PKT_TIP || t == FWPT_PKT_TIP_PGD ||
             t == FWPT_PKT_OVF || t == FWPT_PKT_FUP)
             break; /* no resume IP here: the disabled state waits for one (a TIP.PGE: handled there) */
-        flow_side_packet(f, false);
+        fwpt_flow_i_side_packet(f, false);
     }
     ovf_event(f, e);
     f->ovf_open = 0;
     if (f->pend_tsx) {
-        flow_push_tsx(f, f->pend_tsx, false, 0, f->ovf_offset);
+        fwpt_flow_i_push_tsx(f, f->pend_tsx, false, 0, f->ovf_offset);
         f->pend_tsx = 0;
     }
 }
 
-void flow_overflow(struct fwpt_flow *f)
+void fwpt_flow_i_overflow(struct fwpt_flow *f)
 {
     uint64_t off = f->peek.offset;
     consume(f);
-    flow_flush_power(f, off);
-    flow_cfe_give(f);
-    flow_trig_due(f, true);
+    fwpt_flow_i_flush_power(f, off);
+    fwpt_flow_i_cfe_give(f);
+    fwpt_flow_i_trig_due(f, true);
     f->mode_known = 0; /* a MODE.Exec after the overflow is news even when it repeats the last one */
     f->iflag = 0;
     f->evd_mask = 0;
     f->mode_fup = 0;
-    flow_reset_walk(f);
+    fwpt_flow_i_reset_walk(f);
     f->resume_valid = 0;
     f->pend_tsx = 0;
-    flow_retstack_clear(f); /* SDM "Indirect Transfer Compression for Returns (RET)": no RET compressed across an overflow */
+    fwpt_flow_i_retstack_clear(f); /* SDM "Indirect Transfer Compression for Returns (RET)": no RET compressed across an overflow */
     f->state = ST_DISABLED; /* PSB+ in between must not synchronize by itself */
     f->ovf_open = 1;
     f->ovf_pushed = 0;
     f->ovf_offset = off;
     if (TIME_ON(f))
-        flow_time_fup(f);
+        fwpt_flow_i_time_fup(f);
     /* The OVERFLOW event: at once, or (as libipt orders it) after what the packets up to the FUP that
      * resolves the overflow report, when a FUP is what resolves it. */
-    struct fwpt_flow_event *e = flow_next_control(f, false) != FWPT_PKT_FUP ? ovf_event(f, NULL) : NULL;
-    flow_overflow_resolve(f, e);
+    struct fwpt_flow_event *e = fwpt_flow_i_next_control(f, false) != FWPT_PKT_FUP ? ovf_event(f, NULL) : NULL;
+    fwpt_flow_i_overflow_resolve(f, e);
 }
 
 /* After a packet was consumed by the walk: handle what the processor emitted before the next
  * branch packet (asynchronous FUP, OVF, PSB+, MODE, timing). Stops at TNT/TIP/TIP.PGE/TIP.PGD. */
-void flow_lookahead(struct fwpt_flow *f)
+void fwpt_flow_i_lookahead(struct fwpt_flow *f)
 {
     f->look_pending = 0;
     while (f->state == ST_WALK && !f->fup_pending) {
@@ -435,7 +435,7 @@ void flow_lookahead(struct fwpt_flow *f)
                  * for its MOV CR3 (SDM "PIP Packet"): the walk looks for it, and code that runs out
                  * first is an error (E_NOMAP), not the end of what the trace says */
                 f->end_seen = 1;
-                flow_evq_push(f, FWPT_FLOW_END)->offset = f->pkt.offset;
+                fwpt_flow_i_evq_push(f, FWPT_FLOW_END)->offset = f->pkt.offset;
             }
             return;
         }
@@ -445,22 +445,22 @@ void flow_lookahead(struct fwpt_flow *f)
             if (f->psb_resume && f->psb_branch_at == ~(uint64_t)0)
                 f->psb_branch_at = f->peek.offset;
             if (TIME_ON(f) && f->t_open && f->peek.type == FWPT_PKT_TIP_PGD) {
-                flow_time_mark(f, f->t_qp, false); /* the disable is the next event: its time applies from here */
+                fwpt_flow_i_time_mark(f, f->t_qp, false); /* the disable is the next event: its time applies from here */
                 f->t_open = 0;
             }
             return;
         case FWPT_PKT_FUP:
-            if (flow_fup_of_status(f, true))
+            if (fwpt_flow_i_fup_of_status(f, true))
                 continue;
             if (f->errata.skd022 && !f->peek.ip.suppressed && !f->pend_tsx &&
-                flow_next_control(f, true) == FWPT_PKT_TIP_PGD && flow_insn_class_at(f, f->peek.ip.ip) == FWPT_IC_VMENTRY) {
+                fwpt_flow_i_next_control(f, true) == FWPT_PKT_TIP_PGD && fwpt_flow_i_insn_class_at(f, f->peek.ip.ip) == FWPT_IC_VMENTRY) {
                 /* SKD022: a VM entry that clears TraceEn wrote a FUP before its TIP.PGD: the VMLAUNCH or
                  * VMRESUME at the FUP's IP executes, and its TIP.PGD disables tracing */
                 consume(f);
                 continue;
             }
             if (f->errata.bdm64 && f->pend_tsx == FWPT_TSX_ABORT && !f->peek.ip.suppressed &&
-                f->last_class != FWPT_IC_OTHER && !flow_reachable(f, f->ip, f->peek.ip.ip)) {
+                f->last_class != FWPT_IC_OTHER && !fwpt_flow_i_reachable(f, f->ip, f->peek.ip.ip)) {
                 /* BDM64: the branch just taken logged a wrong target before the abort; the abort's FUP
                  * cannot be reached from there, so the branch went to the FUP's IP */
                 f->ip = f->peek.ip.ip;
@@ -470,40 +470,40 @@ void flow_lookahead(struct fwpt_flow *f)
                 f->stop_ip = f->peek.ip.ip;
                 f->stop_offset = f->peek.offset;
                 if (TIME_ON(f))
-                    flow_time_fup(f);
+                    fwpt_flow_i_time_fup(f);
             }
             consume(f);
             return;
         case FWPT_PKT_OVF:
-            flow_overflow(f);
+            fwpt_flow_i_overflow(f);
             continue;
         case FWPT_PKT_PSB:
-            flow_psb_plus(f);
+            fwpt_flow_i_psb_plus(f);
             continue;
         case FWPT_PKT_CYC:
             if (f->errata.skd007 && skd007_ovf(f)) {
-                flow_overflow(f);
+                fwpt_flow_i_overflow(f);
                 continue;
             }
             consume(f);
             continue;
         default:
-            if (!flow_side_packet(f, true))
+            if (!fwpt_flow_i_side_packet(f, true))
                 return;
             continue;
         }
     }
 }
 
-void flow_disabled_at(struct fwpt_flow *f, const struct fwpt_packet *pgd, bool async, uint64_t at)
+void fwpt_flow_i_disabled_at(struct fwpt_flow *f, const struct fwpt_packet *pgd, bool async, uint64_t at)
 {
-    flow_cfe_give(f);       /* a CFE describes the transfer that disabled tracing */
-    flow_trig_due(f, true); /* their instructions ran before it */
-    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_DISABLED);
+    fwpt_flow_i_cfe_give(f);       /* a CFE describes the transfer that disabled tracing */
+    fwpt_flow_i_trig_due(f, true); /* their instructions ran before it */
+    struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, FWPT_FLOW_DISABLED);
     e->offset = pgd->offset;
     e->async = async;
     if (async) {
-        flow_time_at_fup(f, e);
+        fwpt_flow_i_time_at_fup(f, e);
         e->ip = at;
         e->ip_valid = 1;
         if (!pgd->ip.suppressed) {
@@ -520,13 +520,13 @@ void flow_disabled_at(struct fwpt_flow *f, const struct fwpt_packet *pgd, bool a
     f->resume_ip = e->ip_valid ? e->ip
                    : (f->last_class == FWPT_IC_JMP_REL || f->last_class == FWPT_IC_CALL_REL) ? f->last_target
                                                                                               : f->next_ip;
-    flow_reset_walk(f);
+    fwpt_flow_i_reset_walk(f);
     f->state = ST_DISABLED;
 }
 
 /* The trace ended where the walk needed a packet, with tracing on (no TIP.PGD came): the buffer filled or the
  * trace was cut. ip: the instruction whose successor needed it (listed), or a pending FUP's IP (not listed). */
-void flow_walk_cut(struct fwpt_flow *f, uint64_t ip)
+void fwpt_flow_i_walk_cut(struct fwpt_flow *f, uint64_t ip)
 {
     f->cut = 1;
     f->cut_ip = ip;
@@ -542,7 +542,7 @@ bool fwpt_flow_cut(const struct fwpt_flow *f, uint64_t *ip)
 }
 
 /* Reached the IP of a pending FUP: what follows it says which event this is. */
-void flow_fup_reached(struct fwpt_flow *f)
+void fwpt_flow_i_fup_reached(struct fwpt_flow *f)
 {
     f->fup_pending = 0;
     f->psb_resume = 0; /* what follows the FUP is taken now */
@@ -551,23 +551,23 @@ void flow_fup_reached(struct fwpt_flow *f)
      * An abort's FUP pairs with the TIP (or TIP.PGD) to the abort handler */
     bool status_fup = f->pend_exstop || f->pend_trig || (f->pend_tsx && f->pend_tsx != FWPT_TSX_ABORT);
     if (f->pend_tsx) {
-        flow_push_tsx(f, f->pend_tsx, true, f->stop_ip, f->stop_offset);
+        fwpt_flow_i_push_tsx(f, f->pend_tsx, true, f->stop_ip, f->stop_offset);
         f->pend_tsx = 0;
     }
     if (f->mode_fup) {
-        flow_mode_fup_apply(f, f->stop_ip, f->stop_offset);
+        fwpt_flow_i_mode_fup_apply(f, f->stop_ip, f->stop_offset);
         status_fup = true;
     }
     if (f->pend_cfe == CFE_FUP)
-        status_fup |= flow_cfe_fup(f, true, f->stop_ip);
+        status_fup |= fwpt_flow_i_cfe_fup(f, true, f->stop_ip);
     else if (f->pend_cfe == CFE_NEXT)
-        flow_cfe_give(f); /* the transfer this FUP starts is the one it describes */
+        fwpt_flow_i_cfe_give(f); /* the transfer this FUP starts is the one it describes */
     if (f->pend_exstop)
-        flow_push_exstop(f, true, f->stop_ip, f->stop_offset);
+        fwpt_flow_i_push_exstop(f, true, f->stop_ip, f->stop_offset);
     if (f->pend_trig)
-        flow_push_trig(f, true, f->stop_ip, f->stop_offset);
+        fwpt_flow_i_push_trig(f, true, f->stop_ip, f->stop_offset);
     if (status_fup) {
-        flow_lookahead(f);
+        fwpt_flow_i_lookahead(f);
         return;
     }
     for (;;) {
@@ -579,22 +579,22 @@ void flow_fup_reached(struct fwpt_flow *f)
             return;
         uint8_t t = f->peek.type;
         if (t == FWPT_PKT_TIP && !f->peek.ip.suppressed) {
-            struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_INTERRUPT);
-            flow_time_at_fup(f, e);
+            struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, FWPT_FLOW_INTERRUPT);
+            fwpt_flow_i_time_at_fup(f, e);
             e->ip = f->stop_ip;
             e->ip_valid = 1;
             e->to = f->peek.ip.ip;
             e->offset = f->stop_offset;
             consume(f);
-            flow_apply_pip(f);
-            flow_walk_from(f, e, e->to);
+            fwpt_flow_i_apply_pip(f);
+            fwpt_flow_i_walk_from(f, e, e->to);
             return;
         }
         if (t == FWPT_PKT_TIP_PGD) {
             struct fwpt_packet pgd = f->peek;
             consume(f);
-            flow_disabled_at(f, &pgd, true, f->stop_ip);
-            flow_apply_pip(f); /* libipt gives a PIP or VMCS bound to a TIP.PGD after the disable */
+            fwpt_flow_i_disabled_at(f, &pgd, true, f->stop_ip);
+            fwpt_flow_i_apply_pip(f); /* libipt gives a PIP or VMCS bound to a TIP.PGD after the disable */
             return;
         }
         if (t == FWPT_PKT_MODE_EXEC || t == FWPT_PKT_PIP || t == FWPT_PKT_VMCS || t == FWPT_PKT_PAD ||
@@ -602,12 +602,12 @@ void flow_fup_reached(struct fwpt_flow *f)
             t == FWPT_PKT_TMA) {
             /* SDM "Packet relationships": PIP, VMCS, MODE.Exec may sit between FUP and TIP. A second PIP
              * before the TIP (no MOV CR3 can come between): the first is given now, or this would wait forever */
-            if (!flow_side_packet(f, true))
-                flow_push_pip(f);
+            if (!fwpt_flow_i_side_packet(f, true))
+                fwpt_flow_i_push_pip(f);
             continue;
         }
         /* a FUP not coupled with a TIP (e.g. PTWRITE, EXSTOP): nothing changes the flow */
-        flow_lookahead(f);
+        fwpt_flow_i_lookahead(f);
         return;
     }
 }

@@ -43,73 +43,73 @@ enum { CFE_NONE = 0, CFE_NEXT, CFE_FUP, CFE_BRANCH };
 /* The steps shared between the flow decoder's files (internal linkage in spirit: hidden). */
 #pragma GCC visibility push(hidden)
 /* the code: blocks of instructions and walks over them without packets (flow_block.c) */
-enum fwpt_status flow_build_block(struct fwpt_flow *f, uint64_t ip, struct fwpt_flow_block *b, uint64_t *fail_ip);
-int flow_insn_class_at(struct fwpt_flow *f, uint64_t ip);
-bool flow_reachable(struct fwpt_flow *f, uint64_t from, uint64_t to);
-bool flow_passed_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to);
-int64_t flow_insns_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to);
+enum fwpt_status fwpt_flow_i_build_block(struct fwpt_flow *f, uint64_t ip, struct fwpt_flow_block *b, uint64_t *fail_ip);
+int fwpt_flow_i_insn_class_at(struct fwpt_flow *f, uint64_t ip);
+bool fwpt_flow_i_reachable(struct fwpt_flow *f, uint64_t from, uint64_t to);
+bool fwpt_flow_i_passed_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to);
+int64_t fwpt_flow_i_insns_on_the_way(struct fwpt_flow *f, uint64_t from, uint64_t to);
 
 /* the general transfer rule (flow_resolve.c) */
-void flow_resolve(struct fwpt_flow *f);
+void fwpt_flow_i_resolve(struct fwpt_flow *f);
 
 /* the packets between branches: side packets, PSB+, OVF, lookahead, FUPs reached (flow_packets.c) */
-bool flow_filtered_out(const struct fwpt_flow *f, uint64_t ip);
-bool flow_side_packet(struct fwpt_flow *f, bool walking);
-bool flow_fup_of_status(struct fwpt_flow *f, bool walking);
-uint8_t flow_next_control(const struct fwpt_flow *f, bool skip_peek);
-void flow_psb_plus(struct fwpt_flow *f);
-void flow_overflow_resolve(struct fwpt_flow *f, struct fwpt_flow_event *e);
-void flow_overflow(struct fwpt_flow *f);
-void flow_lookahead(struct fwpt_flow *f);
-void flow_disabled_at(struct fwpt_flow *f, const struct fwpt_packet *pgd, bool async, uint64_t at);
-void flow_walk_cut(struct fwpt_flow *f, uint64_t ip);
-void flow_fup_reached(struct fwpt_flow *f);
+bool fwpt_flow_i_filtered_out(const struct fwpt_flow *f, uint64_t ip);
+bool fwpt_flow_i_side_packet(struct fwpt_flow *f, bool walking);
+bool fwpt_flow_i_fup_of_status(struct fwpt_flow *f, bool walking);
+uint8_t fwpt_flow_i_next_control(const struct fwpt_flow *f, bool skip_peek);
+void fwpt_flow_i_psb_plus(struct fwpt_flow *f);
+void fwpt_flow_i_overflow_resolve(struct fwpt_flow *f, struct fwpt_flow_event *e);
+void fwpt_flow_i_overflow(struct fwpt_flow *f);
+void fwpt_flow_i_lookahead(struct fwpt_flow *f);
+void fwpt_flow_i_disabled_at(struct fwpt_flow *f, const struct fwpt_packet *pgd, bool async, uint64_t at);
+void fwpt_flow_i_walk_cut(struct fwpt_flow *f, uint64_t ip);
+void fwpt_flow_i_fup_reached(struct fwpt_flow *f);
 
 /* the event queue and the events bound to FUPs and transfers, Event Trace, TRIG (flow_events.c) */
-struct fwpt_flow_event *flow_evq_push(struct fwpt_flow *f, unsigned kind);
-void flow_apply_mode(struct fwpt_flow *f);
-void flow_push_pip(struct fwpt_flow *f);
-void flow_apply_pip_order(struct fwpt_flow *f, bool pip_first);
-void flow_apply_pip(struct fwpt_flow *f);
-struct fwpt_flow_event *flow_push_tsx(struct fwpt_flow *f, uint8_t what, bool ip_valid, uint64_t ip, uint64_t offset);
-void flow_push_ptwrite(struct fwpt_flow *f);
-void flow_push_pwre(struct fwpt_flow *f, uint64_t offset);
-void flow_push_trig(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset);
-void flow_push_exstop(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset);
-void flow_flush_power(struct fwpt_flow *f, uint64_t offset);
-void flow_mode_fup_apply(struct fwpt_flow *f, uint64_t ip, uint64_t offset);
-bool flow_fup_follows(const struct fwpt_flow *f);
-bool flow_evd_packet(struct fwpt_flow *f, const struct fwpt_packet *p);
-void flow_cfe_give(struct fwpt_flow *f);
-bool flow_cfe_packet(struct fwpt_flow *f, const struct fwpt_packet *p, bool walking);
-bool flow_cfe_fup(struct fwpt_flow *f, bool walking, uint64_t ip);
-void flow_trig_place(struct fwpt_flow *f, const struct fwpt_packet *p);
-void flow_trig_due(struct fwpt_flow *f, bool flush);
-uint8_t flow_tsx_what(const struct fwpt_packet *p);
+struct fwpt_flow_event *fwpt_flow_i_evq_push(struct fwpt_flow *f, unsigned kind);
+void fwpt_flow_i_apply_mode(struct fwpt_flow *f);
+void fwpt_flow_i_push_pip(struct fwpt_flow *f);
+void fwpt_flow_i_apply_pip_order(struct fwpt_flow *f, bool pip_first);
+void fwpt_flow_i_apply_pip(struct fwpt_flow *f);
+struct fwpt_flow_event *fwpt_flow_i_push_tsx(struct fwpt_flow *f, uint8_t what, bool ip_valid, uint64_t ip, uint64_t offset);
+void fwpt_flow_i_push_ptwrite(struct fwpt_flow *f);
+void fwpt_flow_i_push_pwre(struct fwpt_flow *f, uint64_t offset);
+void fwpt_flow_i_push_trig(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset);
+void fwpt_flow_i_push_exstop(struct fwpt_flow *f, bool ip_valid, uint64_t ip, uint64_t offset);
+void fwpt_flow_i_flush_power(struct fwpt_flow *f, uint64_t offset);
+void fwpt_flow_i_mode_fup_apply(struct fwpt_flow *f, uint64_t ip, uint64_t offset);
+bool fwpt_flow_i_fup_follows(const struct fwpt_flow *f);
+bool fwpt_flow_i_evd_packet(struct fwpt_flow *f, const struct fwpt_packet *p);
+void fwpt_flow_i_cfe_give(struct fwpt_flow *f);
+bool fwpt_flow_i_cfe_packet(struct fwpt_flow *f, const struct fwpt_packet *p, bool walking);
+bool fwpt_flow_i_cfe_fup(struct fwpt_flow *f, bool walking, uint64_t ip);
+void fwpt_flow_i_trig_place(struct fwpt_flow *f, const struct fwpt_packet *p);
+void fwpt_flow_i_trig_due(struct fwpt_flow *f, bool flush);
+uint8_t fwpt_flow_i_tsx_what(const struct fwpt_packet *p);
 
 /* errors and resynchronization (flow_resync.c) */
-void flow_retstack_clear(struct fwpt_flow *f);
-uint64_t flow_cur_offset(const struct fwpt_flow *f);
-void flow_reset_walk(struct fwpt_flow *f);
-void flow_lost_step(struct fwpt_flow *f, uint64_t offset);
+void fwpt_flow_i_retstack_clear(struct fwpt_flow *f);
+uint64_t fwpt_flow_i_cur_offset(const struct fwpt_flow *f);
+void fwpt_flow_i_reset_walk(struct fwpt_flow *f);
+void fwpt_flow_i_lost_step(struct fwpt_flow *f, uint64_t offset);
 /* Forget the events waiting for packets (after an error); keep_fup: not those bound to the pending FUP. */
-void flow_drop_pending(struct fwpt_flow *f, bool keep_fup);
-void flow_enter_walk(struct fwpt_flow *f, uint64_t ip);
-void flow_walk_from(struct fwpt_flow *f, struct fwpt_flow_event *e, uint64_t ip);
-void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t offset);
-void flow_packet_error(struct fwpt_flow *f, enum fwpt_status s);
-void flow_search_step(struct fwpt_flow *f);
+void fwpt_flow_i_drop_pending(struct fwpt_flow *f, bool keep_fup);
+void fwpt_flow_i_enter_walk(struct fwpt_flow *f, uint64_t ip);
+void fwpt_flow_i_walk_from(struct fwpt_flow *f, struct fwpt_flow_event *e, uint64_t ip);
+void fwpt_flow_i_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t offset);
+void fwpt_flow_i_packet_error(struct fwpt_flow *f, enum fwpt_status s);
+void fwpt_flow_i_search_step(struct fwpt_flow *f);
 
 /* the time hooks (flow_time.c) */
-__attribute__((noinline, cold)) void flow_time_packet(struct fwpt_flow *f);
-void flow_time_mark(struct fwpt_flow *f, uint64_t at, bool q);
-__attribute__((noinline, cold)) void flow_time_fast(struct fwpt_flow *f, uint64_t k, bool used_up);
-void flow_time_query(struct fwpt_flow *f, uint64_t x, bool newpkt);
-void flow_time_event(struct fwpt_flow *f, uint32_t k);
-void flow_time_at_fup(struct fwpt_flow *f, const struct fwpt_flow_event *e);
-void flow_time_fup(struct fwpt_flow *f);
-void flow_time_refill(struct fwpt_flow *f, uint64_t base);
-void flow_time_psb(struct fwpt_flow *f, bool have_fup, uint64_t fup_ip);
+__attribute__((noinline, cold)) void fwpt_flow_i_time_packet(struct fwpt_flow *f);
+void fwpt_flow_i_time_mark(struct fwpt_flow *f, uint64_t at, bool q);
+__attribute__((noinline, cold)) void fwpt_flow_i_time_fast(struct fwpt_flow *f, uint64_t k, bool used_up);
+void fwpt_flow_i_time_query(struct fwpt_flow *f, uint64_t x, bool newpkt);
+void fwpt_flow_i_time_event(struct fwpt_flow *f, uint32_t k);
+void fwpt_flow_i_time_at_fup(struct fwpt_flow *f, const struct fwpt_flow_event *e);
+void fwpt_flow_i_time_fup(struct fwpt_flow *f);
+void fwpt_flow_i_time_refill(struct fwpt_flow *f, uint64_t base);
+void fwpt_flow_i_time_psb(struct fwpt_flow *f, bool have_fup, uint64_t fup_ip);
 #pragma GCC visibility pop
 
 /* The oldest queued event (the caller checked evq_n). */
@@ -139,12 +139,12 @@ static inline __attribute__((always_inline)) enum fwpt_status fetch(struct fwpt_
     if (s == FWPT_OK) {
         f->have_peek = 1;
         if (TIME_ON(f))
-            flow_time_packet(f);
+            fwpt_flow_i_time_packet(f);
         return FWPT_OK;
     }
     if (s == FWPT_E_EOS)
         return s;
-    flow_packet_error(f, s);
+    fwpt_flow_i_packet_error(f, s);
     return s;
 }
 
@@ -157,23 +157,23 @@ static inline __attribute__((always_inline)) enum fwpt_status fetch_walk(struct 
     if (s == FWPT_OK) {
         f->have_peek = 1;
         if (timed)
-            flow_time_packet(f);
+            fwpt_flow_i_time_packet(f);
         return FWPT_OK;
     }
     if (s != FWPT_E_EOS)
-        flow_packet_error(f, s);
+        fwpt_flow_i_packet_error(f, s);
     return s;
 }
 
 static inline void consume(struct fwpt_flow *f) { f->have_peek = 0; }
 
 /* fetch where the walk needs the next packet to go on from ip: false when there is none and the walk stopped
- * (an error was reported, or the trace ends here: the walk is cut at ip, flow_walk_cut). */
+ * (an error was reported, or the trace ends here: the walk is cut at ip, fwpt_flow_i_walk_cut). */
 static inline __attribute__((always_inline)) bool fetch_or_cut(struct fwpt_flow *f, uint64_t ip)
 {
     const enum fwpt_status s = fetch(f);
     if (s == FWPT_E_EOS)
-        flow_walk_cut(f, ip);
+        fwpt_flow_i_walk_cut(f, ip);
     return s == FWPT_OK;
 }
 
@@ -209,19 +209,19 @@ static inline const struct fwpt_flow_block *get_block(struct fwpt_flow *f, uint6
         f->cache_misses++;
     }
     uint64_t fail_ip = ip;
-    *st = flow_build_block(f, ip, b, &fail_ip);
+    *st = fwpt_flow_i_build_block(f, ip, b, &fail_ip);
     if (*st != FWPT_OK) {
         if (f->end_seen)
-            flow_walk_cut(f, fail_ip); /* past the trace's end the code ran out: no packet says more */
+            fwpt_flow_i_walk_cut(f, fail_ip); /* past the trace's end the code ran out: no packet says more */
         else
-            flow_error(f, *st, fail_ip, flow_cur_offset(f));
+            fwpt_flow_i_error(f, *st, fail_ip, fwpt_flow_i_cur_offset(f));
         return NULL;
     }
     return b;
 }
 
 /* The walk reached the end of block b (next_ip = its fall-through): record its last instruction
- * for flow_resolve(). One copy for every path; inlined, so it costs the hot loops nothing. */
+ * for fwpt_flow_i_resolve(). One copy for every path; inlined, so it costs the hot loops nothing. */
 static inline void end_block(struct fwpt_flow *f, const struct fwpt_flow_block *b, uint64_t next_ip)
 {
     f->next_ip = next_ip;

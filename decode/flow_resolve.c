@@ -18,17 +18,17 @@ static int take_tnt(struct fwpt_flow *f, enum fwpt_status miss)
             f->tnt_count = f->peek.tnt.count;
             consume(f);
             if (!f->tnt_count) {
-                flow_error(f, miss, f->last_ip, f->pkt.offset);
+                fwpt_flow_i_error(f, miss, f->last_ip, f->pkt.offset);
                 return -1;
             }
         } else if (t == FWPT_PKT_TIP_PGD) {
             struct fwpt_packet pgd = f->peek;
             consume(f);
-            flow_apply_pip_order(f, true);
-            flow_disabled_at(f, &pgd, false, 0);
+            fwpt_flow_i_apply_pip_order(f, true);
+            fwpt_flow_i_disabled_at(f, &pgd, false, 0);
             return -1;
         } else {
-            flow_error(f, miss, f->last_ip, f->peek.offset);
+            fwpt_flow_i_error(f, miss, f->last_ip, f->peek.offset);
             return -1;
         }
     }
@@ -37,7 +37,7 @@ static int take_tnt(struct fwpt_flow *f, enum fwpt_status miss)
     f->tnt_count--;
     f->since_packet = 0;
     if (TIME_ON(f))
-        flow_time_query(f, f->n_insns - 1, newpkt);
+        fwpt_flow_i_time_query(f, f->n_insns - 1, newpkt);
     return bit;
 }
 
@@ -59,7 +59,7 @@ static bool take_tip(struct fwpt_flow *f, uint64_t *ip)
             return false;
         t = f->peek.type;
         if (t != FWPT_PKT_TIP) {
-            flow_error(f, FWPT_E_NO_TIP, f->last_ip, f->peek.offset);
+            fwpt_flow_i_error(f, FWPT_E_NO_TIP, f->last_ip, f->peek.offset);
             return false;
         }
     }
@@ -68,31 +68,31 @@ static bool take_tip(struct fwpt_flow *f, uint64_t *ip)
         consume(f);
         f->since_packet = 0;
         if (TIME_ON(f))
-            flow_time_query(f, f->n_insns - 1, true);
-        flow_cfe_give(f); /* a CFE without IP (or bound to this instruction) describes this transfer */
-        flow_apply_pip(f);
-        flow_apply_mode(f);
+            fwpt_flow_i_time_query(f, f->n_insns - 1, true);
+        fwpt_flow_i_cfe_give(f); /* a CFE without IP (or bound to this instruction) describes this transfer */
+        fwpt_flow_i_apply_pip(f);
+        fwpt_flow_i_apply_mode(f);
         return true;
     }
     if (t == FWPT_PKT_TIP_PGD) {
         struct fwpt_packet pgd = f->peek;
         consume(f);
-        flow_apply_pip_order(f, true);
-        flow_disabled_at(f, &pgd, false, 0);
+        fwpt_flow_i_apply_pip_order(f, true);
+        fwpt_flow_i_disabled_at(f, &pgd, false, 0);
         return false;
     }
-    flow_error(f, FWPT_E_NO_TIP, f->last_ip, f->peek.offset);
+    fwpt_flow_i_error(f, FWPT_E_NO_TIP, f->last_ip, f->peek.offset);
     return false;
 }
 
 /* Where the last instruction of the run goes. */
-void flow_resolve(struct fwpt_flow *f)
+void fwpt_flow_i_resolve(struct fwpt_flow *f)
 {
     uint64_t next = f->next_ip, target;
     bool look = false;
     f->resolve_pending = 0;
     if (f->pend_cfe == CFE_BRANCH)
-        flow_cfe_give(f); /* after the returning instruction its CFE named, before the packets of its transfer */
+        fwpt_flow_i_cfe_give(f); /* after the returning instruction its CFE named, before the packets of its transfer */
     switch (f->last_class) {
     case FWPT_IC_JCC: {
         int bit = take_tnt(f, FWPT_E_NO_TNT);
@@ -108,13 +108,13 @@ void flow_resolve(struct fwpt_flow *f)
             push_ret(f, next); /* SDM "Indirect Transfer Compression for Returns (RET)": zero-length calls are not pushed */
         f->ip = f->last_target;
         if (f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD &&
-            (f->peek.ip.suppressed ? flow_filtered_out(f, f->last_target) : f->peek.ip.ip == f->last_target)) {
+            (f->peek.ip.suppressed ? fwpt_flow_i_filtered_out(f, f->last_target) : f->peek.ip.ip == f->last_target)) {
             /* a direct branch out of the IP filter range: TIP.PGD with its target, or without an IP when
              * the target lies outside the ranges the trace was recorded with (erratum SKL014) */
             struct fwpt_packet pgd = f->peek;
             consume(f);
-            flow_apply_pip_order(f, true);
-            flow_disabled_at(f, &pgd, false, 0);
+            fwpt_flow_i_apply_pip_order(f, true);
+            fwpt_flow_i_disabled_at(f, &pgd, false, 0);
         }
         break;
     case FWPT_IC_RET: {
@@ -130,11 +130,11 @@ void flow_resolve(struct fwpt_flow *f)
             if (bit < 0)
                 return;
             if (!bit) {
-                flow_error(f, FWPT_E_BAD_QUERY, f->last_ip, flow_cur_offset(f));
+                fwpt_flow_i_error(f, FWPT_E_BAD_QUERY, f->last_ip, fwpt_flow_i_cur_offset(f));
                 return;
             }
             if (!pop_ret(f, &target)) {
-                flow_error(f, FWPT_E_RETSTACK, f->last_ip, flow_cur_offset(f));
+                fwpt_flow_i_error(f, FWPT_E_RETSTACK, f->last_ip, fwpt_flow_i_cur_offset(f));
                 return;
             }
             f->ip = target;
@@ -167,17 +167,17 @@ void flow_resolve(struct fwpt_flow *f)
     default: /* OTHER at the block limit, PTWRITE */
         f->ip = next;
         if (f->last_class == FWPT_IC_PTWRITE && f->pend_ptw == 1) {
-            flow_push_ptwrite(f); /* SDM "PTW Packet": written by this PTWRITE */
+            fwpt_flow_i_push_ptwrite(f); /* SDM "PTW Packet": written by this PTWRITE */
             look = true;
         } else if (f->last_class == FWPT_IC_MOV_CR3) {
             /* SDM "PIP Packet": a MOV CR3 writes one; with CR3 filtering it may clear ContextEn, and its
              * TIP.PGD carries no branch target (no IP, or the next instruction's) */
-            flow_push_pip(f);
+            fwpt_flow_i_push_pip(f);
             if (f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD &&
                 (f->peek.ip.suppressed || f->peek.ip.ip == next)) {
                 struct fwpt_packet pgd = f->peek;
                 consume(f);
-                flow_disabled_at(f, &pgd, false, 0);
+                fwpt_flow_i_disabled_at(f, &pgd, false, 0);
                 return;
             }
             look = true;
@@ -185,5 +185,5 @@ void flow_resolve(struct fwpt_flow *f)
         break;
     }
     if (look)
-        flow_lookahead(f);
+        fwpt_flow_i_lookahead(f);
 }

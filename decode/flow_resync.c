@@ -2,14 +2,14 @@
  * for an IP after one, and the bytes the errors cost. */
 #include "decode/flow_priv.h"
 
-void flow_retstack_clear(struct fwpt_flow *f) { f->retstack_n = 0; }
+void fwpt_flow_i_retstack_clear(struct fwpt_flow *f) { f->retstack_n = 0; }
 
-uint64_t flow_cur_offset(const struct fwpt_flow *f)
+uint64_t fwpt_flow_i_cur_offset(const struct fwpt_flow *f)
 {
     return f->have_peek ? f->peek.offset : f->pkt.offset;
 }
 
-void flow_reset_walk(struct fwpt_flow *f)
+void fwpt_flow_i_reset_walk(struct fwpt_flow *f)
 {
     f->tnt_count = 0;
     f->fup_pending = 0;
@@ -20,7 +20,7 @@ void flow_reset_walk(struct fwpt_flow *f)
 /* A flow error: report it, then resume at the next IP packet. */
 /* After an error the trace is read without a walk until an IP packet or PSB+ gives the IP again:
  * those bytes are what the error cost (fwpt_flow_bytes_skipped). */
-void flow_lost_step(struct fwpt_flow *f, uint64_t offset)
+void fwpt_flow_i_lost_step(struct fwpt_flow *f, uint64_t offset)
 {
     if (!f->err_open) {
         f->err_open = 1;
@@ -41,7 +41,7 @@ uint64_t fwpt_flow_bytes_skipped(const struct fwpt_flow *f)
     return f->bytes_skipped + (f->err_open && f->pkt.total > f->err_offset ? f->pkt.total - f->err_offset : 0);
 }
 
-void flow_drop_pending(struct fwpt_flow *f, bool keep_fup)
+void fwpt_flow_i_drop_pending(struct fwpt_flow *f, bool keep_fup)
 {
     if (!keep_fup || f->pend_cfe != CFE_FUP)
         f->pend_cfe = f->evd_mask = 0;
@@ -52,55 +52,55 @@ void flow_drop_pending(struct fwpt_flow *f, bool keep_fup)
     f->resume_valid = f->look_pending = f->ovf_open = 0;
 }
 
-void flow_enter_walk(struct fwpt_flow *f, uint64_t ip)
+void fwpt_flow_i_enter_walk(struct fwpt_flow *f, uint64_t ip)
 {
     regained_step(f, f->pkt.offset);
     f->ip = ip;
     f->state = ST_WALK;
-    flow_reset_walk(f);
+    fwpt_flow_i_reset_walk(f);
     f->psb_resume = 0;
 }
 
 /* The walk goes on at ip, where a packet (consumed) sets it going (TIP.PGE, a TIP, an overflow's end): the
  * MODE.Exec that waited for it applies (e, the event the packet gives, if any, takes that mode), then the lookahead. */
-void flow_walk_from(struct fwpt_flow *f, struct fwpt_flow_event *e, uint64_t ip)
+void fwpt_flow_i_walk_from(struct fwpt_flow *f, struct fwpt_flow_event *e, uint64_t ip)
 {
-    flow_apply_mode(f);
+    fwpt_flow_i_apply_mode(f);
     if (e)
         e->mode = f->mode;
-    flow_enter_walk(f, ip);
-    flow_lookahead(f);
+    fwpt_flow_i_enter_walk(f, ip);
+    fwpt_flow_i_lookahead(f);
 }
 
 /* A flow error: report it, then resume where the state is known again. That is the first of what the
  * walk had already read ahead: a PSB+ with FUP whose IP the walk has not reached (SDM "Decoder
  * Synchronization (PSB+)": the FUP is the IP at the PSB), then a FUP not yet reached (with the TSX
  * change bound to it). Otherwise the next IP packet or PSB+ (search_step). */
-void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t offset)
+void fwpt_flow_i_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t offset)
 {
     bool fup = f->fup_pending;
     uint64_t fup_ip = f->stop_ip, fup_off = f->stop_offset;
-    bool psb = f->psb_resume && flow_cur_offset(f) <= f->psb_branch_at && !flow_passed_on_the_way(f, f->psb_from, f->psb_ip);
+    bool psb = f->psb_resume && fwpt_flow_i_cur_offset(f) <= f->psb_branch_at && !fwpt_flow_i_passed_on_the_way(f, f->psb_from, f->psb_ip);
     uint64_t psb_ip = f->psb_ip;
     uint8_t psb_mode = f->psb_mode;
-    flow_drop_pending(f, fup);
-    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_ERROR);
+    fwpt_flow_i_drop_pending(f, fup);
+    struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, FWPT_FLOW_ERROR);
     e->status = s;
     e->ip = ip;
     e->ip_valid = 1;
     e->offset = offset;
     f->n_errors++;
-    flow_lost_step(f, offset);
-    flow_reset_walk(f);
-    flow_retstack_clear(f);
+    fwpt_flow_i_lost_step(f, offset);
+    fwpt_flow_i_reset_walk(f);
+    fwpt_flow_i_retstack_clear(f);
     f->state = ST_SEARCH;
     f->psb_resume = 0;
     if (psb) {
         if (psb_mode)
             f->mode = psb_mode;
-        flow_enter_walk(f, psb_ip);
+        fwpt_flow_i_enter_walk(f, psb_ip);
     } else if (fup) {
-        flow_enter_walk(f, fup_ip);
+        fwpt_flow_i_enter_walk(f, fup_ip);
     }
     if (fup) {
         f->fup_pending = 1; /* reached when the walk gets there, with what binds to it, as before the error */
@@ -110,18 +110,18 @@ void flow_error(struct fwpt_flow *f, enum fwpt_status s, uint64_t ip, uint64_t o
 }
 
 /* A packet-level error: report it, then resume at the next PSB. */
-void flow_packet_error(struct fwpt_flow *f, enum fwpt_status s)
+void fwpt_flow_i_packet_error(struct fwpt_flow *f, enum fwpt_status s)
 {
-    flow_drop_pending(f, false);
-    struct fwpt_flow_event *e = flow_evq_push(f, FWPT_FLOW_ERROR);
+    fwpt_flow_i_drop_pending(f, false);
+    struct fwpt_flow_event *e = fwpt_flow_i_evq_push(f, FWPT_FLOW_ERROR);
     e->status = s;
     e->ip = f->ip;
     e->ip_valid = f->state == ST_WALK;
     e->offset = f->pkt.offset;
     f->n_errors++;
-    flow_lost_step(f, f->pkt.offset);
-    flow_reset_walk(f);
-    flow_retstack_clear(f);
+    fwpt_flow_i_lost_step(f, f->pkt.offset);
+    fwpt_flow_i_reset_walk(f);
+    fwpt_flow_i_retstack_clear(f);
     f->have_peek = 0;
     if (TIME_ON(f))
         fwpt_time_reset(&f->time); /* the decode starts again at a PSB, as libipt's does */
@@ -136,10 +136,10 @@ void flow_packet_error(struct fwpt_flow *f, enum fwpt_status s)
 
 /* ---- states without an IP ---- */
 
-void flow_search_step(struct fwpt_flow *f)
+void fwpt_flow_i_search_step(struct fwpt_flow *f)
 {
     if (f->ovf_open) {
-        flow_overflow_resolve(f, NULL); /* it stopped to let the event queue drain */
+        fwpt_flow_i_overflow_resolve(f, NULL); /* it stopped to let the event queue drain */
         return;
     }
     if (!fetch_or_end(f))
@@ -148,10 +148,10 @@ void flow_search_step(struct fwpt_flow *f)
     struct fwpt_flow_event *e;
     switch (p->type) {
     case FWPT_PKT_PSB:
-        flow_psb_plus(f);
+        fwpt_flow_i_psb_plus(f);
         break;
     case FWPT_PKT_OVF:
-        flow_overflow(f);
+        fwpt_flow_i_overflow(f);
         break;
     case FWPT_PKT_TIP_PGE:
         if (p->ip.suppressed) {
@@ -159,28 +159,28 @@ void flow_search_step(struct fwpt_flow *f)
             break;
         }
         if (f->state != ST_DISABLED)
-            flow_retstack_clear(f);
+            fwpt_flow_i_retstack_clear(f);
         if (f->state == ST_SEARCH) {
             /* lost after an error: a TIP.PGE says tracing had been disabled somewhere in what was lost
              * (SDM "TIP.PGE Packet": generated when PacketEn goes from 0 to 1) */
-            e = flow_evq_push(f, FWPT_FLOW_DISABLED);
+            e = fwpt_flow_i_evq_push(f, FWPT_FLOW_DISABLED);
             e->offset = p->offset;
         }
-        e = flow_evq_push(f, FWPT_FLOW_ENABLED);
+        e = fwpt_flow_i_evq_push(f, FWPT_FLOW_ENABLED);
         e->ip = p->ip.ip;
         e->ip_valid = 1;
         e->offset = p->offset;
         e->detail = f->state == ST_DISABLED && f->resume_valid && f->resume_ip == p->ip.ip; /* resumed */
         f->resume_valid = 0;
         consume(f);
-        flow_walk_from(f, e, e->ip);
+        fwpt_flow_i_walk_from(f, e, e->ip);
         break;
     case FWPT_PKT_TIP:
         if (f->state == ST_SEARCH && !p->ip.suppressed) {
             /* after an error: the target of some transfer is a place to resume */
             uint64_t ip = p->ip.ip;
             consume(f);
-            flow_walk_from(f, NULL, ip);
+            fwpt_flow_i_walk_from(f, NULL, ip);
             break;
         }
         consume(f);
@@ -191,9 +191,9 @@ void flow_search_step(struct fwpt_flow *f)
             struct fwpt_packet pgd = *p;
             consume(f);
             regained_step(f, pgd.offset);
-            flow_disabled_at(f, &pgd, false, 0);
+            fwpt_flow_i_disabled_at(f, &pgd, false, 0);
             f->resume_valid = !pgd.ip.suppressed;
-            flow_apply_pip(f);
+            fwpt_flow_i_apply_pip(f);
             break;
         }
         consume(f);
@@ -206,34 +206,34 @@ void flow_search_step(struct fwpt_flow *f)
              * taken as when walking */
             uint64_t ip = p->ip.ip;
             if (f->pend_ptw == 2) {
-                flow_fup_of_status(f, true); /* the PTWRITE at ip: its event after that instruction */
-                flow_enter_walk(f, ip);
+                fwpt_flow_i_fup_of_status(f, true); /* the PTWRITE at ip: its event after that instruction */
+                fwpt_flow_i_enter_walk(f, ip);
             } else {
-                flow_enter_walk(f, ip);
+                fwpt_flow_i_enter_walk(f, ip);
                 f->fup_pending = 1;
                 f->stop_ip = ip;
                 f->stop_offset = p->offset;
                 if (TIME_ON(f))
-                    flow_time_fup(f);
+                    fwpt_flow_i_time_fup(f);
                 consume(f);
             }
             if (!f->fup_pending)
-                flow_lookahead(f);
+                fwpt_flow_i_lookahead(f);
             break;
         }
-        if (!flow_fup_of_status(f, false))
+        if (!fwpt_flow_i_fup_of_status(f, false))
             consume(f);
         break;
     case FWPT_PKT_MODE_TSX:
-        if (f->state == ST_SEARCH && flow_next_control(f, true) == FWPT_PKT_FUP) {
-            f->pend_tsx = flow_tsx_what(p); /* binds at its FUP, where the walk resumes */
+        if (f->state == ST_SEARCH && fwpt_flow_i_next_control(f, true) == FWPT_PKT_FUP) {
+            f->pend_tsx = fwpt_flow_i_tsx_what(p); /* binds at its FUP, where the walk resumes */
             consume(f);
             break;
         }
-        flow_side_packet(f, false);
+        fwpt_flow_i_side_packet(f, false);
         break;
     default:
-        flow_side_packet(f, false);
+        fwpt_flow_i_side_packet(f, false);
         break;
     }
 }

@@ -12,13 +12,13 @@
  * The instructions are buffered ahead (obuf), so the marks are kept by instruction number; the reader looks
  * up the last one at or before an instruction (time_at). */
 
-__attribute__((noinline, cold)) void flow_time_packet(struct fwpt_flow *f)
+__attribute__((noinline, cold)) void fwpt_flow_i_time_packet(struct fwpt_flow *f)
 {
     struct fwpt_time_step st;
     fwpt_time_packet(&f->time, &f->peek, &st);
 }
 
-void flow_time_mark(struct fwpt_flow *f, uint64_t at, bool q)
+void fwpt_flow_i_time_mark(struct fwpt_flow *f, uint64_t at, bool q)
 {
     uint64_t tsc = f->time.t.tsc;
     uint8_t ok = f->time.t.have_tsc;
@@ -53,23 +53,23 @@ void flow_time_mark(struct fwpt_flow *f, uint64_t at, bool q)
 
 /* fill_fast's hooks, out of its loop: the k-th instruction it wrote (counted from n_insns) took a new TNT or TIP
  * (bits may be left in hand), or (used_up) used its packet's last bit or a TIP. */
-__attribute__((noinline, cold)) void flow_time_fast(struct fwpt_flow *f, uint64_t k, bool used_up)
+__attribute__((noinline, cold)) void fwpt_flow_i_time_fast(struct fwpt_flow *f, uint64_t k, bool used_up)
 {
     uint64_t x = f->n_insns + k - 1;
     if (used_up) {
         f->t_qp = x;
         f->t_open = 1;
     } else {
-        flow_time_mark(f, x, true);
+        fwpt_flow_i_time_mark(f, x, true);
         f->t_open = 0;
     }
 }
 
 /* Instruction x took the last bit of its TNT or a TIP (newpkt: a new packet, read just now). */
-void flow_time_query(struct fwpt_flow *f, uint64_t x, bool newpkt)
+void fwpt_flow_i_time_query(struct fwpt_flow *f, uint64_t x, bool newpkt)
 {
     if (newpkt)
-        flow_time_mark(f, x, true);
+        fwpt_flow_i_time_mark(f, x, true);
     f->t_qp = x;
     f->t_open = !f->tnt_count;
 }
@@ -79,12 +79,12 @@ void flow_time_query(struct fwpt_flow *f, uint64_t x, bool newpkt)
 static void time_status(struct fwpt_flow *f)
 {
     if (f->t_open)
-        flow_time_mark(f, f->t_qp, false);
+        fwpt_flow_i_time_mark(f, f->t_qp, false);
     f->t_qp = f->n_insns;
     f->t_open = !f->tnt_count;
 }
 
-void flow_time_event(struct fwpt_flow *f, uint32_t k)
+void fwpt_flow_i_time_event(struct fwpt_flow *f, uint32_t k)
 {
     f->evq_tsc[k] = f->time.t.tsc;
     f->evq_tok[k] = f->time.t.have_tsc;
@@ -92,7 +92,7 @@ void flow_time_event(struct fwpt_flow *f, uint32_t k)
 }
 
 /* An event that began at a FUP read earlier has the time at that FUP (libipt stamps it there). */
-void flow_time_at_fup(struct fwpt_flow *f, const struct fwpt_flow_event *e)
+void fwpt_flow_i_time_at_fup(struct fwpt_flow *f, const struct fwpt_flow_event *e)
 {
     if (!f->time_on || e == &f->evq_spill)
         return;
@@ -104,7 +104,7 @@ void flow_time_at_fup(struct fwpt_flow *f, const struct fwpt_flow_event *e)
 /* A FUP just read (f->peek): its time for the event that begins there. When that event is the next one after
  * the last query, libipt takes it at once, up to its TIP or TIP.PGD: the time there applies from the query on,
  * before the walk reaches the FUP's IP (which may be after the instructions buffered now). */
-void flow_time_fup(struct fwpt_flow *f)
+void fwpt_flow_i_time_fup(struct fwpt_flow *f)
 {
     f->t_fup_tsc = f->time.t.tsc;
     f->t_fup_ok = f->time.t.have_tsc;
@@ -125,14 +125,14 @@ void flow_time_fup(struct fwpt_flow *f)
     uint8_t ok = f->time.t.have_tsc;
     f->time.t.tsc = tm.t.tsc; /* time_mark takes the time from f->time */
     f->time.t.have_tsc = tm.t.have_tsc;
-    flow_time_mark(f, f->t_qp, false);
+    fwpt_flow_i_time_mark(f, f->t_qp, false);
     f->time.t.tsc = tsc;
     f->time.t.have_tsc = ok;
     f->t_open = 0;
 }
 
 /* The buffer starts again at instruction number base: the marks before it but the last are not needed. */
-void flow_time_refill(struct fwpt_flow *f, uint64_t base)
+void fwpt_flow_i_time_refill(struct fwpt_flow *f, uint64_t base)
 {
     uint32_t k = 0;
     while (k + 1 < f->tmk_n && f->tmk[k + 1].at <= base)
@@ -204,11 +204,11 @@ bool fwpt_flow_tick(const struct fwpt_flow *f, uint64_t *tsc, bool *ok)
 /* A PSB+ read while in sync: libipt gives its status (MODE.Exec) as events at PSBEND, so it carries the time
  * like an event; they bind to the PSB+'s FUP IP, where the walk is at the PSB, so the next event's time
  * applies from the instruction there on. */
-void flow_time_psb(struct fwpt_flow *f, bool have_fup, uint64_t fup_ip)
+void fwpt_flow_i_time_psb(struct fwpt_flow *f, bool have_fup, uint64_t fup_ip)
 {
     time_status(f);
     if (have_fup && fup_ip != f->ip) {
-        int64_t k = flow_insns_on_the_way(f, f->ip, fup_ip);
+        int64_t k = fwpt_flow_i_insns_on_the_way(f, f->ip, fup_ip);
         if (k < 0)
             f->t_open = 0;
         else

@@ -3,7 +3,7 @@
 #include "decode/flow_priv.h"
 
 /* Resolutions that need no lookahead and create no event: the hot cases (fwpt_flow_i_step with the bits in
- * hand but a packet's last, whose lookahead flow_resolve() does, and no TIP). */
+ * hand but a packet's last, whose lookahead fwpt_flow_i_resolve() does, and no TIP). */
 static inline bool fast_resolve(struct fwpt_flow *f)
 {
     const uint32_t cnt = f->tnt_count > 1 ? f->tnt_count : 0;
@@ -62,20 +62,20 @@ static inline bool run_resolve(struct fwpt_flow *f)
     if (!f->tnt_count ||
         fwpt_flow_i_step(f, c, f->last_flags, f->last_target, f->next_ip, f->tnt_bits, f->tnt_count, false, false,
                          &f->ip) != FWPT_FLOW_STEP_TNT)
-        return false; /* flow_resolve() reports it */
+        return false; /* fwpt_flow_i_resolve() reports it */
     f->tnt_bits >>= 1;
     f->since_packet = 0;
     f->resolve_pending = 0;
     f->tnt_count--;
     if (TIME_ON(f))
-        flow_time_query(f, f->n_insns - 1, took);
+        fwpt_flow_i_time_query(f, f->n_insns - 1, took);
     if (f->tnt_count)
         return true;
-    /* the packet is used up: look ahead as flow_resolve() does */
+    /* the packet is used up: look ahead as fwpt_flow_i_resolve() does */
     if (fetch(f) == FWPT_OK &&
         (is_tnt(f->peek.type) || f->peek.type == FWPT_PKT_TIP))
         return true; /* lookahead would stop at once */
-    flow_lookahead(f);
+    fwpt_flow_i_lookahead(f);
     return true;
 }
 
@@ -85,15 +85,15 @@ static inline bool run_resolve(struct fwpt_flow *f)
 static inline __attribute__((always_inline)) bool walk_pending(struct fwpt_flow *f)
 {
     if (f->look_pending) {
-        flow_lookahead(f);
+        fwpt_flow_i_lookahead(f);
         return true;
     }
     if (f->resolve_pending && !fast_resolve(f)) {
-        flow_resolve(f);
+        fwpt_flow_i_resolve(f);
         return true;
     }
     if (f->ntrig && f->trig_q[0].at <= f->n_insns) {
-        flow_trig_due(f, false);
+        fwpt_flow_i_trig_due(f, false);
         return true;
     }
     return false;
@@ -107,7 +107,7 @@ static inline __attribute__((always_inline)) const struct fwpt_flow_block *walk_
                                                                                      bool *full)
 {
     if (f->fup_pending && f->ip == f->stop_ip) {
-        flow_fup_reached(f);
+        fwpt_flow_i_fup_reached(f);
         return NULL;
     }
     enum fwpt_status st;
@@ -122,7 +122,7 @@ static inline __attribute__((always_inline)) const struct fwpt_flow_block *walk_
     }
     f->since_packet += k;
     if (f->since_packet > f->runaway_limit) {
-        flow_error(f, FWPT_E_RUNAWAY, f->ip, flow_cur_offset(f));
+        fwpt_flow_i_error(f, FWPT_E_RUNAWAY, f->ip, fwpt_flow_i_cur_offset(f));
         return NULL;
     }
     *n = k;
@@ -165,14 +165,14 @@ enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *r
                 if (!fetch_or_end(f))
                     continue;
                 if (f->peek.type == FWPT_PKT_PSB)
-                    flow_psb_plus(f);
+                    fwpt_flow_i_psb_plus(f);
                 else
                     f->state = ST_SEARCH;
                 if (f->state == ST_WALK)
-                    flow_lookahead(f);
+                    fwpt_flow_i_lookahead(f);
                 continue;
             }
-            flow_search_step(f);
+            fwpt_flow_i_search_step(f);
             continue;
         }
         if (walk_pending(f))
@@ -221,7 +221,7 @@ static inline void put_head(struct fwpt_flow_obuf_insn *d, uint8_t size, uint32_
 /* The hot loop of fill: cached blocks whose successor needs no packet fetch (a TNT bit in hand,
  * a direct branch, a compressed RET), with the walk state in registers (f->obuf aliases f).
  * Stops before anything else: a cache miss, the runaway limit, a full buffer (f->ip is then the
- * next block, nothing pending), or a transfer flow_resolve() must handle (resolve_pending set). */
+ * next block, nothing pending), or a transfer fwpt_flow_i_resolve() must handle (resolve_pending set). */
 /* The n instructions of a run at ip with these sizes, into d (all iclass OTHER); returns the
  * address after them. fill_fast writes its own unrolled copy of this. */
 static inline uint64_t put_run(struct fwpt_flow_obuf_insn *d, uint64_t ip, const uint8_t *sizes, uint32_t n,
@@ -309,7 +309,7 @@ static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt
             cnt = f->peek.tnt.count;
             f->have_peek = 0;
             if (timed)
-                flow_time_fast(f, (uint64_t)(d - o0), false);
+                fwpt_flow_i_time_fast(f, (uint64_t)(d - o0), false);
         }
         /* the transfer rule (fwpt_flow_i_step: its order of tests was measured here) */
         const int r = fwpt_flow_i_step(f, cls, flags, target, nx, bits, cnt, pgd_peek, true, &ip);
@@ -317,7 +317,7 @@ static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt
             continue;
         if (r == FWPT_FLOW_STEP_TIP) {
             if (timed)
-                flow_time_fast(f, (uint64_t)(d - o0), false);
+                fwpt_flow_i_time_fast(f, (uint64_t)(d - o0), false);
             if (cnt) { /* a deferred TIP (take_tip): the bits in hand are for the branches after it */
                 since = 0;
                 continue;
@@ -334,11 +334,11 @@ static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt
         if (--cnt)
             continue;
     packet_done:
-        /* a packet used up: look ahead as flow_resolve() does, then go on if nothing happened */
+        /* a packet used up: look ahead as fwpt_flow_i_resolve() does, then go on if nothing happened */
         since = 0;
         f->ip = ip;
         if (timed)
-            flow_time_fast(f, (uint64_t)(d - o0), true);
+            fwpt_flow_i_time_fast(f, (uint64_t)(d - o0), true);
         if (fwpt_flow_i_takes_next(f, fetch_walk(f, timed))) {
             pgd_peek = false; /* a packet the walk consumes next */
             continue;
@@ -366,7 +366,7 @@ static __attribute__((noinline)) uint32_t fill_fast_timed(struct fwpt_flow *f, u
 static void time_resolve_last(struct fwpt_flow *f)
 {
     if (f->resolve_pending && f->state == ST_WALK && !f->evq_n && !f->look_pending && !fast_resolve(f))
-        flow_resolve(f);
+        fwpt_flow_i_resolve(f);
 }
 
 /* Decodes instructions ahead into f->obuf until an event is queued, the walk stops or the
@@ -376,7 +376,7 @@ static void fill(struct fwpt_flow *f)
     struct fwpt_flow_obuf_insn *o = f->obuf;
     uint32_t on = 0;
     if (TIME_ON(f))
-        flow_time_refill(f, f->n_insns);
+        fwpt_flow_i_time_refill(f, f->n_insns);
     while (f->state == ST_WALK && !f->evq_n && on + FWPT_FLOW_BLOCK_INSNS <= FWPT_FLOW_OBUF) {
         if (walk_pending(f))
             continue;
@@ -434,7 +434,7 @@ enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event
             return s;
         /* next_run gave a run (it entered the walk): serve it through the buffer */
         if (TIME_ON(f))
-            flow_time_refill(f, f->n_insns - run.n);
+            fwpt_flow_i_time_refill(f, f->n_insns - run.n);
         put_run(f->obuf, run.ip, run.sizes, run.n, run.mode);
         if (run.mode != f->obuf_mode)
             f->obuf_mode = FWPT_MODE_UNKNOWN;

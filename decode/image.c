@@ -1,7 +1,7 @@
 /* fwpt — the image map (see image.h). */
 #include "decode/image.h"
 
-const struct fwpt_module *fwpt_module_find(struct fwpt_modules *m, uint64_t ip, size_t *index)
+const struct fwpt_module *fwpt_image_module_find(struct fwpt_modules *m, uint64_t ip, size_t *index)
 {
     if (m && m->n) {
         size_t i = m->last < m->n ? m->last : 0;
@@ -24,12 +24,12 @@ const struct fwpt_module *fwpt_module_find(struct fwpt_modules *m, uint64_t ip, 
 }
 
 /* "Module+0xoff", or nothing outside every module; padded to width when width > 0. */
-void fwpt_module_put_where(struct fwpt_modules *mods, const struct fwpt_sink *o, uint64_t ip, unsigned width)
+void fwpt_image_module_put_where(struct fwpt_modules *mods, const struct fwpt_sink *o, uint64_t ip, unsigned width)
 {
     char buf[96];
     struct fwpt_bufsink b;
     struct fwpt_sink s = fwpt_bufsink_init(&b, buf, sizeof buf - 1);
-    const struct fwpt_module *m = fwpt_module_find(mods, ip, NULL);
+    const struct fwpt_module *m = fwpt_image_module_find(mods, ip, NULL);
     if (m) {
         fwpt_puts(&s, m->name);
         fwpt_putc(&s, '+');
@@ -42,7 +42,7 @@ void fwpt_module_put_where(struct fwpt_modules *mods, const struct fwpt_sink *o,
         fwpt_puts(o, buf);
 }
 
-const struct fwpt_module *fwpt_module_at(const struct fwpt_modules *m, uint64_t ip, int with_code)
+const struct fwpt_module *fwpt_image_module_at(const struct fwpt_modules *m, uint64_t ip, int with_code)
 {
     if (!m)
         return NULL;
@@ -64,9 +64,9 @@ const struct fwpt_module *fwpt_module_at(const struct fwpt_modules *m, uint64_t 
     return NULL;
 }
 
-size_t fwpt_modules_read(void *ctx, uint64_t ip, const uint8_t **bytes)
+size_t fwpt_image_modules_read(void *ctx, uint64_t ip, const uint8_t **bytes)
 {
-    const struct fwpt_module *v = fwpt_module_at(ctx, ip, 1);
+    const struct fwpt_module *v = fwpt_image_module_at(ctx, ip, 1);
     if (!v)
         return 0;
     *bytes = v->code + (ip - v->base);

@@ -18,24 +18,24 @@ struct fwpt_module {
 };
 
 struct fwpt_modules {
-    const struct fwpt_module *v; /* sorted by base for fwpt_module_at and fwpt_modules_read */
+    const struct fwpt_module *v; /* sorted by base for fwpt_image_module_at and fwpt_image_modules_read */
     size_t n;
     size_t last; /* lookup cache */
 };
 
 /* The module holding ip, or NULL. Index in *index (n when none) if index is not NULL. Any order: the last
  * module found when it holds ip, else the first in order that does (overlapping modules: the earlier one). */
-const struct fwpt_module *fwpt_module_find(struct fwpt_modules *m, uint64_t ip, size_t *index);
+const struct fwpt_module *fwpt_image_module_find(struct fwpt_modules *m, uint64_t ip, size_t *index);
 
 /* Sorted by base: the module holding ip with the greatest base <= ip (overlapping modules: the later one,
  * looking back a few), or NULL; with code: only a module whose bytes hold ip. Binary search, no cache. */
-const struct fwpt_module *fwpt_module_at(const struct fwpt_modules *m, uint64_t ip, int with_code);
+const struct fwpt_module *fwpt_image_module_at(const struct fwpt_modules *m, uint64_t ip, int with_code);
 
 /* The flow decoder's read callback (fwpt_flow_read_fn) over a sorted map (ctx: const struct fwpt_modules *):
  * the bytes from ip to the end of its module's code, or 0 outside every module with bytes. */
-size_t fwpt_modules_read(void *ctx, uint64_t ip, const uint8_t **bytes);
+size_t fwpt_image_modules_read(void *ctx, uint64_t ip, const uint8_t **bytes);
 
 /* "Module+0xoff", or nothing outside every module; padded to width when width > 0. */
-void fwpt_module_put_where(struct fwpt_modules *mods, const struct fwpt_sink *o, uint64_t ip, unsigned width);
+void fwpt_image_module_put_where(struct fwpt_modules *mods, const struct fwpt_sink *o, uint64_t ip, unsigned width);
 
 #endif

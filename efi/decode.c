@@ -140,7 +140,7 @@ void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt)
     if (!summary)
         fwpt_run_say(s, "flow: not enough pool memory for the profile and call tree; flow.txt lists instructions only", NULL);
     struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &s->fs.mods : NULL, NULL, NULL, 0};
-    fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, fwpt_modules_read, &s->syms.map, cache ? cache : static_cache,
+    fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, fwpt_image_modules_read, &s->syms.map, cache ? cache : static_cache,
                         ncache); /* code only inside loaded images: never unmapped memory */
     flow_setup(s, &f);
     struct fwpt_image *last = NULL;
@@ -192,7 +192,7 @@ void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt)
     if (summary) {
         fwpt_profile_print(&s->fs.prof, &tsink, FWPT_RUN_CONSOLE_TOP_FUNCS * 5);
         fwpt_puts(&tsink, "\n");
-        fwpt_calltree_print(&s->fs.prof, &tsink, 64);
+        fwpt_profile_calltree_print(&s->fs.prof, &tsink, 64);
         fwpt_puts(&tsink, "\n");
         if (!s->opt->quiet)
             fwpt_profile_print(&s->fs.prof, &s->o, FWPT_RUN_CONSOLE_TOP_FUNCS);
@@ -250,7 +250,7 @@ void fwpt_run_time_report(struct fwpt_run *s)
 {
     static struct fwpt_flow f;
     static struct fwpt_flow_block cache[FLOW_CACHE_STATIC];
-    fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, fwpt_modules_read, &s->syms.map, cache, FLOW_CACHE_STATIC);
+    fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, fwpt_image_modules_read, &s->syms.map, cache, FLOW_CACHE_STATIC);
     flow_setup(s, &f);
     struct fwpt_time_config tc = {0};
     if (s->have_cpuid15) {

@@ -191,7 +191,7 @@ void fwpt_symbols_free(struct fwpt_symbols *s)
 
 struct fwpt_image *fwpt_symbols_find(const struct fwpt_symbols *s, uint64_t ip)
 {
-    const struct fwpt_module *m = fwpt_module_at(&s->map, ip, 0);
+    const struct fwpt_module *m = fwpt_image_module_at(&s->map, ip, 0);
     return m ? &s->img[m - s->mod] : NULL;
 }
 

@@ -37,7 +37,7 @@ static inline const uint8_t *fwpt_image_bytes(const struct fwpt_image *m)
 {
     return m->code ? m->code : (const uint8_t *)(uintptr_t)m->base;
 }
-/* The image containing ip, or NULL (fwpt_module_at over the map). */
+/* The image containing ip, or NULL (fwpt_image_module_at over the map). */
 struct fwpt_image *fwpt_symbols_find(const struct fwpt_symbols *s, uint64_t ip);
 /* "PciBusDxe+0x1a2b", or "0xADDRESS" outside every image. */
 void fwpt_symbols_put(const struct fwpt_symbols *s, uint64_t ip, const struct fwpt_sink *o);

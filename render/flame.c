@@ -10,13 +10,13 @@ static void put_hundredths(const struct fwpt_sink *o, uint64_t h)
     fwpt_printf(o, "%lu.%c%c", h / 100, (char)('0' + h % 100 / 10), (char)('0' + h % 10));
 }
 
-void fwpt_put_percent(const struct fwpt_sink *o, uint64_t v, uint64_t total)
+void fwpt_flame_put_percent(const struct fwpt_sink *o, uint64_t v, uint64_t total)
 {
     uint64_t h = total ? (v * 10000 + total / 2) / total : 0; /* hundredths of a percent, rounded */
     put_hundredths(o, h);
 }
 
-void fwpt_frame_name(const struct fwpt_names *n, uint64_t entry, char out[FWPT_FRAME_NAME_MAX])
+void fwpt_flame_frame_name(const struct fwpt_names *n, uint64_t entry, char out[FWPT_FRAME_NAME_MAX])
 {
     struct fwpt_bufsink b;
     struct fwpt_sink s = fwpt_bufsink_init(&b, out, FWPT_FRAME_NAME_MAX - 1);
@@ -33,7 +33,7 @@ void fwpt_frame_name(const struct fwpt_names *n, uint64_t entry, char out[FWPT_F
             return;
         }
     }
-    const struct fwpt_module *m = n && n->mods ? fwpt_module_find(n->mods, entry, NULL) : NULL;
+    const struct fwpt_module *m = n && n->mods ? fwpt_image_module_find(n->mods, entry, NULL) : NULL;
     if (m) {
         fwpt_puts(&s, m->name);
         fwpt_puts(&s, "+");
@@ -44,7 +44,7 @@ void fwpt_frame_name(const struct fwpt_names *n, uint64_t entry, char out[FWPT_F
     out[b.len] = 0;
 }
 
-void fwpt_calltree_totals(struct fwpt_profile *p)
+void fwpt_flame_calltree_totals(struct fwpt_profile *p)
 {
     /* children are created after their parents, so a reverse pass sums subtrees */
     for (size_t i = 0; i < p->nnodes; i++)
@@ -82,13 +82,13 @@ static void put_folded_path(const struct fwpt_profile *p, const struct fwpt_name
     char name[FWPT_FRAME_NAME_MAX];
     fwpt_puts(o, "(root)");
     while (k--) {
-        fwpt_frame_name(names, p->nodes[path[k]].entry, name);
+        fwpt_flame_frame_name(names, p->nodes[path[k]].entry, name);
         fwpt_putc(o, ';');
         put_folded_name(o, name);
     }
 }
 
-void fwpt_folded_write(struct fwpt_profile *p, const struct fwpt_names *names, const struct fwpt_sink *out)
+void fwpt_flame_folded_write(struct fwpt_profile *p, const struct fwpt_names *names, const struct fwpt_sink *out)
 {
     for (uint32_t n = 0;;) {
         if (p->nodes[n].insns && p->nodes[n].depth <= FWPT_FLAME_MAX_DEPTH) {
@@ -223,7 +223,7 @@ static const char flame_js[] =
 void fwpt_flame_svg(struct fwpt_profile *p, const struct fwpt_names *names, const char *title, int standalone,
                     const struct fwpt_sink *o)
 {
-    fwpt_calltree_totals(p);
+    fwpt_flame_calltree_totals(p);
     const uint64_t total = p->nodes[0].total;
     uint32_t maxd = 0;
     uint64_t frames = 0, deep = 0;
@@ -279,11 +279,11 @@ void fwpt_flame_svg(struct fwpt_profile *p, const struct fwpt_names *names, cons
             cursor[d->depth + 1] = x;
             uint64_t x0 = scale_x(x, total), x1 = scale_x(x + d->total, total);
             uint32_t y = TOP + (maxd - d->depth) * FRAME_H;
-            fwpt_frame_name(names, d->entry, name);
+            fwpt_flame_frame_name(names, d->entry, name);
             fwpt_printf(o, "<g class=\"f\" data-x=\"%lu\" data-n=\"%lu\" data-d=\"%u\"><title>", x, d->total, d->depth);
             fwpt_put_xml(o, name);
             fwpt_printf(o, ": %lu %s (", d->total, fwpt_profile_unit(p, false));
-            fwpt_put_percent(o, d->total, total);
+            fwpt_flame_put_percent(o, d->total, total);
             fwpt_printf(o, "%%), %lu self, %lu call%s</title><rect x=\"", d->insns, d->calls, d->calls == 1 ? "" : "s");
             put_px(o, x0);
             fwpt_puts(o, "\" y=\"");
@@ -313,7 +313,7 @@ static void chrome_slice(struct fwpt_chrome *c, const struct fwpt_profile *p, ui
 {
     char name[FWPT_FRAME_NAME_MAX];
     const struct fwpt_profile_node *d = &p->nodes[c->node[k]];
-    fwpt_frame_name(c->names, d->entry, name);
+    fwpt_flame_frame_name(c->names, d->entry, name);
     fwpt_puts(c->out, c->slices++ ? ",\n{\"name\":" : "{\"name\":");
     fwpt_put_json_str(c->out, name);
     fwpt_printf(c->out, ",\"cat\":\"call\",\"ph\":\"X\",\"ts\":%lu,\"dur\":%lu,\"pid\":1,\"tid\":1,\"args\":{\"entry\":\"",
@@ -342,7 +342,7 @@ static void chrome_frame(void *ctx, const struct fwpt_profile *p, enum fwpt_fram
     }
 }
 
-void fwpt_chrome_begin(struct fwpt_chrome *c, struct fwpt_profile *p, const struct fwpt_names *n,
+void fwpt_flame_chrome_begin(struct fwpt_chrome *c, struct fwpt_profile *p, const struct fwpt_names *n,
                        const struct fwpt_sink *out)
 {
     fwpt_memset(c, 0, sizeof *c);
@@ -354,7 +354,7 @@ void fwpt_chrome_begin(struct fwpt_chrome *c, struct fwpt_profile *p, const stru
                    "first instruction, dur its instructions with callees\"},\n\"traceEvents\":[\n");
 }
 
-void fwpt_chrome_end(struct fwpt_chrome *c, struct fwpt_profile *p)
+void fwpt_flame_chrome_end(struct fwpt_chrome *c, struct fwpt_profile *p)
 {
     while (c->depth) {
         chrome_slice(c, p, c->depth - 1, p->insns);

@@ -26,14 +26,14 @@ struct fwpt_names {
 
 #define FWPT_FRAME_NAME_MAX 96
 /* The name of the function entered at entry (FWPT_FLOW_NO_IP: "(root)"), NUL-terminated in out. */
-void fwpt_frame_name(const struct fwpt_names *n, uint64_t entry, char out[FWPT_FRAME_NAME_MAX]);
+void fwpt_flame_frame_name(const struct fwpt_names *n, uint64_t entry, char out[FWPT_FRAME_NAME_MAX]);
 
-/* Sums each node's total (instructions with callees), as fwpt_calltree_print does. */
-void fwpt_calltree_totals(struct fwpt_profile *p);
+/* Sums each node's total (instructions with callees), as fwpt_profile_calltree_print does. */
+void fwpt_flame_calltree_totals(struct fwpt_profile *p);
 
 /* Folded stacks, one line per call-tree node with instructions of its own:
  * "(root);DxeCore+0x1bac;DxeCore+0xb47 3585" (frames root first; count = the node's self instructions). */
-void fwpt_folded_write(struct fwpt_profile *p, const struct fwpt_names *n, const struct fwpt_sink *out);
+void fwpt_flame_folded_write(struct fwpt_profile *p, const struct fwpt_names *n, const struct fwpt_sink *out);
 
 /* The flame graph: one frame per call-tree node (the root at the bottom), width by instructions with
  * callees. standalone: an SVG document (XML declaration); else an <svg> element to put into HTML. */
@@ -42,8 +42,8 @@ void fwpt_folded_write(struct fwpt_profile *p, const struct fwpt_names *n, const
 void fwpt_flame_svg(struct fwpt_profile *p, const struct fwpt_names *n, const char *title, int standalone,
                     const struct fwpt_sink *out);
 
-/* The Trace Event Format, written while the flow is decoded: fwpt_chrome_begin, then every event into
- * fwpt_profile_add (the writer follows the profile's calls through its frame hook), then fwpt_chrome_end.
+/* The Trace Event Format, written while the flow is decoded: fwpt_flame_chrome_begin, then every event into
+ * fwpt_profile_add (the writer follows the profile's calls through its frame hook), then fwpt_flame_chrome_end.
  * Each call is one "X" event: ts = the index of its first instruction, dur = its instructions with callees. */
 struct fwpt_chrome {
     const struct fwpt_sink *out;
@@ -53,12 +53,12 @@ struct fwpt_chrome {
     uint32_t depth;
     uint64_t slices;
 };
-void fwpt_chrome_begin(struct fwpt_chrome *c, struct fwpt_profile *p, const struct fwpt_names *n,
+void fwpt_flame_chrome_begin(struct fwpt_chrome *c, struct fwpt_profile *p, const struct fwpt_names *n,
                        const struct fwpt_sink *out);
 /* Closes the calls still open at the end of the trace (at the last instruction) and the JSON document. */
-void fwpt_chrome_end(struct fwpt_chrome *c, struct fwpt_profile *p);
+void fwpt_flame_chrome_end(struct fwpt_chrome *c, struct fwpt_profile *p);
 
 /* v/total as a percentage with two decimals ("12.34"), integer arithmetic (total 0: "0.00"). */
-void fwpt_put_percent(const struct fwpt_sink *o, uint64_t v, uint64_t total);
+void fwpt_flame_put_percent(const struct fwpt_sink *o, uint64_t v, uint64_t total);
 
 #endif

@@ -118,7 +118,7 @@ static void prefixes(struct fwpt_list_module *pm, const char *name)
     }
 }
 
-void fwpt_flow_lister_init(struct fwpt_flow_lister *l, const struct fwpt_sink *out, enum fwpt_flow_format fmt,
+void fwpt_flow_list_init(struct fwpt_flow_lister *l, const struct fwpt_sink *out, enum fwpt_flow_format fmt,
                            struct fwpt_modules *mods, struct fwpt_list_module *pre, fwpt_disasm_fn disasm,
                            void *disasm_ctx, struct fwpt_list_asm *acache, size_t nacache, char *buf, size_t cap)
 {
@@ -151,12 +151,12 @@ void fwpt_flow_list_flush(struct fwpt_flow_lister *l)
     l->len = 0;
 }
 
-/* fwpt_module_find, done when the last module and the last gap between modules do not answer: the same result
+/* fwpt_image_module_find, done when the last module and the last gap between modules do not answer: the same result
  * and the same mods->last. mods->n > 0. */
 static const struct fwpt_module *find_slow(struct fwpt_flow_lister *l, uint64_t ip, size_t *idx)
 {
     struct fwpt_modules *m = l->pr.mods;
-    const struct fwpt_module *r = fwpt_module_find(m, ip, idx);
+    const struct fwpt_module *r = fwpt_image_module_find(m, ip, idx);
     if (r)
         return r;
     uint64_t lo = 0, hi = ~(uint64_t)0;

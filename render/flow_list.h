@@ -8,7 +8,7 @@
  *
  *     static char buf[1 << 16];
  *     struct fwpt_flow_lister l;
- *     fwpt_flow_lister_init(&l, &sink, FWPT_FLOW_FMT_JSONL, &mods, pre, NULL, NULL, NULL, 0, buf, sizeof buf);
+ *     fwpt_flow_list_init(&l, &sink, FWPT_FLOW_FMT_JSONL, &mods, pre, NULL, NULL, NULL, 0, buf, sizeof buf);
  *     while (fwpt_flow_next_batch(&f, &insns, &n, &ev) == FWPT_OK)
  *         n ? fwpt_flow_list_insns(&l, insns, n) : fwpt_flow_list_event(&l, &ev);
  *     fwpt_flow_list_flush(&l);
@@ -58,7 +58,7 @@ struct fwpt_flow_lister {
  * acache: nacache entries, a power of two (or NULL, 0). The disassembly hook must give the same text for the
  * same (ip, mode) during one listing (the code does not change under a saved trace). A buffer under
  * 2 * FWPT_LIST_LINE_MAX bytes works, through the printer alone (slowly). */
-void fwpt_flow_lister_init(struct fwpt_flow_lister *l, const struct fwpt_sink *out, enum fwpt_flow_format fmt,
+void fwpt_flow_list_init(struct fwpt_flow_lister *l, const struct fwpt_sink *out, enum fwpt_flow_format fmt,
                            struct fwpt_modules *mods, struct fwpt_list_module *pre, fwpt_disasm_fn disasm,
                            void *disasm_ctx, struct fwpt_list_asm *acache, size_t nacache, char *buf, size_t cap);
 /* n consecutive instructions (kind FWPT_FLOW_INSN), as fwpt_flow_next_batch gives them. */

@@ -17,7 +17,7 @@ static void json_ip(const struct fwpt_flow_printer *p, const char *key, const ch
 {
     const struct fwpt_sink *o = p->out;
     json_0x(o, key, ip);
-    const struct fwpt_module *m = fwpt_module_find(p->mods, ip, NULL);
+    const struct fwpt_module *m = fwpt_image_module_find(p->mods, ip, NULL);
     if (m) {
         fwpt_puts(o, ",\"");
         fwpt_puts(o, mkey);
@@ -107,7 +107,7 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
         fwpt_put_0x(o, ev->ip);
         fwpt_puts(o, "\",\"size\":");
         fwpt_put_dec(o, ev->size);
-        const struct fwpt_module *m = fwpt_module_find(p->mods, ev->ip, NULL);
+        const struct fwpt_module *m = fwpt_image_module_find(p->mods, ev->ip, NULL);
         if (m) {
             fwpt_puts(o, ",\"module\":");
             fwpt_put_json_str(o, m->name);
@@ -269,10 +269,10 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
 static void text_ip(const struct fwpt_flow_printer *p, uint64_t ip)
 {
     fwpt_put_0x(p->out, ip);
-    const struct fwpt_module *m = fwpt_module_find(p->mods, ip, NULL);
+    const struct fwpt_module *m = fwpt_image_module_find(p->mods, ip, NULL);
     if (m) {
         fwpt_puts(p->out, " (");
-        fwpt_module_put_where(p->mods, p->out, ip, 0);
+        fwpt_image_module_put_where(p->mods, p->out, ip, 0);
         fwpt_putc(p->out, ')');
     }
 }
@@ -292,7 +292,7 @@ static void print_text(const struct fwpt_flow_printer *p, const struct fwpt_flow
         fwpt_puts(o, "0x");
         fwpt_put_hex(o, ev->ip, 16);
         fwpt_puts(o, "  ");
-        fwpt_module_put_where(p->mods, o, ev->ip, p->mods && p->mods->n ? 28 : 0);
+        fwpt_image_module_put_where(p->mods, o, ev->ip, p->mods && p->mods->n ? 28 : 0);
         fwpt_puts(o, ev->size < 10 ? "  " : " ");
         fwpt_put_dec(o, ev->size);
         if (p->intx)

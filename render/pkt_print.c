@@ -2,7 +2,7 @@
 #include "render/pkt_print.h"
 #include "base/json.h"
 
-const char *fwpt_pkt_error_name(enum fwpt_status s)
+const char *fwpt_pkt_print_error_name(enum fwpt_status s)
 {
     switch (s) {
     case FWPT_E_EOS: return "eos";
@@ -223,7 +223,7 @@ void fwpt_pkt_print_error_text(const struct fwpt_sink *o, uint64_t offset, enum 
 {
     fwpt_put_hex(o, offset, 16);
     fwpt_puts(o, "  error: ");
-    fwpt_puts(o, fwpt_pkt_error_name(s));
+    fwpt_puts(o, fwpt_pkt_print_error_name(s));
     fwpt_puts(o, " (");
     fwpt_puts(o, fwpt_status_msg(s));
     fwpt_puts(o, ")\n");
@@ -342,7 +342,7 @@ void fwpt_pkt_print_error_json(const struct fwpt_sink *o, uint64_t offset, enum 
     fwpt_json_init(&j, o);
     fwpt_json_open(&j, NULL, '{');
     fwpt_json_dec(&j, "offset", offset);
-    fwpt_json_str(&j, "error", fwpt_pkt_error_name(s));
+    fwpt_json_str(&j, "error", fwpt_pkt_print_error_name(s));
     fwpt_json_close(&j, '}');
     fwpt_putc(o, '\n');
 }

@@ -29,6 +29,6 @@ void fwpt_pkt_print_error_text(const struct fwpt_sink *o, uint64_t offset, enum 
 void fwpt_pkt_print_error_json(const struct fwpt_sink *o, uint64_t offset, enum fwpt_status s);
 
 /* Lower-case error name used in both formats: "truncated", "bad_opcode", "bad_ipc", "bad_packet", ... */
-const char *fwpt_pkt_error_name(enum fwpt_status s);
+const char *fwpt_pkt_print_error_name(enum fwpt_status s);
 
 #endif

@@ -154,7 +154,7 @@ static void put_modules(const struct fwpt_sink *o, const struct fwpt_profile *p)
         prev = p->mod_insns[best];
         prev_name = best < nm ? p->mods->v[best].name : "(no module)";
         fwpt_printf(o, "<tr><td class=\"n\">%lu</td><td class=\"n\">", prev);
-        fwpt_put_percent(o, prev, p->insns);
+        fwpt_flame_put_percent(o, prev, p->insns);
         fwpt_puts(o, "</td><td>");
         fwpt_put_xml(o, prev_name);
         fwpt_puts(o, "</td></tr>\n");
@@ -175,9 +175,9 @@ static void put_functions(const struct fwpt_sink *o, const struct fwpt_profile *
     for (unsigned shown = 0; shown < FWPT_REPORT_TOP_FUNCS && (best = fwpt_profile_next_top(p, best)) != (size_t)-1;
          shown++) {
         const struct fwpt_profile_func *f = &p->funcs[best];
-        fwpt_frame_name(names, f->entry, name);
+        fwpt_flame_frame_name(names, f->entry, name);
         fwpt_printf(o, "<tr><td class=\"n\">%lu</td><td class=\"n\">", f->insns);
-        fwpt_put_percent(o, f->insns, p->insns);
+        fwpt_flame_put_percent(o, f->insns, p->insns);
         fwpt_printf(o, "</td><td class=\"n\">%lu</td><td>", f->calls);
         fwpt_put_xml(o, name);
         fwpt_puts(o, "</td><td class=\"a\">");
@@ -192,11 +192,11 @@ static void put_tree_row(const struct fwpt_sink *o, const struct fwpt_profile *p
 {
     const struct fwpt_profile_node *d = &p->nodes[n];
     char name[FWPT_FRAME_NAME_MAX];
-    fwpt_frame_name(names, d->entry, name);
+    fwpt_flame_frame_name(names, d->entry, name);
     fwpt_printf(o, "<span class=\"n\">%lu</span><span class=\"n\">%lu</span><span class=\"n\">%lu</span>"
                    "<span class=\"n\">",
                 d->calls, d->insns, d->total);
-    fwpt_put_percent(o, d->total, p->nodes[0].total);
+    fwpt_flame_put_percent(o, d->total, p->nodes[0].total);
     fwpt_puts(o, "%</span> ");
     fwpt_put_xml(o, name);
     if (n) {
@@ -256,7 +256,7 @@ static void put_tree(const struct fwpt_sink *o, struct fwpt_profile *p, const st
 void fwpt_report_html(const struct fwpt_report_run *run, struct fwpt_profile *p, const struct fwpt_names *names,
                       const struct fwpt_sink *o)
 {
-    fwpt_calltree_totals(p);
+    fwpt_flame_calltree_totals(p);
     fwpt_puts(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>fwpt report: ");
     fwpt_put_xml(o, or_dash(run->target));
     fwpt_puts(o, "</title>\n<style>\n"

@@ -599,12 +599,12 @@ int fwpt_cmd_flow(int argc, char **argv)
     struct fwpt_zydis *dz = NULL;
     if (!no_disasm && listing) {
         dz = calloc(1, sizeof *dz);
-        fwpt_zydis_init(dz, fwpt_modules_read, &mods);
+        fwpt_zydis_init(dz, fwpt_image_modules_read, &mods);
     }
 
     static struct fwpt_flow_block cache[1 << 16]; /* indexed by IP bits: 64 KiB of code map without a collision */
     struct fwpt_flow *f = malloc(sizeof *f);
-    fwpt_flow_init(f, trace, trace_size, fwpt_modules_read, &mods, cache, sizeof cache / sizeof cache[0]);
+    fwpt_flow_init(f, trace, trace_size, fwpt_image_modules_read, &mods, cache, sizeof cache / sizeof cache[0]);
     fwpt_errata_for_cpu(&cpu, &errata);
     fwpt_flow_set_errata(f, &errata);
     fwpt_flow_set_filter(f, (const uint64_t (*)[2])filter, n_filter);
@@ -634,7 +634,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     struct fwpt_sink chrome_sink = fwpt_file_sink(chrome_f);
     static struct fwpt_chrome chrome;
     if (chrome_f)
-        fwpt_chrome_begin(&chrome, prof, &names, &chrome_sink);
+        fwpt_flame_chrome_begin(&chrome, prof, &names, &chrome_sink);
     struct fwpt_flow_event ev;
     unsigned long errors = 0;
     uint64_t ninsns = 0, nevents = 0, lost = 0;
@@ -653,9 +653,9 @@ int fwpt_cmd_flow(int argc, char **argv)
     }
     if (!listing && !walk_insn && !by_time) {
         /* the summary walk: blocks and paths, never single instructions, on -j threads */
-        struct fwpt_par_setup ps = {.trace = trace, .len = trace_size, .read = fwpt_modules_read, .read_ctx = &mods,
+        struct fwpt_par_setup ps = {.trace = trace, .len = trace_size, .read = fwpt_image_modules_read, .read_ctx = &mods,
                                     .errata = &errata, .filter = (const uint64_t (*)[2])filter, .n_filter = n_filter,
-                                    .iflags = iflags, .mods = &mods, .jobs = jobs ? (unsigned)jobs : fwpt_par_cores(),
+                                    .iflags = iflags, .mods = &mods, .jobs = jobs ? (unsigned)jobs : fwpt_parallel_cores(),
                                     .piece_bytes = (size_t)split, .profile = prof != NULL};
         if (flow_summary_run(&fsum, &ps, prof, err_show_one, &es) != 0) {
             fprintf(stderr, "fwpt flow: out of memory\n");
@@ -669,7 +669,7 @@ int fwpt_cmd_flow(int argc, char **argv)
         fwpt_progress(&prog, trace_size, fsum.out.insns, 0);
         /* where the trace ends: the walk of its last PSB's part alone (the listing's fwpt_flow_cut) */
         size_t last = last_psb(trace, trace_size);
-        fwpt_flow_init(f, trace + last, trace_size - last, fwpt_modules_read, &mods, cache,
+        fwpt_flow_init(f, trace + last, trace_size - last, fwpt_image_modules_read, &mods, cache,
                        sizeof cache / sizeof cache[0]);
         fwpt_flow_set_errata(f, &errata);
         fwpt_flow_set_filter(f, (const uint64_t (*)[2])filter, n_filter);
@@ -681,7 +681,7 @@ int fwpt_cmd_flow(int argc, char **argv)
         static struct fwpt_list_asm acache[1 << 14];
         static struct fwpt_flow_lister lister;
         struct fwpt_list_module *pre = calloc(im.n + 1, sizeof *pre);
-        fwpt_flow_lister_init(&lister, &out, fmt, &mods, pre, dz ? fwpt_zydis_disasm : NULL, dz, acache,
+        fwpt_flow_list_init(&lister, &out, fmt, &mods, pre, dz ? fwpt_zydis_disasm : NULL, dz, acache,
                               sizeof acache / sizeof acache[0], obuf, sizeof obuf);
         const struct fwpt_flow_obuf_insn *bv;
         uint32_t bn;
@@ -798,19 +798,19 @@ int fwpt_cmd_flow(int argc, char **argv)
         else if (profile)
             fwpt_profile_print(prof, &out, (size_t)top);
         if (calls && fmt == FWPT_FLOW_FMT_JSONL)
-            fwpt_calltree_print_jsonl(prof, &out, (uint32_t)depth);
+            fwpt_profile_calltree_print_jsonl(prof, &out, (uint32_t)depth);
         else if (calls)
-            fwpt_calltree_print(prof, &out, (uint32_t)depth);
+            fwpt_profile_calltree_print(prof, &out, (uint32_t)depth);
     }
     int report_bad = 0;
     int bad_out = !listing && !nothing && flow_summary_write(&fsum, &out, &mods) != 0;
     flow_summary_free(&fsum);
     fflush(stdout);
     if (chrome_f)
-        fwpt_chrome_end(&chrome, prof);
+        fwpt_flame_chrome_end(&chrome, prof);
     if (folded_f) {
         struct fwpt_sink fs = fwpt_file_sink(folded_f);
-        fwpt_folded_write(prof, &names, &fs);
+        fwpt_flame_folded_write(prof, &names, &fs);
     }
     if (flame_f) {
         char title[160];

@@ -10,7 +10,7 @@ int flow_summary_run(struct flow_summary *fs, struct fwpt_par_setup *setup, stru
 {
     setup->edges = fs->edges;
     setup->cov_size = fs->cov_path ? fs->cov_size : 0;
-    if (fwpt_par_run(setup, prof, &fs->out) != 0)
+    if (fwpt_parallel_run(setup, prof, &fs->out) != 0)
         return -1;
     for (size_t i = 0; i < fs->out.nerrors; i++)
         show(show_ctx, &fs->out.errors[i]); /* errors stay visible in summaries */
@@ -24,7 +24,7 @@ int flow_summary_insn_begin(struct flow_summary *fs)
     memset(&fs->out, 0, sizeof fs->out);
     memset(&insn_walk, 0, sizeof insn_walk);
     if (fs->edges) {
-        fwpt_edges_init(&fs->out.edges, NULL, 0, &fwpt_host_resize);
+        fwpt_edges_init(&fs->out.edges, NULL, 0, &fwpt_parallel_resize);
         if (!fs->out.edges.v)
             return -1;
     }
@@ -48,7 +48,7 @@ void flow_summary_insn_add(struct flow_summary *fs, const struct fwpt_flow_event
 static void put_ip(const struct fwpt_sink *o, struct fwpt_modules *mods, uint64_t ip)
 {
     fwpt_put_0x(o, ip);
-    const struct fwpt_module *m = fwpt_module_find(mods, ip, NULL);
+    const struct fwpt_module *m = fwpt_image_module_find(mods, ip, NULL);
     if (m)
         fwpt_printf(o, " (%s+0x%llx)", m->name, (unsigned long long)(ip - m->base));
 }
@@ -90,4 +90,4 @@ int flow_summary_write(struct flow_summary *fs, const struct fwpt_sink *out, str
     return 0;
 }
 
-void flow_summary_free(struct flow_summary *fs) { fwpt_par_out_free(&fs->out); }
+void flow_summary_free(struct flow_summary *fs) { fwpt_parallel_out_free(&fs->out); }

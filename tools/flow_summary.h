@@ -16,7 +16,7 @@ struct flow_summary {
     bool edges;              /* --edges */
     bool jsonl;              /* --format jsonl */
     /* what the walk gave */
-    struct fwpt_par_out out;
+    struct fwpt_parallel_out out;
 };
 
 /* Walks the trace of setup with the summary walk: the profile into prof (setup->profile), each error handed to

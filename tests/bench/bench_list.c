@@ -81,7 +81,7 @@ static uint64_t list_once(struct input *in, const struct fwpt_sink *out, enum fw
     struct fwpt_flow_event ev;
     uint64_t n = 0, cut_ip;
     if (fast) {
-        fwpt_flow_lister_init(&l, out, fmt, &mods, pre, disasm ? fwpt_zydis_disasm : NULL, &z, acache,
+        fwpt_flow_list_init(&l, out, fmt, &mods, pre, disasm ? fwpt_zydis_disasm : NULL, &z, acache,
                               sizeof acache / sizeof acache[0], obuf, sizeof obuf);
         const struct fwpt_flow_obuf_insn *v;
         uint32_t k;

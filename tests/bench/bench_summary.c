@@ -90,27 +90,27 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
         return n;
     }
     if (w != W_SUM) {
-        /* what fwpt flow -j 1 does: fwpt_par_run in this thread */
+        /* what fwpt flow -j 1 does: fwpt_parallel_run in this thread */
         bool prof = w == W_SUM_PROF || w == W_SUM_BOTH, cv = w == W_SUM_COV || w == W_SUM_BOTH;
         if (prof)
             prof_init(pm, &in->mods);
         struct fwpt_par_setup ps = {.trace = in->trace, .len = in->len, .read = fw_images_read, .read_ctx = &in->code,
                                     .mods = &in->mods, .jobs = 1, .profile = prof, .cov_size = cv ? 1 << 16 : 0};
-        struct fwpt_par_out po;
-        if (fwpt_par_run(&ps, &pm->p, &po) != 0)
+        struct fwpt_parallel_out po;
+        if (fwpt_parallel_run(&ps, &pm->p, &po) != 0)
             return 0;
         n = po.insns;
         if (prof && pm->p.insns != n)
             n = 0; /* the profile must count them all */
-        fwpt_par_out_free(&po);
+        fwpt_parallel_out_free(&po);
         return n;
     }
     /* the walk alone, no counts */
     fwpt_flow_init(&f, in->trace, in->len, fw_images_read, &in->code, cache, sizeof cache / sizeof cache[0]);
     struct fwpt_sum s;
-    fwpt_sum_init(&s, &f, paths, sizeof paths / sizeof paths[0], cold);
-    fwpt_sum_configure(&s);
-    while (fwpt_sum_walk(&s) == FWPT_OK)
+    fwpt_summary_init(&s, &f, paths, sizeof paths / sizeof paths[0], cold);
+    fwpt_summary_configure(&s);
+    while (fwpt_summary_walk(&s) == FWPT_OK)
         ;
     return f.n_insns;
 }
@@ -165,15 +165,15 @@ static int measure_jobs(struct input *in, uint64_t n, bool profile)
     double j1 = 0, c1 = 0;
     for (unsigned jobs = 1; jobs <= 4; jobs *= 2) {
         double bt = 1e30, bc = 1e30, sum = 0;
-        struct fwpt_par_out po;
+        struct fwpt_parallel_out po;
         unsigned pieces = 0, joined = 0, again = 0;
         for (int rep = 0; rep < 5; rep++) {
             prof_init(&pm, &in->mods);
             struct fwpt_par_setup s = {.trace = in->trace, .len = in->len, .read = fw_images_read, .read_ctx = &in->code,
                                        .mods = &in->mods, .jobs = jobs, .profile = profile, .cov_size = 1 << 16};
             double t = wall_now();
-            if (fwpt_par_run(&s, &pm.p, &po) != 0) {
-                printf("  fwpt_par_run failed\n");
+            if (fwpt_parallel_run(&s, &pm.p, &po) != 0) {
+                printf("  fwpt_parallel_run failed\n");
                 return 1;
             }
             t = wall_now() - t;
@@ -187,7 +187,7 @@ static int measure_jobs(struct input *in, uint64_t n, bool profile)
             pieces = po.pieces;
             joined = po.seams_joined;
             again = po.pieces_again;
-            fwpt_par_out_free(&po);
+            fwpt_parallel_out_free(&po);
         }
         if (jobs == 1) {
             j1 = bt;
@@ -198,7 +198,7 @@ static int measure_jobs(struct input *in, uint64_t n, bool profile)
                jobs, bt, j1 / bt, bc, c1 / bc, jobs, sum, 100.0 * sum / c1, pieces, joined, again);
     }
     printf("  (cores present: %u, shared with other users: the wall clock shows what was left of them)\n",
-           fwpt_par_cores());
+           fwpt_parallel_cores());
     if (!ok)
         printf("MISMATCH between thread counts\n");
     return ok ? 0 : 1;

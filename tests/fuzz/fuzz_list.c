@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     fwpt_flow_init(&f, trace, tlen, code_image_read, &im, cache, 256);
     fwpt_flow_set_runaway_limit(&f, 2000);
-    fwpt_flow_lister_init(&l, &sa, fmt, nmods ? &ma : NULL, pre, dis, NULL, size & 8 ? acache : NULL,
+    fwpt_flow_list_init(&l, &sa, fmt, nmods ? &ma : NULL, pre, dis, NULL, size & 8 ? acache : NULL,
                           size & 8 ? 16 : 0, buf, cap);
     flow_list_to_end(&f, &l, tlen);
 

@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fwpt_flow_set_filter(&f, range, 1);
     }
     struct fwpt_edges ea;
-    fwpt_edges_init(&ea, NULL, 0, &fwpt_host_resize);
+    fwpt_edges_init(&ea, NULL, 0, &fwpt_parallel_resize);
     static uint8_t cov[COV];
     memset(cov, 0, sizeof cov);
     struct fwpt_edge_walk ew = {0, false};
@@ -107,8 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                .runaway_limit = RUNAWAY, .mods = &mods, .block_cache = 256, .path_cache = 64,
                                .jobs = (size & 4) ? 2 : 1, .piece_bytes = 1, .profile = true, .edges = true,
                                .cov_size = COV};
-    struct fwpt_par_out out;
-    if (fwpt_par_run(&s, &pb, &out) != 0)
+    struct fwpt_parallel_out out;
+    if (fwpt_parallel_run(&s, &pb, &out) != 0)
         abort();
     for (size_t i = 0; i < out.nerrors; i++)
         error_text(&b, &out.errors[i]);
@@ -119,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "per-instruction:\n%s\nsummary:\n%s\n", a.p, b.p);
         abort();
     }
-    fwpt_par_out_free(&out);
+    fwpt_parallel_out_free(&out);
     fwpt_edges_free(&ea);
     free(a.p);
     free(b.p);

@@ -378,7 +378,7 @@ static void case_two_pips(void)
     expect("two PIPs between FUP and TIP", NULL, NULL, 0, "S10000 I10000 P Q10004 P I10004 D");
 }
 
-/* ---- after an error: where the state is known again (flow.c flow_error, search_step) ----
+/* ---- after an error: where the state is known again (flow.c fwpt_flow_i_error, search_step) ----
  * Code: jmp rel32 to 11005 (unmapped: the error); at 10010: nop; hlt; at 10020: jmp rax. */
 static void resync_code(void)
 {

@@ -109,7 +109,7 @@ static void list_both(const uint8_t *trace, size_t len, struct code_image *c, co
     a->n = b->n = 0;
     disasm_calls = 0;
     fwpt_flow_init(&f, trace, len, code_image_read, c, cache, 4096);
-    fwpt_flow_lister_init(&l, &sa, k->fmt, k->mv ? &ma : NULL, k->mv ? pre_mem : NULL, k->disasm, NULL,
+    fwpt_flow_list_init(&l, &sa, k->fmt, k->mv ? &ma : NULL, k->mv ? pre_mem : NULL, k->disasm, NULL,
                           k->nacache ? acache_mem : NULL, k->nacache, buf, k->bufcap);
     flow_list_to_end(&f, &l, len);
     if (calls_fast)
@@ -264,7 +264,7 @@ static void test_events(void)
         struct fwpt_modules ma = {mv, nm, 0}, mb = {mv, nm, 0};
         struct fwpt_sink sa = {mem_write, &a}, sb = {mem_write, &b};
         a.n = b.n = 0;
-        fwpt_flow_lister_init(&l, &sa, fmt, &ma, pre_mem, dis, NULL, round & 4 ? acache_mem : NULL,
+        fwpt_flow_list_init(&l, &sa, fmt, &ma, pre_mem, dis, NULL, round & 4 ? acache_mem : NULL,
                               round & 4 ? 64 : 0, buf, sizeof buf);
         struct fwpt_flow_printer pr = {&sb, fmt, &mb, dis, NULL, 0};
         unsigned kinds_seen = 0;

@@ -57,24 +57,24 @@ static void image_map(void)
     };
     struct fwpt_modules m = {mv, 3, 0};
     const uint8_t *b = NULL;
-    CHECK(fwpt_module_find(&m, 0x1044, NULL) == &mv[0]); /* lookup: the first in order */
-    CHECK(fwpt_module_at(&m, 0x1044, 0) == &mv[1]);      /* at: the greatest base */
-    CHECK_EQ(fwpt_modules_read(&m, 0x1044, &b), 0x1c);
+    CHECK(fwpt_image_module_find(&m, 0x1044, NULL) == &mv[0]); /* lookup: the first in order */
+    CHECK(fwpt_image_module_at(&m, 0x1044, 0) == &mv[1]);      /* at: the greatest base */
+    CHECK_EQ(fwpt_image_modules_read(&m, 0x1044, &b), 0x1c);
     CHECK(b == inner + 4 && *b == 0xcc);
-    CHECK_EQ(fwpt_modules_read(&m, 0x1080, &b), 0x80); /* past Inner: Outer's bytes */
+    CHECK_EQ(fwpt_image_modules_read(&m, 0x1080, &b), 0x80); /* past Inner: Outer's bytes */
     CHECK(b == outer + 0x80);
-    CHECK(fwpt_module_at(&m, 0x1180, 0) == &mv[0]);
-    CHECK_EQ(fwpt_modules_read(&m, 0x1180, &b), 0); /* inside Outer, beyond its saved bytes */
-    CHECK(fwpt_module_at(&m, 0x3008, 0) == &mv[2]);
-    CHECK(fwpt_module_at(&m, 0x3008, 1) == NULL);
-    CHECK_EQ(fwpt_modules_read(&m, 0x3008, &b), 0);
-    CHECK(fwpt_module_at(&m, 0x0fff, 0) == NULL && fwpt_module_at(&m, 0x3010, 0) == NULL);
+    CHECK(fwpt_image_module_at(&m, 0x1180, 0) == &mv[0]);
+    CHECK_EQ(fwpt_image_modules_read(&m, 0x1180, &b), 0); /* inside Outer, beyond its saved bytes */
+    CHECK(fwpt_image_module_at(&m, 0x3008, 0) == &mv[2]);
+    CHECK(fwpt_image_module_at(&m, 0x3008, 1) == NULL);
+    CHECK_EQ(fwpt_image_modules_read(&m, 0x3008, &b), 0);
+    CHECK(fwpt_image_module_at(&m, 0x0fff, 0) == NULL && fwpt_image_module_at(&m, 0x3010, 0) == NULL);
     m.last = 1; /* the cached module wins while it holds ip, as the listing relies on */
-    CHECK(fwpt_module_find(&m, 0x1044, NULL) == &mv[1]);
+    CHECK(fwpt_image_module_find(&m, 0x1044, NULL) == &mv[1]);
     char buf[64];
     struct fwpt_bufsink bs;
     struct fwpt_sink o = fwpt_bufsink_init(&bs, buf, sizeof buf - 1);
-    fwpt_module_put_where(&m, &o, 0x1050, 0);
+    fwpt_image_module_put_where(&m, &o, 0x1050, 0);
     buf[bs.len] = 0;
     CHECK_STR(buf, "Inner+0x10");
 }
@@ -84,11 +84,11 @@ int main(void)
     static const struct fwpt_module mv[] = {{"DxeCore", 0x1000, 0x100, NULL, 0}, {"Bds", 0x2000, 0x100, NULL, 0}};
     struct fwpt_modules mods = {mv, 2, 0};
     size_t idx;
-    CHECK(fwpt_module_find(&mods, 0x2010, &idx) == &mv[1]);
+    CHECK(fwpt_image_module_find(&mods, 0x2010, &idx) == &mv[1]);
     CHECK_EQ(idx, 1);
-    CHECK(fwpt_module_find(&mods, 0x1100, &idx) == NULL);
+    CHECK(fwpt_image_module_find(&mods, 0x1100, &idx) == NULL);
     CHECK_EQ(idx, 2);
-    CHECK(fwpt_module_find(&mods, 0x10ff, NULL) == &mv[0]);
+    CHECK(fwpt_image_module_find(&mods, 0x10ff, NULL) == &mv[0]);
     image_map();
 
     struct fwpt_flow_printer pr = {&sink, FWPT_FLOW_FMT_JSONL, &mods, fake_disasm, NULL, 0};
@@ -185,7 +185,7 @@ int main(void)
                      "               1          1  0x2000  Bds+0x0\n"
                      "               1          1  0x2080  Bds+0x80\n");
     reset();
-    fwpt_calltree_print(&prof, &sink, 8);
+    fwpt_profile_calltree_print(&prof, &sink, 8);
     CHECK_STR(out(), "call tree: calls, instructions (self / with callees), entry\n"
                      "      calls        self       total  function\n"
                      "          0           5          12  (root)\n"

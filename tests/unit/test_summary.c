@@ -87,13 +87,13 @@ static void run_begin(struct run *r, const struct trace *t, const struct tables 
     r->chrome = r->errs = (struct mem){0};
     r->cs = (struct fwpt_sink){mem_write, &r->chrome};
     r->names = (struct fwpt_names){t->mods, NULL, 0};
-    fwpt_chrome_begin(&r->ch, &r->pm.p, &r->names, &r->cs);
+    fwpt_flame_chrome_begin(&r->ch, &r->pm.p, &r->names, &r->cs);
 }
 /* *o (cleared) gets the text both paths print: errors, profile texts, the Chrome trace, bytes skipped; *r
  * is freed. */
 static void run_end(struct run *r, const struct trace *t, uint64_t skipped, struct output *o)
 {
-    fwpt_chrome_end(&r->ch, &r->pm.p);
+    fwpt_flame_chrome_end(&r->ch, &r->pm.p);
     memset(o, 0, sizeof *o);
     if (r->errs.n)
         mem_write(&o->text, r->errs.p, r->errs.n);
@@ -177,8 +177,8 @@ static int summary(const struct trace *t, const struct tables *tb, unsigned jobs
     struct fwpt_par_setup s = {.trace = t->bytes, .len = t->len, .read = fw_images_read, .read_ctx = t->code,
                                .mods = t->mods, .jobs = jobs, .piece_bytes = piece_bytes, .profile = true,
                                .edges = true, .cov_size = cov_size, .runaway_limit = runaway};
-    struct fwpt_par_out po;
-    if (fwpt_par_run(&s, &r.pm.p, &po) != 0)
+    struct fwpt_parallel_out po;
+    if (fwpt_parallel_run(&s, &r.pm.p, &po) != 0)
         return -1;
     for (size_t i = 0; i < po.nerrors; i++)
         print_error(&r.errs, &po.errors[i]);
@@ -195,7 +195,7 @@ static int summary(const struct trace *t, const struct tables *tb, unsigned jobs
         valid_seams += po.pieces ? po.pieces - 1 : 0;
         valid_joined += po.seams_joined;
     }
-    fwpt_par_out_free(&po);
+    fwpt_parallel_out_free(&po);
     return 0;
 }
 
@@ -251,7 +251,7 @@ static void check_trace(const char *what, const struct trace *t, const struct ta
         char name[256];
         snprintf(name, sizeof name, "%s -j %u piece %zu", what, ways[w].jobs, ways[w].piece);
         if (summary(t, tb, ways[w].jobs, ways[w].piece, runaway, &got) != 0) {
-            CHECK(!"fwpt_par_run");
+            CHECK(!"fwpt_parallel_run");
             continue;
         }
         compare(name, &ref, &got);
@@ -377,10 +377,10 @@ static void check_seam_compare(void)
     for (uint64_t at = 100; at < p.trace_size; at += p.trace_size / 16) {
         fwpt_flow_init(&f, p.trace, p.trace_size, fw_images_read, &code, cache, 4096);
         struct fwpt_sum s;
-        fwpt_sum_init(&s, &f, paths, 256, cold);
+        fwpt_summary_init(&s, &f, paths, 256, cold);
         s.stop_at = at;
-        fwpt_sum_configure(&s);
-        if (fwpt_sum_walk(&s) != FWPT_OK)
+        fwpt_summary_configure(&s);
+        if (fwpt_summary_walk(&s) != FWPT_OK)
             continue;
         stops++;
         CHECK(f.resolve_pending && f.have_peek && f.peek.offset >= at && !f.tnt_count);
