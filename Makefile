@@ -61,6 +61,11 @@ export FWPT_CONFORMANCE
 FWPT_OVMF_DEBUG ?= $(firstword $(abspath $(wildcard ../shared/ovmf-debug/OVMF.fd $(if $(ORIGIN_DIR),$(ORIGIN_DIR)/../shared/ovmf-debug/OVMF.fd))) $(abspath ../shared/ovmf-debug/OVMF.fd))
 export FWPT_OVMF_DEBUG
 
+# The floors from the top down (the order a test links them: tests/test_floors.mk), and the archives a test links.
+FLOOR_ORDER := render analyze sim topa decode arch base
+test_floor_libs = $(foreach f,$(FLOOR_ORDER),$(if $(filter $(f),$(or $(TEST_FLOORS_$(1)),$(FLOOR_ORDER))),$(B)/floors/lib$(f).a))
+.SECONDEXPANSION:
+
 # Module fragments may add targets, tests (EXTRA_TESTS) and prerequisites.
 # The floors: no include goes up (tests/floor_check.sh names the file and the include); the docs' links lead
 # somewhere (tests/docs/check_links.py).
@@ -115,12 +120,21 @@ $(B)/%.efi: $(B)/%.so
 		-j '.rela.*' -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
 
 # ---- tests ----
-$(B)/tests/%: tests/unit/%.c $(TEST_COMMON_OBJS) $(B)/libfwpt.a | $(B)/.deps-test
+# A unit or oracle test links the floors it tests, not the whole library: tests/test_floors.mk names them
+# (TEST_FLOORS_test_x := decode arch base); the linker refuses a test that calls into a floor it does not name.
+# Each floor is an archive of its folder's objects, linked from the top floor down; tests/common is an archive too,
+# so a test takes only the helpers it calls. A test without a line links every floor.
+$(foreach f,$(FLOOR_ORDER),$(eval $(B)/floors/lib$(f).a: $(patsubst %.c,$(B)/host/%.o,$(sort $(wildcard $(f)/*.c)))))
+$(B)/floors/%.a:
+	@mkdir -p $(dir $@) && rm -f $@ && ar rcs $@ $^
+$(B)/tests/libcommon.a: $(TEST_COMMON_OBJS)
+	@mkdir -p $(dir $@) && rm -f $@ && ar rcs $@ $^
+$(B)/tests/%: tests/unit/%.c $(B)/tests/libcommon.a $$(call test_floor_libs,$$*) | $(B)/.deps-test
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $< $(TEST_COMMON_OBJS) $(B)/libfwpt.a $(TEST_LIBS)
-$(B)/tests/%: tests/oracle/%.c $(TEST_COMMON_OBJS) $(B)/libfwpt.a | $(B)/.deps-test
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(B)/tests/libcommon.a $(call test_floor_libs,$*) $(TEST_LIBS)
+$(B)/tests/%: tests/oracle/%.c $(B)/tests/libcommon.a $$(call test_floor_libs,$$*) | $(B)/.deps-test
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $< $(TEST_COMMON_OBJS) $(B)/libfwpt.a $(TEST_LIBS)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(B)/tests/libcommon.a $(call test_floor_libs,$*) $(TEST_LIBS)
 $(B)/bench/%: tests/bench/%.c $(TEST_COMMON_OBJS) $(B)/libfwpt.a | $(B)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -O3 -march=native -o $@ $< $(TEST_COMMON_OBJS) $(B)/libfwpt.a $(TEST_LIBS)

@@ -1,0 +1,45 @@
+# The floors each unit and oracle test links (Makefile: "A unit or oracle test links the floors it tests"): the
+# lowest set that links; none: the test only runs the built tool. A floor missing here makes the link fail with
+# the undefined function named.
+TEST_FLOORS_test_broken_input := none
+TEST_FLOORS_test_caps := arch base
+TEST_FLOORS_test_efi_options := base
+TEST_FLOORS_test_efi_pe := base
+TEST_FLOORS_test_errata := arch base
+TEST_FLOORS_test_flow_errata := arch base decode
+TEST_FLOORS_test_flow_events := base decode
+TEST_FLOORS_test_flow_fast := base decode
+TEST_FLOORS_test_flow_list := base decode render
+TEST_FLOORS_test_flow_lookahead := base decode
+TEST_FLOORS_test_flow_print := analyze base decode render
+TEST_FLOORS_test_flow_rules := base decode
+TEST_FLOORS_test_flow_tool := base decode
+TEST_FLOORS_test_fw_images := none
+TEST_FLOORS_test_insn := base decode
+TEST_FLOORS_test_packet_fast := base decode
+TEST_FLOORS_test_packet_opcodes := base decode
+TEST_FLOORS_test_packet_perf := base decode
+TEST_FLOORS_test_packet_vectors := base decode render
+TEST_FLOORS_test_pkt_segs := base decode
+TEST_FLOORS_test_report_page := base decode sim
+TEST_FLOORS_test_sideband := base decode sim
+TEST_FLOORS_test_summary := analyze base decode render
+TEST_FLOORS_test_summary_tool := none
+TEST_FLOORS_test_text := base
+TEST_FLOORS_test_time := base decode
+TEST_FLOORS_test_time_spread := analyze base decode
+TEST_FLOORS_test_topa_model := arch base sim topa
+TEST_FLOORS_test_topa_plan := base topa
+TEST_FLOORS_test_topa_pmi := arch base sim topa
+TEST_FLOORS_test_topa_readback := arch base sim topa
+TEST_FLOORS_test_topa_restricted := base topa
+TEST_FLOORS_test_topa_stream := arch base sim topa
+TEST_FLOORS_test_topa_validate := arch base sim topa
+TEST_FLOORS_test_trace := arch base sim topa
+TEST_FLOORS_test_dump_tool := base decode render
+TEST_FLOORS_test_flow_libipt := base decode
+TEST_FLOORS_test_flow_time := base decode
+TEST_FLOORS_test_insn_zydis := base decode
+TEST_FLOORS_test_packet_libipt := base decode
+TEST_FLOORS_test_soft_cpu := arch base decode sim topa
+TEST_FLOORS_test_soft_enc := base sim
