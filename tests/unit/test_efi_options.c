@@ -64,6 +64,7 @@ TEST(image_name_skipped_only_when_asked)
     CHECK(o.wait && !o.shutdown);
 }
 
+/* what the parser takes for the image name: a path or a name ending in .efi, any case */
 TEST(what_looks_like_an_image_name)
 {
     CHECK(fwpt_options_is_image_name("FS0:\\EFI\\BOOT\\BOOTX64.EFI"));

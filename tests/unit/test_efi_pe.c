@@ -32,6 +32,7 @@ static void build(uint16_t magic, const char *sig, const char *path)
 
 static char pdb[160], name[64];
 
+/* RSDS in a PE32+ image: the module name and the whole PDB path */
 TEST(rsds_pe32plus_name_and_pdb_path)
 {
     build(0x20b, "RSDS", "/build/OvmfX64/RELEASE_GCC5/X64/MdeModulePkg/Core/Dxe/DxeMain/DEBUG/DxeCore.dll");
@@ -40,6 +41,7 @@ TEST(rsds_pe32plus_name_and_pdb_path)
     CHECK_STR(pdb, "/build/OvmfX64/RELEASE_GCC5/X64/MdeModulePkg/Core/Dxe/DxeMain/DEBUG/DxeCore.dll");
 }
 
+/* NB10 in a PE32 image, a Windows path */
 TEST(nb10_pe32_name)
 {
     build(0x10b, "NB10", "c:\\build\\IA32\\PciBusDxe.pdb");
