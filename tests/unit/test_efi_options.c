@@ -9,12 +9,12 @@ static int parse(const char *s, bool skip, struct fwpt_efi_options *o, char *err
     return fwpt_options_parse(s, strlen(s), skip, o, err, 160);
 }
 
-int main(void)
-{
-    struct fwpt_efi_options o;
-    char err[160];
+static struct fwpt_efi_options o;
+static char err[160];
 
-    /* defaults */
+/* defaults */
+TEST(defaults)
+{
     CHECK_EQ(parse("", false, &o, err), 0);
     CHECK(!o.trace && !o.shutdown && !o.help && !o.quiet && !o.ring);
     CHECK_EQ(o.mtc, -1);
@@ -25,8 +25,11 @@ int main(void)
     CHECK_EQ(o.filter, FWPT_FILTER_NONE);
     CHECK_EQ(o.listing, 1000000);
     CHECK_EQ(o.progress, 5);
+}
 
-    /* a full line, with the shell's image name skipped */
+/* a full line, with the shell's image name skipped */
+TEST(full_line_with_image_name_skipped)
+{
     CHECK_EQ(parse("fs0:\\EFI\\fwpt.efi trace read-file \\fwpt\\fwpt.cfg size=8M region=64K ring "
                    "filter=target tsc mtc=3 cyc=0x2 psb=5 ptwrite noretcomp out=/run1/ quiet shutdown "
                    "backend=soft profile=skylake verify",
@@ -46,8 +49,11 @@ int main(void)
     CHECK_STR(o.out_dir, "\\run1");
     CHECK_EQ(o.backend, FWPT_BACKEND_SOFT);
     CHECK_STR(o.profile, "skylake");
+}
 
-    /* image name: only skipped when asked and when it looks like one */
+/* image name: only skipped when asked and when it looks like one */
+TEST(image_name_skipped_only_when_asked)
+{
     CHECK_EQ(parse("FWPT.EFI shutdown", true, &o, err), 0);
     CHECK(o.shutdown);
     CHECK_EQ(parse("fwpt.efi shutdown", false, &o, err), -1);
@@ -56,7 +62,11 @@ int main(void)
     CHECK(o.shutdown && o.help && !o.wait);
     CHECK_EQ(parse("wait", false, &o, err), 0);
     CHECK(o.wait && !o.shutdown);
+}
 
+/* what the parser takes for the image name: a path or a name ending in .efi, any case */
+TEST(what_looks_like_an_image_name)
+{
     CHECK(fwpt_options_is_image_name("FS0:\\EFI\\BOOT\\BOOTX64.EFI"));
     CHECK(fwpt_options_is_image_name("fwpt.efi"));
     CHECK(!fwpt_options_is_image_name("tsc"));
@@ -69,13 +79,19 @@ int main(void)
     CHECK_EQ(parse("fwpt trace memory-map shutdown", true, &o, err), 0);
     CHECK_EQ(o.target, FWPT_TARGET_MEMORY_MAP);
     CHECK(o.shutdown);
+}
 
-    /* config file shape: comments and several lines */
+/* config file shape: comments and several lines */
+TEST(config_file_comments_and_lines)
+{
     CHECK_EQ(parse("# fwpt.cfg\r\ntrace memory-map # the map\n\n  stop shutdown\n#ring\n", false, &o, err), 0);
     CHECK_EQ(o.target, FWPT_TARGET_MEMORY_MAP);
     CHECK(!o.ring && o.shutdown);
+}
 
-    /* every target by name */
+/* every target by name */
+TEST(every_target_by_name)
+{
     for (unsigned t = 1; t < FWPT_TARGET_COUNT; t++) {
         char line[300];
         snprintf(line, sizeof line, "trace %s%s", fwpt_target_name((enum fwpt_target)t),
@@ -84,8 +100,11 @@ int main(void)
         CHECK_EQ(o.target, t);
     }
     CHECK_STR(fwpt_target_name(FWPT_TARGET_GET_VARIABLE), "get-variable");
+}
 
-    /* filters */
+/* filters */
+TEST(filter_ranges)
+{
     CHECK_EQ(parse("filter=7f000000-7f0fffff", false, &o, err), 0);
     CHECK_EQ(o.filter, FWPT_FILTER_RANGE);
     CHECK_EQ(o.filter_a, 0x7f000000);
@@ -93,8 +112,11 @@ int main(void)
     CHECK_EQ(parse("filter=0x1000-0x2000", false, &o, err), 0);
     CHECK_EQ(o.filter_a, 0x1000);
     CHECK_EQ(o.filter_b, 0x2000);
+}
 
-    /* how much of the flow flow.txt lists */
+/* how much of the flow flow.txt lists */
+TEST(listing_progress_and_steps_counts)
+{
     CHECK_EQ(parse("listing=250", false, &o, err), 0);
     CHECK_EQ(o.listing, 250);
     CHECK_EQ(parse("listing=0", false, &o, err), 0);
@@ -111,7 +133,11 @@ int main(void)
     CHECK_EQ(o.steps, 4000);
     CHECK_EQ(parse("backend=soft steps=0x10", false, &o, err), 0);
     CHECK_EQ(o.steps, 16);
-    /* auto may pick the software tracer: its settings are kept for that case */
+}
+
+/* auto may pick the software tracer: its settings are kept for that case */
+TEST(auto_backend_keeps_soft_tracer_settings)
+{
     CHECK_EQ(parse("trace locate-handle steps=4000 profile=tremont", false, &o, err), 0);
     CHECK_EQ(o.backend, FWPT_BACKEND_AUTO);
     CHECK_EQ(o.steps, 4000);
@@ -120,21 +146,31 @@ int main(void)
     CHECK_EQ(o.backend, FWPT_BACKEND_AUTO);
     CHECK_EQ(parse("backend=hw", false, &o, err), 0);
     CHECK_EQ(o.backend, FWPT_BACKEND_HW);
-    /* the test-only word that calls the target above its allowed TPL: off unless named */
+}
+
+/* the test-only word that calls the target above its allowed TPL: off unless named */
+TEST(test_raise_tpl_off_unless_named)
+{
     CHECK_EQ(parse("trace read-file \\fwpt\\fwpt.cfg backend=soft", false, &o, err), 0);
     CHECK(!o.test_raise_tpl);
     CHECK_EQ(parse("trace read-file \\fwpt\\fwpt.cfg test-raise-tpl", false, &o, err), 0);
     CHECK(o.test_raise_tpl);
     CHECK_STR(o.target_path, "\\fwpt\\fwpt.cfg");
+}
 
-    /* MSR probes */
+/* MSR probes */
+TEST(msr_probes)
+{
     CHECK_EQ(parse("rdmsr=0x570 wrmsr=0x6e1:0x100000000", false, &o, err), 0);
     CHECK(o.have_rdmsr_probe && o.have_wrmsr_probe);
     CHECK_EQ(o.rdmsr_probe, 0x570);
     CHECK_EQ(o.wrmsr_probe, 0x6e1);
     CHECK_EQ(o.wrmsr_value, 0x100000000ull);
+}
 
-    /* errors: -1 and a message that names the word */
+/* errors: -1 and a message that names the word */
+TEST(refusals_name_the_word)
+{
     static const struct refusal bad[] = {
         {"shutdown bogus", "unknown option 'bogus' (see 'help')"},
         {"trace", "'trace' needs a target (one of locate-handle, memory-map, allocate-pages, get-variable, "
@@ -177,8 +213,11 @@ int main(void)
         CHECK_EQ(parse(bad[k].args, false, &o, err), -1);
         CHECK_STR(err, bad[k].says);
     }
+}
 
-    /* a refused line still powers off (or waits) when it says so, even after the refused word */
+/* a refused line still powers off (or waits) when it says so, even after the refused word */
+TEST(refused_line_still_shuts_down_or_waits)
+{
     CHECK_EQ(parse("trace read-file shutdown", false, &o, err), -1);
     CHECK(o.shutdown && !o.wait);
     CHECK_STR(o.target_path, "");
@@ -187,11 +226,19 @@ int main(void)
     CHECK(o.shutdown && o.wait);
     CHECK_EQ(parse("trace load-image\n", false, &o, err), -1);
     CHECK(!o.shutdown && !o.wait);
-    /* a file named like an option, given with its directory */
+}
+
+/* a file named like an option, given with its directory */
+TEST(file_named_like_an_option)
+{
     CHECK_EQ(parse("trace read-file \\shutdown shutdown", false, &o, err), 0);
     CHECK_STR(o.target_path, "\\shutdown");
     CHECK(o.shutdown);
-    /* a path longer than the buffer: named by its start, not cut silently */
+}
+
+/* a path longer than the buffer: named by its start, not cut silently */
+TEST(path_longer_than_buffer_refused)
+{
     {
         char line[400] = "trace read-file \\";
         memset(line + strlen(line), 'a', 300);
@@ -199,12 +246,15 @@ int main(void)
         static const char says[] = "'trace read-file': PATH longer than 255 characters: '\\aaaa";
         CHECK(strncmp(err, says, sizeof says - 1) == 0);
     }
+}
 
-    /* the usage and the refusals name every target */
+/* the usage and the refusals name every target */
+TEST(usage_and_refusals_name_every_target)
+{
     for (unsigned t = 1; t < FWPT_TARGET_COUNT; t++) {
         CHECK(strstr(fwpt_options_usage(), fwpt_target_name((enum fwpt_target)t)) != NULL);
         CHECK(strstr(TARGET_WORDS, fwpt_target_name((enum fwpt_target)t)) != NULL);
     }
-
-    return check_summary("efi-options");
 }
+
+TEST_MAIN("efi-options")

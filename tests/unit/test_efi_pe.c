@@ -30,25 +30,36 @@ static void build(uint16_t magic, const char *sig, const char *path)
     memcpy(img + 0x240 + skip, path, strlen(path) + 1);
 }
 
-int main(void)
-{
-    char pdb[160], name[64];
+static char pdb[160], name[64];
 
+/* RSDS in a PE32+ image: the module name and the whole PDB path */
+TEST(rsds_pe32plus_name_and_pdb_path)
+{
     build(0x20b, "RSDS", "/build/OvmfX64/RELEASE_GCC5/X64/MdeModulePkg/Core/Dxe/DxeMain/DEBUG/DxeCore.dll");
     CHECK(fwpt_pe_debug_name(img, sizeof img, pdb, sizeof pdb, name, sizeof name));
     CHECK_STR(name, "DxeCore");
     CHECK_STR(pdb, "/build/OvmfX64/RELEASE_GCC5/X64/MdeModulePkg/Core/Dxe/DxeMain/DEBUG/DxeCore.dll");
+}
 
+/* NB10 in a PE32 image, a Windows path */
+TEST(nb10_pe32_name)
+{
     build(0x10b, "NB10", "c:\\build\\IA32\\PciBusDxe.pdb");
     CHECK(fwpt_pe_debug_name(img, sizeof img, pdb, sizeof pdb, name, sizeof name));
     CHECK_STR(name, "PciBusDxe");
+}
 
-    /* small name buffer: truncated, still terminated */
+/* small name buffer: truncated, still terminated */
+TEST(small_name_buffer_truncated_terminated)
+{
     build(0x20b, "RSDS", "/x/VariableRuntimeDxe.dll");
     CHECK(fwpt_pe_debug_name(img, sizeof img, pdb, sizeof pdb, name, 9));
     CHECK_STR(name, "Variable");
+}
 
-    /* no debug directory, wrong type, bad signature, truncated image, not MZ, not PE */
+/* no debug directory, wrong type, bad signature, truncated image, not MZ, not PE */
+TEST(malformed_images_refused)
+{
     build(0x20b, "RSDS", "/x/A.dll");
     put32(0x98 + 112 + 48, 0);
     CHECK(!fwpt_pe_debug_name(img, sizeof img, pdb, sizeof pdb, name, sizeof name));
@@ -68,8 +79,11 @@ int main(void)
     build(0x20b, "RSDS", "/x/A.dll");
     put32(0x3c, 0xfffffff0u); /* e_lfanew far outside */
     CHECK(!fwpt_pe_debug_name(img, sizeof img, pdb, sizeof pdb, name, sizeof name));
+}
 
-    /* basenames of file paths */
+/* basenames of file paths */
+TEST(path_basename)
+{
     fwpt_path_basename("\\EFI\\BOOT\\BOOTX64.EFI", name, sizeof name);
     CHECK_STR(name, "BOOTX64");
     fwpt_path_basename("fwpt/hello.efi", name, sizeof name);
@@ -80,6 +94,6 @@ int main(void)
     CHECK_STR(name, ".efi");
     fwpt_path_basename("a.b.c", name, sizeof name);
     CHECK_STR(name, "a.b");
-
-    return check_summary("efi-pe");
 }
+
+TEST_MAIN("efi-pe")

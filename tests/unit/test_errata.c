@@ -2,6 +2,7 @@
  * the conformance corpus (../shared/conformance/libipt/manifest.tsv, FWPT_CONFORMANCE overrides the
  * directory): every NAME@cpu_F_M errata case's processor has that erratum, and no processor has a
  * decoder erratum the corpus has no case for. */
+#include <errno.h>
 #include <stdbool.h>
 #include <unistd.h>
 #include "arch/errata.h"
@@ -26,10 +27,12 @@ static struct fwpt_errata errata_of(uint32_t family, uint32_t model)
 
 static bool same(struct fwpt_errata a, struct fwpt_errata b) { return memcmp(&a, &b, sizeof a) == 0; }
 
-static void test_per_cpu(void)
+static const struct fwpt_errata none = {0};
+static const struct fwpt_errata bdw = {.bdm70 = true, .bdm64 = true};
+
+/* the errata of each known family/model */
+TEST(errata_per_model)
 {
-    const struct fwpt_errata none = {0};
-    const struct fwpt_errata bdw = {.bdm70 = true, .bdm64 = true};
     const struct fwpt_errata skl = {.bdm70 = true, .skd007 = true, .skd022 = true, .skd010 = true, .skl014 = true,
                                     .skl168 = true};
     const struct fwpt_errata skx = {.bdm70 = true, .skd022 = true, .skl014 = true, .skz84 = true};
@@ -61,22 +64,34 @@ static void test_per_cpu(void)
     CHECK(same(errata_of(6, 95), apl));
     CHECK(same(errata_of(6, 122), atom));
     CHECK(same(errata_of(6, 221), atom));
-    /* unknown models, and families that share a model number */
+}
+
+/* unknown models, and families that share a model number */
+TEST(unknown_models_have_none)
+{
     CHECK(same(errata_of(6, 1), none));
     CHECK(same(errata_of(6, 190), none)); /* Alder Lake-N: no case in the corpus */
     CHECK(same(errata_of(15, 61), none));
     CHECK(same(errata_of(18, 2), none));
     CHECK(same(errata_of(19, 3), none));
+}
 
-    /* the stepping does not matter */
+/* the stepping does not matter */
+TEST(stepping_does_not_matter)
+{
     struct fwpt_cpu_id id = intel(6, 61);
     struct fwpt_errata e;
     id.stepping = 4;
     id.stepping_known = true;
     fwpt_errata_for_cpu(&id, &e);
     CHECK(same(e, bdw));
-    /* not Intel (an AMD signature, and a Broadwell signature on another vendor), not known */
-    id = intel(25, 33);
+}
+
+/* not Intel (an AMD signature, and a Broadwell signature on another vendor), not known */
+TEST(not_intel_or_unknown_have_none)
+{
+    struct fwpt_errata e;
+    struct fwpt_cpu_id id = intel(25, 33);
     id.intel = false;
     fwpt_errata_for_cpu(&id, &e);
     CHECK(same(e, none));
@@ -94,9 +109,12 @@ static void test_per_cpu(void)
     memset(&e, 0xa5, sizeof e);
     fwpt_errata_for_cpu(NULL, &e);
     CHECK(same(e, none));
+}
 
-    /* trace-setting errata: BDM106 on Broadwell; TGL052 = ADL037 = RPL017 */
-    id = intel(6, 61);
+/* trace-setting errata: BDM106 on Broadwell; TGL052 = ADL037 = RPL017 */
+TEST(trace_setting_errata)
+{
+    struct fwpt_cpu_id id = intel(6, 61);
     CHECK(fwpt_erratum_applies(FWPT_ERRATUM_BDM106, &id));
     CHECK(fwpt_erratum_applies(FWPT_ERRATUM_BDM64, &id));
     CHECK(!fwpt_erratum_applies(FWPT_ERRATUM_TGL052, &id));
@@ -113,7 +131,8 @@ static void test_per_cpu(void)
     CHECK(fwpt_erratum_applies(FWPT_ERRATUM_SKL168, &id));
 }
 
-static void test_info(void)
+/* each erratum's name, aliases, text and kind */
+TEST(erratum_info)
 {
     CHECK_EQ(FWPT_ERRATUM_COUNT, 12);
     CHECK_EQ(FWPT_ERRATUM_DECODE_COUNT, 10);
@@ -133,8 +152,11 @@ static void test_info(void)
         CHECK(i && i->name[0] && i->what[0]);
         CHECK_EQ(i->decoder, e < FWPT_ERRATUM_DECODE_COUNT);
     }
+}
 
-    /* the model table: no family/model twice, every row has an erratum */
+/* the model table: no family/model twice, every row has an erratum */
+TEST(model_table_rows_distinct)
+{
     size_t n = fwpt_errata_model_count();
     CHECK_EQ(n, 49);
     for (size_t i = 0; i < n; i++) {
@@ -152,10 +174,10 @@ static void test_info(void)
     CHECK(f == 0 && m == 0 && mask == 0);
 }
 
-static void test_parse(void)
+/* --cpu values: FAMILY/MODEL[/STEPPING], decimal or 0x-hex, or none */
+TEST(cpu_parse_accepts)
 {
     struct fwpt_cpu_id id;
-    const char *why;
 
     memset(&id, 0xa5, sizeof id);
     CHECK_EQ(fwpt_cpu_parse("6/61", &id), FWPT_OK);
@@ -182,8 +204,13 @@ static void test_parse(void)
     CHECK_EQ(fwpt_cpu_parse("none", &id), FWPT_OK);
     CHECK(!id.known && !id.intel && !id.stepping_known);
     CHECK_EQ(id.family, 0);
+}
 
-    /* errors: *out untouched, a reason */
+/* errors: *out untouched, a reason */
+TEST(cpu_parse_refusals_say_why)
+{
+    struct fwpt_cpu_id id;
+    const char *why;
     static const struct refusal bad[] = {
         {"6", "expected FAMILY/MODEL[/STEPPING] or none"},
         {"6/x", "MODEL is not a number from 0 to 255 (decimal or 0x-hex)"},
@@ -237,7 +264,8 @@ static const char *render(const struct fwpt_cpu_id *id, bool json)
     return bs.overflow ? "(overflow)" : text;
 }
 
-static void test_printers(void)
+/* the errata report in text and JSON: per processor, none known, not Intel, unknown */
+TEST(errata_printers_text_and_json)
 {
     struct fwpt_cpu_id id = intel(6, 61);
     CHECK_STR(render(&id, false),
@@ -269,9 +297,12 @@ static void test_printers(void)
 
 /* ---- --cpu on fwpt dump and fwpt flow ---- */
 
-static void test_tool_options(void)
+static char out[8192], dir[64], path[128];
+
+/* A fresh directory dir holding trace.pt (path), a PSB and a PSBEND; false (checked) when it cannot be made.
+ * The caller removes it with remove_tool_dir. */
+static bool make_tool_dir(void)
 {
-    static char out[8192], dir[64], path[128];
     char args[256];
     FILE *f;
     static const unsigned char trace[] = {/* PSB, PSBEND (SDM: PSB is 02 82 repeated 8 times; PSBEND 02 23) */
@@ -283,11 +314,25 @@ static void test_tool_options(void)
     snprintf(path, sizeof path, "%s/trace.pt", dir);
     CHECK((f = fopen(path, "wb")) != NULL);
     if (!f)
-        return;
+        return false;
     fwrite(trace, 1, sizeof trace, f);
     fclose(f);
+    return true;
+}
 
-    /* dump: the output does not change with --cpu */
+static void remove_tool_dir(void)
+{
+    char args[256];
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    CHECK_EQ(system(args), 0);
+}
+
+/* dump: the output does not change with --cpu; flow takes it */
+TEST(cpu_option_keeps_dump_output)
+{
+    char args[256];
+    if (!make_tool_dir())
+        return;
     static char plain[8192];
     snprintf(args, sizeof args, "%s", path);
     CHECK_EQ(tool_run("dump", args, plain, sizeof plain), 0);
@@ -301,7 +346,15 @@ static void test_tool_options(void)
         CHECK_EQ(tool_run("flow", args, out, sizeof out), 1);
         CHECK(strstr(out, "no code to decode with") != NULL);
     }
-    /* bad values: exit 2, naming the option */
+    remove_tool_dir();
+}
+
+/* bad values: exit 2, naming the option */
+TEST(cpu_option_refusals_exit_2)
+{
+    char args[256];
+    if (!make_tool_dir())
+        return;
     static const struct {
         const char *cmd, *opt, *says;
     } bad[] = {
@@ -316,12 +369,25 @@ static void test_tool_options(void)
         CHECK_EQ(tool_run(bad[k].cmd, args, out, sizeof out), 2);
         CHECK_STR(out, bad[k].says);
     }
+    remove_tool_dir();
+}
+
+/* both subcommands' help name --cpu */
+TEST(help_names_cpu_option)
+{
     CHECK_EQ(tool_run("dump", "--help", out, sizeof out), 0);
     CHECK(strstr(out, "[--cpu F/M[/S]|none]") != NULL);
     CHECK_EQ(tool_run("flow", "--help", out, sizeof out), 0);
     CHECK(strstr(out, "  --cpu F/M[/S]  the Intel processor") != NULL);
+}
 
-    /* flow DIR: the "cpu" of sideband.json; a malformed one is reported, none is silent */
+/* flow DIR: the "cpu" of sideband.json; a malformed one is reported, none is silent */
+TEST(flow_dir_reads_sideband_cpu)
+{
+    char args[256];
+    FILE *f;
+    if (!make_tool_dir())
+        return;
     snprintf(path, sizeof path, "%s/sideband.json", dir);
     CHECK((f = fopen(path, "w")) != NULL);
     if (!f)
@@ -344,8 +410,7 @@ static void test_tool_options(void)
     snprintf(args, sizeof args, "%s --cpu 6/78", dir); /* --cpu wins: the sideband's cpu is not read */
     CHECK_EQ(tool_run("flow", args, out, sizeof out), 1);
     CHECK(strstr(out, "cpu") == NULL);
-    snprintf(args, sizeof args, "rm -rf %s", dir);
-    CHECK_EQ(system(args), 0);
+    remove_tool_dir();
 }
 
 /* ---- the conformance corpus ---- */
@@ -363,8 +428,10 @@ static int erratum_by_lower_name(const char *s, size_t n)
     return -1;
 }
 
-/* Returns false (and says why, loudly) when the corpus is not there. */
-static bool test_corpus(void)
+/* Every NAME@cpu_F_M errata case's processor has that erratum, and no processor has a decoder erratum the corpus
+ * has no case for. When the corpus is not there (a checkout alone), says so loudly and checks only that it is
+ * absent, not unreadable. */
+TEST(conformance_corpus_agrees)
 {
     const char *dir = getenv("FWPT_CONFORMANCE");
     char path[1024], line[4096];
@@ -375,7 +442,8 @@ static bool test_corpus(void)
                 "test_errata: NOT RUN: the conformance corpus check: cannot open %s (run from the checkout's top "
                 "directory beside shared/, or set FWPT_CONFORMANCE)\n",
                 path);
-        return false;
+        CHECK_EQ(errno, ENOENT);
+        return;
     }
     /* per decoder erratum and model: a case was seen */
     static bool seen[FWPT_ERRATUM_DECODE_COUNT][300][256];
@@ -425,18 +493,6 @@ static bool test_corpus(void)
             CHECK(seen[e][fam][mod]);
         }
     }
-    return true;
 }
 
-int main(void)
-{
-    test_per_cpu();
-    test_info();
-    test_parse();
-    test_printers();
-    test_tool_options();
-    bool corpus = test_corpus();
-    printf("errata: %lu passed, %lu failed%s\n", check_passed, check_failed,
-           corpus ? "" : " (NOT RUN: the conformance corpus check, see above)");
-    return check_failed ? 1 : 0;
-}
+TEST_MAIN("errata")

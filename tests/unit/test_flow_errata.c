@@ -123,7 +123,7 @@ static struct fwpt_errata cpu_errata(uint32_t family, uint32_t model)
 /* A pattern from traces of real processors: tracing off (FUP X + TIP.PGD), a PSB+ while it
  * is off that holds FUP X (BDM70) among MODE.TSX, PIP, VMCS and CBR, then TIP.PGE X and TNT. Code at
  * 10000: nop; jz +1; nop; nop; hlt. */
-static void case_bdm70(void)
+TEST(bdm70_psb_plus_while_off)
 {
     static const uint8_t prog[] = {0x90, 0x74, 0x01, 0x90, 0x90, 0xf4};
     begin_prog(prog, sizeof prog);
@@ -148,7 +148,7 @@ static void case_bdm70(void)
 
 /* SKD022: a VM entry that clears TraceEn writes FUP (the VMLAUNCH's IP) before its TIP.PGD. With the
  * erratum the VMLAUNCH executes; without, FUP + TIP.PGD is an asynchronous disable before it. */
-static void case_skd022(void)
+TEST(skd022_vm_entry_fup_before_pgd)
 {
     static const uint8_t prog[] = {0x90, 0x0f, 0x01, 0xc2, 0xf4}; /* nop; vmlaunch; hlt */
     begin_prog(prog, sizeof prog);
@@ -159,7 +159,7 @@ static void case_skd022(void)
 /* BDM64: in a transaction, jz logs "not taken" although the abort came right after it was taken; the
  * abort's FUP (at the jz's target) cannot be reached from the fall-through without a branch. Code:
  * test [rax], rbx; jz +3 (to 10008); nop; jz +2; hlt(10008); hlt; nop(1000a, abort handler); nop; hlt. */
-static void case_bdm64(void)
+TEST(bdm64_tsx_abort_after_jz)
 {
     static const uint8_t prog[] = {0x48, 0x85, 0x18, 0x74, 0x03, 0x90, 0x74, 0x03, 0xf4, 0xf4, 0x90, 0x90, 0xf4};
     begin_prog(prog, sizeof prog);
@@ -187,7 +187,7 @@ static void case_bdm64(void)
 }
 
 /* SKD007: the OVF's 02h became the second byte of a CYC, its F3h a CYC of its own. */
-static void case_skd007(void)
+TEST(skd007_ovf_inside_cyc)
 {
     static const uint8_t prog[] = {0x90, 0x90, 0x90, 0xf4};
     begin_prog(prog, sizeof prog);
@@ -208,7 +208,7 @@ static void case_skd007(void)
 
 /* After OVF: SKD010 (no FUP: a TIP's target resumes) and APL12 (a FUP although tracing is off, then
  * TIP.PGE), decided from the packets. */
-static void case_ovf(void)
+TEST(after_ovf_skd010_apl12)
 {
     static const uint8_t prog[] = {0x90, 0x90, 0x90, 0xf4};
     begin_prog(prog, sizeof prog);
@@ -229,7 +229,7 @@ static void case_ovf(void)
 
 /* SKL014: a direct jmp leaves the filter range and its TIP.PGD has no IP. Code: jmp +0x100 (10000 ->
  * 10102 via jmp rel32 ...): jmp rel8 to 10050 (outside 10000..1003f); hlt. */
-static void case_skl014(void)
+TEST(skl014_pgd_without_ip_leaving_filter)
 {
     static const uint8_t prog[] = {0x90, 0xeb, 0x4d, 0xf4}; /* nop; jmp 10050; hlt */
     memset(code, 0xf4, sizeof code);
@@ -247,7 +247,7 @@ static void case_skl014(void)
 
 /* fwpt flow DIR takes the processor and the filter ranges from sideband.json: the SKL014 trace of
  * case_skl014 is decoded as with --filter; a --filter on the command line wins. */
-static void case_sideband(void)
+TEST(flow_dir_takes_cpu_and_filters_from_sideband)
 {
     static const uint8_t prog[] = {0x90, 0xeb, 0x4d, 0xf4};
     memset(code, 0xf4, sizeof code);
@@ -304,7 +304,7 @@ static void want_runs(char *want, size_t cap, const char *head, const char *item
 /* Runs of event-only packets longer than the event queue: every event comes out, in order, and the FUP
  * after them still binds where it belongs (the walk does not go on before it has looked past them). In
  * the walk (after a TNT), inside PSB+, and after OVF. Code: nop; jz +1; nop; nop; hlt. */
-static void case_long_runs(void)
+TEST(event_runs_longer_than_queue)
 {
     static const uint8_t prog[] = {0x90, 0x74, 0x01, 0x90, 0x90, 0xf4};
     memset(code, 0xf4, sizeof code);
@@ -364,7 +364,7 @@ static void case_long_runs(void)
 
 /* Two PIPs between a FUP and its TIP (a fuzzed trace hung the decoder there: the second PIP waited for
  * the first to bind, and nothing between FUP and TIP could bind it). */
-static void case_two_pips(void)
+TEST(two_pips_between_fup_and_tip)
 {
     static const uint8_t prog[] = {0x90, 0x90, 0x90, 0x90, 0x90, 0xf4};
     begin_prog(prog, sizeof prog);
@@ -405,19 +405,23 @@ static void fup_pgd(uint64_t ip)
     pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
 }
 
-static void case_resync(void)
+/* a FUP+TIP read ahead of the error: the interrupt is given and the walk resumes at its target */
+TEST(resync_at_fup_tip_read_ahead)
 {
     resync_code();
-    /* a FUP+TIP read ahead of the error: the interrupt is given and the walk resumes at its target */
     enc_begin(trace, sizeof trace, base);
     pk_ip(ppt_fup, base + 0x30, pt_ipc_sext_48);
     pk_ip(ppt_tip, base + 0x10, pt_ipc_sext_48);
     fup_pgd(base + 0x11);
     end();
     expect("resync: a FUP+TIP read ahead", NULL, NULL, 0, "S10000 I10000 X Q10010 I10010 D");
+}
 
-    /* an EXSTOP whose FUP was read ahead of the error: the walk resumes at the FUP, and the EXSTOP bound to it
-     * is given there (what binds to a pending FUP survives the error) */
+/* an EXSTOP whose FUP was read ahead of the error: the walk resumes at the FUP, and the EXSTOP bound to it
+ * is given there (what binds to a pending FUP survives the error) */
+TEST(resync_at_exstop_fup_read_ahead)
+{
+    resync_code();
     enc_begin(trace, sizeof trace, base);
     emit(&(struct pt_packet){.type = ppt_exstop, .payload.exstop.ip = 1});
     pk_ip(ppt_fup, base + 0x10, pt_ipc_sext_48);
@@ -425,8 +429,12 @@ static void case_resync(void)
     end();
     expect("resync: an EXSTOP's FUP read ahead", NULL, NULL, 0, "S10000 I10000 X Z10010 I10010 D");
     CHECK(skipped == 0); /* nothing was skipped: the FUP had been read */
+}
 
-    /* a FUP+TIP after the error: the same, found by the search */
+/* a FUP+TIP after the error: the same, found by the search */
+TEST(resync_at_fup_tip_found_by_search)
+{
+    resync_code();
     enc_begin(trace, sizeof trace, base);
     pk_ip(ppt_tip_pgd, 0, pt_ipc_suppressed);
     pk_ip(ppt_tip_pge, base, pt_ipc_sext_48);
@@ -436,32 +444,48 @@ static void case_resync(void)
     end();
     expect("resync: a TIP.PGD and TIP.PGE before the FUP+TIP", NULL, NULL, 0,
            "S10000 I10000 X D E10000 I10000 X Q10010 I10010 D");
+}
 
-    /* a TIP.PGE while lost: tracing had been off somewhere in what was lost (the TNT keeps it from
-     * reading as BDM70's TIP.PGE right after a PSB+) */
+/* a TIP.PGE while lost: tracing had been off somewhere in what was lost (the TNT keeps it from
+ * reading as BDM70's TIP.PGE right after a PSB+) */
+TEST(resync_at_tip_pge_while_lost)
+{
+    resync_code();
     enc_begin(trace, sizeof trace, base);
     pk_tnt(1, 1);
     pk_ip(ppt_tip_pge, base + 0x10, pt_ipc_sext_48);
     fup_pgd(base + 0x11);
     end();
     expect("resync: a TIP.PGE while lost", NULL, NULL, 0, "S10000 I10000 X D E10010 I10010 D");
+}
 
-    /* a PSB+ read ahead whose FUP the walk has not reached: resume there */
+/* a PSB+ read ahead whose FUP the walk has not reached: resume there */
+TEST(resync_at_psb_read_ahead)
+{
+    resync_code();
     enc_begin(trace, sizeof trace, base);
     psb_at(base + 0x10, 64);
     fup_pgd(base + 0x11);
     end();
     expect("resync: at a PSB+ read ahead", NULL, NULL, 0, "S10000 I10000 X I10010 D");
+}
 
-    /* the same PSB+ FUP on the walk's way to the error (10000): no resume there, nothing listed twice;
-     * the FUP after it gives the IP again */
+/* the same PSB+ FUP on the walk's way to the error (10000): no resume there, nothing listed twice;
+ * the FUP after it gives the IP again */
+TEST(resync_not_at_psb_fup_passed)
+{
+    resync_code();
     enc_begin(trace, sizeof trace, base);
     psb_at(base, 64);
     fup_pgd(base + 0x11);
     end();
     expect("resync: a PSB+ whose FUP was passed", NULL, NULL, 0, "S10000 I10000 X D");
+}
 
-    /* a PSB+ whose MODE.Exec contradicts the walk: an error, and its FUP is not trusted */
+/* a PSB+ whose MODE.Exec contradicts the walk: an error, and its FUP is not trusted */
+TEST(resync_psb_mode_contradicts_walk)
+{
+    resync_code();
     enc_begin(trace, sizeof trace, base + 0x10);
     psb_at(base + 0x11, 32);
     psb_at(base + 0x10, 64);
@@ -473,9 +497,13 @@ static void case_resync(void)
     fup_pgd(base + 0x11);
     end();
     expect("resync: the same PSB+ with the right mode", NULL, NULL, 0, "S10010 I10010 D");
+}
 
-    /* a transaction's commit FUP is its own (XEND transfers nothing): the TIP.PGD after it belongs to the
-     * jmp rax that follows, not to the FUP */
+/* a transaction's commit FUP is its own (XEND transfers nothing): the TIP.PGD after it belongs to the
+ * jmp rax that follows, not to the FUP */
+TEST(commit_fup_then_tip_pgd)
+{
+    resync_code();
     enc_begin(trace, sizeof trace, base + 0x20);
     pk_tsx(1, 0);
     pk_ip(ppt_fup, base + 0x20, pt_ipc_sext_48);
@@ -489,7 +517,7 @@ static void case_resync(void)
 /* An event that finds the queue full (a decoder bug: the loops above show the lookahead keeps it from
  * happening) is never written over a queued one: the queued events come out, then FWPT_E_INTERNAL, for good.
  * Forced by marking the overrun while two CBRs wait in the queue. */
-static void case_queue_full(void)
+TEST(queue_full_is_internal_error)
 {
     static const uint8_t prog[] = {0x90, 0x74, 0x01, 0x90, 0x90, 0xf4};
     memset(code, 0xf4, sizeof code);
@@ -520,18 +548,4 @@ static void case_queue_full(void)
     CHECK(!strcmp(fwpt_status_name(FWPT_E_INTERNAL), "E_INTERNAL"));
 }
 
-int main(void)
-{
-    case_bdm70();
-    case_skd022();
-    case_bdm64();
-    case_skd007();
-    case_ovf();
-    case_skl014();
-    case_sideband();
-    case_long_runs();
-    case_queue_full();
-    case_two_pips();
-    case_resync();
-    return check_summary("flow_errata");
-}
+TEST_MAIN("flow_errata")

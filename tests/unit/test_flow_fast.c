@@ -104,11 +104,16 @@ static void check_modes(unsigned loops, unsigned rounds)
     }
 }
 
-int main(void)
+/* few loops: one fill of the 256-entry buffer */
+TEST(modes_in_one_fill)
 {
-    /* few loops: one fill; many: several fills of the 256-entry buffer in 32-bit mode, mode
-     * changes between fills and inside one */
     check_modes(3, 4);
-    check_modes(200, 3);
-    return check_summary("flow_fast");
 }
+
+/* many loops: several fills of the 256-entry buffer in 32-bit mode, mode changes between fills and inside one */
+TEST(modes_across_several_fills)
+{
+    check_modes(200, 3);
+}
+
+TEST_MAIN("flow_fast")

@@ -187,8 +187,9 @@ static void compare_trace(const uint8_t *trace, size_t len, struct code_image *c
 }
 
 /* Generated programs, their traces and corrupted copies. */
-static void test_generated(void)
+TEST(generated_programs_listed_both_ways)
 {
+    n_listings = n_lines = n_errors = 0;
     for (uint64_t seed = 1; seed <= 6; seed++) {
         struct progen_cfg cfg = {.seed = seed, .nfuncs = 10, .max_insns = 4000, .features = PROGEN_F_ALL};
         struct progen p;
@@ -245,11 +246,13 @@ static void test_generated(void)
         free(bad);
         progen_free(&p);
     }
+    printf("flow_list: %lu listings compared (%lu lines, %lu decode errors among them)\n",
+           n_listings, n_lines, n_errors);
 }
 
 /* A random stream of every event kind, with random fields, between runs of instructions; TSX begin/commit/abort
  * and overflows change the "spec" marks. */
-static void test_events(void)
+TEST(random_event_streams_listed_both_ways)
 {
     struct fwpt_module mv[8];
     size_t nm = modules_for(0x10000, 0x4000, 1, mv);
@@ -328,6 +331,34 @@ static void test_events(void)
 /* ---- the tool ---- */
 static char tool[1024];
 
+/* The fwpt tool's path into tool, found once; false (a failed check) when it is not there. */
+static bool have_tool(void)
+{
+    static int found = -1;
+    if (found < 0)
+        found = tool_find(tool, sizeof tool);
+    if (!found)
+        CHECK(!"fwpt tool present");
+    return found;
+}
+
+/* A new temporary directory into dir (a failed check when none can be made); remove_dir removes it. */
+static bool make_dir(char *dir)
+{
+    if (mkdtemp(dir))
+        return true;
+    CHECK(!"temporary directory made");
+    return false;
+}
+
+static void remove_dir(const char *dir)
+{
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        CHECK(!"cleanup");
+}
+
 /* `fwpt flow ARGS` and `fwpt flow ARGS --slow-print`: the same stdout, stderr and exit status. */
 static void tool_same(const char *args, const char *what)
 {
@@ -361,12 +392,19 @@ static void tool_all(const char *target, const char *what)
     }
 }
 
-static void test_tool(const char *dir)
+/* a generated program as a directory and as a raw trace with --image, and a corrupted copy: fwpt flow and
+ * fwpt flow --slow-print the same */
+TEST(tool_output_same_as_slow_print)
 {
+    char dir[] = "/tmp/fwpt-list-XXXXXX";
+    if (!have_tool() || !make_dir(dir))
+        return;
     struct progen_cfg cfg = {.seed = 77, .nfuncs = 12, .max_insns = 20000, .features = PROGEN_F_ALL};
     struct progen p;
-    if (!progen_build_checked(&cfg, &p))
+    if (!progen_build_checked(&cfg, &p)) {
+        remove_dir(dir);
         return;
+    }
     char path[1200], target[2600];
     FILE *f = save_program_open(dir, &p);
     /* two names over one image (the second overlaps the first), one with JSON escapes */
@@ -406,11 +444,14 @@ static void test_tool(const char *dir)
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1);
     free(bad);
     progen_free(&p);
+    remove_dir(dir);
 }
 
 /* The firmware traces make bench recorded, when there are any. */
-static void test_firmware(void)
+TEST(firmware_traces_listed_both_ways)
 {
+    if (!have_tool())
+        return;
     struct fw_trace *t;
     int n = fw_traces("flow_list", &t);
     CHECK(n >= 0); /* FWPT_BENCH_FW set but unreadable is a failure, never a silent pass */
@@ -422,11 +463,21 @@ static void test_firmware(void)
 }
 
 /* ---- progress ---- */
-static void test_progress(const char *dir)
+/* the progress line of fwpt flow on a terminal, over a clean trace (a generated program with PSBs) */
+TEST(progress_line_on_terminal)
 {
     static char out[1 << 16];
-    char args[2048];
+    char args[2048], dir[] = "/tmp/fwpt-list-XXXXXX";
     int st;
+    if (!have_tool() || !make_dir(dir))
+        return;
+    struct progen_cfg cfg = {.seed = 5, .nfuncs = 12, .max_insns = 200000, .features = PROGEN_F_PSB};
+    struct progen p;
+    if (!progen_build_checked(&cfg, &p)) {
+        remove_dir(dir);
+        return;
+    }
+    save_program(dir, &p);
     /* no delay: the line shows at the first look at the clock, and is cleared at the end */
     snprintf(args, sizeof args, "flow %s --format jsonl --no-disasm", dir);
     size_t n = run_on_pty(tool, args, 1, "0", out, sizeof out, &st);
@@ -474,33 +525,8 @@ static void test_progress(const char *dir)
     FILE *in = popen(cmd, "r");
     CHECK_EQ(fread(out, 1, sizeof out, in), 0);
     CHECK_EQ(pclose(in), 0);
+    progen_free(&p);
+    remove_dir(dir);
 }
 
-int main(void)
-{
-    test_generated();
-    test_events();
-    printf("flow_list: %lu listings compared (%lu lines, %lu decode errors among them)\n", n_listings, n_lines,
-           n_errors);
-
-    TOOL_FIND_OR_END(tool, "flow_list");
-    char dir[] = "/tmp/fwpt-list-XXXXXX", pdir[] = "/tmp/fwpt-list-XXXXXX";
-    if (!mkdtemp(dir) || !mkdtemp(pdir))
-        return 1;
-    test_tool(dir);
-    test_firmware();
-
-    /* a clean trace for the progress checks */
-    struct progen_cfg cfg = {.seed = 5, .nfuncs = 12, .max_insns = 200000, .features = PROGEN_F_PSB};
-    struct progen p;
-    if (progen_build_checked(&cfg, &p)) {
-        save_program(pdir, &p);
-        test_progress(pdir);
-        progen_free(&p);
-    }
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf %s %s", dir, pdir);
-    if (system(cmd) != 0)
-        CHECK(!"cleanup");
-    return check_summary("flow_list");
-}
+TEST_MAIN("flow_list")

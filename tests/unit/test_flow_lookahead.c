@@ -221,6 +221,17 @@ static void expect_error_walk(size_t w_err, enum fwpt_status status, uint64_t of
     expect_disabled_last(&i, pgd);
 }
 
+/* Each case: the code built, then four rounds, each with its own random packets. A round starts the generator
+ * where it stood when the cases ran interleaved, four rounds of all six: the data of before, alone or not. */
+static void four_rounds(void (*round)(void), const uint64_t seed[4])
+{
+    build_code();
+    for (int r = 0; r < 4; r++) {
+        rng = seed[r];
+        round();
+    }
+}
+
 /* PADs between TNTs, short and long, then TIP.PGD (IP suppressed): disabled at the next jz. */
 static void case_pads(void)
 {
@@ -233,6 +244,13 @@ static void case_pads(void)
     want(LOOP + 1);
     check_insns(&i, &wi, w_end + 2);
     CHECK_EQ(expect_disabled_last(&i, pgd)->async, 0);
+}
+
+TEST(pads_between_tnts)
+{
+    static const uint64_t seed[4] = {0x9e3779b97f4a7c15ull, 0xecd07a5af1c00b22ull,
+                                     0x423e57911761e8c1ull, 0xe238f02581563185ull};
+    four_rounds(case_pads, seed);
 }
 
 /* A TNT right before FUP + TIP.PGD: the walk stops where the FUP binds (the nop a not-taken jz
@@ -265,6 +283,13 @@ static void case_fup(void)
     CHECK_EQ(e->ip, base + LOOP + 3);
 }
 
+TEST(tnt_before_fup_tip_pgd_or_tip)
+{
+    static const uint64_t seed[4] = {0x77104f5c9cd13f7aull, 0xf36250923350601dull,
+                                     0x916273802c3eb3b6ull, 0x7dd14b5adbc4ae2bull};
+    four_rounds(case_fup, seed);
+}
+
 /* The trace ends right after a TNT (no PAD, no PSB after it): every bit is used (END marks where),
  * the walk runs on to the next jz and the decode ends there without an error. */
 static void case_end(void)
@@ -286,6 +311,13 @@ static void case_end(void)
         check_insns(&i, &wi, w_end);
         CHECK_EQ(i, got_n[W_NEXT]);
     }
+}
+
+TEST(trace_ends_after_tnt)
+{
+    static const uint64_t seed[4] = {0x33e69d5b1999f306ull, 0x06bbd79f925bb24eull,
+                                     0xf65be23b99a6e397ull, 0x47e6aacbce51d802ull};
+    four_rounds(case_end, seed);
 }
 
 /* A corrupt byte right after a TNT (and after PADs after a TNT): the packet error names that
@@ -319,6 +351,13 @@ static void case_corrupt(void)
     }
 }
 
+TEST(corrupt_byte_after_tnt)
+{
+    static const uint64_t seed[4] = {0xd4f546e4f2475b14ull, 0x0ad16c97a3d54132ull,
+                                     0xef136ff87560ed76ull, 0x6b0b69e2ce85cc8aull};
+    four_rounds(case_corrupt, seed);
+}
+
 /* TIPs of every IP compression (PADs between some) drive 'jmp rax' back to itself; then two TNTs
  * where the TIP must be: the first may stand before a deferred TIP (SDM "Deferred TIPs"), the second
  * cannot: the error names its offset, and the next TIP resumes. */
@@ -346,6 +385,13 @@ static void case_tip(void)
         want(IND + 1);
     }
     expect_error_walk(w_err, FWPT_E_NO_TIP, tnt, base + IND + 1, 0, want_n);
+}
+
+TEST(tips_of_every_ip_compression)
+{
+    static const uint64_t seed[4] = {0x73eda14bc49e3dcdull, 0xbd0b5b1b6da79027ull,
+                                     0x8e5565af82db8256ull, 0xf9f8d1d1798bd5dbull};
+    four_rounds(case_tip, seed);
 }
 
 /* SDM "Deferred TIPs": the processor may hold TIPs back while the TNT fills with the branches after
@@ -380,16 +426,11 @@ static void case_deferred(void)
     CHECK_EQ(expect_disabled_last(&i, pgd)->ip, 0);
 }
 
-int main(void)
+TEST(deferred_tips)
 {
-    build_code();
-    for (int r = 0; r < 4; r++) {
-        case_pads();
-        case_fup();
-        case_end();
-        case_corrupt();
-        case_tip();
-        case_deferred();
-    }
-    return check_summary("flow_lookahead");
+    static const uint64_t seed[4] = {0xcb74d687cb5c7f5aull, 0xe78178911359e6ddull,
+                                     0xa4cef845718939d2ull, 0x0b107908bca30e6cull};
+    four_rounds(case_deferred, seed);
 }
+
+TEST_MAIN("flow_lookahead")

@@ -47,7 +47,7 @@ static size_t fake_disasm(void *ctx, uint64_t ip, uint8_t mode, char *o, size_t 
 
 /* decode/image over a sorted map with overlapping modules: lookup (first in order, or the cached one), and
  * at/read (the greatest base holding ip; read: only bytes that are there). */
-static void image_map(void)
+TEST(image_map_overlapping_modules)
 {
     static const uint8_t outer[0x100] = {[0x10] = 0x90, [0x80] = 0xc3}, inner[0x20] = {[0x4] = 0xcc};
     static const struct fwpt_module mv[] = {
@@ -79,33 +79,55 @@ static void image_map(void)
     CHECK_STR(buf, "Inner+0x10");
 }
 
-int main(void)
+/* two modules, DxeCore at 0x1000 and Bds at 0x2000, 0x100 bytes each, no code */
+static const struct fwpt_module mv[] = {{"DxeCore", 0x1000, 0x100, NULL, 0}, {"Bds", 0x2000, 0x100, NULL, 0}};
+static struct fwpt_modules mods = {mv, 2, 0};
+
+/* a printer in format fmt over mods, with the fake disassembler */
+static struct fwpt_flow_printer printer(int fmt)
 {
-    static const struct fwpt_module mv[] = {{"DxeCore", 0x1000, 0x100, NULL, 0}, {"Bds", 0x2000, 0x100, NULL, 0}};
-    struct fwpt_modules mods = {mv, 2, 0};
+    return (struct fwpt_flow_printer){&sink, fmt, &mods, fake_disasm, NULL, 0};
+}
+
+/* lookup by address: the module holding it and its index; past every module: none, and the count */
+TEST(module_find_by_address)
+{
     size_t idx;
     CHECK(fwpt_image_module_find(&mods, 0x2010, &idx) == &mv[1]);
     CHECK_EQ(idx, 1);
     CHECK(fwpt_image_module_find(&mods, 0x1100, &idx) == NULL);
     CHECK_EQ(idx, 2);
     CHECK(fwpt_image_module_find(&mods, 0x10ff, NULL) == &mv[0]);
-    image_map();
+}
 
-    struct fwpt_flow_printer pr = {&sink, FWPT_FLOW_FMT_JSONL, &mods, fake_disasm, NULL, 0};
+/* instructions in JSON lines: with module, offset and disassembly; outside every module without them */
+TEST(jsonl_insn_with_and_without_module)
+{
+    struct fwpt_flow_printer pr = printer(FWPT_FLOW_FMT_JSONL);
     struct fwpt_flow_event e = insn(0x1000, 1, FWPT_IC_OTHER);
     expect_print(&pr, &e, "{\"type\":\"insn\",\"ip\":\"0x1000\",\"size\":1,\"module\":\"DxeCore\",\"module_offset\":\"0x0\","
                           "\"asm\":\"nop \\\"x\\\"\"}\n");
     e = insn(0x3000, 12, FWPT_IC_OTHER);
     expect_print(&pr, &e, "{\"type\":\"insn\",\"ip\":\"0x3000\",\"size\":12}\n");
+}
 
-    e = (struct fwpt_flow_event){.kind = FWPT_FLOW_INTERRUPT, .ip = 0x1010, .to = 0x2020, .offset = 77};
+/* an interrupt, both ends named by module, in JSON lines and text */
+TEST(interrupt_jsonl_and_text)
+{
+    struct fwpt_flow_printer pr = printer(FWPT_FLOW_FMT_JSONL);
+    struct fwpt_flow_event e = (struct fwpt_flow_event){.kind = FWPT_FLOW_INTERRUPT, .ip = 0x1010, .to = 0x2020, .offset = 77};
     expect_print(&pr, &e, "{\"type\":\"interrupt\",\"from\":\"0x1010\",\"from_module\":\"DxeCore\","
                           "\"from_offset\":\"0x10\",\"to\":\"0x2020\",\"to_module\":\"Bds\",\"to_offset\":\"0x20\","
                           "\"offset\":77}\n");
     pr.format = FWPT_FLOW_FMT_TEXT;
     expect_print(&pr, &e, "-- interrupt from 0x1010 (DxeCore+0x10) to 0x2020 (Bds+0x20) [trace offset 0x4d]\n");
+}
 
-    e = (struct fwpt_flow_event){.kind = FWPT_FLOW_ERROR, .status = FWPT_E_NO_TNT, .ip = 0x5000, .ip_valid = 1,
+/* an error event: its status name and message, text and JSON lines */
+TEST(error_text_and_jsonl)
+{
+    struct fwpt_flow_printer pr = printer(FWPT_FLOW_FMT_TEXT);
+    struct fwpt_flow_event e = (struct fwpt_flow_event){.kind = FWPT_FLOW_ERROR, .status = FWPT_E_NO_TNT, .ip = 0x5000, .ip_valid = 1,
                                  .offset = 0x40};
     char want[256];
     snprintf(want, sizeof want, "-- error: %s (%s) at 0x5000 [trace offset 0x40]\n", fwpt_status_msg(FWPT_E_NO_TNT),
@@ -115,14 +137,24 @@ int main(void)
     snprintf(want, sizeof want, "{\"type\":\"error\",\"status\":\"%s\",\"message\":\"%s\",\"ip\":\"0x5000\",\"offset\":64}\n",
              fwpt_status_name(FWPT_E_NO_TNT), fwpt_status_msg(FWPT_E_NO_TNT));
     expect_print(&pr, &e, want);
+}
 
-    e = (struct fwpt_flow_event){.kind = FWPT_FLOW_DISABLED, .async = 1, .ip_valid = 1, .ip = 0x2004, .offset = 9};
+/* an asynchronous disable with its ip, and an overflow without one */
+TEST(disabled_and_overflow_jsonl)
+{
+    struct fwpt_flow_printer pr = printer(FWPT_FLOW_FMT_JSONL);
+    struct fwpt_flow_event e = (struct fwpt_flow_event){.kind = FWPT_FLOW_DISABLED, .async = 1, .ip_valid = 1, .ip = 0x2004, .offset = 9};
     expect_print(&pr, &e, "{\"type\":\"disabled\",\"ip\":\"0x2004\",\"module\":\"Bds\",\"module_offset\":\"0x4\","
                           "\"async\":true,\"offset\":9}\n");
     e.kind = FWPT_FLOW_OVERFLOW;
     e.ip_valid = 0;
     expect_print(&pr, &e, "{\"type\":\"overflow\",\"offset\":9}\n");
-    /* the end of a cut trace (fwpt_flow_cut): where the walk stopped, and the trace's length */
+}
+
+/* the end of a cut trace (fwpt_flow_cut): where the walk stopped, and the trace's length */
+TEST(cut_trace_end_jsonl_and_text)
+{
+    struct fwpt_flow_printer pr = printer(FWPT_FLOW_FMT_JSONL);
     reset();
     fwpt_flow_print_cut(&pr, 0x2006, 0x4000);
     CHECK_STR(out(), "{\"type\":\"cut\",\"ip\":\"0x2006\",\"module\":\"Bds\",\"module_offset\":\"0x6\",\"offset\":16384}\n");
@@ -132,15 +164,21 @@ int main(void)
     CHECK_STR(out(), "-- end of trace with tracing on: the walk stopped at 0x2006 (Bds+0x6), which needs a packet the "
                      "trace does not hold (buffer full or file cut); the instructions after the last packet follow "
                      "from the code [trace offset 0x4000]\n");
-    pr.format = FWPT_FLOW_FMT_JSONL;
+}
 
-    pr.format = FWPT_FLOW_FMT_TEXT;
+/* an instruction in text without a disassembler: address, module and offset, size */
+TEST(text_insn_without_disasm)
+{
+    struct fwpt_flow_printer pr = printer(FWPT_FLOW_FMT_TEXT);
     pr.disasm = NULL;
-    e = insn(0x1004, 5, FWPT_IC_CALL_REL);
+    struct fwpt_flow_event e = insn(0x1004, 5, FWPT_IC_CALL_REL);
     expect_print(&pr, &e, "0x0000000000001004  DxeCore+0x4                   5\n");
+}
 
-    /* profile: root runs 2 insns, calls A (0x1040) twice; A calls B (0x2000) once; an interrupt
-     * enters handler H (0x2080) from A; a zero-length call is no call. */
+/* profile: root runs 2 insns, calls A (0x1040) twice; A calls B (0x2000) once; an interrupt
+ * enters handler H (0x2080) from A; a zero-length call is no call. */
+TEST(profile_and_call_tree)
+{
     static struct fwpt_profile prof;
     static struct fwpt_profile_func funcs[16];
     static struct fwpt_profile_node nodes[16];
@@ -192,5 +230,6 @@ int main(void)
                      "          2           5           7  0x1040  DxeCore+0x40\n"
                      "          1           1           1    0x2000  Bds+0x0\n"
                      "          1           1           1    0x2080  Bds+0x80\n");
-    return check_summary("flow_print");
 }
+
+TEST_MAIN("flow_print")

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,94 +123,192 @@ static void check_corrupted(const char *tool, const char *path, const char *img,
     n_bad_errors += errors;
 }
 
-int main(void)
+/* The fwpt tool's path, found once; NULL (a failed check) when it is not there. */
+static const char *find_tool(void)
 {
-    char tool[1024];
-    TOOL_FIND_OR_END(tool, "flow_tool");
-    char dir[] = "/tmp/fwpt-flow-XXXXXX";
-    if (!mkdtemp(dir))
-        return 1;
-    for (uint64_t seed = 1; seed <= 6; seed++) {
+    static char tool[1024];
+    static int found = -1;
+    if (found < 0)
+        found = tool_find(tool, sizeof tool);
+    if (!found) {
+        CHECK(!"fwpt tool present");
+        return NULL;
+    }
+    return tool;
+}
+
+/* The six generated programs (seeds 1 to 6), each saved once, on first use, as a \fwpt\ directory of its own
+ * (trace.pt, sideband.json with a second module without code, img-BASE.bin) under one temporary directory,
+ * removed at exit. */
+enum { N_SEEDS = 6 };
+static struct saved {
+    struct progen p;
+    char dir[64];
+    bool ok;
+} saved[N_SEEDS];
+static char top[] = "/tmp/fwpt-flow-XXXXXX";
+
+static void remove_saved(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", top);
+    if (system(cmd) != 0)
+        fprintf(stderr, "flow_tool: could not remove %s\n", top);
+    for (int k = 0; k < N_SEEDS; k++)
+        if (saved[k].ok)
+            progen_free(&saved[k].p);
+}
+
+static const struct saved *programs(void)
+{
+    static int made = -1;
+    if (made >= 0)
+        return made ? saved : NULL;
+    made = 0;
+    if (!mkdtemp(top)) {
+        CHECK(!"temporary directory made");
+        return NULL;
+    }
+    atexit(remove_saved);
+    for (int k = 0; k < N_SEEDS; k++) {
+        uint64_t seed = (uint64_t)k + 1;
+        struct saved *s = &saved[k];
         struct progen_cfg cfg = {.seed = seed, .nfuncs = 8, .max_insns = 3000, .features = PROGEN_F_ALL};
-        struct progen p;
-        if (!progen_build_checked(&cfg, &p))
+        snprintf(s->dir, sizeof s->dir, "%s/seed%d", top, k + 1);
+        if (mkdir(s->dir, 0700) != 0) {
+            CHECK(!"seed directory made");
+            return NULL;
+        }
+        if (!progen_build_checked(&cfg, &s->p))
             continue;
-        char path[1200], cmd[4096];
-        FILE *f = save_program_open(dir, &p);
+        s->ok = true;
+        FILE *f = save_program_open(s->dir, &s->p);
         fprintf(f, "{\"version\":1,\n \"images\": [ {\"name\":\"Prog\", \"base\":\"0x%llx\", \"size\":\"0x%zx\", "
                    "\"file\":\"img-%llx.bin\", \"guid\":\"x\", \"more\":{\"a\":[1,{\"b\":\"]\"}]}},\n"
                    "   {\"name\":\"NoCode\",\"base\":4096,\"size\":256} ]}\n",
-                (unsigned long long)p.base, p.code_size, (unsigned long long)p.base);
+                (unsigned long long)s->p.base, s->p.code_size, (unsigned long long)s->p.base);
         fclose(f);
+    }
+    made = 1;
+    return saved;
+}
+
+/* the directory: JSON lines list exactly the executed instructions with module offsets, and every interrupt */
+TEST(dir_jsonl_is_ground_truth)
+{
+    const char *tool = find_tool();
+    const struct saved *sv = programs();
+    for (int k = 0; tool && sv && k < N_SEEDS; k++) {
+        const struct progen *p = &sv[k].p;
+        if (!sv[k].ok)
+            continue;
+        char cmd[4096];
         unsigned long ints_truth = 0, ints = 0;
-        for (size_t e = 0; e < p.nevents; e++)
-            ints_truth += p.events[e].kind == PROGEN_EV_INTERRUPT;
-
-        snprintf(cmd, sizeof cmd, "%s flow %s --format jsonl --no-disasm", tool, dir);
+        for (size_t e = 0; e < p->nevents; e++)
+            ints_truth += p->events[e].kind == PROGEN_EV_INTERRUPT;
+        snprintf(cmd, sizeof cmd, "%s flow %s --format jsonl --no-disasm", tool, sv[k].dir);
         FILE *in = popen(cmd, "r");
-        size_t n = check_jsonl(in, &p, 1, &ints);
+        size_t n = check_jsonl(in, p, 1, &ints);
         CHECK_EQ(pclose(in), 0);
-        CHECK_EQ(n, p.ntruth);
+        CHECK_EQ(n, p->ntruth);
         CHECK_EQ(ints, ints_truth);
+    }
+}
 
-        /* the raw trace with --image, disassembly on (text mode must work too) */
-        snprintf(cmd, sizeof cmd, "%s flow %s/trace.pt --image %s/img-%llx.bin@%llx --format jsonl", tool, dir, dir,
-                 (unsigned long long)p.base, (unsigned long long)p.base);
-        in = popen(cmd, "r");
-        ints = 0;
-        n = check_jsonl(in, &p, 0, &ints);
+/* the raw trace with --image, disassembly on (text mode must work too) */
+TEST(raw_trace_with_image_is_ground_truth)
+{
+    const char *tool = find_tool();
+    const struct saved *sv = programs();
+    for (int k = 0; tool && sv && k < N_SEEDS; k++) {
+        const struct progen *p = &sv[k].p;
+        if (!sv[k].ok)
+            continue;
+        char cmd[4096];
+        unsigned long ints = 0;
+        snprintf(cmd, sizeof cmd, "%s flow %s/trace.pt --image %s/img-%llx.bin@%llx --format jsonl", tool,
+                 sv[k].dir, sv[k].dir, (unsigned long long)p->base, (unsigned long long)p->base);
+        FILE *in = popen(cmd, "r");
+        size_t n = check_jsonl(in, p, 0, &ints);
         CHECK_EQ(pclose(in), 0);
-        CHECK_EQ(n, p.ntruth);
+        CHECK_EQ(n, p->ntruth);
+    }
+}
 
-        snprintf(cmd, sizeof cmd, "%s flow %s --profile", tool, dir);
-        in = popen(cmd, "r");
-        char line[512], want[128];
-        snprintf(want, sizeof want, "instructions per module (%zu in all)\n", p.ntruth);
+/* --profile counts every instruction */
+TEST(profile_counts_every_instruction)
+{
+    const char *tool = find_tool();
+    const struct saved *sv = programs();
+    for (int k = 0; tool && sv && k < N_SEEDS; k++) {
+        if (!sv[k].ok)
+            continue;
+        char cmd[4096], line[512], want[128];
+        snprintf(cmd, sizeof cmd, "%s flow %s --profile", tool, sv[k].dir);
+        FILE *in = popen(cmd, "r");
+        snprintf(want, sizeof want, "instructions per module (%zu in all)\n", sv[k].p.ntruth);
         CHECK(fgets(line, sizeof line, in) != NULL);
         CHECK_STR(line, want);
         CHECK_EQ(pclose(in), 0);
+    }
+}
 
-        snprintf(cmd, sizeof cmd, "%s flow %s --calls", tool, dir);
-        in = popen(cmd, "r");
+/* --calls: the root's total is every instruction */
+TEST(calls_root_total_is_every_instruction)
+{
+    const char *tool = find_tool();
+    const struct saved *sv = programs();
+    for (int k = 0; tool && sv && k < N_SEEDS; k++) {
+        if (!sv[k].ok)
+            continue;
+        char cmd[4096], line[512];
+        snprintf(cmd, sizeof cmd, "%s flow %s --calls", tool, sv[k].dir);
+        FILE *in = popen(cmd, "r");
         int root_ok = 0;
         while (fgets(line, sizeof line, in)) {
             unsigned long long c, self, total;
             if (strstr(line, "(root)") && sscanf(line, "%llu %llu %llu", &c, &self, &total) == 3)
-                root_ok = total == p.ntruth;
+                root_ok = total == sv[k].p.ntruth;
         }
         CHECK(root_ok);
         CHECK_EQ(pclose(in), 0);
+    }
+}
 
-        /* corrupted copies of the trace, the code as it was */
-        uint64_t rng = 0x9e3779b97f4a7c15ull * seed;
-        uint8_t *bad = malloc(p.trace_size + 1);
-        char img[1200];
-        snprintf(img, sizeof img, "%s/img-%llx.bin", dir, (unsigned long long)p.base);
-        snprintf(path, sizeof path, "%s/bad.pt", dir);
+/* corrupted copies of each trace, the code as it was: 8 per program */
+TEST(corrupted_traces_as_decode_flow_gives)
+{
+    const char *tool = find_tool();
+    const struct saved *sv = programs();
+    n_bad_traces = n_bad_lines = n_bad_errors = 0;
+    for (int k = 0; tool && sv && k < N_SEEDS; k++) {
+        const struct progen *p = &sv[k].p;
+        if (!sv[k].ok)
+            continue;
+        uint64_t rng = 0x9e3779b97f4a7c15ull * (uint64_t)(k + 1);
+        uint8_t *bad = malloc(p->trace_size + 1);
+        char img[1200], path[1200];
+        snprintf(img, sizeof img, "%s/img-%llx.bin", sv[k].dir, (unsigned long long)p->base);
+        snprintf(path, sizeof path, "%s/bad.pt", sv[k].dir);
         for (int v = 0; v < 8; v++) {
-            size_t blen = pkt_corrupt(&rng, p.trace, p.trace_size, bad);
+            size_t blen = pkt_corrupt(&rng, p->trace, p->trace_size, bad);
             write_file(path, bad, blen);
-            check_corrupted(tool, path, img, &p, bad, blen);
+            check_corrupted(tool, path, img, p, bad, blen);
         }
         unlink(path);
         free(bad);
-
-        snprintf(path, sizeof path, "%s/img-%llx.bin", dir, (unsigned long long)p.base);
-        unlink(path);
-        progen_free(&p);
     }
-    char path[1200];
-    snprintf(path, sizeof path, "%s/trace.pt", dir);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/sideband.json", dir);
-    unlink(path);
-    rmdir(dir);
-    /* a file that cannot be read to its end is an error naming it, never a short trace decoded in silence
-     * (/proc/self/mem reads EIO at offset 0) */
+    printf("flow_tool: %lu corrupted traces, %lu instructions and events compared, %lu errors among them\n",
+           n_bad_traces, n_bad_lines, n_bad_errors);
+}
+
+/* a file that cannot be read to its end is an error naming it, never a short trace decoded in silence
+ * (/proc/self/mem reads EIO at offset 0) */
+TEST(unreadable_trace_is_an_error)
+{
     static char out[4096];
     CHECK_EQ(tool_run("flow", "/proc/self/mem", out, sizeof out), 1);
     CHECK_STR(out, "fwpt flow: /proc/self/mem: Input/output error\n");
-    printf("flow_tool: %lu corrupted traces, %lu instructions and events compared, %lu errors among them\n",
-           n_bad_traces, n_bad_lines, n_bad_errors);
-    return check_summary("flow_tool");
 }
+
+TEST_MAIN("flow_tool")

@@ -16,19 +16,34 @@ enum { N_IMAGES = 150 };
 /* image k: base 0x100000 + k * 0x1000, k + 1 bytes, each (uint8_t)(k * 7 + 1) */
 static uint64_t base_of(int k) { return 0x100000 + (uint64_t)k * 0x1000; }
 
-int main(void)
+/* A fresh directory of N_IMAGES images, written last to first (the reader sorts), and a file that is not an
+ * image; the caller removes it with remove_dir. */
+static void make_image_dir(char *dir)
 {
-    char dir[] = "/tmp/fwpt-fw-images-XXXXXX", path[4200], cmd[4300];
+    char path[4200];
     CHECK(mkdtemp(dir) != NULL);
     static uint8_t bytes[N_IMAGES + 1];
-    for (int k = N_IMAGES - 1; k >= 0; k--) { /* written last to first: the reader sorts */
+    for (int k = N_IMAGES - 1; k >= 0; k--) {
         memset(bytes, k * 7 + 1, sizeof bytes);
         snprintf(path, sizeof path, "%s/img-%llx.bin", dir, (unsigned long long)base_of(k));
         write_file(path, bytes, (size_t)k + 1);
     }
     snprintf(path, sizeof path, "%s/trace.pt", dir); /* not an image: left out */
     write_file(path, bytes, 4);
+}
 
+static void remove_dir(const char *dir)
+{
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
+/* every image read whole, sorted by base; the rest of an image from an address in it */
+TEST(images_read_whole_sorted_by_base)
+{
+    char dir[] = "/tmp/fwpt-fw-images-XXXXXX", path[4200];
+    make_image_dir(dir);
     struct fw_image *im = NULL;
     int n = fw_images("fw_images", dir, &im);
     CHECK_EQ(n, N_IMAGES);
@@ -53,18 +68,28 @@ int main(void)
     for (int k = 0; im && k < n; k++)
         free(im[k].code);
     free(im);
+    remove_dir(dir);
+}
 
-    /* an image that cannot be read (a link to nothing): refused, not skipped */
+/* an image that cannot be read (a link to nothing): refused, not skipped */
+TEST(unreadable_image_refused)
+{
+    char dir[] = "/tmp/fwpt-fw-images-XXXXXX", path[4200];
+    make_image_dir(dir);
     snprintf(path, sizeof path, "%s/img-ffff0000.bin", dir);
     CHECK(symlink("/nonexistent/fwpt-image", path) == 0);
-    im = (struct fw_image *)&n;
+    int n;
+    struct fw_image *im = (struct fw_image *)&n;
     CHECK_EQ(fw_images("fw_images", dir, &im), -1);
     CHECK(im == NULL);
-    /* no such directory */
-    snprintf(path, sizeof path, "%s/none", dir);
-    CHECK_EQ(fw_images("fw_images", path, &im), -1);
-
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CHECK(system(cmd) == 0);
-    return check_summary("fw_images");
+    remove_dir(dir);
 }
+
+/* no such directory */
+TEST(missing_directory_refused)
+{
+    struct fw_image *im = NULL;
+    CHECK_EQ(fw_images("fw_images", "/nonexistent/fwpt-fw-images/none", &im), -1);
+}
+
+TEST_MAIN("fw_images")

@@ -242,7 +242,8 @@ static const struct vec vecs[] = {
     V(64, TRUNC, 0, 0, 0, 0x62, 0xf1, 0x7c, 0x48),
 };
 
-int main(void)
+/* every vector of the table: status, size, class, the relative target and whether it is a zero-length call */
+TEST(vectors_status_size_class)
 {
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++) {
         const struct vec *v = &vecs[k];
@@ -262,8 +263,11 @@ int main(void)
             CHECK_EQ(in.rel, v->rel);
         CHECK_EQ(in.zero_len_call, v->iclass == FWPT_IC_CALL_REL && v->rel == 0);
     }
+}
 
-    /* Branch targets: truncated to the operand size outside 64-bit mode. */
+/* Branch targets: truncated to the operand size outside 64-bit mode. */
+TEST(branch_targets_truncated_to_operand_size)
+{
     struct fwpt_insn in;
     static const uint8_t jmp16[] = {0xe9, 0x10, 0x00};
     CHECK_EQ(fwpt_insn_decode(jmp16, sizeof jmp16, FWPT_MODE_16, &in), OK);
@@ -281,11 +285,18 @@ int main(void)
     CHECK_EQ(fwpt_insn_decode(call64, sizeof call64, FWPT_MODE_64, &in), OK);
     CHECK_EQ(fwpt_insn_rel_target(&in, 0xffffffff80001000ull, FWPT_MODE_64), 0xffffffff80001000ull);
     CHECK_EQ(in.op_size, 8);
+}
 
+/* an unknown mode is refused; the class names, and "?" past them */
+TEST(unknown_mode_refused_class_names)
+{
+    static const uint8_t call64[] = {0xe8, 0xfb, 0xff, 0xff, 0xff};
+    struct fwpt_insn in;
     CHECK_EQ(fwpt_insn_decode(call64, sizeof call64, FWPT_MODE_UNKNOWN, &in), FWPT_E_INVAL);
     CHECK_STR(fwpt_insn_class_name(FWPT_IC_CALL_REL), "call_rel");
     CHECK_STR(fwpt_insn_class_name(FWPT_IC_PTWRITE), "ptwrite");
     CHECK_STR(fwpt_insn_class_name(FWPT_IC_MOV_CR3), "mov_cr3");
     CHECK_STR(fwpt_insn_class_name(FWPT_IC_COUNT), "?");
-    return check_summary("insn");
 }
+
+TEST_MAIN("insn")

@@ -8,7 +8,10 @@
 #include "tests/common/rng.h"
 #include "tests/check.h"
 
-static uint64_t rs = 0x9e3779b97f4a7c15ull;
+static uint64_t rs;
+/* Each case seeds the generator: with where it stood when the cases ran as one sequence, so that the data are
+ * the same whether a case runs alone or after the others. */
+static void seed(uint64_t s) { rs = s; }
 static uint64_t rnd(void) { return xorshift64(&rs); }
 
 
@@ -151,6 +154,41 @@ static void header(unsigned b0, int b1)
     }
 }
 
+/* Every header byte, every byte 1 after 02h and 99h, with random and structured payloads, each buffer cut near
+ * the packet's end: the fast path agrees with the slow path or declines. Then every type the fast path claims was
+ * decoded by it, and agreed; BBP/BIP/EVD stay with the slow path. */
+TEST(every_header_fast_agrees_with_slow)
+{
+    seed(0x9e3779b97f4a7c15ull);
+    for (unsigned b0 = 0; b0 < 256; b0++) {
+        if (b0 == 0x02 || b0 == 0x99)
+            for (unsigned b1 = 0; b1 < 256; b1++)
+                header(b0, (int)b1);
+        else
+            header(b0, -1);
+    }
+    CHECK_EQ(fast_errors, 0);
+    static const uint8_t fast_types[] = {
+        FWPT_PKT_PAD, FWPT_PKT_PSB, FWPT_PKT_PSBEND, FWPT_PKT_TNT_8, FWPT_PKT_TNT_64, FWPT_PKT_TIP,
+        FWPT_PKT_TIP_PGE, FWPT_PKT_TIP_PGD, FWPT_PKT_FUP, FWPT_PKT_PIP, FWPT_PKT_MODE_EXEC, FWPT_PKT_MODE_TSX,
+        FWPT_PKT_STOP, FWPT_PKT_CBR, FWPT_PKT_TSC, FWPT_PKT_MTC, FWPT_PKT_TMA, FWPT_PKT_CYC, FWPT_PKT_VMCS,
+        FWPT_PKT_OVF, FWPT_PKT_MNT, FWPT_PKT_PTW, FWPT_PKT_EXSTOP, FWPT_PKT_MWAIT, FWPT_PKT_PWRE, FWPT_PKT_PWRX,
+        FWPT_PKT_BEP, FWPT_PKT_CFE,
+    };
+    for (size_t i = 0; i < sizeof fast_types; i++) {
+        CHECK(fast_by_type[fast_types[i]] > 0);
+        if (!fast_by_type[fast_types[i]])
+            fprintf(stderr, "the fast path never decoded %s\n", fwpt_pkt_type_name(fast_types[i]));
+    }
+    CHECK_EQ(fast_by_type[FWPT_PKT_BBP] + fast_by_type[FWPT_PKT_BIP] + fast_by_type[FWPT_PKT_EVD], 0);
+    CHECK(slow_ok_by_type[FWPT_PKT_BBP] > 0 && slow_ok_by_type[FWPT_PKT_EVD] > 0);
+    printf("single packets compared: %lu; decoded by the fast path:", compared);
+    for (unsigned t = 1; t < FWPT_PKT_COUNT; t++)
+        if (fast_by_type[t])
+            printf(" %s %lu", fwpt_pkt_type_name(t), fast_by_type[t]);
+    printf("\n");
+}
+
 /* Random streams of packets that decode: next, slow and batch (random batch sizes) agree packet by packet. */
 static struct fwpt_packet ref[4096], got[4096];
 /* A valid packet (not BBP: outside blocks) of random type at p, from the slow path's view: its size. */
@@ -173,8 +211,9 @@ static unsigned random_packet(uint8_t *p)
     }
 }
 
-static void streams(void)
+TEST(random_streams_next_slow_batch_agree)
 {
+    seed(0x387f4570b564549bull);
     static uint8_t buf[16384];
     unsigned long pkts = 0;
     for (int round = 0; round < 200; round++) {
@@ -231,8 +270,9 @@ static void streams(void)
 /* Phases of a trace: loops (runs of 7 short TNT and a TIP, the pattern the one-byte path is for), random packet
  * types, loops again. fwpt_pkt_next switches the one-byte path on, off and on again (dec->lean), and in every
  * phase fwpt_pkt_next, fwpt_pkt_next_batch (random batch sizes) and the slow path agree packet by packet. */
-static void phases(void)
+TEST(phases_switch_one_byte_path_off_and_on)
 {
+    seed(0x7947376c26e00e91ull);
     static uint8_t buf[1536 << 10];
     static const size_t phase_end[] = {160 << 10, 900 << 10, sizeof buf - 32};
     size_t len = 0;
@@ -302,8 +342,9 @@ static void phases(void)
  * 1 0 6 4 2 3 ..., a TIP after each run): the CPU's branch predictor learns such a pattern, so the first trial
  * switches the one-byte path on (a rule "same length as the run before" judged it irregular). The same run
  * lengths in random order: off. Packets as the slow path's either way. */
-static void periodic_runs(void)
+TEST(periodic_tnt_runs_keep_one_byte_path_on)
 {
+    seed(0x1335f1cb825dd5cull);
     static const uint8_t pattern[] = {5, 1, 1, 5, 1, 1, 0, 6, 4, 2, 3, 5, 1, 0, 3, 4, 2};
     static uint8_t buf[16 << 10];
     for (int shuffled = 0; shuffled < 2; shuffled++) {
@@ -347,38 +388,4 @@ static void periodic_runs(void)
     }
 }
 
-int main(void)
-{
-    for (unsigned b0 = 0; b0 < 256; b0++) {
-        if (b0 == 0x02 || b0 == 0x99)
-            for (unsigned b1 = 0; b1 < 256; b1++)
-                header(b0, (int)b1);
-        else
-            header(b0, -1);
-    }
-    CHECK_EQ(fast_errors, 0);
-    /* every type the fast path claims was decoded by it, and agreed; BBP/BIP/EVD stay with the slow path */
-    static const uint8_t fast_types[] = {
-        FWPT_PKT_PAD, FWPT_PKT_PSB, FWPT_PKT_PSBEND, FWPT_PKT_TNT_8, FWPT_PKT_TNT_64, FWPT_PKT_TIP,
-        FWPT_PKT_TIP_PGE, FWPT_PKT_TIP_PGD, FWPT_PKT_FUP, FWPT_PKT_PIP, FWPT_PKT_MODE_EXEC, FWPT_PKT_MODE_TSX,
-        FWPT_PKT_STOP, FWPT_PKT_CBR, FWPT_PKT_TSC, FWPT_PKT_MTC, FWPT_PKT_TMA, FWPT_PKT_CYC, FWPT_PKT_VMCS,
-        FWPT_PKT_OVF, FWPT_PKT_MNT, FWPT_PKT_PTW, FWPT_PKT_EXSTOP, FWPT_PKT_MWAIT, FWPT_PKT_PWRE, FWPT_PKT_PWRX,
-        FWPT_PKT_BEP, FWPT_PKT_CFE,
-    };
-    for (size_t i = 0; i < sizeof fast_types; i++) {
-        CHECK(fast_by_type[fast_types[i]] > 0);
-        if (!fast_by_type[fast_types[i]])
-            fprintf(stderr, "the fast path never decoded %s\n", fwpt_pkt_type_name(fast_types[i]));
-    }
-    CHECK_EQ(fast_by_type[FWPT_PKT_BBP] + fast_by_type[FWPT_PKT_BIP] + fast_by_type[FWPT_PKT_EVD], 0);
-    CHECK(slow_ok_by_type[FWPT_PKT_BBP] > 0 && slow_ok_by_type[FWPT_PKT_EVD] > 0);
-    streams();
-    phases();
-    periodic_runs();
-    printf("single packets compared: %lu; decoded by the fast path:", compared);
-    for (unsigned t = 1; t < FWPT_PKT_COUNT; t++)
-        if (fast_by_type[t])
-            printf(" %s %lu", fwpt_pkt_type_name(t), fast_by_type[t]);
-    printf("\n");
-    return check_summary("test_packet_fast");
-}
+TEST_MAIN("test_packet_fast")

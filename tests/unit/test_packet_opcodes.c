@@ -94,7 +94,7 @@ static enum fwpt_status decode_one(int path, const uint8_t *buf, size_t n, struc
     return path ? fwpt_pkt_next(&dec, pkt) : fwpt_pkt_next_slow(&dec, pkt);
 }
 
-static unsigned long reserved, matched, failed;
+static unsigned long failed;
 
 /* The packet whose first bytes are hdr[0..hl) (then 88h, then zeros; 02 82: the whole PSB) decodes as *want. */
 static void expect(const uint8_t *hdr, unsigned hl, const struct pattern *want)
@@ -128,31 +128,41 @@ static void expect(const uint8_t *hdr, unsigned hl, const struct pattern *want)
                     path ? "fwpt_pkt_next" : "slow path", hdr[0], hl > 1 ? hdr[1] : 0, s, pkt.type, pkt.size, err,
                     type, err == FWPT_OK ? size : 0);
     }
-    if (want)
-        matched++;
-    else
-        reserved++;
 }
 
-int main(void)
+#define N(list) (sizeof list / sizeof list[0])
+
+/* every byte 0 but 02h and 99h, alone (then 88h) */
+TEST(byte0_by_pattern)
 {
     for (unsigned b = 0; b < 256; b++) {
         uint8_t h[2] = {(uint8_t)b, 0};
-        if (b == 0x02) {
-            for (unsigned x = 0; x < 256; x++) {
-                h[1] = (uint8_t)x;
-                expect(h, 2, lookup(byte1_ext, sizeof byte1_ext / sizeof byte1_ext[0], x));
-            }
-        } else if (b == 0x99) {
-            for (unsigned x = 0; x < 256; x++) {
-                h[1] = (uint8_t)x;
-                expect(h, 2, lookup(byte1_mode, sizeof byte1_mode / sizeof byte1_mode[0], x));
-            }
-        } else {
-            expect(h, 1, lookup(byte0, sizeof byte0 / sizeof byte0[0], b));
-        }
+        if (b != 0x02 && b != 0x99)
+            expect(h, 1, lookup(byte0, N(byte0), b));
     }
-    /* MODE.Exec: CS.L (bit 0) and CS.D (bit 1) give the mode; CS.L = CS.D = 1 is reserved */
+}
+
+/* every byte 1 after 02h, the extended opcodes */
+TEST(byte1_after_02h_by_pattern)
+{
+    for (unsigned x = 0; x < 256; x++) {
+        uint8_t h[2] = {0x02, (uint8_t)x};
+        expect(h, 2, lookup(byte1_ext, N(byte1_ext), x));
+    }
+}
+
+/* every byte 1 after 99h, the MODE leaves */
+TEST(byte1_after_99h_by_pattern)
+{
+    for (unsigned x = 0; x < 256; x++) {
+        uint8_t h[2] = {0x99, (uint8_t)x};
+        expect(h, 2, lookup(byte1_mode, N(byte1_mode), x));
+    }
+}
+
+/* MODE.Exec: CS.L (bit 0) and CS.D (bit 1) give the mode; CS.L = CS.D = 1 is reserved */
+TEST(mode_exec_cs_bits)
+{
     static const uint8_t mode[4] = {FWPT_MODE_16, FWPT_MODE_64, FWPT_MODE_32, FWPT_MODE_UNKNOWN};
     for (unsigned m = 0; m < 8; m++) {
         uint8_t buf[32] = {0x99, (uint8_t)m};
@@ -164,10 +174,27 @@ int main(void)
                   pkt.mode_exec.iflag == (m >> 2));
         }
     }
-    /* reserved: bytes 0 with bits 1:0 = 01b (64) but the 32 FUP/TIP* and TSC, MTC, MODE, TRIG: 28; bytes 1 after
-     * 02h but the 28 the patterns name (EXSTOP and BEP twice, PTW 8 times): 228; none after 99h */
+}
+
+/* reserved: bytes 0 with bits 1:0 = 01b (64) but the 32 FUP/TIP* and TSC, MTC, MODE, TRIG: 28; bytes 1 after
+ * 02h but the 28 the patterns name (EXSTOP and BEP twice, PTW 8 times): 228; none after 99h */
+TEST(reserved_encodings_counted)
+{
+    unsigned long reserved = 0, matched = 0;
+    for (unsigned b = 0; b < 256; b++) {
+        if (b == 0x02 || b == 0x99) {
+            for (unsigned x = 0; x < 256; x++) {
+                const struct pattern *p =
+                    b == 0x02 ? lookup(byte1_ext, N(byte1_ext), x) : lookup(byte1_mode, N(byte1_mode), x);
+                p ? matched++ : reserved++;
+            }
+        } else {
+            lookup(byte0, N(byte0), b) ? matched++ : reserved++;
+        }
+    }
     printf("opcode map: %lu encodings matched a pattern, %lu reserved\n", matched, reserved);
     CHECK_EQ(reserved, 28 + 228);
     CHECK_EQ(matched + reserved, 254 + 256 + 256);
-    return check_summary("test_packet_opcodes");
 }
+
+TEST_MAIN("test_packet_opcodes")

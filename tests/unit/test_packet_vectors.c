@@ -36,11 +36,11 @@ static const char *text_of(const struct fwpt_packet *p, int json)
     return out;
 }
 
-int main(void)
-{
-    enum fwpt_status st;
+static enum fwpt_status st;
 
-    /* --- simple packets --- */
+/* simple packets */
+TEST(simple_packets)
+{
     ONE(0x00);
     CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_PAD); CHECK_EQ(pkt.size, 1);
     ONE(PSB16);
@@ -51,8 +51,11 @@ int main(void)
     CHECK_EQ(pkt.type, FWPT_PKT_OVF); CHECK_EQ(pkt.size, 2);
     ONE(0x02, 0x83);
     CHECK_EQ(pkt.type, FWPT_PKT_STOP); CHECK_EQ(pkt.size, 2);
+}
 
-    /* --- short TNT: 1 B1..BN stop-bit-first; B1 is the oldest (SDM) --- */
+/* short TNT: 1 B1..BN stop-bit-first; B1 is the oldest (SDM) */
+TEST(short_tnt_bit_order)
+{
     ONE(0x0a); /* 0000101 0: stop at bit 2 of the payload, B1=0, B2=1 */
     CHECK_EQ(pkt.type, FWPT_PKT_TNT_8); CHECK_EQ(pkt.tnt.count, 2); CHECK_EQ(pkt.tnt.bits, 0x2);
     ONE(0x04); /* one bit, not taken */
@@ -65,8 +68,11 @@ int main(void)
     CHECK_EQ(pkt.tnt.count, 6); CHECK_EQ(pkt.tnt.bits, 0x20);
     ONE(0xc0); /* 1 1 00000 0: B1 taken, B2..B6 not */
     CHECK_EQ(pkt.tnt.count, 6); CHECK_EQ(pkt.tnt.bits, 0x01);
+}
 
-    /* --- long TNT --- */
+/* long TNT */
+TEST(long_tnt)
+{
     ONE(0x02, 0xa3, 0x05, 0, 0, 0, 0, 0); /* stop at bit 2: B1=0, B2=1 */
     CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_TNT_64); CHECK_EQ(pkt.size, 8);
     CHECK_EQ(pkt.tnt.count, 2); CHECK_EQ(pkt.tnt.bits, 0x2);
@@ -80,8 +86,11 @@ int main(void)
     CHECK_EQ(st, FWPT_E_BAD_PACKET);
     ONE(0x02, 0xa3, 1, 0, 0);
     CHECK_EQ(st, FWPT_E_TRUNCATED);
+}
 
-    /* --- IP reconstruction: every IPBytes value, in one stream after a PSB (Last IP = 0) --- */
+/* IP reconstruction: every IPBytes value, in one stream after a PSB (Last IP = 0) */
+TEST(ip_reconstruction_every_ipbytes)
+{
     {
         static const uint8_t b[] = {
             PSB16,
@@ -161,15 +170,21 @@ int main(void)
         CHECK_EQ(fwpt_pkt_ip_reconstruct(0, 5, 0, &ip), FWPT_E_BAD_IPC);
         CHECK_EQ(fwpt_pkt_ip_reconstruct(0, 7, 0, &ip), FWPT_E_BAD_IPC);
     }
+}
 
-    /* --- PIP: payload bit 0 NR, bits 47:1 = CR3[51:5] --- */
+/* PIP: payload bit 0 NR, bits 47:1 = CR3[51:5] */
+TEST(pip_cr3)
+{
     ONE(0x02, 0x43, 0x01, 0x45, 0x23, 0x01, 0x00, 0x00);
     CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_PIP); CHECK_EQ(pkt.size, 8);
     CHECK_EQ(pkt.pip.cr3, 0x12345000); CHECK_EQ(pkt.pip.nr, 1);
     ONE(0x02, 0x43, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff);
     CHECK_EQ(pkt.pip.cr3, 0x000fffffffffffe0ull); CHECK_EQ(pkt.pip.nr, 0);
+}
 
-    /* --- MODE --- */
+/* MODE */
+TEST(mode_exec_and_tsx)
+{
     ONE(0x99, 0x00);
     CHECK_EQ(pkt.type, FWPT_PKT_MODE_EXEC); CHECK_EQ(pkt.mode_exec.mode, 16); CHECK_EQ(pkt.mode_exec.csl, 0);
     ONE(0x99, 0x01);
@@ -188,8 +203,11 @@ int main(void)
     CHECK_EQ(st, FWPT_E_BAD_PACKET);
     ONE(0x99);
     CHECK_EQ(st, FWPT_E_TRUNCATED);
+}
 
-    /* --- timing --- */
+/* timing */
+TEST(timing_packets)
+{
     ONE(0x02, 0x03, 0x2a, 0x00);
     CHECK_EQ(pkt.type, FWPT_PKT_CBR); CHECK_EQ(pkt.cbr.ratio, 42); CHECK_EQ(pkt.size, 4);
     ONE(0x19, 0xde, 0xbc, 0x9a, 0x78, 0x56, 0x34, 0x12);
@@ -202,8 +220,11 @@ int main(void)
     CHECK_EQ(pkt.type, FWPT_PKT_TMA); CHECK_EQ(pkt.tma.ctc, 0x1234); CHECK_EQ(pkt.tma.fc, 0x1ff); CHECK_EQ(pkt.size, 7);
     ONE(0x02, 0x73, 0x34, 0x12, 0x77, 0x0f, 0xfe); /* reserved bits set: ignored (SDM) */
     CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.tma.fc, 0x0f);
+}
 
-    /* --- CYC: Exp bits, any length (SDM Table "Cycle Count Packet Definition"; no limit on the chain) --- */
+/* CYC: Exp bits, any length (SDM Table "Cycle Count Packet Definition"; no limit on the chain) */
+TEST(cyc_exp_bits_any_length)
+{
     ONE(0x2b);
     CHECK_EQ(pkt.type, FWPT_PKT_CYC); CHECK_EQ(pkt.cyc.value, 5); CHECK_EQ(pkt.size, 1);
     ONE(0xfb);
@@ -253,8 +274,11 @@ int main(void)
     CHECK_EQ(st, FWPT_E_TRUNCATED);
     ONE(0x07, 0x01);
     CHECK_EQ(st, FWPT_E_TRUNCATED);
+}
 
-    /* --- VMCS, MNT --- */
+/* VMCS, MNT */
+TEST(vmcs_mnt)
+{
     ONE(0x02, 0xc8, 0x45, 0x23, 0x01, 0x00, 0x00);
     CHECK_EQ(pkt.type, FWPT_PKT_VMCS); CHECK_EQ(pkt.vmcs.base, 0x12345000); CHECK_EQ(pkt.size, 7);
     ONE(0x02, 0xc3, 0x88, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11);
@@ -263,8 +287,11 @@ int main(void)
     CHECK_EQ(st, FWPT_E_BAD_OPCODE);
     ONE(0x02, 0xc3);
     CHECK_EQ(st, FWPT_E_TRUNCATED);
+}
 
-    /* --- PTW: PayloadBytes 00 = 4, 01 = 8, 1x reserved; IP bit 7 --- */
+/* PTW: PayloadBytes 00 = 4, 01 = 8, 1x reserved; IP bit 7 */
+TEST(ptw_payload_bytes)
+{
     ONE(0x02, 0x12, 0x78, 0x56, 0x34, 0x12);
     CHECK_EQ(pkt.type, FWPT_PKT_PTW); CHECK_EQ(pkt.ptw.payload, 0x12345678); CHECK_EQ(pkt.ptw.bytes, 4);
     CHECK_EQ(pkt.ptw.ip, 0); CHECK_EQ(pkt.size, 6);
@@ -277,8 +304,11 @@ int main(void)
     CHECK_EQ(st, FWPT_E_BAD_PACKET);
     ONE(0x02, 0x32, 1, 2, 3, 4, 5, 6, 7);
     CHECK_EQ(st, FWPT_E_TRUNCATED);
+}
 
-    /* --- power: EXSTOP, MWAIT, PWRE, PWRX --- */
+/* power: EXSTOP, MWAIT, PWRE, PWRX */
+TEST(power_packets)
+{
     ONE(0x02, 0x62);
     CHECK_EQ(pkt.type, FWPT_PKT_EXSTOP); CHECK_EQ(pkt.exstop.ip, 0);
     ONE(0x02, 0xe2);
@@ -292,8 +322,11 @@ int main(void)
     ONE(0x02, 0xa2, 0x62, 0x05, 0, 0, 0);
     CHECK_EQ(pkt.type, FWPT_PKT_PWRX); CHECK_EQ(pkt.pwrx.last, 6); CHECK_EQ(pkt.pwrx.deepest, 2);
     CHECK_EQ(pkt.pwrx.wake_reason, 5); CHECK_EQ(pkt.size, 7);
+}
 
-    /* --- block packets: BBP sets the BIP size; BEP ends the block --- */
+/* block packets: BBP sets the BIP size; BEP ends the block */
+TEST(block_packets_bbp_bep)
+{
     {
         static const uint8_t b[] = {
             0x02, 0x63, 0x85,                   /* BBP SZ=1 (4-byte items), type 5 */
@@ -343,8 +376,11 @@ int main(void)
     ONE(0x02, 0x53, 0x3f, 8, 7, 6, 5, 4, 3, 2, 1);
     CHECK_EQ(pkt.type, FWPT_PKT_EVD); CHECK_EQ(pkt.evd.type, 63); CHECK_EQ(pkt.evd.payload, 0x0102030405060708ull);
     CHECK_EQ(pkt.size, 11);
+}
 
-    /* --- TRIG (SDM "TRIG Packet Definition"): D9h, [IP ICNTV MULT rsvd:5], TRBV, ICNT[15:0] if ICNTV --- */
+/* TRIG (SDM "TRIG Packet Definition"): D9h, [IP ICNTV MULT rsvd:5], TRBV, ICNT[15:0] if ICNTV */
+TEST(trig_packet)
+{
     ONE(0xd9, 0x00, 0x01);
     CHECK_EQ(st, FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_TRIG); CHECK_EQ(pkt.size, 3); CHECK_EQ(pkt.trig.trbv, 1);
     CHECK_EQ(pkt.trig.ip, 0); CHECK_EQ(pkt.trig.mult, 0); CHECK_EQ(pkt.trig.icntv, 0); CHECK_EQ(pkt.trig.icnt, 0);
@@ -370,8 +406,11 @@ int main(void)
         CHECK_EQ(dec.block_item_bytes, 0);
         CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_OK); CHECK_EQ(pkt.type, FWPT_PKT_TNT_8); /* 04h: not a BIP */
     }
+}
 
-    /* --- errata that change packets (fwpt_pkt_set_errata) --- */
+/* errata that change packets (fwpt_pkt_set_errata) */
+TEST(errata_change_packets)
+{
     {
         static const struct fwpt_errata skd007 = {.skd007 = true}, skz84 = {.skz84 = true}, other = {
             .bdm70 = true, .bdm64 = true, .skd022 = true, .skd010 = true, .skl014 = true, .apl12 = true,
@@ -461,8 +500,11 @@ int main(void)
             CHECK_EQ(pk[98].type, FWPT_PKT_INVALID); CHECK_EQ(pk[98].offset, 100); CHECK_EQ(pk[99].offset, 108);
         }
     }
+}
 
-    /* --- reserved opcodes and truncation --- */
+/* reserved opcodes and truncation */
+TEST(reserved_opcodes_and_truncation)
+{
     ONE(0x05);
     CHECK_EQ(st, FWPT_E_BAD_OPCODE); CHECK_EQ(pkt.size, 0);
     ONE(0x09);
@@ -481,8 +523,11 @@ int main(void)
     CHECK_EQ(st, FWPT_E_BAD_PACKET);
     fwpt_pkt_init(&dec, (const uint8_t *)"", 0);
     CHECK_EQ(fwpt_pkt_next(&dec, &pkt), FWPT_E_EOS);
+}
 
-    /* --- sync forward / backward --- */
+/* sync forward / backward */
+TEST(psb_sync_forward_backward)
+{
     {
         static const uint8_t b[] = {0, 0, 0, PSB16, 0, PSB16, 0x02, 0x23};
         fwpt_pkt_init(&dec, b, sizeof b);
@@ -530,8 +575,11 @@ int main(void)
         CHECK_EQ(fwpt_pkt_sync_forward(&dec), FWPT_E_NOSYNC);
         CHECK_EQ(fwpt_pkt_sync_backward(&dec), FWPT_E_NOSYNC);
     }
+}
 
-    /* --- names --- */
+/* names */
+TEST(packet_names)
+{
     {
         static const char *const names[] = {"none", "pad", "psb", "psbend", "tnt.8", "tnt.64", "tip", "tip.pge",
             "tip.pgd", "fup", "pip", "mode.exec", "mode.tsx", "stop", "cbr", "tsc", "mtc", "tma", "cyc", "vmcs",
@@ -541,8 +589,11 @@ int main(void)
             CHECK_STR(fwpt_pkt_type_name((enum fwpt_pkt_type)t), names[t]);
         CHECK_STR(fwpt_pkt_type_name(FWPT_PKT_COUNT), "?");
     }
+}
 
-    /* --- printers --- */
+/* printers */
+TEST(printers_text_and_json)
+{
     ONE(PSB16);
     CHECK_STR(text_of(&pkt, 0), "0000000000000000  psb\n");
     CHECK_STR(text_of(&pkt, 1), "{\"offset\":0,\"type\":\"psb\",\"size\":16}\n");
@@ -580,5 +631,6 @@ int main(void)
         out[bs.len] = 0;
         CHECK_STR(out, "0000000000000123  error: bad_opcode (unknown or reserved packet encoding)\n");
     }
-    return check_summary("test_packet_vectors");
 }
+
+TEST_MAIN("test_packet_vectors")
