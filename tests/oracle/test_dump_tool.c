@@ -36,6 +36,22 @@
 static char tool[1024], dir[64], file[128], errfile[128];
 static struct pkt_stream st;
 static uint8_t cbuf[PKT_STREAM_BYTES];
+static int dir_made;
+
+/* The temporary directory every case writes its files into (file: the trace, errfile: the tool's stderr), made
+ * once on first use; false (a failed check) when it cannot be. */
+static bool need_dir(void)
+{
+    if (!dir_made) {
+        snprintf(dir, sizeof dir, "/tmp/fwpt-dump-XXXXXX");
+        dir_made = mkdtemp(dir) != NULL;
+        snprintf(file, sizeof file, "%s/s.pt", dir);
+        snprintf(errfile, sizeof errfile, "%s/stderr", dir);
+    }
+    if (!dir_made)
+        CHECK(!"temporary directory made");
+    return dir_made;
+}
 
 /* ---- running the tool ---- */
 
@@ -576,12 +592,60 @@ static void check_corrupt(unsigned seed, size_t clen)
     n_corrupt++;
 }
 
+/* ---- 1.-3.: the streams ---- */
+
+/* Seed s's stream (every third with the new packet types): 1./2. its dump checked as a valid stream, then 3. two
+ * corrupted copies of it (the generator's random numbers run on through both: a seed is checked whole). */
+static void check_seed(unsigned s)
+{
+    st.rng = 0x2545f4914f6cdd1dull * s + 7;
+    int with_new = s % 3 == 0;
+    pkt_stream_build(&st, 20 + pkt_stream_rn(&st, s % 10 == 0 ? 2000 : 200), with_new);
+    CHECK_EQ(st.enc_errors, 0);
+    check_valid(s, with_new);
+    for (int v = 0; v < 2; v++)
+        check_corrupt(s, pkt_stream_corrupt(&st, cbuf));
+}
+
+/* The seeds of one kind (with_new: every third; else the others); FWPT_DUMP_SEEDS sets the count (300). */
+static void check_seeds(int with_new)
+{
+    if (!need_dir())
+        return;
+    const char *env = getenv("FWPT_DUMP_SEEDS");
+    unsigned seeds = env ? (unsigned)atoi(env) : 300;
+    n_lines_checked = n_libipt_checked = n_corrupt = n_error_lines = 0;
+    for (unsigned s = 1; s <= seeds; s++)
+        if ((s % 3 == 0) == with_new)
+            check_seed(s);
+    printf("dump lines checked against the generator: %lu; packets against libipt: %lu; corrupted files: %lu (error "
+           "lines: %lu)\n", n_lines_checked, n_libipt_checked, n_corrupt, n_error_lines);
+}
+
+/* 1. valid streams of the packet types libipt encodes: the JSON lines against the schema and the generator, the
+ * packets against libipt, the text lines; 2. --offset and --sync --offset; 3. corrupted copies: the output of
+ * decode/packet's own loop, well-formed error lines, exit 1 and the counts on stderr */
+TEST(libipt_types_streams_and_corruptions)
+{
+    check_seeds(0);
+}
+
+/* the same for the streams that also hold BBP/BIP/BEP/CFE/EVD/TRIG (checked against the generator's record) */
+TEST(new_types_streams_and_corruptions)
+{
+    check_seeds(1);
+}
+
 /* ---- 4.: program traces ---- */
 
 static unsigned long n_programs;
 
-static void check_programs(void)
+/* 4. the traces of generated programs: the dump reads each to its end, packet by packet as libipt does */
+TEST(program_traces_read_to_end)
 {
+    if (!need_dir())
+        return;
+    n_programs = n_libipt_checked = 0;
     for (uint64_t seed = 1; seed <= 20; seed++) {
         struct progen_cfg cfg = {.seed = seed, .max_insns = 20000, .features = PROGEN_F_ALL, .biased = (int)(seed & 1)};
         struct progen p;
@@ -594,15 +658,18 @@ static void check_programs(void)
         progen_free(&p);
         n_programs++;
     }
+    printf("program traces: %lu; packets against libipt: %lu\n", n_programs, n_libipt_checked);
 }
 
 /* ---- the progress line ---- */
 
 /* A dump to a file shows the progress line on a terminal's stderr (no delay: at the first look at the clock),
  * counting packets, and clears it; --quiet, -q, a dump to the terminal itself or into a pipe show none. */
-static void check_progress(void)
+TEST(progress_line_on_terminal)
 {
     static char out[1 << 16];
+    if (!need_dir())
+        return;
     char args[512];
     int status;
     st.rng = 0x2545f4914f6cdd1dull;
@@ -626,8 +693,11 @@ static void check_progress(void)
 
 /* ---- 5.: usage ---- */
 
-static void check_usage(void)
+/* usage errors: exit 2 and the option or file named; an empty file, a file without PSB: said, exit 1 */
+TEST(usage_errors_named)
 {
+    if (!need_dir())
+        return;
     static const struct {
         const char *args, *err; /* err: what stderr must contain */
         int status;
@@ -689,33 +759,14 @@ static void check_usage(void)
     unlink(empty);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     TOOL_FIND_OR_END(tool, "test_dump_tool");
-    snprintf(dir, sizeof dir, "/tmp/fwpt-dump-XXXXXX");
-    if (!mkdtemp(dir))
-        return 1;
-    snprintf(file, sizeof file, "%s/s.pt", dir);
-    snprintf(errfile, sizeof errfile, "%s/stderr", dir);
-    const char *env = getenv("FWPT_DUMP_SEEDS");
-    unsigned seeds = env ? (unsigned)atoi(env) : 300;
-    for (unsigned s = 1; s <= seeds; s++) {
-        st.rng = 0x2545f4914f6cdd1dull * s + 7;
-        int with_new = s % 3 == 0;
-        pkt_stream_build(&st, 20 + pkt_stream_rn(&st, s % 10 == 0 ? 2000 : 200), with_new);
-        CHECK_EQ(st.enc_errors, 0);
-        check_valid(s, with_new);
-        for (int v = 0; v < 2; v++)
-            check_corrupt(s, pkt_stream_corrupt(&st, cbuf));
+    int rc = check_run(argc, argv, "test_dump_tool");
+    if (dir_made) {
+        unlink(file);
+        unlink(errfile);
+        rmdir(dir);
     }
-    check_programs();
-    check_progress();
-    check_usage();
-    unlink(file);
-    unlink(errfile);
-    rmdir(dir);
-    printf("dump lines checked against the generator: %lu; packets against libipt: %lu (%lu program traces among "
-           "them); corrupted files: %lu (error lines: %lu)\n",
-           n_lines_checked, n_libipt_checked, n_programs, n_corrupt, n_error_lines);
-    return check_summary("test_dump_tool");
+    return rc;
 }

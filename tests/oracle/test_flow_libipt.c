@@ -169,27 +169,37 @@ static int write_corpus(const char *dir, unsigned n)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* The programs: nseeds of them from seed0 (the command line's leading numbers: `test_flow_libipt [N [SEED0]]
+ * [case...]`). */
+static unsigned nseeds = 8000;
+static uint64_t seed0 = 1;
+
+/* The k-th program's settings: every feature, deep call chains every tenth (more than 64 pending returns), long
+ * stretches of RET compression every seventh (no overflows or disables). */
+static struct progen_cfg seed_cfg(unsigned k)
 {
-    if (argc > 3 && !strcmp(argv[1], "--write-corpus"))
-        return write_corpus(argv[2], (unsigned)strtoul(argv[3], NULL, 0));
-    unsigned nseeds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 8000;
-    uint64_t seed0 = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
+    uint64_t seed = seed0 + k;
+    struct progen_cfg cfg = {.seed = seed, .max_insns = 200 + (seed * 7919) % 6000, .features = PROGEN_F_ALL};
+    if (k % 10 == 3)
+        cfg.nfuncs = 120; /* deep call chains: more than 64 pending returns */
+    if (k % 7 == 1)
+        cfg.features &= ~(PROGEN_F_OVERFLOW | PROGEN_F_DISABLE); /* long stretches of RET compression */
+    return cfg;
+}
+
+/* The generator's ground truth, libipt and fwpt_flow_next (and every 50th without a cache) agree item by item;
+ * the generator exercised every rule. */
+TEST(truth_libipt_fwpt_agree)
+{
     unsigned long shown = 0, libipt_disagree = 0;
     unsigned long tot_insns = 0, tot_tnt = 0, tot_retc = 0, tot_rettip = 0, tot_psb = 0, tot_int = 0,
-                  tot_dis = 0, tot_en = 0, tot_ovf = 0, tot_zlc = 0, tot_sdm_retc = 0;
-    unsigned long tot_corrupt_items = 0, tot_corrupt_err = 0; /* the corrupted variants' checks ran on something */
+                  tot_dis = 0, tot_en = 0, tot_ovf = 0, tot_zlc = 0;
     clock_t t0 = clock();
     struct list lt = {0}, li = {0}, lf = {0}, lf2 = {0};
 
     for (unsigned k = 0; k < nseeds; k++) {
         uint64_t seed = seed0 + k;
-        struct progen_cfg cfg = {.seed = seed, .max_insns = 200 + (seed * 7919) % 6000,
-                                 .features = PROGEN_F_ALL};
-        if (k % 10 == 3)
-            cfg.nfuncs = 120; /* deep call chains: more than 64 pending returns */
-        if (k % 7 == 1)
-            cfg.features &= ~(PROGEN_F_OVERFLOW | PROGEN_F_DISABLE); /* long stretches of RET compression */
+        struct progen_cfg cfg = seed_cfg(k);
         struct progen p;
         if (progen_build(&cfg, &p)) {
             CHECK(!"progen_build");
@@ -216,70 +226,10 @@ int main(int argc, char **argv)
             fwpt_list(&p, &im, &lf2, 0, NULL);
             CHECK(!first_diff(&lf, &lf2, &at));
         }
-        /* the SDM's RET-compression model (pop on every RET): fwpt against the ground truth */
-        {
-            struct progen_cfg c2 = cfg;
-            c2.features |= PROGEN_F_RETC_SDM_POP;
-            struct progen p2;
-            if (progen_build(&c2, &p2) == 0) {
-                struct code_image im2 = {p2.base, p2.code, p2.code_size, 0};
-                lt.n = lf2.n = 0;
-                truth_list(&p2, &lt);
-                fwpt_list(&p2, &im2, &lf2, 1, NULL);
-                int d3 = first_diff(&lt, &lf2, &at);
-                CHECK(!d3);
-                if (d3 && shown++ < 3)
-                    show_diff("SDM model: truth(A) vs fwpt(B)", seed, &lt, &lf2, at);
-                tot_sdm_retc += p2.n_ret_compressed;
-                progen_free(&p2);
-            } else {
-                CHECK(!"progen_build");
-            }
-        }
         tot_insns += p.ntruth;
         tot_tnt += p.n_tnt_bits, tot_retc += p.n_ret_compressed, tot_rettip += p.n_ret_tip;
         tot_psb += p.n_psb, tot_int += p.n_interrupts, tot_dis += p.n_disables, tot_en += p.n_enables;
         tot_ovf += p.n_overflows, tot_zlc += p.n_zero_len_calls;
-
-        /* corrupted variants: flipped trace bytes, truncated trace, flipped code bytes */
-        if (k % 3 == 0) {
-            uint64_t r = seed * 0x9E3779B97F4A7C15ull;
-            for (int v = 0; v < 3; v++) {
-                uint8_t *saved_t = malloc(p.trace_size + 1), *saved_c = malloc(p.code_size);
-                memcpy(saved_t, p.trace, p.trace_size);
-                memcpy(saved_c, p.code, p.code_size);
-                size_t tsize = p.trace_size;
-                for (int j = 0; j < 4; j++) {
-                    r = r * 6364136223846793005ull + 1442695040888963407ull;
-                    if (v == 0 && p.trace_size)
-                        p.trace[(r >> 20) % p.trace_size] ^= (uint8_t)(1u << ((r >> 8) & 7));
-                    if (v == 2)
-                        p.code[(r >> 20) % p.code_size] = (uint8_t)(r >> 40);
-                }
-                if (v == 1)
-                    p.trace_size = p.trace_size * ((r >> 33) % 100) / 100;
-                lf2.n = 0;
-                unsigned long nerr = 0;
-                fwpt_list(&p, &im, &lf2, 1, &nerr);
-                int bad_offset = 0, hang = 0;
-                for (size_t i = 0; i < lf2.n; i++)
-                    if (lf2.v[i].kind == IT_ERROR) {
-                        if (lf2.v[i].a == 9999)
-                            hang = 1;
-                        else if (lf2.v[i].b > p.trace_size)
-                            bad_offset = 1;
-                    }
-                CHECK(!hang);
-                CHECK(!bad_offset);
-                tot_corrupt_items += lf2.n;
-                tot_corrupt_err += nerr;
-                p.trace_size = tsize;
-                memcpy(p.trace, saved_t, tsize);
-                memcpy(p.code, saved_c, p.code_size);
-                free(saved_t);
-                free(saved_c);
-            }
-        }
         progen_free(&p);
     }
     /* the generator must have exercised every rule */
@@ -291,15 +241,124 @@ int main(int argc, char **argv)
     CHECK(tot_en > 100);
     CHECK(tot_ovf > 50);
     CHECK(tot_zlc > 100);
+    printf("flow_libipt: %u seeds, %lu instructions, %lu TNT bits, %lu compressed RETs, %lu RET TIPs, "
+           "%lu PSB+, %lu interrupts, %lu disables, %lu enables, %lu overflows, %lu zero-length calls, "
+           "libipt disagreed on %lu, %.1f s\n",
+           nseeds, tot_insns, tot_tnt, tot_retc, tot_rettip, tot_psb, tot_int, tot_dis, tot_en, tot_ovf,
+           tot_zlc, libipt_disagree, (double)(clock() - t0) / CLOCKS_PER_SEC);
+    free(lt.v), free(li.v), free(lf.v), free(lf2.v);
+}
+
+/* the SDM's RET-compression model (pop on every RET): fwpt against the ground truth, on the same programs */
+TEST(sdm_ret_compression_model)
+{
+    unsigned long shown = 0, tot_retc = 0, tot_sdm_retc = 0;
+    struct list lt = {0}, lf2 = {0};
+    for (unsigned k = 0; k < nseeds; k++) {
+        uint64_t seed = seed0 + k;
+        struct progen_cfg cfg = seed_cfg(k);
+        struct progen p;
+        if (progen_build(&cfg, &p)) {
+            CHECK(!"progen_build");
+            continue;
+        }
+        tot_retc += p.n_ret_compressed;
+        progen_free(&p);
+        struct progen_cfg c2 = cfg;
+        c2.features |= PROGEN_F_RETC_SDM_POP;
+        struct progen p2;
+        if (progen_build(&c2, &p2) == 0) {
+            struct code_image im2 = {p2.base, p2.code, p2.code_size, 0};
+            size_t at;
+            lt.n = lf2.n = 0;
+            truth_list(&p2, &lt);
+            fwpt_list(&p2, &im2, &lf2, 1, NULL);
+            int d3 = first_diff(&lt, &lf2, &at);
+            CHECK(!d3);
+            if (d3 && shown++ < 3)
+                show_diff("SDM model: truth(A) vs fwpt(B)", seed, &lt, &lf2, at);
+            tot_sdm_retc += p2.n_ret_compressed;
+            progen_free(&p2);
+        } else {
+            CHECK(!"progen_build");
+        }
+    }
     CHECK(tot_sdm_retc > tot_retc); /* the SDM model compresses more RETs */
+    printf("flow_libipt: SDM model: %lu compressed RETs (%lu in the default model)\n", tot_sdm_retc, tot_retc);
+    free(lt.v), free(lf2.v);
+}
+
+/* corrupted variants of every third program: flipped trace bytes, truncated trace, flipped code bytes: no crash,
+ * no hang, errors with offsets inside the trace */
+TEST(corrupted_traces_and_code)
+{
+    unsigned long tot_corrupt_items = 0, tot_corrupt_err = 0; /* the corrupted variants' checks ran on something */
+    struct list lf2 = {0};
+    for (unsigned k = 0; k < nseeds; k += 3) {
+        uint64_t seed = seed0 + k;
+        struct progen_cfg cfg = seed_cfg(k);
+        struct progen p;
+        if (progen_build(&cfg, &p)) {
+            CHECK(!"progen_build");
+            continue;
+        }
+        struct code_image im = {p.base, p.code, p.code_size, 0};
+        uint64_t r = seed * 0x9E3779B97F4A7C15ull;
+        for (int v = 0; v < 3; v++) {
+            uint8_t *saved_t = malloc(p.trace_size + 1), *saved_c = malloc(p.code_size);
+            memcpy(saved_t, p.trace, p.trace_size);
+            memcpy(saved_c, p.code, p.code_size);
+            size_t tsize = p.trace_size;
+            for (int j = 0; j < 4; j++) {
+                r = r * 6364136223846793005ull + 1442695040888963407ull;
+                if (v == 0 && p.trace_size)
+                    p.trace[(r >> 20) % p.trace_size] ^= (uint8_t)(1u << ((r >> 8) & 7));
+                if (v == 2)
+                    p.code[(r >> 20) % p.code_size] = (uint8_t)(r >> 40);
+            }
+            if (v == 1)
+                p.trace_size = p.trace_size * ((r >> 33) % 100) / 100;
+            lf2.n = 0;
+            unsigned long nerr = 0;
+            fwpt_list(&p, &im, &lf2, 1, &nerr);
+            int bad_offset = 0, hang = 0;
+            for (size_t i = 0; i < lf2.n; i++)
+                if (lf2.v[i].kind == IT_ERROR) {
+                    if (lf2.v[i].a == 9999)
+                        hang = 1;
+                    else if (lf2.v[i].b > p.trace_size)
+                        bad_offset = 1;
+                }
+            CHECK(!hang);
+            CHECK(!bad_offset);
+            tot_corrupt_items += lf2.n;
+            tot_corrupt_err += nerr;
+            p.trace_size = tsize;
+            memcpy(p.trace, saved_t, tsize);
+            memcpy(p.code, saved_c, p.code_size);
+            free(saved_t);
+            free(saved_c);
+        }
+        progen_free(&p);
+    }
     /* the hang/offset checks on corrupted traces are vacuous unless those decodes produced items and errors */
     CHECK(tot_corrupt_items > 1000);
     CHECK(tot_corrupt_err > 1000);
-    printf("flow_libipt: %u seeds, %lu instructions, %lu TNT bits, %lu compressed RETs, %lu RET TIPs, "
-           "%lu PSB+, %lu interrupts, %lu disables, %lu enables, %lu overflows, %lu zero-length calls, "
-           "libipt disagreed on %lu, corrupted variants %lu items / %lu errors, %.1f s\n",
-           nseeds, tot_insns, tot_tnt, tot_retc, tot_rettip, tot_psb, tot_int, tot_dis, tot_en, tot_ovf,
-           tot_zlc, libipt_disagree, tot_corrupt_items, tot_corrupt_err, (double)(clock() - t0) / CLOCKS_PER_SEC);
-    free(lt.v), free(li.v), free(lf.v), free(lf2.v);
-    return check_summary("flow_libipt");
+    printf("flow_libipt: corrupted variants %lu items / %lu errors\n", tot_corrupt_items, tot_corrupt_err);
+    free(lf2.v);
+}
+
+/* `test_flow_libipt --write-corpus DIR N`; else `test_flow_libipt [N [SEED0]] [case...]`: the leading numbers
+ * are the count of programs and the first seed, the rest names cases (all without). */
+int main(int argc, char **argv)
+{
+    if (argc > 3 && !strcmp(argv[1], "--write-corpus"))
+        return write_corpus(argv[2], (unsigned)strtoul(argv[3], NULL, 0));
+    int a = 1;
+    if (a < argc && argv[a][0] >= '0' && argv[a][0] <= '9')
+        nseeds = (unsigned)strtoul(argv[a++], NULL, 0);
+    if (a < argc && argv[a][0] >= '0' && argv[a][0] <= '9')
+        seed0 = strtoull(argv[a++], NULL, 0);
+    argv[a - 1] = argv[0];
+    return check_run(argc - (a - 1), argv + (a - 1), "flow_libipt");
 }

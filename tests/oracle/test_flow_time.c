@@ -155,29 +155,46 @@ static void show_diff(const char *what, uint64_t seed, unsigned timing, const st
     }
 }
 
-int main(int argc, char **argv)
+/* The traces: nseeds programs from seed0, each with one combination of timing packets (only: that one, for
+ * debugging); the command line's leading numbers: `test_flow_time [N [SEED0 [TIMING]]] [case...]`. */
+static unsigned nseeds = 6000, only;
+static uint64_t seed0 = 1;
+
+/* The k-th program (its timing combination in *timing, its time settings in *tc); 0 (a failed check) when it could
+ * not be generated. */
+static int build(unsigned k, struct progen *p, struct progen_cfg *cfg, unsigned *timing, struct tcfg *tc)
 {
-    unsigned nseeds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 6000;
-    uint64_t seed0 = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
-    unsigned only = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 0) : 0; /* one timing combination (debug) */
+    uint64_t seed = seed0 + k;
+    *timing = only ? only : 1 + k % 15; /* every combination of TSC, MTC, CYC and CBR changes */
+    *cfg = (struct progen_cfg){.seed = seed, .max_insns = 100 + (seed * 7919) % 3000, .features = PROGEN_F_ALL,
+                               .timing = *timing, .mtc_freq = (unsigned)(seed % 10), .ctc_ratio = 1 + seed % 7,
+                               .nom_freq = 1 + (unsigned)(seed % 37)};
+    if (seed % 5 == 3)
+        cfg->extra_plain = 60; /* long stretches without a packet */
+    if (progen_build(cfg, p)) {
+        CHECK(!"progen_build");
+        return 0;
+    }
+    *tc = (struct tcfg){cfg->ctc_ratio, (uint8_t)cfg->mtc_freq, (uint8_t)cfg->nom_freq};
+    return 1;
+}
+
+/* libipt and fwpt_flow_next (FLOW_TIME_MODE: another reader) give the same items with the same time; the
+ * comparison saw time. FLOW_TIME_DUMP=FILE writes the first trace that differs (and FILE.code). */
+TEST(time_matches_libipt)
+{
     unsigned long shown = 0, items = 0, timed = 0, changes = 0, tsc = 0, mtc = 0, cyc = 0, cbr = 0, diffs = 0;
     unsigned long per_combo[16] = {0};
     clock_t t0 = clock();
-    struct list li = {0}, lf = {0}, lf2 = {0};
+    struct list li = {0}, lf = {0};
     for (unsigned k = 0; k < nseeds; k++) {
         uint64_t seed = seed0 + k;
-        unsigned timing = only ? only : 1 + k % 15; /* every combination of TSC, MTC, CYC and CBR changes */
-        struct progen_cfg cfg = {.seed = seed, .max_insns = 100 + (seed * 7919) % 3000, .features = PROGEN_F_ALL,
-                                 .timing = timing, .mtc_freq = (unsigned)(seed % 10), .ctc_ratio = 1 + seed % 7,
-                                 .nom_freq = 1 + (unsigned)(seed % 37)};
-        if (seed % 5 == 3)
-            cfg.extra_plain = 60; /* long stretches without a packet */
         struct progen p;
-        if (progen_build(&cfg, &p)) {
-            CHECK(!"progen_build");
+        struct progen_cfg cfg;
+        struct tcfg tc;
+        unsigned timing;
+        if (!build(k, &p, &cfg, &timing, &tc))
             continue;
-        }
-        struct tcfg tc = {cfg.ctc_ratio, (uint8_t)cfg.mtc_freq, (uint8_t)cfg.nom_freq};
         struct code_image im = {p.base, p.code, p.code_size, 0};
         li.n = lf.n = 0;
         libipt_list(&p, &im, &tc, &li);
@@ -207,14 +224,6 @@ int main(int argc, char **argv)
                         (unsigned long long)p.base, p.code_size, cfg.mtc_freq, cfg.ctc_ratio, cfg.nom_freq);
             }
         }
-        if (k % 4 == 1) { /* the batch reader and the walk without a cache give the same times */
-            lf2.n = 0;
-            fwpt_list(&p, &im, &tc, 1 + k / 4 % 2, &lf2);
-            int d2 = first_diff(&lf, &lf2, &at);
-            CHECK(!d2);
-            if (d2 && shown++ < 4)
-                show_diff(k / 4 % 2 ? "next(A) vs no cache(B)" : "next(A) vs batch(B)", seed, timing, &lf, &lf2, at);
-        }
         for (size_t i = 0; i < li.n; i++) {
             items++;
             timed += li.v[i].ok;
@@ -233,6 +242,48 @@ int main(int argc, char **argv)
     if (diffs)
         for (unsigned c = 1; c < 16; c++)
             printf("  timing %x: %lu traces differ\n", c, per_combo[c]);
-    free(li.v), free(lf.v), free(lf2.v);
-    return check_summary("flow_time");
+    free(li.v), free(lf.v);
+}
+
+/* the batch reader and the walk without a cache give the same times as fwpt_flow_next (every fourth trace, the
+ * two in turn) */
+TEST(batch_and_no_cache_match_next)
+{
+    unsigned long shown = 0;
+    struct list lf = {0}, lf2 = {0};
+    for (unsigned k = 1; k < nseeds; k += 4) {
+        uint64_t seed = seed0 + k;
+        struct progen p;
+        struct progen_cfg cfg;
+        struct tcfg tc;
+        unsigned timing;
+        if (!build(k, &p, &cfg, &timing, &tc))
+            continue;
+        struct code_image im = {p.base, p.code, p.code_size, 0};
+        size_t at;
+        lf.n = lf2.n = 0;
+        fwpt_list(&p, &im, &tc, 0, &lf);
+        fwpt_list(&p, &im, &tc, 1 + k / 4 % 2, &lf2);
+        int d2 = first_diff(&lf, &lf2, &at);
+        CHECK(!d2);
+        if (d2 && shown++ < 4)
+            show_diff(k / 4 % 2 ? "next(A) vs no cache(B)" : "next(A) vs batch(B)", seed, timing, &lf, &lf2, at);
+        progen_free(&p);
+    }
+    free(lf.v), free(lf2.v);
+}
+
+/* `test_flow_time [N [SEED0 [TIMING]]] [case...]`: the leading numbers are the count of traces, the first seed and
+ * one timing combination (debug); the rest names cases (all without). */
+int main(int argc, char **argv)
+{
+    int a = 1;
+    if (a < argc && argv[a][0] >= '0' && argv[a][0] <= '9')
+        nseeds = (unsigned)strtoul(argv[a++], NULL, 0);
+    if (a < argc && argv[a][0] >= '0' && argv[a][0] <= '9')
+        seed0 = strtoull(argv[a++], NULL, 0);
+    if (a < argc && argv[a][0] >= '0' && argv[a][0] <= '9')
+        only = (unsigned)strtoul(argv[a++], NULL, 0);
+    argv[a - 1] = argv[0];
+    return check_run(argc - (a - 1), argv + (a - 1), "flow_time");
 }

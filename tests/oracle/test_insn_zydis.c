@@ -31,6 +31,28 @@ struct stats {
 
 static int verbose;
 
+/* The three Zydis decoders (64-, 32-, 16-bit) and FWPT_INSN_VERBOSE, set up once on first use; false (a failed
+ * check) when Zydis cannot be. */
+static bool need_zydis(void)
+{
+    static int done, ok;
+    if (!done) {
+        done = 1;
+        const char *v = getenv("FWPT_INSN_VERBOSE");
+        verbose = v ? atoi(v) : 0;
+        static const enum fwpt_exec_mode modes[3] = {FWPT_MODE_64, FWPT_MODE_32, FWPT_MODE_16};
+        ok = 1;
+        for (int m = 0; m < 3 && ok; m++)
+            ok = zy_init(&zdec[m], modes[m], 0) == 0;
+    }
+    if (!ok)
+        CHECK(0);
+    return ok;
+}
+
+/* Seconds of processor time since t0. */
+static double secs_since(clock_t t0) { return (double)(clock() - t0) / CLOCKS_PER_SEC; }
+
 static void dump(const char *what, const uint8_t *b, size_t n, enum fwpt_exec_mode mode,
                  const ZydisDecodedInstruction *z, const struct fwpt_insn *f, enum fwpt_status st)
 {
@@ -331,8 +353,12 @@ static bool take_usr_bin(size_t k, size_t count, size_t files, size_t bytes)
 }
 static size_t sweep_elf64(const uint8_t *f, size_t n, void *s) { return sweep_elf(f, n, ELFCLASS64, s); }
 
-static void real_usr_bin(void)
+/* real 64-bit code: a linear sweep of /usr/bin ELF .text */
+TEST(usr_bin_elf64)
 {
+    if (!need_zydis())
+        return;
+    clock_t t0 = clock();
     struct stats s = {0};
     struct dir_sweep w = {take_usr_bin, sweep_elf64, &s, 0, 0};
     sweep_dir("/usr/bin", &w);
@@ -342,6 +368,7 @@ static void real_usr_bin(void)
     CHECK(w.files >= 10);
     CHECK(s.compared > 1000000);
     CHECK_EQ(s.mismatched, 0);
+    printf("time: usr/bin %.1fs\n", secs_since(t0));
 }
 
 static bool take_lib32(size_t k, size_t count, size_t files, size_t bytes)
@@ -353,8 +380,11 @@ static size_t sweep_elf32(const uint8_t *f, size_t n, void *s) { return sweep_el
 
 /* 32-bit: the i386 libraries in /usr/lib32. 16-bit: SeaBIOS' image (real-mode code mixed with
  * data; both decoders see the same bytes, so every position Zydis decodes is a fair comparison). */
-static void real_32_16(void)
+TEST(lib32_elf32_and_seabios_16bit)
 {
+    if (!need_zydis())
+        return;
+    clock_t t0 = clock();
     struct stats s32 = {0}, s16 = {0};
     struct dir_sweep w = {take_lib32, sweep_elf32, &s32, 0, 0};
     sweep_dir("/usr/lib32", &w);
@@ -377,6 +407,7 @@ static void real_32_16(void)
     } else {
         printf("seabios: /usr/share/seabios/bios-256k.bin not found, 16-bit real code skipped\n");
     }
+    printf("time: lib32+seabios %.1fs\n", secs_since(t0));
 }
 
 static bool take_all(size_t k, size_t count, size_t files, size_t bytes)
@@ -398,8 +429,12 @@ static size_t sweep_pe_by_mode(const uint8_t *f, size_t n, void *s)
     return b;
 }
 
-static void real_ovmf(void)
+/* real firmware code: every PE/TE image in OVMF.fd, each in its own mode */
+TEST(ovmf_images)
 {
+    if (!need_zydis())
+        return;
+    clock_t t0 = clock();
     const char *build = getenv("FWPT_BUILD");
     char dir[4096], cmd[8192];
     snprintf(dir, sizeof dir, "%s/ovmf-images", build && *build ? build : "build");
@@ -417,6 +452,7 @@ static void real_ovmf(void)
     CHECK(w.files >= 50);
     CHECK(s[0].compared + s[1].compared > 200000);
     CHECK_EQ(s[0].mismatched + s[1].mismatched, 0);
+    printf("time: ovmf %.1fs\n", secs_since(t0));
 }
 
 /* ---- random and biased byte strings ---- */
@@ -499,8 +535,14 @@ static void gen_biased(uint8_t *b, enum fwpt_exec_mode mode)
 
 struct vkey { unsigned long count; uint8_t bytes[16]; };
 
-static void random_strings(unsigned long per_mode_random, unsigned long per_mode_biased)
+/* random and biased byte strings in 64-, 32- and 16-bit mode (FWPT_INSN_RANDOM of each per mode, 8000000) */
+TEST(random_strings)
 {
+    if (!need_zydis())
+        return;
+    clock_t t0 = clock();
+    const char *nr = getenv("FWPT_INSN_RANDOM");
+    unsigned long per_mode_random = nr ? strtoul(nr, NULL, 0) : 8000000, per_mode_biased = per_mode_random;
     static const enum fwpt_exec_mode modes[3] = {FWPT_MODE_64, FWPT_MODE_32, FWPT_MODE_16};
     struct stats all = {0};
     for (int m = 0; m < 3; m++) {
@@ -550,11 +592,14 @@ static void random_strings(unsigned long per_mode_random, unsigned long per_mode
     CHECK(all.compared > total / 3);
     /* Validity is best effort (fwpt accepts some encodings Zydis refuses); keep the measured floor. */
     CHECK(validity > 96.0);
+    printf("time: random %.1fs\n", secs_since(t0));
 }
 
 /* Truncation: every prefix of a decodable instruction is FWPT_E_TRUNCATED, never OK. */
-static void truncation(void)
+TEST(truncation)
 {
+    if (!need_zydis())
+        return;
     static const enum fwpt_exec_mode modes[3] = {FWPT_MODE_64, FWPT_MODE_32, FWPT_MODE_16};
     unsigned long bad = 0, checked = 0;
     rng_state = 12345;
@@ -582,8 +627,10 @@ static void truncation(void)
 }
 
 /* FRED ERETU/ERETS with prefixes around them: random strings hit them about once. */
-static void fred_encodings(void)
+TEST(fred_encodings)
 {
+    if (!need_zydis())
+        return;
     static const uint8_t forms[][8] = {
         {4, 0xf3, 0x0f, 0x01, 0xca},       {4, 0xf2, 0x0f, 0x01, 0xca},
         {5, 0x66, 0xf3, 0x0f, 0x01, 0xca}, {5, 0xf3, 0x48, 0x0f, 0x01, 0xca},
@@ -597,29 +644,4 @@ static void fred_encodings(void)
     CHECK_EQ(s.mismatched, 0);
 }
 
-int main(void)
-{
-    const char *v = getenv("FWPT_INSN_VERBOSE");
-    verbose = v ? atoi(v) : 0;
-    static const enum fwpt_exec_mode modes[3] = {FWPT_MODE_64, FWPT_MODE_32, FWPT_MODE_16};
-    for (int m = 0; m < 3; m++)
-        if (zy_init(&zdec[m], modes[m], 0) != 0) {
-            CHECK(0);
-            return check_summary("insn_zydis");
-        }
-    clock_t t0 = clock();
-    fred_encodings();
-    real_ovmf();
-    clock_t t1 = clock();
-    real_usr_bin();
-    real_32_16();
-    clock_t t2 = clock();
-    const char *n = getenv("FWPT_INSN_RANDOM");
-    unsigned long per = n ? strtoul(n, NULL, 0) : 8000000;
-    random_strings(per, per);
-    clock_t t3 = clock();
-    truncation();
-    printf("time: ovmf %.1fs, usr/bin+lib32+seabios %.1fs, random %.1fs\n", (double)(t1 - t0) / CLOCKS_PER_SEC,
-           (double)(t2 - t1) / CLOCKS_PER_SEC, (double)(t3 - t2) / CLOCKS_PER_SEC);
-    return check_summary("insn_zydis");
-}
+TEST_MAIN("insn_zydis")

@@ -384,35 +384,51 @@ static int psb_walks(const uint8_t *b, size_t len, uint64_t seed)
 
 static uint8_t cbuf[PKT_STREAM_BYTES];
 
-int main(void)
+/* The seed count: FWPT_PKT_SEEDS overrides. */
+static unsigned n_seeds(void)
 {
     const char *env = getenv("FWPT_PKT_SEEDS");
-    unsigned seeds = env ? (unsigned)atoi(env) : 10000;
-    for (unsigned s = 1; s <= seeds; s++) {
-        st.rng = 0x9e3779b97f4a7c15ull * s + 12345;
-        size_t npk = 20 + rn(s % 10 == 0 ? 3000 : 300);
-        int with_new = (s % 3) == 0;
-        size_t len = pkt_stream_build(&st, npk, with_new);
-        CHECK_EQ(st.enc_errors, 0);
-        /* 1./2. valid streams */
-        check_against_record(st.buf, len, with_new ? "new-packets" : "valid", s);
-        check_paths_agree(st.buf, len, s);
-        if (!with_new)
-            CHECK(lockstep(st.buf, len, s, 1));
-        /* 3. corrupted variants */
-        for (int v = 0; v < 4; v++) {
-            size_t clen = pkt_stream_corrupt(&st, cbuf);
-            n_corrupt++;
-            if (getenv("FWPT_PKT_DUMP") && strtoull(getenv("FWPT_PKT_DUMP"), 0, 0) == s * 100 + (unsigned)v) {
-                FILE *f = fopen("/tmp/fwpt-pkt-dump.bin", "wb");
-                fwrite(cbuf, 1, clen, f);
-                fclose(f);
-            }
-            CHECK(lockstep(cbuf, clen, s * 100 + (unsigned)v, 0));
-            check_paths_agree(cbuf, clen, s * 100 + (unsigned)v);
-            CHECK(psb_walks(cbuf, clen, s * 100 + (unsigned)v));
+    return env ? (unsigned)atoi(env) : 10000;
+}
+
+/* Seed s: its stream (every third with the new packet types) checked as a valid stream, then four corrupted
+ * variants of it (the generator's random numbers run on through both: a seed is checked whole). */
+static void check_seed(unsigned s)
+{
+    st.rng = 0x9e3779b97f4a7c15ull * s + 12345;
+    size_t npk = 20 + rn(s % 10 == 0 ? 3000 : 300);
+    int with_new = (s % 3) == 0;
+    size_t len = pkt_stream_build(&st, npk, with_new);
+    CHECK_EQ(st.enc_errors, 0);
+    /* 1./2. valid streams */
+    check_against_record(st.buf, len, with_new ? "new-packets" : "valid", s);
+    check_paths_agree(st.buf, len, s);
+    if (!with_new)
+        CHECK(lockstep(st.buf, len, s, 1));
+    /* 3. corrupted variants; FWPT_PKT_DUMP=S*100+V writes variant V of seed S to /tmp/fwpt-pkt-dump.bin */
+    for (int v = 0; v < 4; v++) {
+        size_t clen = pkt_stream_corrupt(&st, cbuf);
+        n_corrupt++;
+        if (getenv("FWPT_PKT_DUMP") && strtoull(getenv("FWPT_PKT_DUMP"), 0, 0) == s * 100 + (unsigned)v) {
+            FILE *f = fopen("/tmp/fwpt-pkt-dump.bin", "wb");
+            fwrite(cbuf, 1, clen, f);
+            fclose(f);
         }
+        CHECK(lockstep(cbuf, clen, s * 100 + (unsigned)v, 0));
+        check_paths_agree(cbuf, clen, s * 100 + (unsigned)v);
+        CHECK(psb_walks(cbuf, clen, s * 100 + (unsigned)v));
     }
+}
+
+/* The seeds of one kind (with_new: every third, with the new packet types; else the others), their totals. */
+static void check_seeds(int with_new)
+{
+    unsigned seeds = n_seeds();
+    n_paths_pkts = n_tma_rsvd = n_cyc_long = n_libipt_stuck = n_valid_pkts = n_new_pkts = n_corrupt = 0;
+    n_err_agree = n_resync_agree = n_unchecked_new = n_back_agree = 0;
+    for (unsigned s = 1; s <= seeds; s++)
+        if (((s % 3) == 0) == with_new)
+            check_seed(s);
     printf("packets decoded identically by the fast path, the slow path and the batch call: %lu\n", n_paths_pkts);
     printf("packets compared with libipt: %lu; new-type packets checked against the generator: %lu\n", n_valid_pkts,
            n_new_pkts);
@@ -420,5 +436,21 @@ int main(void)
            "PSB walk steps agreeing: %lu; packets libipt cannot decode: %lu; libipt backward walks stuck: %lu; "
            "TMA with reserved bits (libipt rejects): %lu; CYC past 9 bytes (libipt rejects): %lu\n",
            n_corrupt, n_err_agree, n_resync_agree, n_back_agree, n_unchecked_new, n_libipt_stuck, n_tma_rsvd, n_cyc_long);
-    return check_summary("test_packet_libipt");
 }
+
+/* 1. random valid streams of every packet type libipt can encode: fwpt and libipt agree packet by packet, fwpt
+ * gives what the generator encoded, the fast path, the slow path and the batch call agree; 3. then their
+ * corrupted variants in lockstep (errors at the same offset and class, resync at the same PSB, PSB walks) */
+TEST(libipt_types_streams_and_corruptions)
+{
+    check_seeds(0);
+}
+
+/* 2. streams that also hold BBP/BIP/BEP/CFE/EVD/TRIG (libipt cannot encode or decode them): checked against the
+ * generator's record only; 3. then their corrupted variants, as above */
+TEST(new_types_streams_and_corruptions)
+{
+    check_seeds(1);
+}
+
+TEST_MAIN("test_packet_libipt")

@@ -291,13 +291,20 @@ static void step_only(const struct fwpt_physmem *mem, uint64_t *g, size_t cap, u
     }
 }
 
-int main(void)
+/* Host memory for the soft CPU, empty again at each call. */
+static const struct fwpt_physmem *fresh_mem(void)
 {
-    /* unknown profile; stepping-only setup */
     static struct fwpt_physmem mem;
     fwpt_physmem_init(&mem, false);
-    CHECK_EQ(fwpt_soft_setup(&soft, "no-such-cpu", &mem, gt, GT_CAP), FWPT_E_INVAL);
-    CHECK_EQ(fwpt_soft_setup(&soft, NULL, &mem, gt, GT_CAP), FWPT_OK);
+    return &mem;
+}
+
+/* unknown profile; stepping-only setup */
+TEST(unknown_profile_and_stepping_only)
+{
+    const struct fwpt_physmem *mem = fresh_mem();
+    CHECK_EQ(fwpt_soft_setup(&soft, "no-such-cpu", mem, gt, GT_CAP), FWPT_E_INVAL);
+    CHECK_EQ(fwpt_soft_setup(&soft, NULL, mem, gt, GT_CAP), FWPT_OK);
     fwpt_soft_begin(&soft, 0x1000, 0, 1);
     struct fwpt_soft_insn i0 = {.ip = 0x1000, .next_ip = 0x1001, .size = 1};
     fwpt_soft_feed(&soft, &i0);
@@ -309,12 +316,16 @@ int main(void)
     struct fwpt_sink vs = fwpt_bufsink_init(&bs, vb, sizeof vb);
     CHECK_EQ(fwpt_soft_verify(&soft, &d0, 1, 1, 0, 0, &vs), 0);
     CHECK_EQ(fwpt_soft_verify(&soft, &d1, 1, 1, 0, 0, &vs), 1); /* a difference is found */
+}
 
-    /* Buffers too small for the whole flow (a 2 MiB trace of a long call): the oldest part (output stopped)
-     * is compared as far as both go, and says so; the newest part (wrapped) or the whole call cannot be. */
+/* Buffers too small for the whole flow (a 2 MiB trace of a long call): the oldest part (output stopped)
+ * is compared as far as both go, and says so; the newest part (wrapped) or the whole call cannot be. */
+TEST(verify_oldest_part_when_buffers_small)
+{
+    const struct fwpt_physmem *mem = fresh_mem();
     {
         static uint64_t small_gt[3];
-        step_only(&mem, small_gt, 3, 5, 0);
+        step_only(mem, small_gt, 3, 5, 0);
         CHECK_EQ(soft.gt_count, 3);
         CHECK_EQ(soft.stats.lost, 2);
         const uint64_t dec[4] = {0x1000, 0x1001, 0x1002, 0x1003}, bad[2] = {0x1000, 0x1002};
@@ -336,18 +347,22 @@ int main(void)
         CHECK_STR(verdict_words(), "failed: the single-stepped flow is incomplete");
         verify_text(dec, 3, 3, 0, 0, &rc); /* the whole call: not all there */
         CHECK_EQ(rc, 1);
-        step_only(&mem, gt, GT_CAP, 5, 0);
+        step_only(mem, gt, GT_CAP, 5, 0);
         CHECK_STR(verify_text(dec, 4, 5, 0, 0, &rc), /* the whole call, decoded flow cut short */
                   "verify: decoded flow incomplete (4 of 5 instructions kept)\n");
         CHECK_EQ(rc, 1);
         CHECK_STR(verdict_words(), "failed: the decoded flow is incomplete");
     }
+}
 
-    /* A ground truth that keeps the newest part (gt_ring, for a ring): compared with the newest part of the decoded
-     * flow, aligned at the end where tracing ended, and the line says which part; the oldest part is gone. */
+/* A ground truth that keeps the newest part (gt_ring, for a ring): compared with the newest part of the decoded
+ * flow, aligned at the end where tracing ended, and the line says which part; the oldest part is gone. */
+TEST(verify_newest_part_of_ring)
+{
+    const struct fwpt_physmem *mem = fresh_mem();
     {
         static uint64_t small_gt[3];
-        step_only(&mem, small_gt, 3, 5, 1); /* 0x1000..0x1004: 0x1002..0x1004 kept */
+        step_only(mem, small_gt, 3, 5, 1); /* 0x1000..0x1004: 0x1002..0x1004 kept */
         CHECK_EQ(soft.gt_count, 3);
         CHECK_EQ(soft.stats.lost, 2);
         CHECK_EQ(soft.gt_start, 2);
@@ -388,8 +403,11 @@ int main(void)
                   "ring, but the output stopped and the part to compare is the oldest)\n");
         CHECK_EQ(rc, 1);
     }
+}
 
-    /* The buffers that keep the newest entries, and their order. */
+/* The buffers that keep the newest entries, and their order. */
+TEST(keep_newest_and_ring_order)
+{
     {
         uint64_t b[4];
         size_t n = 0, start = 0;
@@ -420,9 +438,12 @@ int main(void)
                 CHECK(ok);
             }
     }
+}
 
-    /* The soft CPU is the profile and the model: CPUID from the recorded part, #GP where the SDM
-     * says (reserved CTL bits; OUTPUT_BASE written while TraceEn=1; MSRs of a part without PT). */
+/* The soft CPU is the profile and the model: CPUID from the recorded part, #GP where the SDM
+ * says (reserved CTL bits; OUTPUT_BASE written while TraceEn=1; MSRs of a part without PT). */
+TEST(cpuid_and_msr_faults_of_profile)
+{
     {
         static struct fwpt_physmem m2;
         fwpt_physmem_init(&m2, false);
@@ -442,9 +463,12 @@ int main(void)
         uint64_t v;
         CHECK_EQ(fwpt_rdmsr(fwpt_soft_cpu(&soft), MSR_IA32_RTIT_CTL, &v), FWPT_E_FAULT);
     }
+}
 
-    /* When single-stepping ends (fwpt_soft_step_end, the rule efi/soft.c's #DB handler applies after each trap):
-     * one-byte instructions from 0x1000, the trap after each at the next IP. */
+/* When single-stepping ends (fwpt_soft_step_end, the rule efi/soft.c's #DB handler applies after each trap):
+ * one-byte instructions from 0x1000, the trap after each at the next IP. */
+TEST(when_single_stepping_ends)
+{
     {
         static struct fwpt_physmem m3;
         fwpt_physmem_init(&m3, false);
@@ -495,7 +519,13 @@ int main(void)
             CHECK_EQ(soft.gt_count, t->fed);
         }
     }
+}
 
+/* The whole soft path on the host (plan, ToPA, MSR sequence, model, readback, libipt and fwpt flow) for six
+ * programs under each profile and setting: single-entry and multi-entry ToPA, rings that wrap, ToPA STOP, IP
+ * filter, TraceStop, a ground truth of the newest third, stepping that ends at two thirds. */
+TEST(whole_soft_path_profiles_and_settings)
+{
     static const struct tcase cases[] = {
         {"broadwell", FWPT_PLAN_STOP, 1u << 20, 0, R_NONE, 0, 0, 0},         /* single-entry ToPA */
         {"broadwell", FWPT_PLAN_RING, 4096, 0, R_NONE, 1, 0, 0},            /* single-entry ring wraps */
@@ -530,5 +560,6 @@ int main(void)
     CHECK(nverified > 100000);
     printf("soft_cpu: %lu instructions verified through model, readback, libipt and fwpt flow; %u wrapped rings, "
            "%u stopped buffers\n", nverified, nwrapped, nstopped);
-    return check_summary("test_soft_cpu");
 }
+
+TEST_MAIN("test_soft_cpu")

@@ -181,7 +181,7 @@ static void run_one(const char *what, const struct soft_prog *p, const struct fw
 }
 
 /* Hand-checked bytes for a tiny flow: exact packet encoding (not only what libipt accepts). */
-static void test_exact_bytes(void)
+TEST(exact_bytes_tiny_flow)
 {
     struct buf t = {0};
     struct fwpt_soft_enc_config cfg = {.ctl = RTIT_CTL_BRANCHEN | RTIT_CTL_OS};
@@ -217,7 +217,7 @@ static void test_exact_bytes(void)
 }
 
 /* An emit error stops the encoder and is reported by every later call. */
-static void test_emit_error(void)
+TEST(emit_error_sticks)
 {
     struct buf t = {.limit = 20};
     struct fwpt_soft_enc_config cfg = {.ctl = RTIT_CTL_BRANCHEN | RTIT_CTL_OS};
@@ -232,7 +232,7 @@ static void test_emit_error(void)
 }
 
 /* OS=0 at CPL 0: ContextEn is 0, nothing but PSB+ goes out and nothing decodes. */
-static void test_context(void)
+TEST(context_and_filter_ranges)
 {
     struct fwpt_soft_enc_config cfg = {.ctl = RTIT_CTL_BRANCHEN | RTIT_CTL_USER};
     CHECK_EQ(fwpt_soft_enc_filter_en(&cfg, 0x1000), 0);
@@ -250,81 +250,134 @@ static void test_context(void)
     CHECK_EQ(fwpt_soft_enc_in_tracestop(&cfg, 0x2801), 0);
 }
 
-int main(void)
-{
-    test_exact_bytes();
-    test_emit_error();
-    test_context();
+/* The random programs every setting below encodes: 100 seeds (bases, spreads, sizes, RET chains deeper than the
+ * 64-entry RET stack), built once on first use. */
+#define NSEEDS 100
+static struct soft_prog progs[NSEEDS + 1];
 
-    static const uint64_t bases[] = {0x401000, 0x7ffff7a00000ull, 0xffffffff81000000ull, 0xfff00000ull,
-                                     0x00007f0000001000ull};
+static const struct soft_prog *prog_of(unsigned seed)
+{
+    static int built;
+    if (!built) {
+        built = 1;
+        static const uint64_t bases[] = {0x401000, 0x7ffff7a00000ull, 0xffffffff81000000ull, 0xfff00000ull,
+                                         0x00007f0000001000ull};
+        for (unsigned sd = 1; sd <= NSEEDS; sd++) {
+            struct soft_prog_cfg pc = {
+                .seed = sd,
+                .base = bases[sd % 5],
+                .spread = (sd % 3 == 0) ? (1ull << 30) : (sd % 3 == 1) ? (1ull << 16) : (1ull << 24),
+                .nfuncs = 8 + sd % 40,
+                .budget = 3000 + 500 * (sd % 8),
+                .chain = sd % 7 == 0,
+                .ret_clobber = sd % 2,
+            };
+            if (pc.chain)
+                pc.nfuncs = 70 + sd % 20; /* deeper than the 64-entry RET stack */
+            CHECK_EQ(soft_prog_build(&pc, &progs[sd]), 0);
+        }
+    }
+    return progs[seed].nflow ? &progs[seed] : NULL;
+}
+
+enum setting { PLAIN, DISRETC, TIMING, FILTER, FILTER2, TRACESTOP };
+static const char *const setting_name[] = {"plain", "disretc", "timing", "filter", "filter2", "tracestop"};
+
+/* Every seed's program encoded under one setting; the totals of the runs. */
+static struct totals run_setting(enum setting which)
+{
     struct totals tot = {0};
-    unsigned nseeds = 100;
-    for (unsigned seed = 1; seed <= nseeds; seed++) {
-        struct soft_prog_cfg pc = {
-            .seed = seed,
-            .base = bases[seed % 5],
-            .spread = (seed % 3 == 0) ? (1ull << 30) : (seed % 3 == 1) ? (1ull << 16) : (1ull << 24),
-            .nfuncs = 8 + seed % 40,
-            .budget = 3000 + 500 * (seed % 8),
-            .chain = seed % 7 == 0,
-            .ret_clobber = seed % 2,
-        };
-        if (pc.chain)
-            pc.nfuncs = 70 + seed % 20; /* deeper than the 64-entry RET stack */
-        struct soft_prog p;
-        CHECK_EQ(soft_prog_build(&pc, &p), 0);
-        if (!p.nflow)
+    for (unsigned seed = 1; seed <= NSEEDS; seed++) {
+        const struct soft_prog *p = prog_of(seed);
+        if (!p)
             continue;
         char what[64];
-        uint64_t lo = p.funcs[p.nfuncs / 3].addr, hi = p.funcs[p.nfuncs - 1].addr + p.funcs[p.nfuncs - 1].size - 1;
-
+        uint64_t lo = p->funcs[p->nfuncs / 3].addr, hi = p->funcs[p->nfuncs - 1].addr + p->funcs[p->nfuncs - 1].size - 1;
         struct fwpt_soft_enc_config c = {.ctl = RTIT_CTL_BRANCHEN | RTIT_CTL_OS | RTIT_CTL_TOPA};
-        snprintf(what, sizeof what, "seed %u plain", seed);
-        run_one(what, &p, &c, &tot);
-
-        c.ctl |= RTIT_CTL_DISRETC;
-        snprintf(what, sizeof what, "seed %u disretc", seed);
-        run_one(what, &p, &c, &tot);
-
-        c.ctl = RTIT_CTL_BRANCHEN | RTIT_CTL_OS | RTIT_CTL_TSCEN | RTIT_CTL_MTCEN | RTIT_CTL_CYCEN |
-                FWPT_PUT(RTIT_CTL_MTCFREQ, seed % 10) | FWPT_PUT(RTIT_CTL_CYCTHRESH, seed % 6) |
-                FWPT_PUT(RTIT_CTL_PSBFREQ, seed % 3);
-        c.tsc_per_ctc = 1 + seed % 4;
-        snprintf(what, sizeof what, "seed %u timing", seed);
-        run_one(what, &p, &c, &tot);
-
-        /* IP filter over the upper two thirds of the functions (the entry is outside). */
-        c = (struct fwpt_soft_enc_config){.ctl = RTIT_CTL_BRANCHEN | RTIT_CTL_OS |
-                                                 FWPT_PUT(RTIT_CTL_ADDRn_CFG(0), RTIT_ADDR_CFG_FILTER)};
-        c.addr_a[0] = lo, c.addr_b[0] = hi;
-        snprintf(what, sizeof what, "seed %u filter", seed);
-        run_one(what, &p, &c, &tot);
-
-        /* Two filter ranges, one of them the entry function. */
-        c.ctl |= FWPT_PUT(RTIT_CTL_ADDRn_CFG(1), RTIT_ADDR_CFG_FILTER);
-        c.addr_a[1] = p.funcs[0].addr, c.addr_b[1] = p.funcs[0].addr + p.funcs[0].size - 1;
-        c.addr_a[0] = p.funcs[p.nfuncs / 2].addr;
-        snprintf(what, sizeof what, "seed %u filter2", seed);
-        run_one(what, &p, &c, &tot);
-
-        /* TraceStop at an instruction that runs about half way through. */
-        c = (struct fwpt_soft_enc_config){.ctl = RTIT_CTL_BRANCHEN | RTIT_CTL_OS |
-                                                 FWPT_PUT(RTIT_CTL_ADDRn_CFG(1), RTIT_ADDR_CFG_TRACESTOP)};
-        c.addr_a[1] = c.addr_b[1] = p.flow[p.nflow / 2].ip;
-        snprintf(what, sizeof what, "seed %u tracestop", seed);
-        run_one(what, &p, &c, &tot);
-        soft_prog_free(&p);
+        switch (which) {
+        case PLAIN:
+            break;
+        case DISRETC:
+            c.ctl |= RTIT_CTL_DISRETC;
+            break;
+        case TIMING:
+            c.ctl = RTIT_CTL_BRANCHEN | RTIT_CTL_OS | RTIT_CTL_TSCEN | RTIT_CTL_MTCEN | RTIT_CTL_CYCEN |
+                    FWPT_PUT(RTIT_CTL_MTCFREQ, seed % 10) | FWPT_PUT(RTIT_CTL_CYCTHRESH, seed % 6) |
+                    FWPT_PUT(RTIT_CTL_PSBFREQ, seed % 3);
+            c.tsc_per_ctc = 1 + seed % 4;
+            break;
+        case FILTER:
+        case FILTER2:
+            c = (struct fwpt_soft_enc_config){.ctl = RTIT_CTL_BRANCHEN | RTIT_CTL_OS |
+                                                     FWPT_PUT(RTIT_CTL_ADDRn_CFG(0), RTIT_ADDR_CFG_FILTER)};
+            c.addr_a[0] = lo, c.addr_b[0] = hi;
+            if (which == FILTER2) {
+                c.ctl |= FWPT_PUT(RTIT_CTL_ADDRn_CFG(1), RTIT_ADDR_CFG_FILTER);
+                c.addr_a[1] = p->funcs[0].addr, c.addr_b[1] = p->funcs[0].addr + p->funcs[0].size - 1;
+                c.addr_a[0] = p->funcs[p->nfuncs / 2].addr;
+            }
+            break;
+        case TRACESTOP:
+            c = (struct fwpt_soft_enc_config){.ctl = RTIT_CTL_BRANCHEN | RTIT_CTL_OS |
+                                                     FWPT_PUT(RTIT_CTL_ADDRn_CFG(1), RTIT_ADDR_CFG_TRACESTOP)};
+            c.addr_a[1] = c.addr_b[1] = p->flow[p->nflow / 2].ip;
+            break;
+        }
+        snprintf(what, sizeof what, "seed %u %s", seed, setting_name[which]);
+        run_one(what, p, &c, &tot);
     }
-    /* Coverage: the runs above exercised what they claim to. */
-    CHECK(tot.ret_compressed > 1000);
-    CHECK(tot.psb > 100);
-    CHECK(tot.pge > 100 && tot.pgd > 100);
-    CHECK(tot.cyc > 100 && tot.mtc > 100 && tot.tsc >= nseeds);
-    CHECK_EQ(tot.stops, nseeds);
-    printf("soft_enc: %lu runs, %lu instructions decoded by libipt, %lu TNT bits, %lu TIP, %lu compressed RET, "
-           "%lu PSB, %lu TIP.PGE, %lu TIP.PGD, %lu CYC, %lu MTC, %lu TraceStop\n",
+    printf("soft_enc %s: %lu runs, %lu instructions decoded by libipt, %lu TNT bits, %lu TIP, %lu compressed RET, "
+           "%lu PSB, %lu TIP.PGE, %lu TIP.PGD, %lu CYC, %lu MTC, %lu TraceStop\n", setting_name[which],
            tot.runs, tot.insns, tot.tnt_bits, tot.tip, tot.ret_compressed, tot.psb, tot.pge, tot.pgd, tot.cyc,
            tot.mtc, tot.stops);
-    return check_summary("test_soft_enc");
+    return tot;
+}
+
+/* Plain branch tracing: every instruction that ran decodes; coverage: RETs were compressed. */
+TEST(plain_decodes_every_insn)
+{
+    struct totals tot = run_setting(PLAIN);
+    CHECK(tot.ret_compressed > 1000);
+}
+
+/* DisRETC: every RET is a TIP. */
+TEST(disretc_decodes_every_insn)
+{
+    run_setting(DISRETC);
+}
+
+/* TSC, MTC and CYC with every MTCFreq, CYCThresh and PSBFreq: coverage: PSB+, CYC, MTC and TSC were written. */
+TEST(timing_packets_decode)
+{
+    struct totals tot = run_setting(TIMING);
+    CHECK(tot.psb > 100);
+    CHECK(tot.cyc > 100 && tot.mtc > 100 && tot.tsc >= NSEEDS);
+}
+
+/* IP filter over the upper two thirds of the functions (the entry is outside); coverage: enables and disables. */
+TEST(ip_filter_one_range)
+{
+    struct totals tot = run_setting(FILTER);
+    CHECK(tot.pge > 100 && tot.pgd > 100);
+}
+
+/* Two filter ranges, one of them the entry function. */
+TEST(ip_filter_two_ranges)
+{
+    run_setting(FILTER2);
+}
+
+/* TraceStop at an instruction that runs about half way through: every run stops once. */
+TEST(tracestop_half_way)
+{
+    struct totals tot = run_setting(TRACESTOP);
+    CHECK_EQ(tot.stops, NSEEDS);
+}
+
+int main(int argc, char **argv)
+{
+    int rc = check_run(argc, argv, "test_soft_enc");
+    for (unsigned seed = 1; seed <= NSEEDS; seed++)
+        soft_prog_free(&progs[seed]);
+    return rc;
 }

@@ -232,6 +232,19 @@ static bool load_rows(void)
     return true;
 }
 
+/* The data file's rows, read once on first use; false (and a failed check) when it cannot be read. */
+static bool need_rows(void)
+{
+    static int loaded, ok;
+    if (!loaded) {
+        loaded = 1;
+        ok = load_rows();
+    }
+    if (!ok)
+        CHECK(!"tests/data/cpuid_leaf14.tsv read");
+    return ok;
+}
+
 static bool is_marker(const char *s)
 {
     return !strcmp(s, "n/a") || !strcmp(s, "absent") || !strcmp(s, "not_in_dump_format");
@@ -324,8 +337,6 @@ static bool caps_equal(const struct fwpt_caps *a, const struct fwpt_caps *b)
 
 /* ---- every row: invariants ---- */
 
-static unsigned reason_count[8];
-
 static void check_row(const struct row *r)
 {
     struct fwpt_cpuid_snapshot s;
@@ -336,7 +347,6 @@ static void check_row(const struct row *r)
 
     row_snapshot(r, &s);
     fwpt_caps_parse(&s, &c);
-    reason_count[c.reason]++;
 
     /* identity against the data file's own decoding */
     CHECK(sscanf(col(r, "fms_decoded"), "%u/%u/%u", &f, &m, &st) == 3);
@@ -450,6 +460,50 @@ static void check_row(const struct row *r)
         fprintf(stderr, "  ^ row at line %d: %s\n", r->line, col(r, "cpu_name"));
 }
 
+/* every row of the data file: the invariants above */
+TEST(every_row_invariants)
+{
+    if (!need_rows())
+        return;
+    CHECK(nrows >= 200); /* 220 rows when written */
+    for (int i = 0; i < nrows; i++)
+        check_row(&rows[i]);
+}
+
+/* the verdicts over the data file, counted by the data file's own notes */
+TEST(verdicts_counted_by_notes)
+{
+    unsigned reason_count[8] = {0};
+    if (!need_rows())
+        return;
+    for (int i = 0; i < nrows; i++) {
+        struct fwpt_cpuid_snapshot s;
+        struct fwpt_caps c;
+        row_snapshot(&rows[i], &s);
+        fwpt_caps_parse(&s, &c);
+        reason_count[c.reason]++;
+    }
+    unsigned not_intel = 0, no_pt_note = 0, bit_clear_note = 0, usable_expected = 0;
+    for (int i = 0; i < nrows; i++) {
+        const char *n = col(&rows[i], "notes");
+        bool intel = !strcmp(col(&rows[i], "vendor"), "GenuineIntel");
+        not_intel += !intel;
+        no_pt_note += intel && strstr(n, "no PT (leaf7.EBX[25]=0)") != NULL;
+        bit_clear_note += intel && strstr(n, "leaf7.EBX[25]=0 but leaf 0x14 non-zero") != NULL;
+        usable_expected += intel && !strstr(n, "no PT") && !strstr(n, "leaf7.EBX[25]=0");
+    }
+    CHECK_EQ(reason_count[FWPT_CAPS_NOT_INTEL], not_intel);
+    CHECK_EQ(reason_count[FWPT_CAPS_MAX_LEAF_BELOW_14] + reason_count[FWPT_CAPS_LEAF7_BIT_CLEAR],
+             no_pt_note + bit_clear_note);
+    CHECK_EQ(reason_count[FWPT_CAPS_LEAF7_BIT_CLEAR], 3); /* two Comet Lake parts and the Spreadtrum */
+    CHECK_EQ(reason_count[FWPT_CAPS_USABLE], usable_expected);
+    CHECK_EQ(reason_count[FWPT_CAPS_INCONSISTENT] + reason_count[FWPT_CAPS_NO_OUTPUT_SCHEME] +
+                 reason_count[FWPT_CAPS_LEAF14_EMPTY], 0);
+    printf("rows: %d; usable %u, not_intel %u, max_leaf_below_14 %u, leaf7_bit_clear %u\n", nrows,
+           reason_count[FWPT_CAPS_USABLE], reason_count[FWPT_CAPS_NOT_INTEL],
+           reason_count[FWPT_CAPS_MAX_LEAF_BELOW_14], reason_count[FWPT_CAPS_LEAF7_BIT_CLEAR]);
+}
+
 /* ---- representative parts, exact values ---- */
 
 static void parse_row(const struct row *r, struct fwpt_caps *c)
@@ -462,9 +516,11 @@ static void parse_row(const struct row *r, struct fwpt_caps *c)
     fwpt_caps_parse(&s, c);
 }
 
-static void test_representatives(void)
+TEST(representative_parts)
 {
     struct fwpt_caps c;
+    if (!need_rows())
+        return;
 
     /* Broadwell i7-5600U: one ToPA entry, no subleaf 1 */
     parse_row(find_row("i7-5600U", NULL, "VBox"), &c);
@@ -600,7 +656,7 @@ static enum fwpt_caps_reason verdict(const struct fwpt_cpuid_snapshot *s, const 
     return c.reason;
 }
 
-static void test_verdict_rules(void)
+TEST(verdict_rules)
 {
     struct fwpt_cpuid_snapshot s;
     const char *d;
@@ -673,7 +729,7 @@ static void test_verdict_rules(void)
 
 #define VENDOR_INTEL 0x756e6547u, 0x6c65746eu, 0x49656e69u /* EBX "Genu", ECX "ntel", EDX "ineI" */
 
-static void test_read_rules(void)
+TEST(replay_read_rules)
 {
     struct fwpt_replay rp;
     struct fwpt_cpu cpu;
@@ -799,7 +855,7 @@ static enum fwpt_status no_wrmsr(void *ctx, uint32_t m, uint64_t v)
     return FWPT_E_FAULT;
 }
 
-static void test_read_faults(void)
+TEST(read_faults_returned)
 {
     const struct fwpt_cpu_profile *p = fwpt_cpu_profile_find("alderlake-p");
     struct failing f;
@@ -825,8 +881,10 @@ static void test_read_faults(void)
 
 /* ---- built-in profiles ---- */
 
-static void test_profiles(void)
+TEST(builtin_profiles)
 {
+    if (!need_rows())
+        return;
     const char *want[] = {"broadwell", "skylake", "tremont", "gracemont-e", "alderlake-p", "amd-zen3"};
     CHECK(fwpt_cpu_profile_count() >= 6);
     CHECK(fwpt_cpu_profile_at(fwpt_cpu_profile_count()) == NULL);
@@ -894,7 +952,7 @@ static void test_profiles(void)
 
 
 /* The whole report for one part, byte for byte (the EFI console prints the same bytes). */
-static void test_golden_report(void)
+TEST(golden_report_skylake)
 {
     static const char want[] =
         "Intel Processor Trace capabilities\n"
@@ -968,17 +1026,22 @@ static void tool_row(const struct row *r, const char *extra, char *out, size_t c
     CHECK_EQ(run_tool(args, out, cap), 0);
 }
 
-static void test_tool(void)
+/* The built tool, or a failed check. */
+static bool need_tool(void)
+{
+    char path[1024];
+    if (tool_find(path, sizeof path))
+        return true;
+    CHECK(!"fwpt tool present");
+    return false;
+}
+
+/* every row of the data file through the tool: byte-identical to the library's JSON */
+TEST(tool_every_row_as_library)
 {
     static char out[16384];
-    char v[256];
-    char path[1024];
-    if (!tool_find(path, sizeof path)) {
-        CHECK(!"fwpt tool present");
+    if (!need_rows() || !need_tool())
         return;
-    }
-
-    /* every row of the data file through the tool: byte-identical to the library's JSON */
     for (int i = 0; i < nrows; i++) {
         struct fwpt_cpuid_snapshot s;
         struct fwpt_caps c;
@@ -991,12 +1054,20 @@ static void test_tool(void)
         if ((int)check_failed != before)
             fprintf(stderr, "  ^ tool on row at line %d\n", rows[i].line);
     }
+}
+
+/* values read from the output, for the examples */
+TEST(tool_example_values)
+{
+    static char out[16384];
+    char v[256];
+    if (!need_rows() || !need_tool())
+        return;
     const struct row *sel[] = {
         find_row("i7-5600U", NULL, "VBox"), find_row("i7-6700K", NULL, "VBox"),
         find_row("i9-12900K", "Atom(E-core)", NULL), find_row("i5-10600K", NULL, NULL),
         find_row("EPYC 7713", NULL, NULL),
     };
-    /* values read from the output, for the examples */
     tool_row(sel[1], "", out, sizeof out);
     CHECK_STR(json_get(out, "mtc_periods", v, sizeof v), "\"0x249\"");
     CHECK_STR(json_get(out, "psb_periods", v, sizeof v), "\"0x3f\"");
@@ -1016,7 +1087,14 @@ static void test_tool(void)
     tool_row(sel[4], "", out, sizeof out);
     CHECK_STR(json_get(out, "reason", v, sizeof v), "\"not_intel\"");
     CHECK_STR(json_get(out, "errata", v, sizeof v), "[]"); /* errata are listed for Intel only */
-    /* Broadwell: two decoder errata and BDM106 (BranchEn forced), exactly */
+}
+
+/* Broadwell: two decoder errata and BDM106 (BranchEn forced), exactly */
+TEST(tool_errata_of_profiles)
+{
+    static char out[16384];
+    if (!need_tool())
+        return;
     CHECK_EQ(run_tool("--profile broadwell --json", out, sizeof out), 0);
     static char ev[1024];
     CHECK_STR(json_get(out, "errata", ev, sizeof ev),
@@ -1030,8 +1108,15 @@ static void test_tool(void)
     CHECK(strstr(out, "\n  SKL014  decoder  KBL014                TIP.PGD") != NULL);
     CHECK(strstr(out, "\n  TGL052  trace    ADL037 RPL017         single-range output above 4 KiB") != NULL);
     CHECK(strstr(out, "BDM106") == NULL);
+}
 
-    /* the minimal form: defaults GenuineIntel, max leaf 14H */
+/* the minimal form: defaults GenuineIntel, max leaf 14H */
+TEST(tool_register_options)
+{
+    static char out[16384];
+    char v[256];
+    if (!need_tool())
+        return;
     CHECK_EQ(run_tool("--leaf7-ebx 029c6fbf --leaf14-0 1,f,7,0 --leaf14-1 02490002,003f3fff,0,0 --maxphyaddr 39 --json",
                       out, sizeof out), 0);
     CHECK(json_valid_object(out));
@@ -1051,13 +1136,26 @@ static void test_tool(void)
     CHECK_EQ(run_tool("--profile haswell --require-pt", out, sizeof out), 3);
     CHECK_EQ(run_tool("--list-profiles", out, sizeof out), 0);
     CHECK(strstr(out, "broadwell") && strstr(out, "alderlake-p"));
-    /* the host itself: always a report */
+}
+
+/* the host itself: always a report */
+TEST(tool_host_report)
+{
+    static char out[16384];
+    if (!need_tool())
+        return;
     CHECK_EQ(run_tool("", out, sizeof out), 0);
     CHECK(strstr(out, "verdict ") != NULL);
     CHECK_EQ(run_tool("--json", out, sizeof out), 0);
     CHECK(json_valid_object(out));
+}
 
-    /* bad options name themselves */
+/* bad options name themselves */
+TEST(tool_bad_options)
+{
+    static char out[16384];
+    if (!need_tool())
+        return;
     CHECK_EQ(run_tool("--leaf14-0 1,2,3", out, sizeof out), 2);
     CHECK(strstr(out, "--leaf14-0") != NULL);
     CHECK_EQ(run_tool("--leaf7-ebx zz", out, sizeof out), 2);
@@ -1077,7 +1175,7 @@ static void test_tool(void)
 }
 
 /* backend=auto: the built-in profile closest to the processor (family/model), else the named default */
-static void test_profile_closest(void)
+TEST(profile_closest)
 {
     bool m = true;
     struct fwpt_cpu_id id = {.known = true, .intel = true, .family = 6, .model = 94, .stepping = 3};
@@ -1112,42 +1210,4 @@ static void test_profile_closest(void)
     CHECK(!m);
 }
 
-int main(void)
-{
-    if (!load_rows()) {
-        check_failed++;
-        return check_summary("test_caps");
-    }
-    CHECK(nrows >= 200); /* 220 rows when written */
-    for (int i = 0; i < nrows; i++)
-        check_row(&rows[i]);
-    /* the verdicts over the data file, counted by the data file's own notes */
-    unsigned not_intel = 0, no_pt_note = 0, bit_clear_note = 0, usable_expected = 0;
-    for (int i = 0; i < nrows; i++) {
-        const char *n = col(&rows[i], "notes");
-        bool intel = !strcmp(col(&rows[i], "vendor"), "GenuineIntel");
-        not_intel += !intel;
-        no_pt_note += intel && strstr(n, "no PT (leaf7.EBX[25]=0)") != NULL;
-        bit_clear_note += intel && strstr(n, "leaf7.EBX[25]=0 but leaf 0x14 non-zero") != NULL;
-        usable_expected += intel && !strstr(n, "no PT") && !strstr(n, "leaf7.EBX[25]=0");
-    }
-    CHECK_EQ(reason_count[FWPT_CAPS_NOT_INTEL], not_intel);
-    CHECK_EQ(reason_count[FWPT_CAPS_MAX_LEAF_BELOW_14] + reason_count[FWPT_CAPS_LEAF7_BIT_CLEAR],
-             no_pt_note + bit_clear_note);
-    CHECK_EQ(reason_count[FWPT_CAPS_LEAF7_BIT_CLEAR], 3); /* two Comet Lake parts and the Spreadtrum */
-    CHECK_EQ(reason_count[FWPT_CAPS_USABLE], usable_expected);
-    CHECK_EQ(reason_count[FWPT_CAPS_INCONSISTENT] + reason_count[FWPT_CAPS_NO_OUTPUT_SCHEME] +
-                 reason_count[FWPT_CAPS_LEAF14_EMPTY], 0);
-    printf("rows: %d; usable %u, not_intel %u, max_leaf_below_14 %u, leaf7_bit_clear %u\n", nrows,
-           reason_count[FWPT_CAPS_USABLE], reason_count[FWPT_CAPS_NOT_INTEL],
-           reason_count[FWPT_CAPS_MAX_LEAF_BELOW_14], reason_count[FWPT_CAPS_LEAF7_BIT_CLEAR]);
-    test_representatives();
-    test_verdict_rules();
-    test_read_rules();
-    test_read_faults();
-    test_profiles();
-    test_profile_closest();
-    test_golden_report();
-    test_tool();
-    return check_summary("test_caps");
-}
+TEST_MAIN("test_caps")
