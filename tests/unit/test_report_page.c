@@ -168,27 +168,23 @@ static uint64_t flow_insns(size_t n, bool *cut)
     return k;
 }
 
-int main(void)
+/* What the cases share, made by main before they run: the program's trace length, its instruction count as text,
+ * the verify values of sideband.json (whole call, the first 100, the newest 3, a whole call of another flow) and the
+ * words the page gives them. */
+static size_t len;
+static char nt[32], whole[256], first[256], newest[256], first_text[128], newest_text[128], other[256],
+    other_note[256];
+static struct fwpt_verify v_whole;
+
+static void texts(void)
 {
-    TOOL_FIND_OR_END(tool, "report_page");
-    if (!mkdtemp(dir))
-        return 1;
-    /* PSB+ now and then, interrupts; no overflow or disable in the middle: the trace ends with its one TIP.PGD */
-    struct progen_cfg cfg = {.seed = 3, .nfuncs = 6, .max_insns = 2000, .features = PROGEN_F_PSB | PROGEN_F_INTERRUPT};
-    if (!progen_build_checked(&cfg, &prog))
-        return check_summary("report_page");
-    const size_t len = prog.trace_size;
-    bool cut_all;
-    CHECK_EQ(flow_insns(len, &cut_all), prog.ntruth);
-    CHECK(!cut_all);
-    char nt[32], s_recorded[128], s_note[512], s_line[1200], s_cmp[256];
+    len = prog.trace_size;
     snprintf(nt, sizeof nt, "%zu", prog.ntruth);
-    char whole[256], first[256], newest[256], first_text[128], newest_text[128], other[256], other_note[256];
     snprintf(whole, sizeof whole, "{\"result\":\"passed\",\"scope\":\"whole\",\"compared\":%zu,\"total\":%zu,"
                                   "\"part\":\"the whole call\",\"reason\":\"\",\"text\":\"passed (the whole call)\"}",
              prog.ntruth, prog.ntruth);
-    const struct fwpt_verify v_whole = {FWPT_VERIFY_PASSED, FWPT_VERIFY_WHOLE, prog.ntruth, prog.ntruth, "the whole call",
-                                        NULL};
+    v_whole = (struct fwpt_verify){FWPT_VERIFY_PASSED, FWPT_VERIFY_WHOLE, prog.ntruth, prog.ntruth, "the whole call",
+                                   NULL};
     snprintf(first, sizeof first, "{\"result\":\"passed\",\"scope\":\"first\",\"compared\":100,\"total\":%zu,"
                                   "\"part\":\"the oldest part (output stopped)\",\"reason\":\"\"}", prog.ntruth);
     snprintf(first_text, sizeof first_text, "passed for the first 100 of %zu instructions; the rest was not compared",
@@ -202,15 +198,40 @@ int main(void)
                                   "\"part\":\"the whole call\"}", prog.ntruth + 1, prog.ntruth + 1);
     snprintf(other_note, sizeof other_note, "but the trace decoded here is not what the run verified: the run verified "
                                             "a flow of %zu instructions, %zu were decoded", prog.ntruth + 1, prog.ntruth);
-    CHECK_STR(words(&v_whole), "passed (the whole call)");
+}
 
-    /* 1. The good directory: every row green */
+/* The red note beside the trace bytes when trace.pt is not the trace the run recorded */
+static const char *recorded_note(void)
+{
+    static char s_recorded[128];
+    snprintf(s_recorded, sizeof s_recorded, "(the run recorded %zu bytes: this is not the trace it wrote)", len);
+    return s_recorded;
+}
+
+/* The program: decode/flow gives its every instruction, tracing off at the end; the console's words for a whole
+ * call */
+TEST(program_decodes_whole_flow)
+{
+    bool cut_all;
+    CHECK_EQ(flow_insns(len, &cut_all), prog.ntruth);
+    CHECK(!cut_all);
+    CHECK_STR(words(&v_whole), "passed (the whole call)");
+}
+
+/* 1. The good directory: every row green */
+TEST(good_directory_every_row_green)
+{
     save_dir(prog.trace, len, whole);
     check_page("good", NULL, &(struct want){0, NULL, NULL, "ok", "the whole trace: tracing ended inside it", "ok",
                                             words(&v_whole), NULL, "ok", "0", len});
 
-    /* 2. trace.pt empty: 0 bytes in red beside the recorded size; the run's "passed" not green, with the red note */
-    snprintf(s_recorded, sizeof s_recorded, "(the run recorded %zu bytes: this is not the trace it wrote)", len);
+}
+
+/* 2. trace.pt empty: 0 bytes in red beside the recorded size; the run's "passed" not green, with the red note */
+TEST(empty_trace_not_green)
+{
+    const char *s_recorded = recorded_note();
+    char s_note[512], s_line[1200];
     save_dir(prog.trace, 0, whole);
     snprintf(s_note, sizeof s_note, "but the trace decoded here is not what the run verified: the run recorded %zu "
                                     "trace bytes, 0 were decoded; no instruction decoded", len);
@@ -219,7 +240,13 @@ int main(void)
     check_page("empty", NULL, &(struct want){1, s_line, s_recorded, "bad", "the trace is empty: nothing decoded", "",
                                              "passed (the whole call)", s_note, "", "0", 0});
 
-    /* 3. 4 KiB of random bytes: no PSB */
+}
+
+/* 3. 4 KiB of random bytes: no PSB */
+TEST(random_bytes_no_psb)
+{
+    const char *s_recorded = recorded_note();
+    char s_note[512], s_line[1200];
     uint8_t rnd[4096];
     uint64_t r = 0x2545f4914f6cdd1dull;
     for (size_t i = 0; i < sizeof rnd; i++)
@@ -232,7 +259,13 @@ int main(void)
     check_page("random", NULL, &(struct want){1, s_line, s_recorded, "bad", "no PSB in the trace: nothing could be "
                                               "decoded", "", "passed (the whole call)", s_note, "", "0", 4096});
 
-    /* 4. cut in half at a packet boundary: no decode error, but the trace ends with tracing on */
+}
+
+/* 4. cut in half at a packet boundary: no decode error, but the trace ends with tracing on */
+TEST(cut_in_half_at_packet_boundary)
+{
+    const char *s_recorded = recorded_note();
+    char s_note[512], s_line[1200];
     size_t half = half_at_packet(prog.trace, len);
     CHECK(half > 0 && half < len);
     save_dir(prog.trace, half, whole);
@@ -249,7 +282,12 @@ int main(void)
                                             "the rest of the call is missing", "", "passed (the whole call)", s_note, "",
                                             "0", half});
 
-    /* 5. the verdicts as the run recorded them, on the good trace: a partial verify is not green */
+}
+
+/* 5. the verdicts as the run recorded them, on the good trace: a partial verify is not green */
+TEST(recorded_verdicts_partial_not_green)
+{
+    char s_cmp[256] = "";
     const struct {
         const char *name, *json, *cls;
         struct fwpt_verify v;
@@ -307,14 +345,23 @@ int main(void)
                                                           verdicts[i].text, NULL, "ok", "0", len});
     }
 
-    /* a passed verify of another flow: the run's words, not green, and the red note */
+}
+
+/* a passed verify of another flow: the run's words, not green, and the red note */
+TEST(passed_verify_of_another_flow)
+{
+    char s_line[1200];
     save_dir(prog.trace, len, other);
     snprintf(s_line, sizeof s_line, "fwpt flow: %s: the run verified a flow of %zu instructions, %zu were decoded (said "
                                     "in red on the report page %s/page.html)", dir, prog.ntruth + 1, prog.ntruth, dir);
     check_page("other flow", NULL, &(struct want){1, s_line, NULL, "ok", "the whole trace: tracing ended inside it", "",
                                                   "passed (the whole call)", other_note, "ok", "0", len});
 
-    /* 6. a raw trace (no sideband.json): what the run recorded is not known, verify not run */
+}
+
+/* 6. a raw trace (no sideband.json): what the run recorded is not known, verify not run */
+TEST(raw_trace_without_sideband)
+{
     save_dir(prog.trace, len, whole);
     char args[2400];
     snprintf(args, sizeof args, "%s/trace.pt --image %s/img-%llx.bin@%llx", dir, dir, (unsigned long long)prog.base,
@@ -330,6 +377,21 @@ int main(void)
     CHECK_STR(text, nt);
     free(html);
 
+}
+
+/* The tool, the directory and the program every case reads; removed after the cases ran. */
+int main(int argc, char **argv)
+{
+    TOOL_FIND_OR_END(tool, "report_page");
+    if (!mkdtemp(dir))
+        return 1;
+    /* PSB+ now and then, interrupts; no overflow or disable in the middle: the trace ends with its one TIP.PGD */
+    struct progen_cfg cfg = {.seed = 3, .nfuncs = 6, .max_insns = 2000, .features = PROGEN_F_PSB | PROGEN_F_INTERRUPT};
+    if (!progen_build_checked(&cfg, &prog))
+        return check_summary("report_page");
+    texts();
+    int rc = check_run(argc, argv, "report_page");
+    char page[1100];
     static const char *const files[] = {"trace.pt", "sideband.json", "page.html"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(page, sizeof page, "%s/%s", dir, files[i]);
@@ -339,5 +401,5 @@ int main(void)
     unlink(page);
     rmdir(dir);
     progen_free(&prog);
-    return check_summary("report_page");
+    return rc;
 }

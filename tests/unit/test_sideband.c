@@ -46,67 +46,76 @@ static void bad_file(const char *text, const char *value)
     CHECK_STR(g.path, ""); /* not looked for */
 }
 
-int main(void)
+/* a file outside DIR, or DIR itself, or its parent */
+TEST(file_outside_dir_refused)
 {
-    if (!mkdtemp(dir))
-        return 1;
-    size_t at;
-
-    /* a file outside DIR, or DIR itself, or its parent */
     bad_file("{\"images\":[{\"name\":\"A\",\"base\":\"0x1000\",\"file\":\"../img-1000.bin\"}]}", "\"../img-1000.bin\"");
     bad_file("{\"images\":[{\"base\":4096,\"file\":\"/etc/passwd\"}]}", "\"/etc/passwd\"");
     bad_file("{\"images\":[{\"base\":4096,\"file\":\"..\"}]}", "\"..\"");
     bad_file("{\"images\":[{\"base\":4096,\"file\":\".\"}]}", "\".\"");
     bad_file("{\"images\":[{\"base\":4096,\"file\":\"a\\/b\"}]}", "\"a\\/b\"");
+}
 
-    /* a name longer than the reader keeps: never opened cut short (the value shown cut to fit, with "...") */
-    {
-        char text[800], value[64];
-        int n = snprintf(text, sizeof text, "{\"images\":[{\"base\":4096,\"file\":\"");
-        memset(text + n, 'x', 600);
-        snprintf(text + n + 600, sizeof text - (size_t)n - 600, "\"}]}");
-        snprintf(value, sizeof value, "%.60s...", text + n - 1); /* fwpt_json_raw: the first 60 bytes, then "..." */
-        bad_file(text, value);
-    }
+/* a name longer than the reader keeps: never opened cut short (the value shown cut to fit, with "...") */
+TEST(long_file_name_never_cut_short)
+{
+    char text[800], value[64];
+    int n = snprintf(text, sizeof text, "{\"images\":[{\"base\":4096,\"file\":\"");
+    memset(text + n, 'x', 600);
+    snprintf(text + n + 600, sizeof text - (size_t)n - 600, "\"}]}");
+    snprintf(value, sizeof value, "%.60s...", text + n - 1); /* fwpt_json_raw: the first 60 bytes, then "..." */
+    bad_file(text, value);
+}
 
-    /* fuzz_sideband: a text the strict check refuses, whose "file" the object reader reads but a member walk does
-     * not find (the "base" number ends at a quote): the value read is shown (it was a NULL dereference) */
-    {
-        const char *text = "{\"images\":[{\"base\":1\"x\":\"}\",\"file\":\"a/b\"}]}";
-        CHECK_EQ(fwpt_json_check(text, strlen(text), &at), -1);
-        CHECK_EQ(at, 20u);
-        bad_file(text, "\"a/b\"");
-    }
+/* fuzz_sideband: a text the strict check refuses, whose "file" the object reader reads but a member walk does
+ * not find (the "base" number ends at a quote): the value read is shown (it was a NULL dereference) */
+TEST(refused_text_file_value_shown)
+{
+    size_t at;
+    const char *text = "{\"images\":[{\"base\":1\"x\":\"}\",\"file\":\"a/b\"}]}";
+    CHECK_EQ(fwpt_json_check(text, strlen(text), &at), -1);
+    CHECK_EQ(at, 20u);
+    bad_file(text, "\"a/b\"");
+}
 
-    /* \u0000 reads as '?': the name is not cut short to one that exists */
-    {
-        struct got g = {0};
-        CHECK_EQ(fwpt_sideband_images("{\"images\":[{\"name\":\"P\\u0000Q\",\"base\":\"0x10\",\"file\":\"img\\u0000x\"}]}",
-                                      dir, each, &g), 0);
-        CHECK_EQ(g.n, 1u);
-        CHECK_STR(g.bad_key, "");
-        CHECK_STR(g.name, "P?Q");
-        char want[128];
-        snprintf(want, sizeof want, "%s/img?x", dir);
-        CHECK_STR(g.path, want);
-        CHECK_EQ(g.err, ENOENT);
-        char s[8];
-        CHECK(fwpt_json_string("\"a\\u0000b\"", s, sizeof s) != NULL);
-        CHECK_STR(s, "a?b");
-    }
+/* \u0000 reads as '?': the name is not cut short to one that exists */
+TEST(nul_escape_reads_as_question_mark)
+{
+    struct got g = {0};
+    CHECK_EQ(fwpt_sideband_images("{\"images\":[{\"name\":\"P\\u0000Q\",\"base\":\"0x10\",\"file\":\"img\\u0000x\"}]}",
+                                  dir, each, &g), 0);
+    CHECK_EQ(g.n, 1u);
+    CHECK_STR(g.bad_key, "");
+    CHECK_STR(g.name, "P?Q");
+    char want[128];
+    snprintf(want, sizeof want, "%s/img?x", dir);
+    CHECK_STR(g.path, want);
+    CHECK_EQ(g.err, ENOENT);
+    char s[8];
+    CHECK(fwpt_json_string("\"a\\u0000b\"", s, sizeof s) != NULL);
+    CHECK_STR(s, "a?b");
+}
 
-    /* a plain name is looked for in DIR */
-    {
-        struct got g = {0};
-        CHECK_EQ(fwpt_sideband_images("{\"images\":[{\"name\":\"Q\",\"base\":\"0x10\",\"file\":\"img-10.bin\"}]}", dir,
-                                      each, &g), 0);
-        CHECK_EQ(g.n, 1u);
-        CHECK_STR(g.bad_key, "");
-        char want[128];
-        snprintf(want, sizeof want, "%s/img-10.bin", dir);
-        CHECK_STR(g.path, want);
-        CHECK_EQ(g.err, ENOENT);
-    }
+/* a plain name is looked for in DIR */
+TEST(plain_name_looked_for_in_dir)
+{
+    struct got g = {0};
+    CHECK_EQ(fwpt_sideband_images("{\"images\":[{\"name\":\"Q\",\"base\":\"0x10\",\"file\":\"img-10.bin\"}]}", dir,
+                                  each, &g), 0);
+    CHECK_EQ(g.n, 1u);
+    CHECK_STR(g.bad_key, "");
+    char want[128];
+    snprintf(want, sizeof want, "%s/img-10.bin", dir);
+    CHECK_STR(g.path, want);
+    CHECK_EQ(g.err, ENOENT);
+}
+
+/* The empty directory every case reads against is made before the cases run and removed after. */
+int main(int argc, char **argv)
+{
+    if (!mkdtemp(dir))
+        return 1;
+    int rc = check_run(argc, argv, "sideband");
     rmdir(dir);
-    return check_summary("sideband");
+    return rc;
 }

@@ -262,6 +262,17 @@ static void check_trace(const char *what, const struct trace *t, const struct ta
 
 static const struct tables big = {1 << 12, 1 << 14, 1 << 15}, tiny = {16, 24, 64};
 
+/* The counts of the case that ran (the log's line), then zero for the next. */
+static void stats(const char *what)
+{
+    printf("summary: %s: %lu comparisons (%lu text, %lu edge, %lu bitmap differences); %lu pieces, %lu seams joined, "
+           "%lu pieces walked again; valid programs: %lu seams, %lu joined\n",
+           what, n_compared, n_text_diff, n_edge_diff, n_cov_diff, pieces_total, joined_total, again_total,
+           valid_seams, valid_joined);
+    n_compared = n_text_diff = n_edge_diff = n_cov_diff = 0;
+    pieces_total = joined_total = again_total = valid_seams = valid_joined = 0;
+}
+
 /* Modules over the program: three of its parts, a gap between two, and nothing past them. */
 static void program_modules(const struct progen *p, struct fwpt_module *mv, struct fwpt_modules *mods)
 {
@@ -272,7 +283,9 @@ static void program_modules(const struct progen *p, struct fwpt_module *mv, stru
     *mods = (struct fwpt_modules){mv, 3, 0};
 }
 
-static void check_programs(void)
+/* 40 generated programs (every feature; PSBs every 128 to 827 bytes; every fifth with tiny profile tables) and 3
+ * corrupted copies of each trace; every seam of a valid trace joins */
+TEST(programs_and_corrupted_copies_every_way)
 {
     static uint8_t bad[PKT_STREAM_BYTES * 4];
     uint64_t rng = 0x5eed;
@@ -304,12 +317,14 @@ static void check_programs(void)
         }
         progen_free(&p);
     }
+    CHECK_EQ(valid_joined, valid_seams); /* every seam of a valid trace joins */
+    stats("programs");
 }
 
 /* A recursion deeper than the profile's window (FWPT_PROFILE_DEPTH), across PSBs: f: call g; g: jz f (taken).
  * One walk drops the outermost frames as fwpt_profile_add does; pieces cannot know how deep they start, so
  * they are walked again under the frames open by then. */
-static void check_deep_recursion(void)
+TEST(deep_recursion_pieces_walked_again)
 {
     static uint8_t code[64], trace[16384];
     const uint64_t base = 0x40000;
@@ -357,10 +372,11 @@ static void check_deep_recursion(void)
     unsigned long again = again_total;
     check_trace("deep recursion", &t, &big, 0);
     CHECK(again_total > again); /* pieces whose frames went past the window were walked again */
+    stats("deep recursion");
 }
 
 /* fwpt_seam_compare itself: a decoder stopped by stop_at against copies of itself with one thing changed. */
-static void check_seam_compare(void)
+TEST(seam_compare_one_field_changed)
 {
     struct progen_cfg cfg = {.seed = 7, .max_insns = 20000, .features = PROGEN_F_ALL, .psb_period = 300,
                              .no_truth = 1};
@@ -417,7 +433,7 @@ static void check_seam_compare(void)
 }
 
 /* The firmware traces: each image a module, the trace as it is and repeated (PSBs in the middle of calls). */
-static void check_firmware(void)
+TEST(firmware_traces_three_copies)
 {
     struct fw_trace *fw;
     int n = fw_traces("summary", &fw);
@@ -460,18 +476,7 @@ static void check_firmware(void)
         free(names);
     }
     free(fw);
+    stats("firmware");
 }
 
-int main(void)
-{
-    check_seam_compare();
-    check_programs();
-    check_deep_recursion();
-    check_firmware();
-    printf("summary: %lu comparisons (%lu text, %lu edge, %lu bitmap differences); %lu pieces, %lu seams joined, "
-           "%lu pieces walked again; valid programs: %lu seams, %lu joined\n",
-           n_compared, n_text_diff, n_edge_diff, n_cov_diff, pieces_total, joined_total, again_total, valid_seams,
-           valid_joined);
-    CHECK_EQ(valid_joined, valid_seams); /* every seam of a valid trace joins */
-    return check_summary("summary");
-}
+TEST_MAIN("summary")

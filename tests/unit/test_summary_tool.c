@@ -50,7 +50,18 @@ static char *run(const char *input, const char *walk, size_t *n)
     return all;
 }
 
-static unsigned long n_inputs, n_diff, n_failing;
+static unsigned long n_inputs, n_diff, n_failing; /* of the case running: reset and printed by each */
+
+static void counts_reset(void)
+{
+    n_inputs = n_diff = n_failing = 0;
+}
+
+static void counts_print(const char *what)
+{
+    printf("summary_tool: %s: %lu inputs (%lu with decode errors), each by 4 summary ways against --walk insn: "
+           "%lu differ\n", what, n_inputs, n_failing, n_diff);
+}
 
 /* Every way against --walk insn. */
 static void compare_ways(const char *what, const char *input)
@@ -79,8 +90,11 @@ static void compare_ways(const char *what, const char *input)
     free(ref);
 }
 
-static void check_programs(void)
+/* Generated programs saved as a \fwpt\ directory (seeds 1..6), and three corrupted copies of each trace (FILE +
+ * --image): every summary way gives what --walk insn gives. */
+TEST(programs_and_corrupted_copies_all_ways_agree)
 {
+    counts_reset();
     char path[256], img[256], input[1024];
     uint64_t rng = 0x51ed;
     for (uint64_t seed = 1; seed <= 6; seed++) {
@@ -108,10 +122,14 @@ static void check_programs(void)
         unlink(img);
         progen_free(&p);
     }
+    counts_print("programs");
 }
 
-static void check_firmware(void)
+/* The firmware traces (FWPT_BENCH_FW, else $FWPT_BUILD/bench/fw when there), each with its sideband.json: every
+ * summary way gives what --walk insn gives. */
+TEST(firmware_traces_all_ways_agree)
 {
+    counts_reset();
     struct fw_trace *fw;
     int n = fw_traces("summary_tool", &fw);
     CHECK(n >= 0);
@@ -122,10 +140,11 @@ static void check_firmware(void)
     }
     if (n > 0)
         free(fw);
+    counts_print("firmware");
 }
 
 /* The options' errors: exit status 2 and a line that says what was expected. */
-static void check_options(void)
+TEST(option_errors_exit_2)
 {
     static const struct refusal bad[] = {
         {"-j 0", "expected 1..256 threads"},
@@ -146,17 +165,14 @@ static void check_options(void)
     }
 }
 
-int main(void)
+/* The tool and the scratch directory every case writes its outputs to, found and made before the cases run. */
+int main(int argc, char **argv)
 {
     TOOL_FIND_OR_END(tool, "summary_tool");
     snprintf(tmp, sizeof tmp, "/tmp/fwpt-sumtool-XXXXXX");
     if (!mkdtemp(tmp))
         return 1;
-    check_programs();
-    check_firmware();
-    check_options();
+    int rc = check_run(argc, argv, "summary_tool");
     rmdir(tmp);
-    printf("summary_tool: %lu inputs (%lu with decode errors), each by 4 summary ways against --walk insn: %lu differ\n",
-           n_inputs, n_failing, n_diff);
-    return check_summary("summary_tool");
+    return rc;
 }

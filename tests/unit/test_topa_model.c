@@ -25,9 +25,25 @@ static uint64_t end_to(uint64_t t)
     struct fwpt_topa_entry e = {t, 0, false, false, true, 0};
     return fwpt_topa_encode(&e);
 }
+static void arena_free(void)
+{
+    topa_arena_free(&arena);
+}
+/* The arena, made on first use (freed at exit). */
+static struct topa_arena *arena_get(void)
+{
+    static int made;
+    if (!made) {
+        topa_arena_init(&arena, PHYS, 1u << 20);
+        atexit(arena_free);
+        made = 1;
+    }
+    return &arena;
+}
+/* Each case's start: the arena all zero, a model of caps reset. */
 static void fresh(const struct fwpt_caps *caps)
 {
-    memset(arena.buf, 0, arena.size);
+    memset(arena_get()->buf, 0, arena.size);
     fwpt_model_init(&M, caps, &arena.mem);
     cpu = fwpt_model_cpu(&M);
 }
@@ -52,24 +68,26 @@ static uint64_t rd(uint32_t msr)
 }
 static uint8_t at(uint64_t phys) { return *(uint8_t *)topa_arena_ptr(&arena, phys); }
 
-static void msr_rules(void)
+/* no PT: every RTIT MSR #GPs */
+TEST(no_pt_every_rtit_msr_gps)
 {
-    struct fwpt_caps caps, nopt, single, noext;
-    topa_caps(&caps, TOPA_CAPS_MULTI, 39);
+    struct fwpt_caps nopt;
     topa_caps(&nopt, TOPA_CAPS_MULTI, 39);
     nopt.intel_pt = false;
     nopt.pt_supported = false;
-    topa_caps(&single, TOPA_CAPS_SINGLE_ENTRY, 39);
-
-    /* no PT: every RTIT MSR #GPs */
     fresh(&nopt);
     uint64_t v;
     CHECK_EQ(fwpt_rdmsr(&cpu, MSR_IA32_RTIT_CTL, &v), FWPT_E_FAULT);
     CHECK_EQ(fwpt_wrmsr(&cpu, MSR_IA32_RTIT_STATUS, 0), FWPT_E_FAULT);
     CHECK_EQ(fwpt_rdmsr(&cpu, MSR_IA32_RTIT_OUTPUT_BASE, &v), FWPT_E_FAULT);
     CHECK_EQ(M.stats.gp, 3);
+}
 
-    /* CPUID answers from the snapshot */
+/* CPUID answers from the snapshot */
+TEST(cpuid_from_snapshot)
+{
+    struct fwpt_caps caps;
+    topa_caps(&caps, TOPA_CAPS_MULTI, 39);
     fresh(&caps);
     struct fwpt_cpuid_regs r;
     CHECK_EQ(fwpt_cpuid(&cpu, 0x14, 0, &r), FWPT_OK);
@@ -82,31 +100,48 @@ static void msr_rules(void)
     CHECK_EQ(fwpt_cpuid(&cpu, 0x80000008u, 0, &r), FWPT_OK);
     CHECK_EQ(r.eax & 0xff, 39);
     CHECK_STR(cpu.name, "model");
+}
 
-    /* from a real profile's snapshot: Broadwell has single-entry ToPA and no PTWRITE */
-    {
-        struct fwpt_cpuid_snapshot snap;
-        const struct fwpt_cpu_profile *p = fwpt_cpu_profile_find("broadwell");
-        CHECK(p != NULL);
-        if (p) {
-            static struct fwpt_model b;
-            fwpt_cpu_profile_snapshot(p, &snap);
-            fwpt_model_init_snapshot(&b, &snap, &arena.mem);
-            struct fwpt_cpu bc = fwpt_model_cpu(&b);
-            CHECK(b.caps.topa_output && !b.caps.topa_multiple_entries);
-            CHECK_EQ(fwpt_cpuid(&bc, 0x14, 0, &r), FWPT_OK);
-            CHECK_EQ(r.ecx, p->leaf14_0.ecx);
-            CHECK_EQ(fwpt_wrmsr(&bc, MSR_IA32_RTIT_CTL, RTIT_CTL_PTWEN), FWPT_E_FAULT);
-            CHECK_EQ(fwpt_wrmsr(&bc, MSR_IA32_RTIT_CTL, RTIT_CTL_TOPA | RTIT_CTL_BRANCHEN), FWPT_OK);
-        }
+/* from a real profile's snapshot: Broadwell has single-entry ToPA and no PTWRITE */
+TEST(broadwell_profile_single_entry_no_ptwrite)
+{
+    struct fwpt_cpuid_regs r;
+    struct fwpt_cpuid_snapshot snap;
+    const struct fwpt_cpu_profile *p = fwpt_cpu_profile_find("broadwell");
+    CHECK(p != NULL);
+    if (p) {
+        static struct fwpt_model b;
+        fwpt_cpu_profile_snapshot(p, &snap);
+        fwpt_model_init_snapshot(&b, &snap, &arena_get()->mem);
+        struct fwpt_cpu bc = fwpt_model_cpu(&b);
+        CHECK(b.caps.topa_output && !b.caps.topa_multiple_entries);
+        CHECK_EQ(fwpt_cpuid(&bc, 0x14, 0, &r), FWPT_OK);
+        CHECK_EQ(r.ecx, p->leaf14_0.ecx);
+        CHECK_EQ(fwpt_wrmsr(&bc, MSR_IA32_RTIT_CTL, RTIT_CTL_PTWEN), FWPT_E_FAULT);
+        CHECK_EQ(fwpt_wrmsr(&bc, MSR_IA32_RTIT_CTL, RTIT_CTL_TOPA | RTIT_CTL_BRANCHEN), FWPT_OK);
     }
-    /* reset values; LowerMask reads as 7FH */
+}
+
+/* reset values; LowerMask reads as 7FH */
+TEST(reset_values_lowermask_7fh)
+{
+    struct fwpt_caps caps;
+    topa_caps(&caps, TOPA_CAPS_MULTI, 39);
+    fresh(&caps);
     CHECK_EQ(rd(MSR_IA32_RTIT_CTL), 0);
     CHECK_EQ(rd(MSR_IA32_RTIT_OUTPUT_MASK_PTRS), 0x7f);
     CHECK_EQ(wr(MSR_IA32_RTIT_OUTPUT_MASK_PTRS, 0), FWPT_OK);
     CHECK_EQ(rd(MSR_IA32_RTIT_OUTPUT_MASK_PTRS), 0x7f);
+}
 
-    /* IA32_RTIT_CTL reserved bits and capability-dependent bits */
+/* IA32_RTIT_CTL reserved bits and capability-dependent bits */
+TEST(ctl_reserved_and_capability_bits)
+{
+    struct fwpt_caps caps;
+    topa_caps(&caps, TOPA_CAPS_MULTI, 39);
+    struct fwpt_caps single, noext;
+    topa_caps(&single, TOPA_CAPS_SINGLE_ENTRY, 39);
+    fresh(&caps);
     CHECK_EQ(wr(MSR_IA32_RTIT_CTL, FWPT_BIT(18)), FWPT_E_FAULT);
     CHECK_EQ(wr(MSR_IA32_RTIT_CTL, FWPT_BIT(60)), FWPT_E_FAULT);
     CHECK_EQ(wr(MSR_IA32_RTIT_CTL, RTIT_CTL_FABRICEN), FWPT_E_FAULT);      /* output_subsys = 0 */
@@ -134,8 +169,14 @@ static void msr_rules(void)
     topa_caps(&noext, TOPA_CAPS_SINGLE_RANGE, 39);
     fresh(&noext);
     CHECK_EQ(wr(MSR_IA32_RTIT_CTL, RTIT_CTL_TOPA), FWPT_E_FAULT);
+}
 
-    /* other MSRs */
+/* other MSRs */
+TEST(other_rtit_msrs)
+{
+    struct fwpt_caps caps;
+    topa_caps(&caps, TOPA_CAPS_MULTI, 39);
+    uint64_t v;
     fresh(&caps);
     CHECK_EQ(wr(MSR_IA32_RTIT_OUTPUT_BASE, 0x1040), FWPT_E_FAULT);
     CHECK_EQ(wr(MSR_IA32_RTIT_OUTPUT_BASE, FWPT_BIT(39)), FWPT_E_FAULT);
@@ -153,8 +194,14 @@ static void msr_rules(void)
     CHECK_EQ(rd(MSR_IA32_APIC_BASE), 0xfee00900ull);
     CHECK_EQ(fwpt_rdmsr(&cpu, MSR_IA32_SMRR_PHYSBASE, &v), FWPT_E_FAULT);
     CHECK_EQ(fwpt_rdmsr(&cpu, 0x12345, &v), FWPT_E_FAULT);
+}
 
-    /* TraceEn rules */
+/* TraceEn rules */
+TEST(traceen_rules)
+{
+    struct fwpt_caps caps;
+    topa_caps(&caps, TOPA_CAPS_MULTI, 39);
+    fresh(&caps);
     put(T0, 0, region(REG(0), false, false));
     put(T0, 1, end_to(T0));
     CHECK_EQ(wr(MSR_IA32_RTIT_STATUS, 0), FWPT_OK);
@@ -188,12 +235,11 @@ static void msr_rules(void)
     CHECK_EQ(wr(MSR_IA32_RTIT_CTL, ctl), FWPT_OK);
 }
 
-static void output_logic(void)
+/* PMI: INT regions signal one PMI each, bit 55 set, cleared through IA32_PERF_GLOBAL_STATUS_RESET */
+TEST(pmi_int_regions_and_global_status)
 {
     struct fwpt_caps caps;
     topa_caps(&caps, TOPA_CAPS_MULTI, 39);
-
-    /* PMI: INT regions signal one PMI each, bit 55 set, cleared through IA32_PERF_GLOBAL_STATUS_RESET */
     fresh(&caps);
     put(T0, 0, region(REG(0), false, true));
     put(T0, 1, region(REG(1), false, false));
@@ -215,8 +261,13 @@ static void output_logic(void)
     CHECK_EQ(M.stats.pmis, 1 + 4);
     CHECK_EQ(M.stats.ends_followed, 2);
     wr(MSR_IA32_RTIT_CTL, RTIT_CTL_TOPA);
+}
 
-    /* PMI preservation: PendTopaPMI recorded, and the PMI pended again when TraceEn goes 0 -> 1 */
+/* PMI preservation: PendTopaPMI recorded, and the PMI pended again when TraceEn goes 0 -> 1 */
+TEST(pmi_preservation_pendtopapmi)
+{
+    struct fwpt_caps caps;
+    topa_caps(&caps, TOPA_CAPS_MULTI, 39);
     fresh(&caps);
     put(T0, 0, region(REG(0), false, true));
     put(T0, 1, end_to(T0));
@@ -229,8 +280,13 @@ static void output_logic(void)
     wr(MSR_IA32_RTIT_CTL, RTIT_CTL_TOPA | RTIT_CTL_INJECTPSBPMI | RTIT_CTL_TRACEEN);
     CHECK_EQ(M.stats.pmis, 2);
     wr(MSR_IA32_RTIT_CTL, RTIT_CTL_TOPA | RTIT_CTL_INJECTPSBPMI);
+}
 
-    /* STOP and INT together: Stopped, then the PMI; STOP regions after: nothing more stored */
+/* STOP and INT together: Stopped, then the PMI; STOP regions after: nothing more stored */
+TEST(stop_and_int_then_operational_error)
+{
+    struct fwpt_caps caps;
+    topa_caps(&caps, TOPA_CAPS_MULTI, 39);
     fresh(&caps);
     put(T0, 0, region(REG(0), true, true));
     put(T0, 1, end_to(T0));
@@ -249,8 +305,13 @@ static void output_logic(void)
     CHECK(rd(MSR_IA32_RTIT_STATUS) & RTIT_STATUS_ERROR);
     CHECK_EQ(M.error_rule, FWPT_RULE_OUTPUT_OFFSET);
     wr(MSR_IA32_RTIT_CTL, RTIT_CTL_TOPA);
+}
 
-    /* Maximum table size: no END, no STOP -> back to entry 0 (table size lowered for the test) */
+/* Maximum table size: no END, no STOP -> back to entry 0 (table size lowered for the test) */
+TEST(maximum_table_size_wraps_to_entry_0)
+{
+    struct fwpt_caps caps;
+    topa_caps(&caps, TOPA_CAPS_MULTI, 39);
     fresh(&caps);
     M.table_wrap_entries = 3;
     for (unsigned i = 0; i < 3; i++)
@@ -273,8 +334,13 @@ static void output_logic(void)
         fwpt_model_init(&d, &caps, &arena.mem);
         CHECK_EQ(d.table_wrap_entries, 0x2000000); /* 0FFFFFF8H / 8 + 1 */
     }
+}
 
-    /* Single range: circular under the mask, OutputOffset wraps to 0 */
+/* Single range: circular under the mask, OutputOffset wraps to 0 */
+TEST(single_range_circular_under_mask)
+{
+    struct fwpt_caps caps;
+    topa_caps(&caps, TOPA_CAPS_MULTI, 39);
     fresh(&caps);
     wr(MSR_IA32_RTIT_OUTPUT_BASE, REG(0));
     wr(MSR_IA32_RTIT_OUTPUT_MASK_PTRS, 0xfff | (0xff0ull << 32));
@@ -287,8 +353,13 @@ static void output_logic(void)
     CHECK_EQ(at(REG(0) + 0xff0), 7);
     CHECK_EQ(rd(MSR_IA32_RTIT_OUTPUT_BASE), REG(0));
     wr(MSR_IA32_RTIT_CTL, 0);
+}
 
-    /* Restricted memory: APIC page stores dropped without error; SMRR reached -> error */
+/* Restricted memory: APIC page stores dropped without error; SMRR reached -> error */
+TEST(restricted_memory_apic_dropped_smrr_error)
+{
+    struct fwpt_caps caps;
+    topa_caps(&caps, TOPA_CAPS_MULTI, 39);
     fresh(&caps);
     M.restricted.apic_base_msr = REG(1) | 0x900;
     M.restricted.have_smrr = true;
@@ -304,15 +375,20 @@ static void output_logic(void)
     CHECK_EQ(M.stats.bytes_apic, 4096);
     CHECK_EQ(M.stats.bytes_stored, 2 * 4096);
     CHECK_EQ(at(REG(1)), 0);
-    st = rd(MSR_IA32_RTIT_STATUS);
+    uint64_t st = rd(MSR_IA32_RTIT_STATUS);
     CHECK(st & RTIT_STATUS_ERROR);
     CHECK_EQ(st & RTIT_STATUS_TRIGGEREN, 0);
     CHECK_EQ(M.error_rule, FWPT_RULE_SMRR);
     CHECK_EQ(M.error_entry, 3);
     wr(MSR_IA32_RTIT_CTL, RTIT_CTL_TOPA);
     CHECK_EQ(rd(MSR_IA32_RTIT_OUTPUT_MASK_PTRS), fwpt_mask_ptrs_make(3, 0));
+}
 
-    /* FabricEn (trace transport): not modelled, bytes dropped */
+/* FabricEn (trace transport): not modelled, bytes dropped */
+TEST(fabricen_not_modelled_bytes_dropped)
+{
+    struct fwpt_caps caps;
+    topa_caps(&caps, TOPA_CAPS_MULTI, 39);
     caps.output_subsys = true;
     fresh(&caps);
     wr(MSR_IA32_RTIT_CTL, RTIT_CTL_FABRICEN | RTIT_CTL_TRACEEN);
@@ -320,11 +396,4 @@ static void output_logic(void)
     CHECK_EQ(M.stats.bytes_dropped, 10);
 }
 
-int main(void)
-{
-    topa_arena_init(&arena, PHYS, 1u << 20);
-    msr_rules();
-    output_logic();
-    topa_arena_free(&arena);
-    return check_summary("test_topa_model");
-}
+TEST_MAIN("test_topa_model")

@@ -19,7 +19,8 @@ static enum fwpt_status mk(enum topa_caps_kind kind, uint64_t total, uint64_t re
     return fwpt_plan_make(&c, &o, &P, &E);
 }
 
-static void choices(void)
+/* multi-entry ToPA, 1M in 64K regions, stop: the plan's every field */
+TEST(multi_entry_1m_in_64k_regions)
 {
     CHECK_EQ(mk(TOPA_CAPS_MULTI, 1 << 20, 64 << 10, FWPT_PLAN_STOP, false, 0), FWPT_OK);
     CHECK_EQ(P.scheme, FWPT_SCHEME_TOPA_MULTI);
@@ -36,24 +37,44 @@ static void choices(void)
     CHECK_EQ(P.tables.bytes, 4096);
     CHECK_EQ(P.tables.align, 4096);
     CHECK_EQ(P.n_warnings, 0);
-    /* defaults: 2M in 64K regions */
+}
+
+/* defaults: 2M in 64K regions */
+TEST(defaults_2m_in_64k_regions)
+{
     CHECK_EQ(mk(TOPA_CAPS_MULTI, 0, 0, FWPT_PLAN_RING, false, 0), FWPT_OK);
     CHECK_EQ(P.total_size, 2 << 20);
     CHECK_EQ(P.region_count, 32);
     CHECK(!P.stop_on_last);
-    /* chaining: 4 entries per table = 3 regions + END */
+}
+
+/* chaining: 4 entries per table = 3 regions + END */
+TEST(chaining_4_entries_per_table)
+{
     CHECK_EQ(mk(TOPA_CAPS_MULTI, 10 * 4096, 4096, FWPT_PLAN_STOP, false, 4), FWPT_OK);
     CHECK_EQ(P.table_count, 4);
-    /* 600 regions in 4K tables: 511 per table */
+}
+
+/* 600 regions in 4K tables: 511 per table */
+TEST(regions_600_in_4k_tables_511_each)
+{
     CHECK_EQ(mk(TOPA_CAPS_MULTI, 600 * 4096ull, 4096, FWPT_PLAN_RING, false, 0), FWPT_OK);
     CHECK_EQ(P.table_count, 2);
-    /* first generation: one region */
+}
+
+/* first generation: one region */
+TEST(first_generation_one_region)
+{
     CHECK_EQ(mk(TOPA_CAPS_SINGLE_ENTRY, 1 << 20, 0, FWPT_PLAN_STOP, false, 0), FWPT_OK);
     CHECK_EQ(P.scheme, FWPT_SCHEME_TOPA_SINGLE);
     CHECK_EQ(P.region_count, 1);
     CHECK_EQ(P.region_size_enc, 8);
     CHECK_EQ(P.entries_per_table, 2);
-    /* single range: only scheme, or asked for; always a ring; errata warning above 4K */
+}
+
+/* single range: only scheme, or asked for; always a ring; errata warning above 4K */
+TEST(single_range_only_or_asked_always_ring)
+{
     CHECK_EQ(mk(TOPA_CAPS_SINGLE_RANGE, 4096, 0, FWPT_PLAN_RING, false, 0), FWPT_OK);
     CHECK_EQ(P.scheme, FWPT_SCHEME_SINGLE_RANGE);
     CHECK_EQ(P.n_warnings, 0);
@@ -78,9 +99,9 @@ static const char *said(bool host_options)
     return buf;
 }
 
-static void refusals(void)
+/* each names the setting the user gave, with its value, and the rule (option NULL: no setting is at fault) */
+TEST(refusals_name_setting_value_rule)
 {
-    /* each names the setting the user gave, with its value, and the rule (option NULL: no setting is at fault) */
     struct {
         enum topa_caps_kind kind;
         uint64_t total, region;
@@ -130,18 +151,31 @@ static void refusals(void)
             CHECK(E.option == NULL);
         CHECK_STR(said(false), bad[i].says);
     }
-    /* the host tool's spelling of the same */
+}
+
+/* the host tool's spelling of the same */
+TEST(refusals_host_tool_spelling)
+{
     CHECK_EQ(mk(TOPA_CAPS_MULTI, 6 << 10, 0, FWPT_PLAN_STOP, false, 0), FWPT_E_PLAN);
     CHECK_STR(said(true), "--size 6K: must be a power of two from 4K to 32K, or a multiple of 64K (the default region size)");
     CHECK_EQ(mk(TOPA_CAPS_MULTI, 1 << 20, 4096, FWPT_PLAN_STOP, false, 1), FWPT_E_PLAN);
     CHECK_STR(said(true), "--entries-per-table 1: must be 2..512 (one END entry and at least one region in a 4K table)");
     CHECK_EQ(mk(TOPA_CAPS_NONE, 0, 0, FWPT_PLAN_STOP, false, 0), FWPT_E_PLAN);
     CHECK_STR(said(true), "Intel PT is not usable on this processor");
-    /* the sizes that fit are planned */
+}
+
+/* the sizes that fit are planned */
+TEST(sizes_that_fit_planned)
+{
     CHECK_EQ(mk(TOPA_CAPS_MULTI, 16 << 10, 0, FWPT_PLAN_STOP, false, 0), FWPT_OK);
     CHECK_EQ(P.region_count, 1);
     CHECK_EQ(mk(TOPA_CAPS_MULTI, 192 << 10, 0, FWPT_PLAN_STOP, false, 0), FWPT_OK);
     CHECK_EQ(P.region_count, 3);
+}
+
+/* --pmi with single-range output (no INT entry), and PT with no output scheme at all */
+TEST(pmi_on_single_range_and_no_scheme_refused)
+{
     struct fwpt_caps c;
     topa_caps(&c, TOPA_CAPS_SINGLE_RANGE, 39);
     struct fwpt_plan_options o = {8192, 0, FWPT_PLAN_RING, false, true, 0};
@@ -156,7 +190,8 @@ static void refusals(void)
     CHECK_STR(said(false), "neither ToPA nor single-range output is enumerated (trace transport is not used)");
 }
 
-static void entries(void)
+/* the ToPA Size encodings 0..15: 4K << e, and sizes that have none */
+TEST(topa_size_encodings)
 {
     for (unsigned e = 0; e <= 15; e++) {
         CHECK_EQ(fwpt_topa_size_bytes(e), 4096ull << e);
@@ -165,6 +200,11 @@ static void entries(void)
     CHECK_EQ(fwpt_topa_size_enc(2048), -1);
     CHECK_EQ(fwpt_topa_size_enc(256ull << 20), -1);
     CHECK_EQ(fwpt_topa_size_enc(12288), -1);
+}
+
+/* a ToPA entry encoded and decoded (reserved bits kept) */
+TEST(topa_entry_encode_decode)
+{
     struct fwpt_topa_entry e = {0x123456000ull, 9, true, true, false, 0}, d;
     /* SDM Figure "Layout of ToPA Table Entry": END 0, INT 2, STOP 4, Size 9:6, base 12+ */
     CHECK_EQ(fwpt_topa_encode(&e), 0x123456000ull | (9u << 6) | 0x10 | 0x4);
@@ -176,33 +216,60 @@ static void entries(void)
     fwpt_topa_decode(0x5000 | 1, &d);
     CHECK(d.end && !d.stop && !d.intr);
     CHECK_EQ(d.base, 0x5000);
+}
+
+/* IA32_RTIT_OUTPUT_MASK_PTRS: table index and output offset in and out */
+TEST(mask_ptrs_index_and_offset)
+{
     CHECK_EQ(fwpt_mask_ptrs_make(3, 0x20), (0x20ull << 32) | (3u << 7) | 0x7f);
     CHECK_EQ(fwpt_mask_ptrs_index((0x20ull << 32) | (3u << 7) | 0x7f), 3);
     CHECK_EQ(fwpt_mask_ptrs_offset((0x20ull << 32) | (3u << 7) | 0x7f), 0x20);
+}
+
+/* how many tables n regions need with k entries per table (one is the END) */
+TEST(tables_needed)
+{
     CHECK_EQ(fwpt_topa_tables_needed(1, 2), 1);
     CHECK_EQ(fwpt_topa_tables_needed(3, 2), 3);
     CHECK_EQ(fwpt_topa_tables_needed(511, 512), 1);
     CHECK_EQ(fwpt_topa_tables_needed(512, 512), 2);
 }
 
-static uint64_t ent(struct topa_arena *a, uint64_t t, unsigned i)
+static uint64_t ent(struct topa_arena *ar, uint64_t tab, unsigned i)
 {
     uint64_t v = 0;
-    fwpt_physmem_read64(&a->mem, t + 8ull * i, &v);
+    fwpt_physmem_read64(&ar->mem, tab + 8ull * i, &v);
     return v;
 }
 
-static void tables(void)
+static struct topa_arena a;
+static void arena_free(void)
 {
-    struct topa_arena a;
-    topa_arena_init(&a, PHYS, 1 << 20);
-    /* 5 regions, 3 entries per table: tables of 2 regions + END; STOP on the last */
-    CHECK_EQ(mk(TOPA_CAPS_MULTI, 5 * 8192, 8192, FWPT_PLAN_STOP, false, 3), FWPT_OK);
-    CHECK_EQ(P.table_count, 3);
-    uint64_t t[3] = {PHYS, PHYS + 0x1000, PHYS + 0x2000};
-    uint64_t r[5];
+    topa_arena_free(&a);
+}
+
+/* The arena the table cases build in (made on first use, freed at exit), the three table pages t and five 8K
+ * regions r of the tables cases. */
+static const uint64_t t[3] = {PHYS, PHYS + 0x1000, PHYS + 0x2000};
+static void tables_setup(uint64_t r[5])
+{
+    static int made;
+    if (!made) {
+        topa_arena_init(&a, PHYS, 1 << 20);
+        atexit(arena_free);
+        made = 1;
+    }
     for (unsigned i = 0; i < 5; i++)
         r[i] = PHYS + 0x10000 + i * 0x2000ull;
+}
+
+/* 5 regions, 3 entries per table: tables of 2 regions + END; STOP on the last */
+TEST(tables_chained_exact_contents)
+{
+    uint64_t r[5];
+    tables_setup(r);
+    CHECK_EQ(mk(TOPA_CAPS_MULTI, 5 * 8192, 8192, FWPT_PLAN_STOP, false, 3), FWPT_OK);
+    CHECK_EQ(P.table_count, 3);
     memset(a.buf, 0xff, 0x3000); /* garbage: the build zeroes every table page first */
     struct fwpt_output_regs regs;
     CHECK_EQ(fwpt_plan_apply(&P, &a.mem, r, t, &regs), FWPT_OK);
@@ -221,22 +288,55 @@ static void tables(void)
     CHECK_EQ(ent(&a, t[2], 2), 0);
     CHECK_EQ(ent(&a, t[0], 3), 0);
     CHECK_EQ(ent(&a, t[2], 511), 0);
-    /* misaligned region refused */
+}
+
+/* misaligned region refused */
+TEST(misaligned_region_refused)
+{
+    uint64_t r[5];
+    struct fwpt_output_regs regs;
+    tables_setup(r);
+    if (mk(TOPA_CAPS_MULTI, 5 * 8192, 8192, FWPT_PLAN_STOP, false, 3) != FWPT_OK) { /* checked in the case above */
+        CHECK(!"the plan of tables_chained_exact_contents");
+        return;
+    }
     r[2] += 0x1000;
     CHECK_EQ(fwpt_plan_apply(&P, &a.mem, r, t, &regs), FWPT_E_INVAL);
-    /* single entry: region, END -> own base */
+}
+
+/* single entry: region, END -> own base */
+TEST(single_entry_table_end_to_own_base)
+{
+    uint64_t r[5];
+    struct fwpt_output_regs regs;
+    tables_setup(r);
     CHECK_EQ(mk(TOPA_CAPS_SINGLE_ENTRY, 64 << 10, 0, FWPT_PLAN_RING, false, 0), FWPT_OK);
     uint64_t r1 = PHYS + 0x10000;
     CHECK_EQ(fwpt_plan_apply(&P, &a.mem, &r1, t, &regs), FWPT_OK);
     CHECK_EQ(ent(&a, t[0], 0), r1 | (4u << 6));
     CHECK_EQ(ent(&a, t[0], 1), t[0] | TOPA_ENTRY_END);
-    /* single range: OUTPUT_BASE = region, mask = size - 1 */
+}
+
+/* single range: OUTPUT_BASE = region, mask = size - 1 */
+TEST(single_range_base_and_mask)
+{
+    uint64_t r[5];
+    struct fwpt_output_regs regs;
+    tables_setup(r);
+    uint64_t r1 = PHYS + 0x10000;
     CHECK_EQ(mk(TOPA_CAPS_SINGLE_RANGE, 64 << 10, 0, FWPT_PLAN_RING, false, 0), FWPT_OK);
     CHECK_EQ(fwpt_plan_apply(&P, &a.mem, &r1, NULL, &regs), FWPT_OK);
     CHECK_EQ(regs.output_base, r1);
     CHECK_EQ(regs.output_mask_ptrs, 0xffff);
     CHECK_EQ(regs.ctl_bits, 0);
-    /* the printers say what the plan is */
+}
+
+/* the printers say what the plan is */
+TEST(printers_say_the_plan)
+{
+    uint64_t r[5];
+    struct fwpt_output_regs regs;
+    tables_setup(r);
     char buf[4096];
     struct fwpt_bufsink bs;
     struct fwpt_sink s = fwpt_bufsink_init(&bs, buf, sizeof buf - 1);
@@ -246,22 +346,22 @@ static void tables(void)
     CHECK(strstr(buf, "scheme:      ToPA (multiple entries)\n") != NULL);
     CHECK(strstr(buf, "regions:     5 x 8K (Size encoding 1), STOP on the last\n") != NULL);
     CHECK(strstr(buf, "allocate:    5 x 8K aligned to 8K (output region), 3 x 4K aligned to 4K (ToPA table)\n") != NULL);
-    r[2] -= 0x1000;
     CHECK_EQ(fwpt_plan_apply(&P, &a.mem, r, t, &regs), FWPT_OK);
     s = fwpt_bufsink_init(&bs, buf, sizeof buf - 1);
     fwpt_topa_print_tables(&a.mem, PHYS, 64, &s);
     buf[bs.len] = 0;
     CHECK(strstr(buf, "  table 0x40002000 [0] 0000000040018050  region 0x40018000 size 8K STOP\n") != NULL);
     CHECK(strstr(buf, "  table 0x40002000 [1] 0000000040000001  END -> 0x40000000\n") != NULL);
-    topa_arena_free(&a);
 }
 
 /* `fwpt plan` (the host tool from this build: $FWPT_BUILD/fwpt). */
 static int run_tool(const char *args, char *out, size_t cap) { return tool_run("plan", args, out, cap); }
 
-static void tool(void)
+static char out[16384]; /* what the last run printed */
+
+/* a plan shown with its tables and the validation: a profile, CPUID registers, single-range */
+TEST(plan_tool_tables_and_validation)
 {
-    static char out[16384];
     CHECK_EQ(run_tool("--profile broadwell --size 64K --mode ring", out, sizeof out), 0);
     CHECK(strstr(out, "scheme:      ToPA (single output region)\n") != NULL);
     CHECK(strstr(out, "  table 0x100000000 [0] 0000000100010100  region 0x100010000 size 64K\n") != NULL);
@@ -276,6 +376,11 @@ static void tool(void)
     CHECK_EQ(run_tool("--leaf7-ebx 0x02000000 --leaf14-0 1,0,7,0 --single-range --size 8K", out, sizeof out), 0);
     CHECK(strstr(out, "IA32_RTIT_OUTPUT_MASK_PTRS: 0x0000000000001fff\n") != NULL);
     CHECK(strstr(out, "TGL052/ADL037/RPL017") != NULL);
+}
+
+/* refused plans: exit 1, the option as the user spelt it, the rule */
+TEST(plan_tool_refusals)
+{
     CHECK_EQ(run_tool("--profile broadwell --size 3M", out, sizeof out), 1);
     CHECK_STR(out, "plan refused: --size 3M: single-entry ToPA (CPUID.(14H,0):ECX[1]=0) has one region: a power of two "
                    "from 4K to 128M\n");
@@ -289,7 +394,11 @@ static void tool(void)
                    "is clear (the processor described); describe another with --profile NAME or its CPUID registers "
                    "(fwpt plan --help)\n");
     CHECK_EQ(run_tool("--mode sideways", out, sizeof out), 2);
-    /* the CPU is described with fwpt caps's register options and rules (tools/cpuid_args.c) */
+}
+
+/* the CPU is described with fwpt caps's register options and rules (tools/cpuid_args.c) */
+TEST(plan_tool_cpuid_register_options)
+{
     CHECK_EQ(run_tool("--leaf7-ebx 0x02000000 --leaf14-0 1,0,7,0 --max-leaf d", out, sizeof out), 2);
     CHECK_STR(out, "fwpt plan: --leaf14-0: given but --max-leaf is below 14H (leaf 14H would not be read)\n");
     CHECK_EQ(run_tool("--leaf7-ebx 0x02000000 --leaf14-0 n/a", out, sizeof out), 1);
@@ -305,12 +414,4 @@ static void tool(void)
                    "('6/94')\n");
 }
 
-int main(void)
-{
-    tool();
-    choices();
-    refusals();
-    entries();
-    tables();
-    return check_summary("test_topa_plan");
-}
+TEST_MAIN("test_topa_plan")

@@ -80,34 +80,60 @@ static void finish_and_check(const uint8_t *s, uint64_t len, const uint8_t *cons
     free(got);
 }
 
-int main(void)
+static void arena_free(void)
 {
-    topa_arena_init(&arena, PHYS, 1 << 20);
-    uint64_t seed = 77;
-    uint8_t s[40000];
-    for (size_t i = 0; i < sizeof s; i++)
-        s[i] = (uint8_t)(1 + topa_rand(&seed) % 255);
-    uint64_t pool_phys[8];
-    for (unsigned i = 0; i < 8; i++)
-        pool_phys[i] = POOL(i);
-    struct fwpt_pmi_result res;
+    topa_arena_free(&arena);
+}
 
-    /* not a ToPA PMI: nothing touched */
+/* The arena (made on first use, freed at exit) and the stream every case emits: 40000 bytes of 1..255. */
+static const uint8_t *stream(void)
+{
+    static uint8_t s[40000];
+    static int made;
+    if (!made) {
+        topa_arena_init(&arena, PHYS, 1 << 20);
+        atexit(arena_free);
+        uint64_t seed = 77;
+        for (size_t i = 0; i < sizeof s; i++)
+            s[i] = (uint8_t)(1 + topa_rand(&seed) % 255);
+        made = 1;
+    }
+    return s;
+}
+
+/* The pool of 8 free regions the handler takes from. */
+static const uint64_t pool_phys[8] = {POOL(0), POOL(1), POOL(2), POOL(3), POOL(4), POOL(5), POOL(6), POOL(7)};
+
+/* The PMI skids each action is run with: the handler sees the PMI 0, 150 and 300 bytes late. */
+static const uint64_t skids[] = {0, 150, 300};
+#define NSKIDS (sizeof skids / sizeof skids[0])
+
+/* not a ToPA PMI: nothing touched */
+TEST(not_a_topa_pmi_untouched)
+{
+    stream();
+    struct fwpt_pmi_result res;
     start();
     struct fwpt_pmi_pool pool = {pool_phys, 8, 0, 0, false};
     struct fwpt_pmi_request rq = {&arena.mem, 0, 0, 16, 4, &pool, 0};
     CHECK_EQ(fwpt_pmi_handle(&cpu, &rq, &res), FWPT_OK);
     CHECK_EQ(res.action, FWPT_PMI_NONE);
     CHECK_EQ(pool.next, 0);
+}
 
-    for (uint64_t skid = 0; skid <= 300; skid += 150) {
-        /* GROW: the table has room (capacity 16): 4 entries added after R2, END moves to 7 */
+/* GROW: the table has room (capacity 16): 4 entries added after R2, END moves to 7 */
+TEST(grow_table_with_room)
+{
+    const uint8_t *s = stream();
+    struct fwpt_pmi_result res;
+    for (size_t k = 0; k < NSKIDS; k++) {
+        uint64_t skid = skids[k];
         start();
         uint64_t pos = 0, len = 28000;
         emit_until_pmi(s, len, &pos, skid);
         CHECK_EQ(pos, 2 * 4096 + skid);
-        pool = (struct fwpt_pmi_pool){pool_phys, 8, 0, 0, false};
-        rq = (struct fwpt_pmi_request){&arena.mem, 0, 0, 16, 4, &pool, 0};
+        struct fwpt_pmi_pool pool = {pool_phys, 8, 0, 0, false};
+        struct fwpt_pmi_request rq = {&arena.mem, 0, 0, 16, 4, &pool, 0};
         CHECK_EQ(fwpt_pmi_handle(&cpu, &rq, &res), FWPT_OK);
         CHECK_EQ(res.action, FWPT_PMI_GROW);
         CHECK_EQ(res.end_index, 7);
@@ -119,14 +145,21 @@ int main(void)
         CHECK_EQ(M.stats.enables, 2);
         fwpt_model_emit(&M, s + pos, (size_t)(len - pos));
         finish_and_check(s, len, NULL, 0, T0, 0x7f);
+    }
+}
 
-        /* CIRCULAR: no room (capacity 4): END stays at 3 -> T0, filled R0, R1 -> fresh regions */
+/* CIRCULAR: no room (capacity 4): END stays at 3 -> T0, filled R0, R1 -> fresh regions */
+TEST(circular_replaces_filled_regions)
+{
+    const uint8_t *s = stream();
+    struct fwpt_pmi_result res;
+    for (size_t k = 0; k < NSKIDS; k++) {
+        uint64_t skid = skids[k];
         start();
-        pos = 0;
-        len = 18000;
+        uint64_t pos = 0, len = 18000;
         emit_until_pmi(s, len, &pos, skid);
-        pool = (struct fwpt_pmi_pool){pool_phys, 8, 0, 0, false};
-        rq = (struct fwpt_pmi_request){&arena.mem, 0, 0, 4, 4, &pool, 0};
+        struct fwpt_pmi_pool pool = {pool_phys, 8, 0, 0, false};
+        struct fwpt_pmi_request rq = {&arena.mem, 0, 0, 4, 4, &pool, 0};
         CHECK_EQ(fwpt_pmi_handle(&cpu, &rq, &res), FWPT_OK);
         CHECK_EQ(res.action, FWPT_PMI_CIRCULAR);
         CHECK_EQ(res.regions_replaced, 2);
@@ -142,17 +175,25 @@ int main(void)
         CHECK_EQ(raw, region(POOL(1), true));
         fwpt_model_emit(&M, s + pos, (size_t)(len - pos));
         finish_and_check(s, len, consumed, 8192, T0, fwpt_mask_ptrs_make(2, 0));
+    }
+}
 
-        /* NEW_TABLE: no room, output moves on to T1 filled from the pool */
+/* NEW_TABLE: no room, output moves on to T1 filled from the pool */
+TEST(new_table_from_pool)
+{
+    const uint8_t *s = stream();
+    struct fwpt_pmi_result res;
+    for (size_t k = 0; k < NSKIDS; k++) {
+        uint64_t skid = skids[k];
         start();
-        pos = 0;
-        len = 6 * 4096 - 100;
+        uint64_t pos = 0, len = 6 * 4096 - 100;
         emit_until_pmi(s, len, &pos, skid);
-        pool = (struct fwpt_pmi_pool){pool_phys, 8, 0, 0, false};
-        rq = (struct fwpt_pmi_request){&arena.mem, 0, 0, 4, 4, &pool, T1};
+        struct fwpt_pmi_pool pool = {pool_phys, 8, 0, 0, false};
+        struct fwpt_pmi_request rq = {&arena.mem, 0, 0, 4, 4, &pool, T1};
         CHECK_EQ(fwpt_pmi_handle(&cpu, &rq, &res), FWPT_OK);
         CHECK_EQ(res.action, FWPT_PMI_NEW_TABLE);
         CHECK_EQ(res.entries_added, 3);
+        uint64_t raw;
         fwpt_physmem_read64(&arena.mem, T0 + 24, &raw);
         CHECK_EQ(raw, end_to(T1));
         fwpt_physmem_read64(&arena.mem, T1 + 24, &raw);
@@ -161,18 +202,22 @@ int main(void)
         CHECK_EQ(M.output_base, T1);
         finish_and_check(s, len, NULL, 0, T0, 0x7f);
     }
+}
 
-    /* refusals: pool too small; no upcoming entry can become END */
+/* refusals: pool too small; no upcoming entry can become END */
+TEST(refusals_pool_too_small_no_end)
+{
+    const uint8_t *s = stream();
+    struct fwpt_pmi_result res;
     start();
     uint64_t pos = 0;
     emit_until_pmi(s, 20000, &pos, 0);
-    pool = (struct fwpt_pmi_pool){pool_phys, 1, 0, 0, false};
-    rq = (struct fwpt_pmi_request){&arena.mem, 0, 0, 4, 4, &pool, 0};
+    struct fwpt_pmi_pool pool = {pool_phys, 1, 0, 0, false};
+    struct fwpt_pmi_request rq = {&arena.mem, 0, 0, 4, 4, &pool, 0};
     CHECK_EQ(fwpt_pmi_handle(&cpu, &rq, &res), FWPT_E_NOMEM);
     CHECK(M.ctl & RTIT_CTL_TRACEEN); /* CTL restored on the error path too */
     rq = (struct fwpt_pmi_request){&arena.mem, T0, 3, 4, 1, &pool, 0};
     CHECK_EQ(fwpt_pmi_update_tables(&rq, &res), FWPT_E_INVAL);
-
-    topa_arena_free(&arena);
-    return check_summary("test_topa_pmi");
 }
+
+TEST_MAIN("test_topa_pmi")

@@ -43,6 +43,29 @@ static struct fwpt_span spans[16];
 static struct fwpt_readback rb;
 static uint8_t got[1 << 16];
 
+static void arena_free(void)
+{
+    topa_arena_free(&arena);
+}
+
+/* Each case's start: the arena (made on first use, freed at exit) all zero; returns the stream the cases emit,
+ * 32 KiB of bytes 1..255 (none zero). */
+static const uint8_t *fresh(void)
+{
+    static uint8_t s[1 << 15];
+    static int made;
+    if (!made) {
+        topa_arena_init(&arena, PHYS, 1 << 20);
+        atexit(arena_free);
+        uint64_t seed = 5;
+        for (size_t i = 0; i < sizeof s; i++)
+            s[i] = (uint8_t)(1 + topa_rand(&seed) % 255);
+        made = 1;
+    }
+    memset(arena.buf, 0, arena.size);
+    return s;
+}
+
 static enum fwpt_status back(uint64_t ctl, uint64_t base, uint64_t ptrs, enum fwpt_wrap_hint hint, size_t cap)
 {
     rb = (struct fwpt_readback){spans, cap, 0, 0, 0, 0, false, false, false, false, NULL, 0};
@@ -53,16 +76,10 @@ static enum fwpt_status back(uint64_t ctl, uint64_t base, uint64_t ptrs, enum fw
     return st;
 }
 
-int main(void)
+/* Operational error at a bad region entry (reserved bit): regions before it kept, complete = no */
+TEST(operational_error_bad_region_entry)
 {
-    topa_arena_init(&arena, PHYS, 1 << 20);
-    static uint8_t s[1 << 15];
-    uint64_t seed = 5;
-    for (size_t i = 0; i < sizeof s; i++)
-        s[i] = (uint8_t)(1 + topa_rand(&seed) % 255);
-
-    /* Operational error at a bad region entry (reserved bit): regions before it kept, complete = no */
-    memset(arena.buf, 0, arena.size);
+    const uint8_t *s = fresh();
     put(T0, 0, region(REG(0)));
     put(T0, 1, region(REG(1)));
     put(T0, 2, region(REG(2)) | FWPT_BIT(3));
@@ -76,9 +93,12 @@ int main(void)
     CHECK_EQ(rb.regions_used, 2);
     CHECK(strstr(rb.reason, "operational error") != NULL);
     CHECK(strstr(rb.reason, "lost") != NULL);
+}
 
-    /* ...at a bad END (END with STOP): the walk cannot enter it; regions before it kept */
-    memset(arena.buf, 0, arena.size);
+/* ...at a bad END (END with STOP): the walk cannot enter it; regions before it kept */
+TEST(operational_error_bad_end_entry)
+{
+    const uint8_t *s = fresh();
     put(T0, 0, region(REG(0)));
     put(T0, 1, region(REG(1)));
     put(T0, 2, end_to(T0) | TOPA_ENTRY_STOP);
@@ -89,16 +109,23 @@ int main(void)
     CHECK(rb.error);
     CHECK_EQ(rb.bytes, 8192);
     CHECK(memcmp(got, s, 8192) == 0);
+}
 
-    /* ...at enable (table base misaligned): nothing written, said so */
+/* ...at enable (table base misaligned): nothing written, said so */
+TEST(operational_error_at_enable)
+{
+    const uint8_t *s = fresh();
     go(RTIT_CTL_TOPA, T0 + 0x80, 0x7f, s, 100);
     CHECK(M.status & RTIT_STATUS_ERROR);
     CHECK_EQ(back(RTIT_CTL_TOPA, T0 + 0x80, 0x7f, FWPT_WRAP_DETECT, 16), FWPT_OK);
     CHECK_EQ(rb.bytes, 0);
     CHECK(rb.error && !rb.complete);
+}
 
-    /* Stopped with the pointer inside a region (TraceStop): every byte kept */
-    memset(arena.buf, 0, arena.size);
+/* Stopped with the pointer inside a region (TraceStop): every byte kept */
+TEST(stopped_inside_region_keeps_all)
+{
+    const uint8_t *s = fresh();
     put(T0, 0, region(REG(0)));
     put(T0, 1, end_to(T0));
     go(RTIT_CTL_TOPA, T0, 0x7f, s, 1000);
@@ -107,14 +134,17 @@ int main(void)
     CHECK(rb.stopped && rb.complete);
     CHECK_EQ(rb.bytes, 1000);
     CHECK(strstr(rb.reason, "TraceStop") != NULL);
+}
 
-    /* Wrap detection's residual ambiguity: a wrapped single range whose oldest kept bytes are all
-     * zero is reported as not wrapped; only those zeros (before any PSB) are left out. */
+/* Wrap detection's residual ambiguity: a wrapped single range whose oldest kept bytes are all
+ * zero is reported as not wrapped; only those zeros (before any PSB) are left out. */
+TEST(wrap_detection_residual_ambiguity)
+{
+    const uint8_t *s = fresh();
     static uint8_t z[4096 + 10];
     memset(z, 0, sizeof z);
     memcpy(z, s, 10);                /* overwritten by the wrap */
     memcpy(z + 4096, s + 100, 10);   /* newest bytes */
-    memset(arena.buf, 0, arena.size);
     go(0, REG(0), 0xfff, z, sizeof z);
     CHECK_EQ(M.stats.wraps, 1);
     CHECK_EQ(back(0, REG(0), 0xfff, FWPT_WRAP_DETECT, 16), FWPT_OK);
@@ -128,9 +158,12 @@ int main(void)
     CHECK_EQ(rb.count, 2);
     CHECK_EQ(spans[0].phys, REG(0) + 10);
     CHECK_EQ(spans[1].phys, REG(0));
+}
 
-    /* ToPA ring wrapped: oldest byte at the write pointer; spans merge where memory is contiguous */
-    memset(arena.buf, 0, arena.size);
+/* ToPA ring wrapped: oldest byte at the write pointer; spans merge where memory is contiguous */
+TEST(topa_ring_wrapped_spans_and_errors)
+{
+    const uint8_t *s = fresh();
     put(T0, 0, region(REG(0)));
     put(T0, 1, region(REG(1)));
     put(T0, 2, end_to(T1));
@@ -159,6 +192,6 @@ int main(void)
     M.output_mask_ptrs = fwpt_mask_ptrs_make(0, 8192);
     CHECK_EQ(back(RTIT_CTL_TOPA, T0, 0x7f, FWPT_WRAP_DETECT, 16), FWPT_E_TOPA);
 
-    topa_arena_free(&arena);
-    return check_summary("test_topa_readback");
 }
+
+TEST_MAIN("test_topa_readback")

@@ -38,6 +38,12 @@ static enum fwpt_status cpuid(void *ctx, uint32_t l, uint32_t s, struct fwpt_cpu
     return FWPT_E_UNSUPPORTED;
 }
 
+/* A CPU whose MSRs are the table t. */
+static struct fwpt_cpu table_cpu(struct msr_table *t)
+{
+    return (struct fwpt_cpu){"table", t, cpuid, rd, wr, NULL};
+}
+
 static const char *line(const struct fwpt_restricted *r, char *buf, size_t cap)
 {
     struct fwpt_bufsink b;
@@ -47,21 +53,26 @@ static const char *line(const struct fwpt_restricted *r, char *buf, size_t cap)
     return buf;
 }
 
-int main(void)
+/* nothing readable: everything unknown, output placed anywhere */
+TEST(nothing_readable_all_unknown)
 {
     char buf[256];
     struct fwpt_restricted r;
-    /* nothing readable: everything unknown, output placed anywhere */
     struct msr_table none = {0};
-    struct fwpt_cpu cpu = {"table", &none, cpuid, rd, wr, NULL};
+    struct fwpt_cpu cpu = table_cpu(&none);
     fwpt_restricted_probe(&cpu, &r);
     CHECK(!r.have_apic && !r.have_smrr && !r.have_mtrr && !r.have_fixed);
     CHECK_EQ(fwpt_restricted_alloc_below(&r), 0);
     CHECK_EQ(none.reads, 2); /* APIC_BASE, MTRRCAP */
     CHECK_STR(line(&r, buf, sizeof buf),
               "topa: restricted memory checked: APIC page unknown, SMRR not reported, MTRRs not readable (0 variable)\n");
+}
 
-    /* a full set: APIC at FEE00000H, SMRR, 2 variable MTRRs and the fixed ones */
+/* a full set: APIC at FEE00000H, SMRR, 2 variable MTRRs and the fixed ones */
+TEST(full_set_apic_smrr_mtrrs_fixed)
+{
+    char buf[256];
+    struct fwpt_restricted r;
     struct msr_table all = {0};
     set(&all, MSR_IA32_APIC_BASE, 0xfee00900);
     set(&all, MSR_IA32_MTRRCAP, MTRRCAP_SMRR | MTRRCAP_FIX | 2);
@@ -77,7 +88,7 @@ int main(void)
         set(&all, fixed[i], 0x0606060606060606ull + i);
     for (unsigned i = 0; i < 8; i++)
         set(&all, MSR_IA32_MTRR_FIX4K(i), 0x0505050505050505ull + i);
-    cpu.ctx = &all;
+    struct fwpt_cpu cpu = table_cpu(&all);
     fwpt_restricted_probe(&cpu, &r);
     CHECK(r.have_apic && r.have_smrr && r.have_mtrr && r.have_fixed);
     CHECK_EQ(r.apic_base_msr, 0xfee00900);
@@ -92,22 +103,31 @@ int main(void)
     CHECK_EQ(all.reads, 2 + 2 + 1 + 4 + 11);
     CHECK_STR(line(&r, buf, sizeof buf),
               "topa: restricted memory checked: APIC page yes, SMRR yes, MTRRs yes (2 variable, fixed)\n");
+}
 
-    /* SMRR reported but #GP (outside SMM), a variable MTRR missing, no fixed ones, an APIC base under 16 MiB */
+/* SMRR reported but #GP (outside SMM), a variable MTRR missing, no fixed ones, an APIC base under 16 MiB */
+TEST(smrr_gp_missing_mtrr_low_apic)
+{
+    char buf[256];
+    struct fwpt_restricted r;
     struct msr_table part = {0};
     set(&part, MSR_IA32_APIC_BASE, 0x00800900);
     set(&part, MSR_IA32_MTRRCAP, MTRRCAP_SMRR | 3);
     set(&part, MSR_IA32_MTRR_DEF_TYPE, MTRR_DEF_TYPE_E);
     set(&part, MSR_IA32_MTRR_PHYSBASE(0), 6);
     set(&part, MSR_IA32_MTRR_PHYSMASK(0), 0);
-    cpu.ctx = &part;
+    struct fwpt_cpu cpu = table_cpu(&part);
     fwpt_restricted_probe(&cpu, &r);
     CHECK(r.have_apic && !r.have_smrr && !r.have_mtrr && !r.have_fixed);
     CHECK_EQ(fwpt_restricted_alloc_below(&r), 0); /* implausible: placement left to the validator */
     CHECK_STR(line(&r, buf, sizeof buf),
               "topa: restricted memory checked: APIC page yes, SMRR not reported, MTRRs not readable (0 variable)\n");
+}
 
-    /* more variable MTRRs than the struct holds: the first FWPT_MAX_VAR_MTRR */
+/* more variable MTRRs than the struct holds: the first FWPT_MAX_VAR_MTRR */
+TEST(more_variable_mtrrs_than_held)
+{
+    struct fwpt_restricted r;
     struct msr_table many = {0};
     set(&many, MSR_IA32_MTRRCAP, 0xff);
     set(&many, MSR_IA32_MTRR_DEF_TYPE, MTRR_DEF_TYPE_E);
@@ -115,9 +135,10 @@ int main(void)
         set(&many, MSR_IA32_MTRR_PHYSBASE(i), i);
         set(&many, MSR_IA32_MTRR_PHYSMASK(i), 0);
     }
-    cpu.ctx = &many;
+    struct fwpt_cpu cpu = table_cpu(&many);
     fwpt_restricted_probe(&cpu, &r);
     CHECK(r.have_mtrr && !r.have_apic);
     CHECK_EQ(r.n_var, FWPT_MAX_VAR_MTRR);
-    return check_summary("test_topa_restricted");
 }
+
+TEST_MAIN("test_topa_restricted")

@@ -177,46 +177,90 @@ static void lengths(enum topa_caps_kind kind, struct fwpt_plan_options *opt, uin
         one(kind, opt, L[i], seed + i);
 }
 
-int main(void)
+/* The seed of the k-th layout (0..19) run in mode (0: stop, 1: ring): the layouts of both modes take seeds 101
+ * apart from one start, in the order the cases below list them. */
+static uint64_t seed_at(int mode, unsigned k)
 {
-    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    return 0x9e3779b97f4a7c15ull + 101ull * (20u * (unsigned)mode + k + 1);
+}
+
+static struct fwpt_plan_options mode_options(int mode)
+{
+    struct fwpt_plan_options o = {0};
+    o.mode = mode ? FWPT_PLAN_RING : FWPT_PLAN_STOP;
+    return o;
+}
+
+/* How many runs the case made: printed at its end. */
+static void cases_print(const char *what)
+{
+    printf("stream cases: %u (%s)\n", cases, what);
+    cases = 0;
+}
+
+/* multi-entry ToPA: region counts and table sizes, incl. chained tables (few entries per table); stop and ring */
+TEST(multi_entry_layouts)
+{
+    static const struct {
+        uint64_t total, region;
+        unsigned epr;
+    } multi[] = {
+        {4096, 4096, 0},   {8192, 4096, 0},     {12288, 4096, 2},  {8192, 4096, 2},  {16384, 4096, 3},
+        {28672, 4096, 4},  {32768, 8192, 3},    {65536, 4096, 512}, {65536, 4096, 5}, {49152, 16384, 2},
+        {1 << 20, 65536, 0}, {40960, 4096, 7},
+    };
     for (int mode = 0; mode < 2; mode++) {
-        struct fwpt_plan_options o = {0};
-        o.mode = mode ? FWPT_PLAN_RING : FWPT_PLAN_STOP;
-        /* multi-entry ToPA: region counts and table sizes, incl. chained tables (few entries per table) */
-        static const struct {
-            uint64_t total, region;
-            unsigned epr;
-        } multi[] = {
-            {4096, 4096, 0},   {8192, 4096, 0},     {12288, 4096, 2},  {8192, 4096, 2},  {16384, 4096, 3},
-            {28672, 4096, 4},  {32768, 8192, 3},    {65536, 4096, 512}, {65536, 4096, 5}, {49152, 16384, 2},
-            {1 << 20, 65536, 0}, {40960, 4096, 7},
-        };
+        struct fwpt_plan_options o = mode_options(mode);
         for (unsigned i = 0; i < sizeof multi / sizeof multi[0]; i++) {
             o.total_size = multi[i].total;
             o.region_size = multi[i].region;
             o.entries_per_table = multi[i].epr;
             o.pmi = i & 1;
-            lengths(TOPA_CAPS_MULTI, &o, seed += 101);
+            lengths(TOPA_CAPS_MULTI, &o, seed_at(mode, i));
         }
-        /* single-entry ToPA (first generation): one region + END -> own table */
-        o.region_size = 0;
-        o.entries_per_table = 0;
+    }
+    cases_print("multi-entry");
+}
+
+/* single-entry ToPA (first generation): one region + END -> own table; stop and ring */
+TEST(single_entry_layouts)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        struct fwpt_plan_options o = mode_options(mode);
+        unsigned k = 12;
         for (uint64_t t = 4096; t <= 65536; t *= 4) {
             o.total_size = t;
             o.pmi = t == 16384;
-            lengths(TOPA_CAPS_SINGLE_ENTRY, &o, seed += 101);
+            lengths(TOPA_CAPS_SINGLE_ENTRY, &o, seed_at(mode, k++));
         }
-        o.pmi = false;
-        /* single-range output (always a ring) */
+    }
+    cases_print("single-entry");
+}
+
+/* single-range output (always a ring), asked for in either mode */
+TEST(single_range_layouts)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        struct fwpt_plan_options o = mode_options(mode);
+        unsigned k = 15;
         for (uint64_t t = 4096; t <= 32768; t *= 2) {
             o.total_size = t;
-            lengths(TOPA_CAPS_SINGLE_RANGE, &o, seed += 101);
+            lengths(TOPA_CAPS_SINGLE_RANGE, &o, seed_at(mode, k++));
         }
+    }
+    cases_print("single-range");
+}
+
+/* single-range output asked for on a CPU that also has multi-entry ToPA */
+TEST(single_range_on_multi_entry_cpu)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        struct fwpt_plan_options o = mode_options(mode);
         o.single_range = true;
         o.total_size = 8192;
-        lengths(TOPA_CAPS_MULTI, &o, seed += 101);
+        lengths(TOPA_CAPS_MULTI, &o, seed_at(mode, 19));
     }
-    printf("stream cases: %u\n", cases);
-    return check_summary("test_topa_stream");
+    cases_print("single-range on multi-entry");
 }
+
+TEST_MAIN("test_topa_stream")

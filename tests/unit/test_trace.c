@@ -218,14 +218,13 @@ static const char *const usable_profiles[] = {"broadwell", "skylake", "skylake-s
 
 /* ---- the exact sequence ---- */
 
-static void test_sequence_exact(void)
+/* Skylake, literal CTL value: BranchEn OS User TSCEn MTCEn MTCFreq=3 CYCEn CycThresh=1
+ * PSBFreq=2 ToPA CR3Filter DisRETC ADDR0_CFG=1 ADDR1_CFG=2 */
+TEST(skylake_start_exact_sequence)
 {
     struct script_rig r;
     struct expect e[64];
     unsigned n;
-
-    /* Skylake, literal CTL value: BranchEn OS User TSCEn MTCEn MTCFreq=3 CYCEn CycThresh=1
-     * PSBFreq=2 ToPA CR3Filter DisRETC ADDR0_CFG=1 ADDR1_CFG=2 */
     script_rig_init(&r, profile("skylake"));
     CHECK_EQ(fwpt_trace_check(&r.cfg, &r.s.caps, NULL), FWPT_OK);
     CHECK_EQ(fwpt_trace_ctl(&r.cfg, &r.s.caps), 0x210208ef8eull);
@@ -241,7 +240,22 @@ static void test_sequence_exact(void)
     CHECK_EQ(r.s.log[9].msr, MSR_IA32_RTIT_STATUS); /* STATUS cleared before anything is programmed */
     CHECK_EQ(r.s.log[17].value, 0x210208ef8eull);   /* CTL without TraceEn, then */
     CHECK_EQ(r.s.log[18].value, 0x210208ef8full);   /* TraceEn last */
-    /* the trace runs: the output pointers move, PacketByteCnt counts */
+}
+
+/* The Skylake rig of skylake_start_exact_sequence, started (that case checks the start). */
+static void skylake_started(struct script_rig *r)
+{
+    script_rig_init(r, profile("skylake"));
+    if (script_rig_start(r) != FWPT_OK)
+        fprintf(stderr, "  skylake rig: the start failed (skylake_start_exact_sequence says why)\n");
+}
+
+/* the trace runs: the output pointers move, PacketByteCnt counts; the stop reads them, then restores:
+ * stop order: TraceEn=0 alone, fence, reads, restore, CTL, STATUS=0 last */
+TEST(skylake_stop_reads_results_then_restores)
+{
+    struct script_rig r;
+    skylake_started(&r);
     r.s.output_mask_ptrs = 0x0000345600000080ull | RTIT_MASK_LOWERMASK;
     r.s.status |= FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 0x3456);
     unsigned before = r.s.n_log;
@@ -252,7 +266,6 @@ static void test_sequence_exact(void)
     CHECK_EQ(r.res.output_mask_ptrs, 0x00003456000000ffull);
     CHECK(!r.res.error && !r.res.stopped);
     CHECK_EQ(r.res.restore_status, FWPT_OK);
-    /* stop order: TraceEn=0 alone, fence, reads, restore, CTL, STATUS=0 last */
     CHECK(r.s.log[before].op == W && r.s.log[before].msr == MSR_IA32_RTIT_CTL &&
           r.s.log[before].value == 0x210208ef8eull);
     CHECK(r.s.log[before + 1].op == F);
@@ -264,12 +277,26 @@ static void test_sequence_exact(void)
     CHECK(clean_and_restored(&r.s, 0, 0));
     CHECK_EQ(r.s.gp, 0);
     CHECK(!r.st.tracing);
-    /* a second stop does nothing */
-    before = r.s.n_log;
+}
+
+/* a second stop does nothing */
+TEST(second_stop_does_nothing)
+{
+    struct script_rig r;
+    skylake_started(&r);
+    if (script_rig_stop(&r) != FWPT_OK)
+        fprintf(stderr, "  skylake rig: the stop failed (skylake_stop_reads_results_then_restores says why)\n");
+    unsigned before = r.s.n_log;
     CHECK_EQ(script_rig_stop(&r), FWPT_OK);
     CHECK_EQ(r.s.n_log, before);
+}
 
-    /* every usable profile: the generated expectation, start and stop */
+/* every usable profile: the generated expectation, start and stop */
+TEST(every_usable_profile_start_stop)
+{
+    struct script_rig r;
+    struct expect e[64];
+    unsigned n, before;
     for (size_t i = 0; i < N_USABLE; i++) {
         script_rig_init(&r, profile(usable_profiles[i]));
         CHECK_EQ(fwpt_trace_check(&r.cfg, &r.s.caps, NULL), FWPT_OK);
@@ -286,8 +313,12 @@ static void test_sequence_exact(void)
         CHECK_EQ(r.s.gp, 0);
         CHECK_EQ(r.res.output_base, r.cfg.output_base);
     }
+}
 
-    /* Broadwell: BranchEn forced on (BDM106) even when not asked; single-entry ToPA */
+/* Broadwell: BranchEn forced on (BDM106) even when not asked; single-entry ToPA; not on Skylake */
+TEST(broadwell_branch_en_forced_on)
+{
+    struct script_rig r;
     script_rig_init(&r, profile("broadwell"));
     memset(&r.cfg, 0, sizeof r.cfg);
     r.cfg.os = true;
@@ -307,12 +338,13 @@ static void test_sequence_exact(void)
 
 /* ---- firmware left PT running ---- */
 
-static void test_was_active(void)
+static const uint64_t fw_ctl = RTIT_CTL_TRACEEN | RTIT_CTL_BRANCHEN | RTIT_CTL_OS | RTIT_CTL_TOPA | RTIT_CTL_TSCEN;
+
+/* Tiger Lake with PT left running by firmware: stopped first (TraceEn cleared alone), then ours */
+TEST(was_active_firmware_config_restored)
 {
     struct script_rig r;
     struct expect e[64];
-    const uint64_t fw_ctl = RTIT_CTL_TRACEEN | RTIT_CTL_BRANCHEN | RTIT_CTL_OS | RTIT_CTL_TOPA | RTIT_CTL_TSCEN;
-
     script_rig_init(&r, profile("tigerlake"));
     r.s.ctl = fw_ctl;
     r.s.status = RTIT_STATUS_TRIGGEREN | FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 77);
@@ -332,8 +364,17 @@ static void test_was_active(void)
     CHECK_EQ(r.s.ctl, fw_ctl & ~RTIT_CTL_TRACEEN);
     CHECK(clean_and_restored(&r.s, fw_ctl, 0));
     CHECK_EQ(r.s.gp, 0);
+}
 
-    /* fault on every access of that run */
+/* fault on every access of that run */
+TEST(was_active_fault_at_every_access)
+{
+    struct script_rig r;
+    script_rig_init(&r, profile("tigerlake")); /* the run of was_active_firmware_config_restored: its accesses */
+    r.s.ctl = fw_ctl;
+    r.s.status = RTIT_STATUS_TRIGGEREN | FWPT_PUT(RTIT_STATUS_PACKETBYTECNT, 77);
+    script_rig_start(&r);
+    script_rig_stop(&r);
     unsigned total = r.s.n_msr;
     for (unsigned k = 0; k < total; k++) {
         script_rig_init(&r, profile("tigerlake"));
@@ -366,7 +407,7 @@ static void test_was_active(void)
 
 /* ---- a fault at every access, every usable profile ---- */
 
-static void test_faults(void)
+TEST(fault_at_every_access_every_profile)
 {
     unsigned runs = 0;
     for (size_t i = 0; i < N_USABLE; i++) {
@@ -438,7 +479,8 @@ static void test_faults(void)
 
 /* ---- operational error right after enabling ---- */
 
-static void test_error_on_enable(void)
+/* Alder Lake P: the STATUS read after TraceEn=1 shows Error: stopped and restored, nothing left to stop */
+TEST(error_on_enable_stopped_and_restored)
 {
     struct script_rig r;
 
@@ -527,9 +569,9 @@ static void base_high(struct fwpt_trace_config *c) { c->output_base = 1ull << 39
 static void cr3_low_bits(struct fwpt_trace_config *c) { c->cr3_match |= 8; }
 static void nothing(struct fwpt_trace_config *c) { (void)c; }
 
-static void test_checks(void)
+/* Broadwell: only CR3 filtering and single-entry ToPA */
+TEST(refusals_broadwell)
 {
-    /* Broadwell: only CR3 filtering and single-entry ToPA */
     expect_refusal("broadwell", mtc_on, "MTCEn", "mtc");
     expect_refusal("broadwell", cyc_on, "CYCEn", "psb_cyc");
     expect_refusal("broadwell", psb_1, "PSBFreq", "psb_cyc");
@@ -538,7 +580,11 @@ static void test_checks(void)
     expect_refusal("broadwell", single_range, "ToPA", "single_range_output");
     expect_refusal("broadwell", pwr_on, "PwrEvtEn", "power_event_trace");
     expect_refusal("broadwell", base_high, "OUTPUT_BASE", "MAXPHYADDR"); /* MAXPHYADDR 39 */
-    /* Skylake: bitmaps 0x249 / 0x3fff / 0x3f, 2 ranges, no PTWRITE */
+}
+
+/* Skylake: bitmaps 0x249 / 0x3fff / 0x3f, 2 ranges, no PTWRITE */
+TEST(refusals_skylake)
+{
     expect_refusal("skylake", mtc_freq1, "MTCFreq", "mtc_periods");
     expect_refusal("skylake", cyc_14, "CycThresh", "cycle_thresholds");
     expect_refusal("skylake", psb_6, "PSBFreq", "psb_periods");
@@ -550,33 +596,56 @@ static void test_checks(void)
     expect_refusal("skylake", base_low_bits, "OUTPUT_BASE", "MAXPHYADDR");
     expect_refusal("skylake", cr3_low_bits, "CR3_MATCH", NULL);
     expect_refusal("skylake", event_on, "EventEn", "event_trace");
-    /* Alder Lake E-core: PTWRITE yes, power events no (EBX 5FH) */
+}
+
+/* Alder Lake E-core: PTWRITE yes, power events no (EBX 5FH) */
+TEST(refusals_alderlake_e_core)
+{
     expect_refusal("gracemont-e", fup_no_ptw, "FUPonPTW", NULL);
     expect_refusal("gracemont-e", pwr_on, "PwrEvtEn", "power_event_trace");
     expect_refusal("gracemont-e", distnt_on, "DisTNT", "tnt_disable");
-    /* Arrow Lake: TNT disable (EBX[8]) yes, event trace (EBX[7]) no */
+}
+
+/* Arrow Lake: TNT disable (EBX[8]) yes, event trace (EBX[7]) no */
+TEST(arrowlake_tnt_disable_yes_event_trace_no)
+{
     expect_refusal("arrowlake-p", event_on, "EventEn", "event_trace");
-    {
-        struct fwpt_script s;
-        struct fwpt_trace_config cfg;
-        fwpt_script_init(&s, profile("arrowlake-p"));
-        rich_config(&s.caps, &cfg);
-        cfg.dis_tnt = true;
-        CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, NULL), FWPT_OK);
-        CHECK(fwpt_trace_ctl(&cfg, &s.caps) & RTIT_CTL_DISTNT);
-        fwpt_script_init(&s, profile("tremont"));
-        rich_config(&s.caps, &cfg);
-        CHECK(cfg.pwr_evt_en && cfg.ptw_en);
-        CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, NULL), FWPT_OK);
-        /* Skylake boundary values accepted */
-        fwpt_script_init(&s, profile("skylake"));
-        rich_config(&s.caps, &cfg);
-        cfg.mtc_freq = 9;
-        cfg.cyc_thresh = 13;
-        cfg.psb_freq = 5;
-        CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, NULL), FWPT_OK);
-    }
-    /* Not usable: E_NOPT naming TraceEn, whatever the configuration */
+    struct fwpt_script s;
+    struct fwpt_trace_config cfg;
+    fwpt_script_init(&s, profile("arrowlake-p"));
+    rich_config(&s.caps, &cfg);
+    cfg.dis_tnt = true;
+    CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, NULL), FWPT_OK);
+    CHECK(fwpt_trace_ctl(&cfg, &s.caps) & RTIT_CTL_DISTNT);
+}
+
+/* Tremont: power events and PTWRITE in the rich configuration, accepted */
+TEST(tremont_power_events_and_ptwrite_accepted)
+{
+    struct fwpt_script s;
+    struct fwpt_trace_config cfg;
+    fwpt_script_init(&s, profile("tremont"));
+    rich_config(&s.caps, &cfg);
+    CHECK(cfg.pwr_evt_en && cfg.ptw_en);
+    CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, NULL), FWPT_OK);
+}
+
+/* Skylake boundary values accepted */
+TEST(skylake_boundary_values_accepted)
+{
+    struct fwpt_script s;
+    struct fwpt_trace_config cfg;
+    fwpt_script_init(&s, profile("skylake"));
+    rich_config(&s.caps, &cfg);
+    cfg.mtc_freq = 9;
+    cfg.cyc_thresh = 13;
+    cfg.psb_freq = 5;
+    CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, NULL), FWPT_OK);
+}
+
+/* Not usable: E_NOPT naming TraceEn, whatever the configuration; no configuration: E_INVAL */
+TEST(not_usable_refused_naming_traceen)
+{
     const char *nopt[] = {"haswell", "amd-zen3", "cometlake-nopt"};
     for (size_t i = 0; i < 3; i++) {
         struct fwpt_script s;
@@ -599,10 +668,11 @@ static void test_checks(void)
 
 /* ---- random configurations: the check against the fake's #GP rules ---- */
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static void test_random_against_gp_rules(void)
+/* 400 random configurations per profile: what the check accepts the CPU accepts; what it refuses naming a
+ * capability, the CPU would #GP on */
+TEST(random_configs_against_gp_rules)
 {
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
     unsigned accepted = 0, refused_gp = 0, refused_value = 0;
     for (size_t pi = 0; pi < fwpt_cpu_profile_count(); pi++) {
         const struct fwpt_cpu_profile *p = fwpt_cpu_profile_at(pi);
@@ -796,7 +866,9 @@ static bool model_clean(const struct fwpt_model *m, const struct fwpt_caps *c, u
     return ok;
 }
 
-static void test_model(void)
+/* Each profile and scheme against the model: start, 300 bytes at the first region, stop; a fault at every access;
+ * an operational error at enable */
+TEST(model_start_stop_faults_errors)
 {
     static const struct {
         const char *prof;
@@ -906,7 +978,7 @@ static void test_model(void)
 
 /* The app's `time` option: TSC, and MTC / CYC at the encodings closest to MTCFreq 9 / CycThresh 5 from below that
  * the bitmaps allow; what the user set stays; the result passes the checks every configuration passes. */
-static void test_timing_small(void)
+TEST(timing_small_skylake)
 {
     struct fwpt_script s;
     struct fwpt_trace_config cfg;
@@ -919,14 +991,28 @@ static void test_timing_small(void)
     CHECK_EQ(cfg.mtc_freq, 9);
     CHECK_EQ(cfg.cyc_thresh, 5);
     CHECK_EQ(fwpt_trace_check(&cfg, &s.caps, &r), FWPT_OK);
-    /* mtc=3 given: kept */
+}
+
+/* mtc=3 given: kept */
+TEST(timing_small_keeps_mtc_given)
+{
+    struct fwpt_script s;
+    struct fwpt_trace_config cfg;
+    fwpt_script_init(&s, profile("skylake"));
     memset(&cfg, 0, sizeof cfg);
     cfg.branch_en = cfg.os = cfg.topa = true;
     cfg.mtc_en = true, cfg.mtc_freq = 3;
     fwpt_trace_timing_small(&cfg, &s.caps);
     CHECK_EQ(cfg.mtc_freq, 3);
     CHECK_EQ(cfg.cyc_thresh, 5);
-    /* periods 0x9 (encodings 0 and 3), thresholds 0x7 (0..2): the closest from below */
+}
+
+/* periods 0x9 (encodings 0 and 3), thresholds 0x7 (0..2): the closest from below */
+TEST(timing_small_closest_from_below)
+{
+    struct fwpt_script s;
+    struct fwpt_trace_config cfg;
+    fwpt_script_init(&s, profile("skylake"));
     struct fwpt_caps c = s.caps;
     c.mtc_periods = 0x9;
     c.cycle_thresholds = 0x7;
@@ -934,7 +1020,13 @@ static void test_timing_small(void)
     fwpt_trace_timing_small(&cfg, &c);
     CHECK_EQ(cfg.mtc_freq, 3);
     CHECK_EQ(cfg.cyc_thresh, 2);
-    /* Broadwell: no MTC, no CYC: TSC alone */
+}
+
+/* Broadwell: no MTC, no CYC: TSC alone */
+TEST(timing_small_broadwell_tsc_alone)
+{
+    struct fwpt_script s;
+    struct fwpt_trace_config cfg;
     fwpt_script_init(&s, profile("broadwell"));
     memset(&cfg, 0, sizeof cfg);
     cfg.branch_en = cfg.os = true;
@@ -942,15 +1034,4 @@ static void test_timing_small(void)
     CHECK(cfg.tsc_en && !cfg.mtc_en && !cfg.cyc_en);
 }
 
-int main(void)
-{
-    test_timing_small();
-    test_sequence_exact();
-    test_was_active();
-    test_faults();
-    test_error_on_enable();
-    test_checks();
-    test_random_against_gp_rules();
-    test_model();
-    return check_summary("test_trace");
-}
+TEST_MAIN("test_trace")
