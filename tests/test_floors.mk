@@ -7,7 +7,6 @@ TEST_FLOORS_test_efi_options := base
 TEST_FLOORS_test_efi_pe := base
 TEST_FLOORS_test_errata := arch base
 TEST_FLOORS_test_flow_errata := arch base decode
-TEST_FLOORS_test_flow_events := base decode
 TEST_FLOORS_test_flow_fast := base decode
 TEST_FLOORS_test_flow_list := base decode render
 TEST_FLOORS_test_flow_lookahead := base decode

@@ -37,6 +37,7 @@
 #include "decode/packet.h"
 #include "sim/soft_enc.h"
 #include "tests/check.h"
+#include "tests/common/flow_ways.h"
 #include "tests/common/tool_run.h"
 
 #define CASES_DIR "tests/cases"
@@ -550,6 +551,69 @@ static void rewrite(const struct ptt *f, const struct section *s, char *const *o
     printf("updated %s: review the new output with git diff before committing it\n", f->path);
 }
 
+/* ---- the decoder's ways to read the flow ---- */
+struct images {
+    const struct image *im;
+    unsigned n;
+};
+
+static size_t read_code(void *ctx, uint64_t ip, const uint8_t **bytes)
+{
+    const struct images *c = ctx;
+    for (unsigned k = 0; k < c->n; k++)
+        if (ip >= c->im[k].base && ip - c->im[k].base < c->im[k].size) {
+            *bytes = c->im[k].code + (ip - c->im[k].base);
+            return c->im[k].size - (ip - c->im[k].base);
+        }
+    return 0;
+}
+
+struct text {
+    char *p;
+    size_t n, cap;
+};
+
+/* One line per instruction (ip, size) or event (every field); a run gives no class, so none is shown. */
+static void put(void *ctx, const struct fwpt_flow_event *ev)
+{
+    struct text *t = ctx;
+    char l[160];
+    int k = ev->kind == FWPT_FLOW_INSN
+                ? snprintf(l, sizeof l, "insn %llx %u\n", (unsigned long long)ev->ip, ev->size)
+                : snprintf(l, sizeof l, "event %u ip %u:%llx to %llx off %llx status %u detail %u sync %u async %u data %llx\n",
+                           ev->kind, ev->ip_valid, (unsigned long long)ev->ip, (unsigned long long)ev->to,
+                           (unsigned long long)ev->offset, ev->status, ev->detail, ev->sync, ev->async,
+                           (unsigned long long)ev->data);
+    if (t->n + (size_t)k + 1 > t->cap)
+        t->p = realloc(t->p, t->cap = (t->n + (size_t)k + 1) * 2);
+    memcpy(t->p + t->n, l, (size_t)k + 1);
+    t->n += (size_t)k;
+}
+
+/* fwpt_flow_next (the tool's --slow-print) with and without the block cache, fwpt_flow_next_run and
+ * fwpt_flow_next_batch (the listing) read the same instructions and events in the same order. */
+static void ways_agree(const struct ptt *f, unsigned line, const struct trace *tr, const struct images *c, bool iflags)
+{
+    static const struct { enum flow_way way; bool cache; const char *name; } ways[] = {
+        {FLOW_WAY_NEXT, true, "next"}, {FLOW_WAY_NEXT, false, "next without cache"},
+        {FLOW_WAY_RUN, true, "next_run"}, {FLOW_WAY_BATCH, true, "next_batch"}};
+    static struct fwpt_flow fl;
+    static struct fwpt_flow_block cache[64];
+    struct text t[4] = {{0}};
+    for (unsigned w = 0; w < 4; w++) {
+        fwpt_flow_init(&fl, tr->p, tr->n, read_code, (void *)c, ways[w].cache ? cache : NULL, ways[w].cache ? 64 : 0);
+        fwpt_flow_set_iflags(&fl, iflags);
+        flow_way_read(&fl, ways[w].way, 100000, put, &t[w]);
+        char what[64];
+        snprintf(what, sizeof what, "fwpt_flow_%s (against next)", ways[w].name);
+        if (w)
+            compare(f, (struct section){line, line, line}, what, t[0].p ? t[0].p : "", t[w].p ? t[w].p : "");
+    }
+    CHECK(t[0].n > 0);
+    for (unsigned w = 0; w < 4; w++)
+        free(t[w].p);
+}
+
 /* ---- one case ---- */
 static void run_case(void)
 {
@@ -638,6 +702,7 @@ static void run_case(void)
                 free(want);
             }
             if (!strcmp(c, "flow")) {
+                ways_agree(&f, exp[k].head, &tr, &(struct images){im, nim}, args && strstr(args, "--iflags"));
                 /* the one-event-at-a-time printer reads the flow another way: the same bytes */
                 char slow_args[512];
                 snprintf(slow_args, sizeof slow_args, "%s --slow-print", args ? args + 1 : "");
