@@ -117,11 +117,11 @@ struct image {
     size_t size;
 };
 
-static bool run_cmd(const struct ptt *f, unsigned line, const char *cmd)
+static bool run_cmd(const struct ptt *f, unsigned line, const char *what, const char *cmd)
 {
     int st = system(cmd);
     if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-        fail_at(f, line, "failed: %s", cmd);
+        fail_at(f, line, "%s failed (its messages above): %s", what, cmd);
         return false;
     }
     return true;
@@ -146,7 +146,7 @@ static bool assemble(const struct ptt *f, struct section s, struct image *im)
              "ld -m elf_x86_64 -z noexecstack -Ttext=0x%llx -e 0x%llx -o code.elf code.o && "
              "objcopy -O binary -j .text code.elf code.bin && rm -f code.o code.elf",
              tmp, f->path, (unsigned long long)im->base, (unsigned long long)im->base);
-    if (!run_cmd(f, s.head, cmd))
+    if (!run_cmd(f, s.head, "assembling the code", cmd))
         return false;
     char bin[PATH_MAX + 16];
     snprintf(bin, sizeof bin, "%s/code.bin", tmp);
