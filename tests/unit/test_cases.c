@@ -1017,6 +1017,9 @@ int main(int argc, char **argv)
         return 1;
     }
     int rc = check_run(argc, argv, "test_cases");
-    rmdir(tmp);
+    char rm[PATH_MAX + 16];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", tmp); /* what a failed case left there too */
+    if (system(rm) != 0)
+        fprintf(stderr, "%s: not removed\n", tmp);
     return rc;
 }
