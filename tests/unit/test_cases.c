@@ -21,8 +21,10 @@
  *                         store, hw, bbp type N, items 4 bytes, bip id N: 0x.., bep ip,
  *                         cfe type 1, vector 0xe, ip, evd type 0: 0x.., trig trbv 0xa1, ip, mult, icnt 3;
  *                         raw 02 82 ...: bytes as they are (corrupt traces)
- *     @flow [ARGS]        the expected output of `fwpt flow DIR ARGS`; with no ARGS error, it must also equal
- *     @dump [ARGS]        `--slow-print`'s; the expected output of `fwpt dump DIR ARGS`
+ *     @flow [ARGS]        the expected output of `fwpt flow DIR ARGS`; `fwpt flow DIR ARGS --slow-print` must print
+ *                         the same, and the decoder's fwpt_flow_next (with and without the block cache),
+ *                         fwpt_flow_next_run and fwpt_flow_next_batch must read the same instructions and events
+ *     @dump [ARGS]        the expected output of `fwpt dump DIR ARGS`
  * An expected section holds stdout as printed, then each line of stderr as "stderr: LINE", then "exit N" when the
  * exit status is not 0; every line is literal (no comments) up to the next line starting with '@'. */
 #include <errno.h>
@@ -73,7 +75,12 @@ static bool ptt_load(struct ptt *f, const char *path)
     f->text = realloc(f->text, n + 1);
     f->text[n] = 0;
     f->nlines = 0;
-    for (char *p = f->text; *p && f->nlines < MAX_LINES;) {
+    for (char *p = f->text; *p;) {
+        if (f->nlines == MAX_LINES) {
+            fprintf(stderr, "%s: more than %d lines\n", path, MAX_LINES);
+            free(f->text);
+            return false;
+        }
         f->line[f->nlines++] = p;
         char *nl = strchr(p, '\n');
         if (!nl)
