@@ -43,3 +43,4 @@ TEST_FLOORS_test_packet_libipt := base decode
 TEST_FLOORS_test_soft_cpu := arch base decode sim topa
 TEST_FLOORS_test_soft_enc := base sim
 TEST_FLOORS_test_cases := base decode sim
+TEST_FLOORS_test_soft_enc_packets := base decode sim
