@@ -3,6 +3,7 @@
 #include "sim/soft_enc.h"
 #include "base/text.h"
 #include "decode/insn.h"
+#include "decode/packet.h"
 
 /* Packet opcodes (first byte, or second after the 02h extended escape). */
 #define PKT_PAD 0x00u
@@ -414,4 +415,189 @@ enum fwpt_status fwpt_soft_enc_stop(struct fwpt_soft_enc *e, uint64_t time)
 int fwpt_soft_enc_triggered(const struct fwpt_soft_enc *e)
 {
     return e->trigger_en;
+}
+
+/* ---- packet by packet (SDM Vol. 3C "Packet Definitions") ---- */
+
+static void le(uint8_t *b, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        b[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The TNT payload: B1 (the oldest, bit 0 of bits) highest, the stop bit above it (SDM "TNT Packet"). */
+static uint64_t tnt_payload(uint64_t bits, unsigned count)
+{
+    uint64_t v = 1;
+    for (unsigned i = 0; i < count; i++)
+        v = (v << 1) | ((bits >> i) & 1);
+    return v;
+}
+
+static const uint8_t ip_opcode[FWPT_PKT_COUNT] = {
+    [FWPT_PKT_TIP] = PKT_TIP, [FWPT_PKT_TIP_PGE] = PKT_TIP_PGE, [FWPT_PKT_TIP_PGD] = PKT_TIP_PGD,
+    [FWPT_PKT_FUP] = PKT_FUP,
+};
+
+enum fwpt_status fwpt_soft_enc_ip(struct fwpt_soft_enc *e, unsigned type, uint64_t ip)
+{
+    if (e->status != FWPT_OK)
+        return e->status;
+    if (type >= FWPT_PKT_COUNT || !ip_opcode[type])
+        return FWPT_E_INVAL;
+    ip_packet(e, ip_opcode[type], ip, 0, 0);
+    return e->status;
+}
+
+enum fwpt_status fwpt_soft_enc_packet(struct fwpt_soft_enc *e, const struct fwpt_packet *p)
+{
+    if (e->status != FWPT_OK)
+        return e->status;
+    uint8_t b[16];
+    size_t n = 0;
+    switch (p->type) {
+    case FWPT_PKT_PAD: b[n++] = PKT_PAD; break;
+    case FWPT_PKT_PSB:
+        for (unsigned i = 0; i < PSB_PAIRS; i++)
+            b[n++] = PKT_EXT, b[n++] = PKT_EXT_PSB;
+        e->last_ip = 0;
+        break;
+    case FWPT_PKT_PSBEND: b[n++] = PKT_EXT, b[n++] = PKT_EXT_PSBEND; break;
+    case FWPT_PKT_TNT_8:
+        if (p->tnt.count < 1 || p->tnt.count > PKT_TNT_MAX_BITS)
+            return FWPT_E_INVAL;
+        b[n++] = (uint8_t)(tnt_payload(p->tnt.bits, p->tnt.count) << 1);
+        break;
+    case FWPT_PKT_TNT_64:
+        if (p->tnt.count < 1 || p->tnt.count > 47)
+            return FWPT_E_INVAL;
+        b[n++] = PKT_EXT, b[n++] = 0xa3;
+        le(b + n, tnt_payload(p->tnt.bits, p->tnt.count), 6), n += 6;
+        break;
+    case FWPT_PKT_TIP: case FWPT_PKT_TIP_PGE: case FWPT_PKT_TIP_PGD: case FWPT_PKT_FUP: {
+        /* SDM Table "FUP/TIP IP Reconstruction": IPBytes 000b none, 001b 2, 010b 4, 011b and 100b 6, 110b 8 */
+        static const int8_t bytes[8] = {0, 2, 4, 6, 6, -1, 8, -1};
+        unsigned ipc = p->ip.ipc;
+        if (ipc > 7 || bytes[ipc] < 0)
+            return FWPT_E_INVAL;
+        b[n++] = (uint8_t)(ip_opcode[p->type] | ipc << 5);
+        le(b + n, p->ip.payload, (unsigned)bytes[ipc]), n += (size_t)bytes[ipc];
+        uint64_t pl = p->ip.payload, l = e->last_ip;
+        uint64_t ip[8] = {l, (l & ~0xffffull) | (pl & 0xffff), (l & ~0xffffffffull) | (pl & 0xffffffff),
+                          sext48(pl & FWPT_FIELD(47, 0)), (l & FWPT_FIELD(63, 48)) | (pl & FWPT_FIELD(47, 0)), 0, pl, 0};
+        e->last_ip = ip[ipc];
+        break;
+    }
+    case FWPT_PKT_PIP: {
+        uint64_t pl = (p->pip.cr3 >> 5 << 1) | (p->pip.nr ? 1 : 0); /* CR3[51:5] in bits 47:1, NR bit 0 */
+        b[n++] = PKT_EXT, b[n++] = 0x43;
+        le(b + n, pl, 6), n += 6;
+        break;
+    }
+    case FWPT_PKT_MODE_EXEC:
+        b[n++] = PKT_MODE;
+        b[n++] = (uint8_t)((p->mode_exec.csl ? 1 : 0) | (p->mode_exec.csd ? 2 : 0) | (p->mode_exec.iflag ? 4 : 0));
+        break;
+    case FWPT_PKT_MODE_TSX:
+        b[n++] = PKT_MODE;
+        b[n++] = (uint8_t)(0x20 | (p->mode_tsx.intx ? 1 : 0) | (p->mode_tsx.abrt ? 2 : 0));
+        break;
+    case FWPT_PKT_STOP: b[n++] = PKT_EXT, b[n++] = PKT_EXT_TRACESTOP; break;
+    case FWPT_PKT_CBR: b[n++] = PKT_EXT, b[n++] = 0x03, b[n++] = p->cbr.ratio, b[n++] = 0; break;
+    case FWPT_PKT_TSC: b[n++] = PKT_TSC, le(b + n, p->tsc.tsc, 7), n += 7; break;
+    case FWPT_PKT_MTC: b[n++] = PKT_MTC, b[n++] = p->mtc.ctc; break;
+    case FWPT_PKT_TMA:
+        /* CTC[15:0], a reserved byte, FastCounter[7:0], FastCounter[8] */
+        b[n++] = PKT_EXT, b[n++] = PKT_EXT_TMA;
+        le(b + n, p->tma.ctc, 2), n += 2;
+        b[n++] = 0;
+        le(b + n, p->tma.fc & 0x1ff, 2), n += 2;
+        break;
+    case FWPT_PKT_CYC: {
+        uint64_t v = p->cyc.value;
+        b[n] = (uint8_t)(PKT_CYC | ((v & 0x1f) << 3));
+        v >>= 5;
+        if (v)
+            b[n] |= PKT_CYC_EXP;
+        n++;
+        for (; v; v >>= 7)
+            b[n++] = (uint8_t)(((v & 0x7f) << 1) | (v >> 7 ? 1 : 0)); /* Exp: another byte follows */
+        break;
+    }
+    case FWPT_PKT_VMCS:
+        b[n++] = PKT_EXT, b[n++] = 0xc8;
+        le(b + n, p->vmcs.base >> 12, 5), n += 5;
+        break;
+    case FWPT_PKT_OVF: b[n++] = PKT_EXT, b[n++] = 0xf3; break;
+    case FWPT_PKT_MNT:
+        b[n++] = PKT_EXT, b[n++] = 0xc3, b[n++] = 0x88;
+        le(b + n, p->mnt.payload, 8), n += 8;
+        break;
+    case FWPT_PKT_PTW:
+        /* SDM "PTWRITE Packet": byte 1 [7] IP, [6:5] PayloadBytes (00b 4 bytes, 01b 8 bytes), [4:0] 10010b */
+        if (p->ptw.plc > 1)
+            return FWPT_E_INVAL;
+        b[n++] = PKT_EXT, b[n++] = (uint8_t)(0x12 | p->ptw.plc << 5 | (p->ptw.ip ? 0x80 : 0));
+        le(b + n, p->ptw.payload, p->ptw.plc ? 8 : 4), n += p->ptw.plc ? 8 : 4;
+        break;
+    case FWPT_PKT_EXSTOP: b[n++] = PKT_EXT, b[n++] = (uint8_t)(0x62 | (p->exstop.ip ? 0x80 : 0)); break;
+    case FWPT_PKT_MWAIT:
+        b[n++] = PKT_EXT, b[n++] = 0xc2;
+        le(b + n, p->mwait.hints, 4), n += 4;
+        le(b + n, p->mwait.ext, 4), n += 4;
+        break;
+    case FWPT_PKT_PWRE:
+        /* byte 2 [7] HW; byte 3 [7:4] resolved thread C-state, [3:0] sub C-state */
+        if (p->pwre.state > 15 || p->pwre.sub_state > 15)
+            return FWPT_E_INVAL;
+        b[n++] = PKT_EXT, b[n++] = 0x22, b[n++] = p->pwre.hw ? 0x80 : 0;
+        b[n++] = (uint8_t)(p->pwre.state << 4 | p->pwre.sub_state);
+        break;
+    case FWPT_PKT_PWRX:
+        /* byte 2 [7:4] last core C-state, [3:0] deepest; byte 3 [3:0] wake reason; bytes 4-6 reserved */
+        if (p->pwrx.last > 15 || p->pwrx.deepest > 15 || p->pwrx.wake_reason > 15)
+            return FWPT_E_INVAL;
+        b[n++] = PKT_EXT, b[n++] = 0xa2, b[n++] = (uint8_t)(p->pwrx.last << 4 | p->pwrx.deepest);
+        b[n++] = p->pwrx.wake_reason, b[n++] = 0, b[n++] = 0, b[n++] = 0;
+        break;
+    case FWPT_PKT_BBP:
+        if (p->bbp.type > 0x1f)
+            return FWPT_E_INVAL;
+        b[n++] = PKT_EXT, b[n++] = 0x63, b[n++] = (uint8_t)((p->bbp.sz ? 0x80 : 0) | p->bbp.type);
+        break;
+    case FWPT_PKT_BIP:
+        /* ID in header bits 7:3, 100b below; the payload size the BBP before it set */
+        if (p->bip.id > 0x1f || (p->bip.bytes != 4 && p->bip.bytes != 8))
+            return FWPT_E_INVAL;
+        b[n++] = (uint8_t)(p->bip.id << 3 | 0x04);
+        le(b + n, p->bip.value, p->bip.bytes), n += p->bip.bytes;
+        break;
+    case FWPT_PKT_BEP: b[n++] = PKT_EXT, b[n++] = (uint8_t)(0x33 | (p->bep.ip ? 0x80 : 0)); break;
+    case FWPT_PKT_CFE:
+        /* SDM "Control Flow Event (CFE) Packet": byte 2 [7] IP, [4:0] type; byte 3 vector */
+        if (p->cfe.type > 0x1f)
+            return FWPT_E_INVAL;
+        b[n++] = PKT_EXT, b[n++] = 0x13, b[n++] = (uint8_t)((p->cfe.ip ? 0x80 : 0) | p->cfe.type);
+        b[n++] = p->cfe.vector;
+        break;
+    case FWPT_PKT_EVD:
+        /* SDM "Event Data (EVD) Packet": byte 2 [5:0] type, bytes 3-10 payload */
+        if (p->evd.type > 0x3f)
+            return FWPT_E_INVAL;
+        b[n++] = PKT_EXT, b[n++] = 0x53, b[n++] = p->evd.type;
+        le(b + n, p->evd.payload, 8), n += 8;
+        break;
+    case FWPT_PKT_TRIG:
+        /* SDM "TRIG Packet": D9h; byte 1 [7] IP, [6] ICNTV, [5] MULT; byte 2 TRBV; bytes 3-4 ICNT when ICNTV */
+        b[n++] = 0xd9;
+        b[n++] = (uint8_t)((p->trig.ip ? 0x80 : 0) | (p->trig.icntv ? 0x40 : 0) | (p->trig.mult ? 0x20 : 0));
+        b[n++] = p->trig.trbv;
+        if (p->trig.icntv)
+            le(b + n, p->trig.icnt, 2), n += 2;
+        break;
+    default:
+        return FWPT_E_INVAL;
+    }
+    out(e, b, n);
+    return e->status;
 }

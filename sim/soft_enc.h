@@ -73,6 +73,15 @@ enum fwpt_status fwpt_soft_enc_end_at(struct fwpt_soft_enc *e, uint64_t ip, uint
 enum fwpt_status fwpt_soft_enc_stop(struct fwpt_soft_enc *e, uint64_t time);
 /* TriggerEn (cleared by TraceStop). */
 int fwpt_soft_enc_triggered(const struct fwpt_soft_enc *e);
+/* Packet by packet, for traces written by hand (tests/cases): one packet as decode/packet.h describes it (type
+ * and payload fields; offset and size ignored), in the SDM's format (Vol. 3C "Packet Definitions"), through the
+ * emit callback. IP packets take ipc and payload as given (payload: the raw IP bytes); Last IP follows them (a PSB
+ * resets it) for fwpt_soft_enc_ip. A type, ipc or field the SDM has no encoding for is FWPT_E_INVAL, nothing
+ * written. The config may be all zero (no CYC, TNT or PSB of the instruction-driven encoder is added). */
+struct fwpt_packet;
+enum fwpt_status fwpt_soft_enc_packet(struct fwpt_soft_enc *e, const struct fwpt_packet *p);
+/* FUP, TIP, TIP.PGE or TIP.PGD (type: enum fwpt_pkt_type) to ip, with the shortest IPBytes against Last IP. */
+enum fwpt_status fwpt_soft_enc_ip(struct fwpt_soft_enc *e, unsigned type, uint64_t ip);
 /* PacketEn at ip under the configured CPL and IP filter (SDM "Filtering by IP"). */
 int fwpt_soft_enc_filter_en(const struct fwpt_soft_enc_config *cfg, uint64_t ip);
 /* Whether ip lies in a TraceStop range. */
