@@ -22,7 +22,7 @@ static char good[1200], img_name[64];
 static struct progen prog;
 static char out[1 << 22], so[1 << 22], se[1 << 22]; /* a whole listing: the tool never meets a closed pipe */
 
-/*/* `fwpt flow ARGS` with stdout and stderr apart: stdout into so, stderr into se; the exit status (-1: no exit). */
+/* `fwpt flow ARGS` with stdout and stderr apart: stdout into so, stderr into se; the exit status (-1: no exit). */
 static int run_split(const char *args, char *so, size_t so_cap, char *se, size_t se_cap)
 {
     char tool[1024], line[4096], errf[1300];
