@@ -132,6 +132,15 @@ void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e);
  * an event): the time at the last packet that decided the flow up to there -- the TNT or TIP a branch took,
  * or the packets of the next event when nothing else comes before it. Off by default (no cost then). */
 void fwpt_flow_set_time(struct fwpt_flow *f, const struct fwpt_time_config *cfg);
+/* The time of what fwpt_flow_next (or fwpt_flow_next_batch's event) gave last: FWPT_OK, or FWPT_E_NO_TIME before
+ * the first TSC (*tsc then holds what MTC and CYC counted from 0) or when time is off (*tsc = 0). Not for
+ * fwpt_flow_next_run. */
+enum fwpt_status fwpt_flow_time(const struct fwpt_flow *f, uint64_t *tsc);
+/* The time of an instruction of the last fwpt_flow_next_batch run (a pointer into it), as fwpt_flow_time. */
+enum fwpt_status fwpt_flow_insn_time(const struct fwpt_flow *f, const struct fwpt_flow_obuf_insn *insn, uint64_t *tsc);
+/* When the branch instruction fwpt_flow_next gave last took a new TNT or TIP packet: true, with the time at
+ * that packet (libipt's tick event with enable_tick_events: the time before the next event's packets). */
+bool fwpt_flow_tick(const struct fwpt_flow *f, uint64_t *tsc, bool *ok);
 
 /* What fwpt_flow_next does when nothing is buffered. */
 enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event *ev);

@@ -169,16 +169,6 @@ FWPT_API void fwpt_flow_set_filter(struct fwpt_flow *f, const uint64_t (*ranges)
  * are given only when asked (as libipt's enable_iflags_events). Default: off. */
 FWPT_API void fwpt_flow_set_iflags(struct fwpt_flow *f, bool on);
 
-/* The time of what fwpt_flow_next (or fwpt_flow_next_batch's event) gave last: FWPT_OK, or FWPT_E_NO_TIME before
- * the first TSC (*tsc then holds what MTC and CYC counted from 0) or when time is off (*tsc = 0). Not for
- * fwpt_flow_next_run. */
-FWPT_API enum fwpt_status fwpt_flow_time(const struct fwpt_flow *f, uint64_t *tsc);
-/* The time of an instruction of the last fwpt_flow_next_batch run (a pointer into it), as fwpt_flow_time. */
-FWPT_API enum fwpt_status fwpt_flow_insn_time(const struct fwpt_flow *f, const struct fwpt_flow_obuf_insn *insn, uint64_t *tsc);
-/* When the branch instruction fwpt_flow_next gave last took a new TNT or TIP packet: true, with the time at
- * that packet (libipt's tick event with enable_tick_events: the time before the next event's packets). */
-FWPT_API bool fwpt_flow_tick(const struct fwpt_flow *f, uint64_t *tsc, bool *ok);
-
 /* Empties the instruction cache (after code changed). */
 FWPT_API void fwpt_flow_cache_reset(struct fwpt_flow *f);
 
