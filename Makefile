@@ -7,6 +7,7 @@
 #   make unit-test  host tests only (fast)
 #   make floor-check  no include from a lower floor to a higher one (docs/architecture.md: the floors)
 #   make qemu-test  QEMU/OVMF tests only
+#   make install    the public headers, build/libfwpt-decode.a and fwpt.pc under PREFIX (docs/api.md)
 #   make usb-image  build/fwpt-usb.img (GPT + ESP with EFI/BOOT/BOOTX64.EFI)
 #   make bench      throughput against libipt, printed as ratios
 #   make fuzz       libFuzzer targets (FUZZ_SECONDS each, default 60)
@@ -22,12 +23,12 @@ CLANG := clang
 FUZZ_SECONDS ?= 60
 
 WARN := -Wall -Wextra -Werror
-HOST_CFLAGS := -std=c11 -D_DEFAULT_SOURCE $(WARN) -O2 -g -I. -MMD -MP
+HOST_CFLAGS := -std=c11 -D_DEFAULT_SOURCE $(WARN) -O2 -g -I. -Iinclude -MMD -MP
 HOST_LIBS := -lZydis -lZycore
 TEST_LIBS := -lipt -lZydis -lZycore -lm
 
 EFI_INC := /usr/include/efi
-EFI_CFLAGS := -std=c11 $(WARN) -O2 -I. -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol \
+EFI_CFLAGS := -std=c11 $(WARN) -O2 -I. -Iinclude -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol \
 	-ffreestanding -fpic -fshort-wchar -mno-red-zone -fno-stack-protector -fno-stack-check \
 	-fno-strict-aliasing -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI -DFWPT_EFI -MMD -MP
 EFI_LDFLAGS := -nostdlib -znocombreloc -T /usr/lib/elf_x86_64_efi.lds -shared -Bsymbolic -L/usr/lib
@@ -74,7 +75,7 @@ EXTRA_QEMU_DEPS :=
 -include $(sort $(wildcard */*.mk))
 
 .PHONY: all deps test unit-test oracle-test floor-check qemu-test usb-image bench fuzz clean
-all: $(B)/fwpt.efi $(B)/fwpt
+all: $(B)/fwpt.efi $(B)/fwpt $(B)/libfwpt-decode.a
 
 # Plain `make` installs nothing: before the first compile, deps-check looks for the headers and libraries the
 # build uses and stops with a one-line hint if one is missing (not a compiler error deep in a header). The goals
@@ -102,6 +103,46 @@ $(B)/libfwpt.a: $(HOST_LIB_OBJS)
 	@rm -f $@ && ar rcs $@ $^
 $(B)/fwpt: $(TOOL_OBJS) $(B)/libfwpt.a
 	$(CC) -o $@ $(TOOL_OBJS) $(B)/libfwpt.a $(HOST_LIBS)
+
+# ---- the public API (include/fwpt/, docs/api.md) ----
+# The library's objects export only what a public header marks FWPT_API (tests/api/check_exports.sh).
+$(HOST_LIB_OBJS): HOST_CFLAGS += -fvisibility=hidden
+# libfwpt-decode.a: the decoder and the freestanding summaries, built as in firmware (no libc: tests/api/check_libc.sh)
+DECODE_LIB_SRCS := base/json.c base/status.c base/text.c base/version.c $(sort $(wildcard decode/*.c)) \
+	$(filter-out %_host.c,$(sort $(wildcard analyze/*.c)))
+FREE_CFLAGS := -std=c11 $(WARN) -O2 -I. -Iinclude -ffreestanding -fno-stack-protector -fno-stack-check \
+	-fvisibility=hidden -MMD -MP
+$(B)/free/%.o: %.c | deps-check
+	@mkdir -p $(dir $@)
+	$(CC) $(FREE_CFLAGS) -c $< -o $@
+$(B)/libfwpt-decode.a: $(DECODE_LIB_SRCS:%.c=$(B)/free/%.o)
+	@rm -f $@ && ar rcs $@ $^
+
+# make install [PREFIX=/usr/local] [LIBDIR=PREFIX/lib] [DESTDIR=]: the public headers, libfwpt-decode.a and
+# fwpt.pc (pkg-config --cflags --libs fwpt); make uninstall removes them. The version is include/fwpt/version.h's.
+PREFIX ?= /usr/local
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR ?= $(PREFIX)/lib
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+version_part = $(shell sed -n 's/^\#define FWPT_VERSION_$(1) \([0-9][0-9]*\)$$/\1/p' include/fwpt/version.h)
+FWPT_VERSION_STRING := $(call version_part,MAJOR).$(call version_part,MINOR)
+PUBLIC_HEADERS := $(sort $(wildcard include/fwpt/*.h))
+.PHONY: install uninstall FORCE
+$(B)/fwpt.pc: include/fwpt/version.h FORCE
+	@mkdir -p $(B)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$(INCLUDEDIR)' 'libdir=$(LIBDIR)' '' 'Name: fwpt' \
+		'Description: Intel Processor Trace decoder: packets, instruction flow, profiles (freestanding)' \
+		'Version: $(FWPT_VERSION_STRING)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lfwpt-decode' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+install: $(B)/libfwpt-decode.a $(B)/fwpt.pc
+	install -d $(DESTDIR)$(INCLUDEDIR)/fwpt $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/fwpt/
+	install -m 644 $(B)/libfwpt-decode.a $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(B)/fwpt.pc $(DESTDIR)$(PKGCONFIGDIR)/
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/fwpt/,$(notdir $(PUBLIC_HEADERS))) \
+		$(DESTDIR)$(LIBDIR)/libfwpt-decode.a $(DESTDIR)$(PKGCONFIGDIR)/fwpt.pc
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/fwpt 2>/dev/null
 
 # ---- EFI application (freestanding, gnu-efi) ----
 $(B)/efi/%.o: %.c | deps-check
@@ -141,7 +182,7 @@ $(B)/bench/%: tests/bench/%.c $(TEST_COMMON_OBJS) $(B)/libfwpt.a | $(B)/.deps-te
 # The fuzzers link one sanitized build of the library ($(B)/fuzz/libfwpt.a, objects under $(B)/fuzz/obj/). A
 # fragment links more objects into one fuzzer by naming them as prerequisites, e.g.
 #   $(B)/fuzz/fuzz_x: $(B)/fuzz/obj/tools/x.o
-FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -I. -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -I. -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(B)/fuzz/obj/%.o)
 $(B)/fuzz/obj/%.o: %.c | $(B)/.deps-test
 	@mkdir -p $(dir $@)

@@ -10,6 +10,7 @@
 #include "base/text.h"
 #include "decode/flow.h"
 #include "decode/image.h"
+#include "fwpt/summary.h"
 
 /* How an instruction of class iclass changes the profile's frames: +1 a call opens one at its target (near and
  * far calls), -1 a return closes the innermost (near and far returns, IRET), 0 none. fwpt_profile_add and the
@@ -48,18 +49,6 @@ static inline int fwpt_profile_frame_after(uint8_t *pending, uint64_t *call_next
 
 #define FWPT_PROFILE_DEPTH 256
 
-struct fwpt_profile_func {
-    uint64_t entry;  /* FWPT_FLOW_NO_IP: free slot */
-    uint64_t calls;
-    uint64_t insns;  /* executed while this function was the innermost one (self) */
-};
-
-struct fwpt_profile_node { /* call tree: one node per (caller node, callee entry) */
-    uint64_t entry;
-    uint64_t calls, insns, total; /* total: insns of the node and everything below it */
-    uint32_t parent, first_child, last_child, next_sibling, depth;
-};
-
 /* Optional per-call hook (render/flame: one Trace Event slice per call): PUSH after a frame was entered (p->insns:
  * the index of its first instruction), POP before one is left (p->insns: one past its last instruction; an
  * overflow or error pops every frame), DROP_OUTER before the outermost frame is dropped at FWPT_PROFILE_DEPTH. */
@@ -91,19 +80,9 @@ enum { FWPT_PROFILE_UNIT_INSNS = 0, FWPT_PROFILE_UNIT_TICKS };
 /* "instructions" / "TSC ticks"; short: "insns" / "ticks" */
 const char *fwpt_profile_unit(const struct fwpt_profile *p, bool short_name);
 
-/* Table sizes: nfuncs and nhash powers of two; nodes >= 1. mod_insns has mods->n + 1 entries
- * (mods may be NULL: then 1). */
-void fwpt_profile_init(struct fwpt_profile *p, struct fwpt_modules *mods, uint64_t *mod_insns,
-                       struct fwpt_profile_func *funcs, size_t nfuncs, struct fwpt_profile_node *nodes,
-                       size_t nnodes, uint32_t *node_hash, size_t nhash);
-/* Feed every instruction and event in order. */
-void fwpt_profile_add(struct fwpt_profile *p, const struct fwpt_flow_event *ev);
 /* The same, an instruction counting w (analyze/time_spread: its TSC ticks) instead of 1. */
 void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_event *ev, uint64_t w);
 /* Instructions per module, then the top_n functions by instructions (self). */
-/* The function after prev ((size_t)-1: the first) by self count descending, then entry ascending: an index into
- * p->funcs, or (size_t)-1 after the last. Repeated scans, no sorting memory. */
-size_t fwpt_profile_next_top(const struct fwpt_profile *p, size_t prev);
 void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n);
 /* The call tree, indented by depth (up to max_depth levels), with calls and instructions
  * (self and total) per node. */

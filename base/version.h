@@ -1,7 +1,7 @@
-/* fwpt — the version, once: the app's banner and the "fwpt" member of sideband.json. */
+/* fwpt — the version, once (include/fwpt/version.h: FWPT_VERSION, FWPT_VERSION_MAJOR/MINOR, fwpt_version). */
 #ifndef FWPT_BASE_VERSION_H
 #define FWPT_BASE_VERSION_H
 
-#define FWPT_VERSION "0.2"
+#include "fwpt/version.h"
 
 #endif

@@ -5,6 +5,17 @@
 
 #define FLOW_DEFAULT_RUNAWAY (1u << 20)
 
+size_t fwpt_flow_size(void)
+{
+    return sizeof(struct fwpt_flow);
+}
+
+/* The public call, out of line (the parentheses keep the macro of decode/flow.h off the name). */
+enum fwpt_status(fwpt_flow_next)(struct fwpt_flow *f, struct fwpt_flow_event *ev)
+{
+    return fwpt_flow_next_inline(f, ev);
+}
+
 void fwpt_flow_cache_reset(struct fwpt_flow *f)
 {
     /* Empty: mode UNKNOWN, which f->mode never is, so no IP hits it -- not even ~0, which a TIP

@@ -1,30 +1,6 @@
-/* fwpt — instruction flow reconstruction: packets + code bytes -> every executed instruction and
- * the events between them (SDM Vol. 3C "Intel Processor Trace": COFI tracing, IP compression,
- * RET compression, packet relationships). Freestanding, no allocation: the caller owns the state
- * and the instruction cache; code bytes come from a callback and are read in place.
- *
- *     struct fwpt_flow f;
- *     static struct fwpt_flow_block cache[4096];        // optional, power of two
- *     fwpt_flow_init(&f, trace, len, read_code, ctx, cache, 4096);
- *     struct fwpt_flow_event ev;
- *     while (fwpt_flow_next(&f, &ev) == FWPT_OK) { ... ev.kind ... }
- *
- * Rules followed (and where a decoder has a choice, why):
- *  - one TNT bit per conditional branch (Jcc, JrCXZ, LOOPcc); bits in execution order.
- *  - near CALLs push their next IP on a 64-entry stack (the oldest entry is dropped when full),
- *    except zero-length calls (SDM "Indirect Transfer Compression for Returns (RET)"). Every near RET pops; a RET that meets a TNT bit is a
- *    compressed RET (bit must be 1, the target is the popped entry), otherwise it takes a TIP.
- *  - the stack is cleared at OVF and whenever the decoder (re)synchronizes. A PSB met while in
- *    sync does not clear it: the processor compresses no RET across a PSB, so entries older than
- *    the PSB are never used, while calls executed after the PSB's FUP IP but before the walk
- *    reaches the next packet must stay on it.
- *  - after consuming a packet the decoder looks ahead (as the processor orders packets): FUP =
- *    asynchronous event bound to the instruction at its IP (FUP+TIP: interrupt/exception,
- *    FUP+TIP.PGD: tracing disabled there); OVF = overflow, resumes at the next FUP or TIP.PGE;
- *    PSB+ = status (IP/mode when not yet synchronized).
- *  - TIP.PGD without FUP binds to the next branch that needs a TNT bit or a TIP.
- *  - errors are events naming the trace offset and IP; decoding resumes at the next IP packet
- *    (TIP, TIP.PGE, PSB+ FUP, OVF+FUP) or, after a packet-level error, at the next PSB.
+/* fwpt — instruction flow reconstruction: the public part (events, the calls, the rules followed) is
+ * include/fwpt/flow.h; this header adds the decoder's state, the calls that take internal types (errata, time
+ * configuration) and the inline fwpt_flow_next for the library's own code (the tool, the app, analyze/).
  */
 #ifndef FWPT_DECODE_FLOW_H
 #define FWPT_DECODE_FLOW_H
@@ -37,103 +13,7 @@
 #include "decode/insn.h"
 #include "decode/packet.h"
 #include "decode/time.h"
-
-/* Code-read callback: make the bytes at linear address 'ip' available. Returns how many
- * contiguous bytes start at *bytes (0: no code mapped there). The pointer must stay valid until
- * the next call. In firmware it points into live memory of a loaded image (never faulting: only
- * inside known images/ranges); on the host into an image file loaded in memory. */
-typedef size_t (*fwpt_flow_read_fn)(void *ctx, uint64_t ip, const uint8_t **bytes);
-
-/* Longest run of instructions one cache entry holds. */
-#define FWPT_FLOW_BLOCK_INSNS 10
-
-/* One cache entry: the instructions from 'ip' up to and including the first one that changes the
- * flow (or FWPT_FLOW_BLOCK_INSNS of them). 32 bytes (small entries keep the working set in the
- * data cache). The caller provides an array of these. */
-struct fwpt_flow_block {
-    uint64_t ip;        /* start; FWPT_FLOW_NO_IP when empty */
-    uint64_t target;    /* last instruction: target of a relative branch */
-    uint8_t ninsn;      /* instructions in sizes[] */
-    uint8_t mode;       /* enum fwpt_exec_mode the block was decoded in */
-    uint8_t iclass;     /* class of the last instruction */
-    uint8_t flags;      /* FWPT_FLOW_BF_* */
-    uint16_t nbytes;    /* total length of the instructions */
-    uint8_t sizes[FWPT_FLOW_BLOCK_INSNS];
-};
-#define FWPT_FLOW_NO_IP (~(uint64_t)0)
-#define FWPT_FLOW_BF_ZERO_LEN_CALL 0x01u /* last is a zero-length call (not pushed) */
-
-enum fwpt_flow_kind {
-    FWPT_FLOW_INSN = 0,   /* ip, size, iclass: one executed instruction */
-    FWPT_FLOW_ENABLED,    /* TIP.PGE: tracing starts at ip; or PSB+ FUP first synchronization (sync=1) */
-    FWPT_FLOW_DISABLED,   /* TIP.PGD: after the last instruction; ip = FUP IP (async) or PGD target if any */
-    FWPT_FLOW_INTERRUPT,  /* FUP+TIP: asynchronous transfer from ip (not executed) to 'to' */
-    FWPT_FLOW_OVERFLOW,   /* OVF: execution lost; resumes at ip (ip_valid=0 when resuming with TIP.PGE) */
-    FWPT_FLOW_MODE,       /* MODE.Exec changed the code size (or it was not known): mode; ip when bound to a FUP */
-    FWPT_FLOW_ERROR,      /* status, ip (where the walk was), offset (trace offset) */
-    FWPT_FLOW_TSX,        /* MODE.TSX: detail = enum fwpt_flow_tsx; ip (ip_valid) where it binds; sync = status
-                           * from PSB+ (the transaction state as the decoder found it, no change) */
-    FWPT_FLOW_STOPPED,    /* TraceStop: tracing stopped (TraceStop address range, or ToPA STOP) */
-    FWPT_FLOW_PAGING,     /* PIP: payload = CR3 (bits 4:0 zero), detail = NR bit; sync = status from PSB+ */
-    FWPT_FLOW_VMCS,       /* VMCS: payload = VMCS base address; sync = status from PSB+ */
-    FWPT_FLOW_PTWRITE,    /* PTW: payload, size = payload bytes (4 or 8); ip when a FUP gave the PTWRITE's IP */
-    FWPT_FLOW_EXSTOP,     /* EXSTOP: execution stopped (C-state, ...); ip when a FUP gave it */
-    FWPT_FLOW_CBR,        /* CBR outside PSB+: the core:bus ratio changed to detail */
-    FWPT_FLOW_MNT,        /* MNT: payload (to) */
-    FWPT_FLOW_MWAIT,      /* MWAIT: to = hints (EAX) | extensions (ECX) << 32; ip when the EXSTOP's FUP gave it */
-    FWPT_FLOW_PWRE,       /* PWRE: detail = resolved C-state, size = sub C-state (raw fields), async = HW */
-    FWPT_FLOW_PWRX,       /* PWRX: detail = last core C-state, size = deepest (raw fields), status = wake reason */
-    FWPT_FLOW_TRIG,       /* TRIG: detail = TRBV (the triggers that fired), async = MULT; ip when a FUP gave it, or
-                           * with ICNT: the instruction it stands before */
-    FWPT_FLOW_END,        /* the trace data ends here with tracing on: what follows comes from the code
-                           * alone, up to the first instruction that needs a packet (see fwpt_flow_cut) */
-    FWPT_FLOW_CFE,        /* Event Trace CFE: detail = enum fwpt_cfe_type, size = vector; status = FWPT_EVD_* bits
-                           * of the EVD data given: to = CR2 or VMX exit qualification, data = VMX exit reason;
-                           * ip when a FUP gave it */
-    FWPT_FLOW_IFLAGS,     /* Event Trace MODE.Exec: RFLAGS.IF changed to detail (1: interrupts enabled);
-                           * ip when a FUP gave it */
-    FWPT_FLOW_KIND_COUNT
-};
-
-struct fwpt_flow_event {
-    uint8_t kind;       /* enum fwpt_flow_kind */
-    uint8_t size;       /* INSN: length */
-    uint8_t iclass;     /* INSN: enum fwpt_insn_class */
-    uint8_t mode;       /* enum fwpt_exec_mode in effect */
-    uint8_t ip_valid;   /* events: ip is meaningful */
-    uint8_t async;      /* DISABLED: bound to a FUP (between instructions) */
-    uint8_t sync;       /* ENABLED: from a PSB+ FUP rather than a TIP.PGE; TSX, PAGING, VMCS: PSB+ status */
-    uint8_t detail;     /* ENABLED: 1 = resumed where tracing stopped; TSX: enum fwpt_flow_tsx; PAGING: NR */
-    uint32_t status;    /* ERROR: enum fwpt_status */
-    uint64_t ip;
-    uint64_t to;        /* INTERRUPT: target; PAGING: CR3; VMCS: base; PTWRITE: payload */
-    uint64_t offset;    /* events: trace offset of the packet that caused it */
-    uint64_t data;      /* CFE: VMX exit reason (EVD type 2) */
-};
-
-/* FWPT_FLOW_CFE types (SDM Table "CFE Packet Type and Vector Fields"). Vector: INTR, VMEXIT_INTR, SIPI,
- * UINTR, SWINTR. Other type values are given as they are. */
-enum fwpt_cfe_type {
-    FWPT_CFE_INTR = 1, FWPT_CFE_IRET, FWPT_CFE_SMI, FWPT_CFE_RSM, FWPT_CFE_SIPI, FWPT_CFE_INIT,
-    FWPT_CFE_VMENTRY, FWPT_CFE_VMEXIT, FWPT_CFE_VMEXIT_INTR, FWPT_CFE_SHUTDOWN,
-    FWPT_CFE_UINTR = 12, FWPT_CFE_UIRET, FWPT_CFE_SWINTR, FWPT_CFE_SYSCALL
-};
-/* FWPT_FLOW_CFE status bits: the EVD packets that came with it (SDM Table "EVD Packet Type") */
-#define FWPT_EVD_CR2 0x1u   /* to: page-fault linear address (INTR, vector 14) */
-#define FWPT_EVD_VMXQ 0x2u  /* to: VMX exit qualification (VMEXIT, VMEXIT_INTR) */
-#define FWPT_EVD_VMXR 0x4u  /* data: VMX exit reason (VMEXIT, VMEXIT_INTR) */
-
-/* FWPT_FLOW_TSX details (SDM "MODE.TSX Packet": InTX, TXAbort). Instructions between BEGIN and
- * COMMIT/ABORT ran inside a transaction (speculatively: an abort discards their effects). */
-enum fwpt_flow_tsx { FWPT_TSX_NONE = 0, FWPT_TSX_BEGIN, FWPT_TSX_COMMIT, FWPT_TSX_ABORT };
-
-/* A run of consecutive instructions: ip of the first, sizes of each (for fwpt_flow_next_run). */
-struct fwpt_flow_run {
-    uint64_t ip;
-    const uint8_t *sizes;
-    uint32_t n;
-    uint8_t mode;
-};
+#include "fwpt/flow.h"
 
 #define FWPT_FLOW_RETSTACK 64
 #define FWPT_FLOW_FILTERS 4
@@ -146,14 +26,6 @@ struct fwpt_flow_tmark {
     uint64_t at, tsc;
     uint64_t qtsc;    /* q: instruction 'at' is a branch that took a new TNT or TIP; the time at that packet */
     uint8_t ok, q, qok;
-};
-
-/* One buffered instruction. kind..mode are laid out as the first four bytes of struct
- * fwpt_flow_event (kind is always FWPT_FLOW_INSN) so fwpt_flow_next copies them at once. */
-struct fwpt_flow_obuf_insn {
-    uint64_t ip;
-    uint8_t kind, size, iclass, mode; /* mode: enum fwpt_exec_mode the instruction ran in */
-    uint32_t reserved;
 };
 
 /* Caller-owned state; fields are private to decode/flow*.c (decode/flow_priv.h). */
@@ -251,26 +123,8 @@ struct fwpt_flow {
     struct fwpt_flow_tmark tmk[FWPT_FLOW_TMARKS];
 };
 
-/* cache may be NULL (ncache 0): every block is then decoded again (slow). ncache: power of two. */
-void fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_flow_read_fn read,
-                    void *read_ctx, struct fwpt_flow_block *cache, size_t ncache);
-/* The same over a trace in pieces, read where they lie (decode/packet.h fwpt_pkt_init_segs): the readback's
- * spans, decoded in place. */
-void fwpt_flow_init_segs(struct fwpt_flow *f, const struct fwpt_pkt_seg *segs, uint32_t nsegs, fwpt_flow_read_fn read,
-                         void *read_ctx, struct fwpt_flow_block *cache, size_t ncache);
-
 /* The processor's errata (arch/errata.h) the decoder works around; default: none known. */
 void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e);
-
-/* The IP filter ranges (ADDRn_A..ADDRn_B, inclusive; ADDRn_CFG = 1) the trace was recorded with, so
- * that a TIP.PGD without an IP can be bound to the direct branch that left them (erratum SKL014).
- * At most FWPT_FLOW_FILTERS; n = 0: none known. */
-void fwpt_flow_set_filter(struct fwpt_flow *f, const uint64_t (*ranges)[2], uint32_t n);
-
-/* RFLAGS.IF changes as events (FWPT_FLOW_IFLAGS): MODE.Exec's IF bit holds RFLAGS.IF only when the trace was
- * recorded with Event Trace (IA32_RTIT_CTL.EventEn; SDM "MODE.Exec Packet"), and is 0 otherwise, so the events
- * are given only when asked (as libipt's enable_iflags_events). Default: off. */
-void fwpt_flow_set_iflags(struct fwpt_flow *f, bool on);
 
 /* Time (decode/time.h, SDM "Tracking Time"): from now on the timing packets (TSC, TMA, MTC, CYC, CBR) are
  * applied as they are read, and every instruction and event has a time estimate in TSC ticks, the one
@@ -288,19 +142,11 @@ enum fwpt_status fwpt_flow_insn_time(const struct fwpt_flow *f, const struct fwp
  * that packet (libipt's tick event with enable_tick_events: the time before the next event's packets). */
 bool fwpt_flow_tick(const struct fwpt_flow *f, uint64_t *tsc, bool *ok);
 
-/* Empties the instruction cache (after code changed). */
-void fwpt_flow_cache_reset(struct fwpt_flow *f);
-
-/* Limit of instructions walked without consuming a packet before FWPT_E_RUNAWAY (default 1M). */
-void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n);
-
-/* Next instruction or event. FWPT_OK with *ev filled, FWPT_E_EOS at the end of the trace.
- * Errors inside the trace are FWPT_FLOW_ERROR events (decoding continues). FWPT_E_INTERNAL, after every
- * event queued before it, is a decoder bug (an event found the event queue full), never the trace's
- * fault: the decode stops there, no event lost silently. Instructions of the
- * current run are served inline; the rest is fwpt_flow_next_slow. */
+/* What fwpt_flow_next does when nothing is buffered. */
 enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event *ev);
-static inline enum fwpt_status fwpt_flow_next(struct fwpt_flow *f, struct fwpt_flow_event *ev)
+/* fwpt_flow_next inline, for the library's own code (the macro below); the public call runs the same code out of
+ * line (decode/flow.c). Instructions of the current run are served inline; the rest is fwpt_flow_next_slow. */
+static inline enum fwpt_status fwpt_flow_next_inline(struct fwpt_flow *f, struct fwpt_flow_event *ev)
 {
     if (f->oidx < f->on) {
         const struct fwpt_flow_obuf_insn *i = &f->obuf[f->oidx++];
@@ -311,30 +157,6 @@ static inline enum fwpt_status fwpt_flow_next(struct fwpt_flow *f, struct fwpt_f
     return fwpt_flow_next_slow(f, ev);
 }
 
-/* Fast mode: the next run of instructions (FWPT_OK, *run filled, *ev.kind == FWPT_FLOW_INSN)
- * or the next event (FWPT_OK, run->n == 0, *ev filled). Runs and events come in the same order
- * fwpt_flow_next gives them; the sizes pointer is valid until the next call. Use either
- * fwpt_flow_next or fwpt_flow_next_run for one decode, not both. */
-enum fwpt_status fwpt_flow_next_run(struct fwpt_flow *f, struct fwpt_flow_run *run,
-                                    struct fwpt_flow_event *ev);
-
-/* Batch mode (the fastest): *insns points to *n consecutive executed instructions (valid until
- * the next call), or *n == 0 and *ev holds the next event. Same order as fwpt_flow_next; the two
- * may be mixed. */
-enum fwpt_status fwpt_flow_next_batch(struct fwpt_flow *f, const struct fwpt_flow_obuf_insn **insns,
-                                      uint32_t *n, struct fwpt_flow_event *ev);
-
-/* After FWPT_E_EOS: true when the trace ended with tracing on, i.e. no TIP.PGD before the end (the buffer
- * filled, or the file was cut), and the walk stopped because it needed a packet that is not there. *ip is the
- * instruction whose successor needed it (the last one given out), or the IP of a FUP whose TIP is missing.
- * The instructions after the last packet follow from the code alone: an interrupt taken there would have
- * written a FUP into the part that is missing. false after a clean end (TIP.PGD) or an end while searching. */
-bool fwpt_flow_cut(const struct fwpt_flow *f, uint64_t *ip);
-
-const char *fwpt_flow_kind_name(enum fwpt_flow_kind k);
-
-/* The trace bytes decode errors cost so far: from each error to the packet where the walk took up
- * the IP again (to the trace's end when it did not). */
-uint64_t fwpt_flow_bytes_skipped(const struct fwpt_flow *f);
+#define fwpt_flow_next(f, ev) fwpt_flow_next_inline(f, ev)
 
 #endif

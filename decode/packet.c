@@ -171,6 +171,35 @@ void fwpt_pkt_init(struct fwpt_pkt_decoder *dec, const uint8_t *buf, size_t len)
     fwpt_pkt_lean_trial(dec);
 }
 
+size_t fwpt_pkt_decoder_size(void)
+{
+    return sizeof(struct fwpt_pkt_decoder);
+}
+
+/* The public call, out of line (the parentheses keep the macro of decode/packet_fast.h off the name). */
+enum fwpt_status(fwpt_pkt_next)(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
+{
+    return fwpt_pkt_next_inline(dec, pkt);
+}
+
+enum fwpt_status fwpt_pkt_get_offset(const struct fwpt_pkt_decoder *dec, uint64_t *offset)
+{
+    if (!dec || !offset)
+        return FWPT_E_INVAL;
+    *offset = dec->offset;
+    return FWPT_OK;
+}
+
+enum fwpt_status fwpt_pkt_get_sync_offset(const struct fwpt_pkt_decoder *dec, uint64_t *offset)
+{
+    if (!dec || !offset)
+        return FWPT_E_INVAL;
+    if (dec->sync_offset == FWPT_PKT_NO_SYNC)
+        return FWPT_E_NOSYNC;
+    *offset = dec->sync_offset;
+    return FWPT_OK;
+}
+
 static const char *const type_names[FWPT_PKT_COUNT] = {
     [FWPT_PKT_NONE] = "none",       [FWPT_PKT_PAD] = "pad",         [FWPT_PKT_PSB] = "psb",
     [FWPT_PKT_PSBEND] = "psbend",   [FWPT_PKT_TNT_8] = "tnt.8",     [FWPT_PKT_TNT_64] = "tnt.64",

@@ -300,7 +300,9 @@ static inline enum fwpt_status fwpt_pkt_next_lean_miss(struct fwpt_pkt_decoder *
     return fwpt_pkt_next_edge(dec, pkt);
 }
 
-static inline enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
+/* fwpt_pkt_next inline, for the library's own code (the macro below); callers of the public API call the same
+ * code out of line (decode/packet.c). */
+static inline enum fwpt_status fwpt_pkt_next_inline(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
 {
     size_t o = dec->offset;
     uint16_t block_lean; /* block_item_bytes (BIPs need the block state: slow path) and lean */
@@ -327,5 +329,7 @@ static inline enum fwpt_status fwpt_pkt_next(struct fwpt_pkt_decoder *dec, struc
     }
     return fwpt_pkt_next_edge(dec, pkt);
 }
+
+#define fwpt_pkt_next(dec, pkt) fwpt_pkt_next_inline(dec, pkt)
 
 #endif

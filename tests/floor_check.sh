@@ -10,6 +10,9 @@
 #   arch/            1   CPU interface, RTIT MSRs, capabilities, errata, trace sequence
 #   base/            0   status, text, JSON
 #
+#   include/fwpt/        the public API (docs/api.md): any floor may include its headers ("fwpt/x.h"); they
+#                        include only each other and <stdint.h>, <stddef.h>, <stdbool.h>
+#
 # Besides, only efi/ includes gnu-efi's headers (<efi.h>, <efilib.h>): only efi/ talks to firmware.
 # tests/ may include anything and is not checked. Each source file checked is one pass; each include
 # that breaks a rule is one failure, printed as "FILE:LINE: #include ... (why)".
@@ -18,7 +21,7 @@ set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
 floors="base:0 arch:1 topa:2 decode:2 analyze:3 sim:3 render:4 efi:5 tools:5"
-files=$(find base arch topa decode analyze sim render efi tools -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) 2>/dev/null | sort)
+files=$(find include base arch topa decode analyze sim render efi tools -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) 2>/dev/null | sort)
 [ -n "$files" ] || { echo "floor_check: no source files under $root"; echo "floor_check: 0 passed, 1 failed"; exit 1; }
 # shellcheck disable=SC2086
 awk -v floors="$floors" '
@@ -30,6 +33,16 @@ FNR == 1 {
     if (file != "") { if (bad_here) failed_files++; else passed++ }
     file = FILENAME; bad_here = 0
     split(file, p, "/"); own = p[1]
+}
+own == "include" && /^[ \t]*#[ \t]*include[ \t]*[<"]/ {
+    line = $0
+    sub(/^[ \t]*#[ \t]*include[ \t]*/, "", line)
+    hdr = line; sub(/^[<"]/, "", hdr); sub(/[>"].*/, "", hdr)
+    if (line ~ /^</ ? (hdr != "stdint.h" && hdr != "stddef.h" && hdr != "stdbool.h") : hdr !~ /^fwpt\//) {
+        printf "%s:%d: #include %s (a public header includes only public headers and <stdint.h>, <stddef.h>, <stdbool.h>)\n", file, FNR, line
+        violations++; bad_here = 1
+    }
+    next
 }
 /^[ \t]*#[ \t]*include[ \t]*[<"]/ {
     line = $0
@@ -44,6 +57,7 @@ FNR == 1 {
     }
     hdr = line; sub(/^"/, "", hdr); sub(/".*/, "", hdr)
     if (hdr !~ /\//) next                           # a header beside the file: its own folder
+    if (hdr ~ /^fwpt\//) next                       # the public API: below every floor
     split(hdr, q, "/"); to = q[1]
     if (to == own) next
     if (!(to in rank)) {
