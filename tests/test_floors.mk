@@ -24,6 +24,7 @@ TEST_FLOORS_test_pkt_segs := base decode
 TEST_FLOORS_test_report_page := base decode sim
 TEST_FLOORS_test_sideband := base decode sim
 TEST_FLOORS_test_summary := analyze base decode render
+TEST_FLOORS_test_status := base
 TEST_FLOORS_test_summary_tool := none
 TEST_FLOORS_test_text := base
 TEST_FLOORS_test_time := base decode
