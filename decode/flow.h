@@ -252,12 +252,13 @@ struct fwpt_flow {
 };
 
 /* cache may be NULL (ncache 0): every block is then decoded again (slow). ncache: power of two. */
-void fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_flow_read_fn read,
-                    void *read_ctx, struct fwpt_flow_block *cache, size_t ncache);
+enum fwpt_status fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_flow_read_fn read,
+                                void *read_ctx, struct fwpt_flow_block *cache, size_t ncache);
 /* The same over a trace in pieces, read where they lie (decode/packet.h fwpt_pkt_init_segs): the readback's
  * spans, decoded in place. */
-void fwpt_flow_init_segs(struct fwpt_flow *f, const struct fwpt_pkt_seg *segs, uint32_t nsegs, fwpt_flow_read_fn read,
-                         void *read_ctx, struct fwpt_flow_block *cache, size_t ncache);
+enum fwpt_status fwpt_flow_init_segs(struct fwpt_flow *f, const struct fwpt_pkt_seg *segs, uint32_t nsegs,
+                                     fwpt_flow_read_fn read, void *read_ctx, struct fwpt_flow_block *cache,
+                                     size_t ncache);
 
 /* The processor's errata (arch/errata.h) the decoder works around; default: none known. */
 void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e);

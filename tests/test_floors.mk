@@ -15,6 +15,7 @@ TEST_FLOORS_test_flow_print := analyze base decode render
 TEST_FLOORS_test_flow_rules := base decode
 TEST_FLOORS_test_flow_tool := base decode
 TEST_FLOORS_test_fw_images := none
+TEST_FLOORS_test_init_status := analyze base decode
 TEST_FLOORS_test_insn := base decode
 TEST_FLOORS_test_packet_fast := base decode
 TEST_FLOORS_test_packet_opcodes := base decode

@@ -133,7 +133,8 @@ static void decode(enum api a, char *out, size_t cap)
     static struct fwpt_flow_block cache[64];
     static const enum flow_way how[] = {[API_NEXT] = FLOW_WAY_NEXT, [API_RUN] = FLOW_WAY_RUN,
                                         [API_BATCH] = FLOW_WAY_BATCH, [API_NOCACHE] = FLOW_WAY_NEXT};
-    fwpt_flow_init(&f, trace, tlen, read_code, NULL, a == API_NOCACHE ? NULL : cache, a == API_NOCACHE ? 0 : 64);
+    CHECK_EQ(fwpt_flow_init(&f, trace, tlen, read_code, NULL, a == API_NOCACHE ? NULL : cache,
+                            a == API_NOCACHE ? 0 : 64), FWPT_OK);
     fwpt_flow_set_iflags(&f, true); /* these traces are written with Event Trace */
     struct text t = {out, cap, 0};
     out[0] = 0;
