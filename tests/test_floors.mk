@@ -4,6 +4,7 @@
 TEST_FLOORS_test_broken_input := none
 TEST_FLOORS_test_caps := arch base
 TEST_FLOORS_test_efi_options := base
+TEST_FLOORS_test_efi_option_table := base
 TEST_FLOORS_test_efi_pe := base
 TEST_FLOORS_test_errata := arch base
 TEST_FLOORS_test_flow_errata := arch base decode
