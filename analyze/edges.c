@@ -2,9 +2,11 @@
 #include "analyze/edges.h"
 #include "base/text.h"
 
-void fwpt_edges_init(struct fwpt_edges *e, struct fwpt_edge *v, size_t cap, const struct fwpt_resize *rs)
+enum fwpt_status fwpt_edges_init(struct fwpt_edges *e, struct fwpt_edge *v, size_t cap, const struct fwpt_resize *rs)
 {
     fwpt_memset(e, 0, sizeof *e);
+    if (v && (!cap || (cap & (cap - 1))))
+        return FWPT_E_INVAL; /* indexed by hash bits (mask) */
     if (rs)
         e->rs = *rs;
     if (!v) {
@@ -16,8 +18,10 @@ void fwpt_edges_init(struct fwpt_edges *e, struct fwpt_edge *v, size_t cap, cons
     }
     e->v = v;
     e->mask = cap ? cap - 1 : 0;
-    if (v)
-        fwpt_memset(v, 0, cap * sizeof *v);
+    if (!v)
+        return FWPT_E_NOMEM;
+    fwpt_memset(v, 0, cap * sizeof *v);
+    return FWPT_OK;
 }
 
 void fwpt_edges_free(struct fwpt_edges *e)

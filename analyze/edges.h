@@ -75,8 +75,9 @@ struct fwpt_edges {
     int owned; /* v came from rs */
 };
 
-/* v: NULL (the table is allocated through rs) or cap entries (a power of two) the caller owns. */
-void fwpt_edges_init(struct fwpt_edges *e, struct fwpt_edge *v, size_t cap, const struct fwpt_resize *rs);
+/* v: NULL (the table is allocated through rs) or cap entries (a power of two, else FWPT_E_INVAL) the caller owns.
+ * FWPT_E_NOMEM: rs gave no table (e->v stays NULL). */
+enum fwpt_status fwpt_edges_init(struct fwpt_edges *e, struct fwpt_edge *v, size_t cap, const struct fwpt_resize *rs);
 void fwpt_edges_free(struct fwpt_edges *e);
 void fwpt_edges_add(struct fwpt_edges *e, uint64_t from, uint64_t to, uint64_t count);
 /* Adds every edge of src (tables of parts of one trace). */

@@ -113,12 +113,10 @@ static bool counts_init(struct counts *c, const struct fwpt_par_setup *s, bool l
     memset(c, 0, sizeof *c);
     if (s->profile && direct)
         fwpt_sumprof_init_direct(&c->prof, direct);
-    if (s->profile && !direct && !fwpt_sumprof_init(&c->prof, s->mods, known, log, &fwpt_parallel_resize))
+    if (s->profile && !direct && fwpt_sumprof_init(&c->prof, s->mods, known, log, &fwpt_parallel_resize) != FWPT_OK)
         return false;
     c->prof.max_nodes = (uint32_t)max_nodes;
-    if (s->edges)
-        fwpt_edges_init(&c->edges, NULL, 0, &fwpt_parallel_resize);
-    if (s->edges && !c->edges.v)
+    if (s->edges && fwpt_edges_init(&c->edges, NULL, 0, &fwpt_parallel_resize) != FWPT_OK)
         return false;
     if (s->cov_size && !(c->cov = calloc(1, s->cov_size)))
         return false;
@@ -162,7 +160,10 @@ static struct fwpt_flow *new_flow(const struct fwpt_par_setup *s, struct worker 
     struct fwpt_flow *f = malloc(sizeof *f);
     if (!f)
         return NULL;
-    fwpt_flow_init(f, s->trace, s->len, s->read, s->read_ctx, NULL, 0);
+    if (fwpt_flow_init(f, s->trace, s->len, s->read, s->read_ctx, NULL, 0) == FWPT_E_INVAL) { /* E_NOSYNC: at its end */
+        free(f);
+        return NULL;
+    }
     f->cache = w->cache; /* emptied once (worker_init): blocks are the same for every piece */
     f->cache_mask = block_cache(s) - 1;
     if (s->errata)
@@ -223,7 +224,8 @@ static bool worker_init(struct worker *w, const struct fwpt_par_setup *s)
     if (!w->cache || !w->paths || !w->cold)
         return false;
     struct fwpt_flow f; /* empties the block cache */
-    fwpt_flow_init(&f, s->trace, 0, s->read, s->read_ctx, w->cache, block_cache(s));
+    if (fwpt_flow_init(&f, s->trace, 0, s->read, s->read_ctx, w->cache, block_cache(s)) == FWPT_E_INVAL)
+        return false; /* (no trace given: E_NOSYNC) */
     struct fwpt_sum sum; /* and the paths */
     fwpt_summary_init(&sum, &f, w->paths, path_cache(s), w->cold);
     return true;
@@ -324,7 +326,7 @@ static bool stitch_worker(struct worker *w, const struct fwpt_par_setup *s)
 
 static int add_counts(const struct fwpt_par_setup *s, struct counts *c, struct fwpt_profile *prof, struct fwpt_parallel_out *out)
 {
-    if (s->profile && fwpt_sumprof_merge(&c->prof, prof) != 0)
+    if (s->profile && fwpt_sumprof_merge(&c->prof, prof) != FWPT_OK)
         return -1;
     if (s->edges)
         fwpt_edges_merge(&out->edges, &c->edges);
@@ -346,15 +348,20 @@ static int add_counts(const struct fwpt_par_setup *s, struct counts *c, struct f
     return 0;
 }
 
-int fwpt_parallel_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof, struct fwpt_parallel_out *out)
+static bool pow2_or_0(size_t n) { return !(n & (n - 1)); }
+
+enum fwpt_status fwpt_parallel_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof,
+                                   struct fwpt_parallel_out *out)
 {
     memset(out, 0, sizeof *out);
-    if (s->edges)
-        fwpt_edges_init(&out->edges, NULL, 0, &fwpt_parallel_resize);
-    if (s->cov_size)
-        out->cov = calloc(1, s->cov_size);
-    if ((s->edges && !out->edges.v) || (s->cov_size && !out->cov))
-        return -1;
+    if (!pow2_or_0(s->block_cache) || !pow2_or_0(s->path_cache) || !pow2_or_0(s->cov_size))
+        return FWPT_E_INVAL; /* tables indexed by address bits */
+    if (s->edges && fwpt_edges_init(&out->edges, NULL, 0, &fwpt_parallel_resize) != FWPT_OK)
+        return FWPT_E_NOMEM;
+    if (s->cov_size && !(out->cov = calloc(1, s->cov_size))) {
+        fwpt_edges_free(&out->edges);
+        return FWPT_E_NOMEM;
+    }
     const size_t piece_bytes = s->piece_bytes ? s->piece_bytes : 64 * 1024;
     unsigned jobs = s->jobs ? s->jobs : 1;
     unsigned want = jobs > 1 ? jobs * PIECES_PER_JOB : 1;
@@ -365,7 +372,7 @@ int fwpt_parallel_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof,
     uint64_t *starts = malloc(want * sizeof *starts);
     struct worker w;
     bool have_w = false;
-    int rc = -1;
+    enum fwpt_status rc = FWPT_E_NOMEM;
     if (!r.pieces || !starts)
         goto out;
     r.npieces = cut(s, want, starts);
@@ -412,7 +419,7 @@ int fwpt_parallel_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof,
             goto out;
     }
     out->cpu_stitch = thread_cpu() - t_stitch;
-    rc = 0;
+    rc = FWPT_OK;
 out:
     for (unsigned k = 0; r.pieces && k < want; k++) {
         counts_free(&r.pieces[k].c);

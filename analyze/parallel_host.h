@@ -64,8 +64,10 @@ struct fwpt_parallel_out {
 };
 
 /* Walks the whole trace. prof: initialized and empty (setup->profile), its frame hook called as
- * fwpt_profile_add would. 0, or -1 when out of memory. */
-int fwpt_parallel_run(const struct fwpt_par_setup *setup, struct fwpt_profile *prof, struct fwpt_parallel_out *out);
+ * fwpt_profile_add would. FWPT_OK; FWPT_E_INVAL: a block, path or coverage size not a power of two;
+ * FWPT_E_NOMEM: out of memory (out may hold tables: fwpt_parallel_out_free). */
+enum fwpt_status fwpt_parallel_run(const struct fwpt_par_setup *setup, struct fwpt_profile *prof,
+                                   struct fwpt_parallel_out *out);
 void fwpt_parallel_out_free(struct fwpt_parallel_out *out);
 
 /* realloc as a struct fwpt_resize (base/resize.h), for the host's growing tables. */

@@ -57,7 +57,8 @@ static bool sp_rehash(struct fwpt_sumprof *sp, uint32_t size)
     return true;
 }
 
-bool fwpt_sumprof_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool known, bool log, const struct fwpt_resize *rs)
+enum fwpt_status fwpt_sumprof_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool known, bool log,
+                                   const struct fwpt_resize *rs)
 {
     fwpt_memset(sp, 0, sizeof *sp);
     sp->rs = *rs;
@@ -68,7 +69,7 @@ bool fwpt_sumprof_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool 
     sp->nodes = fwpt_resize(&sp->rs, NULL, sp->cap * sizeof *sp->nodes);
     if (!sp->mod_insns || !sp->nodes || !sp_rehash(sp, 1024)) {
         fwpt_sumprof_free(sp);
-        return false;
+        return FWPT_E_NOMEM;
     }
     fwpt_memset(sp->mod_insns, 0, (sp->nmods + 1) * sizeof *sp->mod_insns);
     sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SUMPROF_NONE, 0); /* the root */
@@ -76,7 +77,7 @@ bool fwpt_sumprof_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool 
     sp->base = sp->cur = known ? 0 : sp_new(sp, FWPT_FLOW_NO_IP, FWPT_SUMPROF_NONE, 1); /* anchor 0 */
     sp->log = log;
     sp->max_rel = -((int64_t)1 << 40);
-    return true;
+    return FWPT_OK;
 }
 
 void fwpt_sumprof_init_direct(struct fwpt_sumprof *sp, struct fwpt_profile *p)
@@ -288,16 +289,16 @@ uint32_t fwpt_sumprof_depth_after(const struct fwpt_sumprof *sp, uint32_t d)
     return keep + sp->depth;
 }
 
-int fwpt_sumprof_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p)
+enum fwpt_status fwpt_sumprof_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p)
 {
     if (sp->direct)
-        return sp->direct == p ? 0 : -1; /* counted there already */
+        return sp->direct == p ? FWPT_OK : FWPT_E_INVAL; /* counted there already */
     const uint32_t d = p->depth;
     if (!fwpt_sumprof_mergeable(sp, d) || (p->frame_hook && !sp->log))
-        return -1;
+        return FWPT_E_INVAL;
     uint32_t *map = fwpt_resize(&sp->rs, NULL, (size_t)sp->nnodes * 2 * sizeof *map);
     if (!map)
-        return -1;
+        return FWPT_E_NOMEM;
     uint32_t *fs = map + sp->nnodes;
     /* in the order the nodes were made, which is the order their first calls came: p's new nodes and
      * functions are made in the order fwpt_profile_add would have made them */
@@ -347,15 +348,18 @@ int fwpt_sumprof_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p)
     p->call_pending = sp->call_pending;
     p->call_next = sp->call_next;
     fwpt_resize(&sp->rs, map, 0);
-    return 0;
+    return FWPT_OK;
 }
 
-int fwpt_sumprof_spill(struct fwpt_sumprof *sp)
+enum fwpt_status fwpt_sumprof_spill(struct fwpt_sumprof *sp)
 {
     struct fwpt_profile *p = sp->spill;
-    if (!p || sp->direct || !sp->known || fwpt_sumprof_merge(sp, p) != 0)
-        return -1;
+    if (!p || sp->direct || !sp->known)
+        return FWPT_E_INVAL;
+    enum fwpt_status st = fwpt_sumprof_merge(sp, p);
+    if (st != FWPT_OK)
+        return st;
     fwpt_sumprof_free(sp);
     fwpt_sumprof_init_direct(sp, p);
-    return 0;
+    return FWPT_OK;
 }

@@ -73,15 +73,18 @@ struct fwpt_sumprof {
 };
 
 /* known: the walk starts with no call open (a whole trace); else under unknown frames (a piece).
- * log: keep the frame changes for a frame hook (the Trace Event Format). false when out of memory. */
-bool fwpt_sumprof_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool known, bool log, const struct fwpt_resize *rs);
+ * log: keep the frame changes for a frame hook (the Trace Event Format). FWPT_E_NOMEM when out of memory. */
+enum fwpt_status fwpt_sumprof_init(struct fwpt_sumprof *sp, struct fwpt_modules *mods, bool known, bool log,
+                                   const struct fwpt_resize *rs);
 /* Counts straight into p (its tables, its frame hook): the walk goes on where p's instructions and events end. */
 void fwpt_sumprof_init_direct(struct fwpt_sumprof *sp, struct fwpt_profile *p);
 /* A call tree that grows past spill_nodes (one that walks the call paths of random code, deeper than the
  * profile's window) costs more than counting straight into the profile: merge it into sp->spill now and go on
  * there. Call between two counts (the walk does, when sp->spill is set). */
 static inline bool fwpt_sumprof_spill_due(const struct fwpt_sumprof *sp) { return sp->spill && sp->nnodes >= sp->spill_nodes; }
-int fwpt_sumprof_spill(struct fwpt_sumprof *sp);
+/* FWPT_E_INVAL: nothing to spill into (no spill profile, counting direct already, or frames below unknown);
+ * else as fwpt_sumprof_merge. */
+enum fwpt_status fwpt_sumprof_spill(struct fwpt_sumprof *sp);
 /* Can fwpt_sumprof_merge place sp under a profile with depth frames open? */
 bool fwpt_sumprof_mergeable(const struct fwpt_sumprof *sp, uint32_t depth);
 /* The frames open after sp, merged under depth frames. */
@@ -121,9 +124,10 @@ static inline void fwpt_sumprof_run(struct fwpt_sumprof *sp, uint64_t ip, uint64
 void fwpt_sumprof_event(struct fwpt_sumprof *sp, const struct fwpt_flow_event *ev);
 
 /* Adds what sp counted to p, as if p had been given every instruction and event sp was given, after those it
- * already has; p's frame hook (if any) is called as fwpt_profile_add would (sp must keep its log). 0, or -1
- * when sp cannot be placed under p's open frames (a table could not grow, or the stack would have passed
- * FWPT_PROFILE_DEPTH, whose window depends on frames sp did not see): p is then unchanged. */
-int fwpt_sumprof_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p);
+ * already has; p's frame hook (if any) is called as fwpt_profile_add would (sp must keep its log). FWPT_OK;
+ * FWPT_E_INVAL when sp cannot be placed under p's open frames (the stack would have passed FWPT_PROFILE_DEPTH,
+ * whose window depends on frames sp did not see; p has a frame hook but sp kept no log; sp counted into another
+ * profile); FWPT_E_NOMEM when a table could not grow. p is then unchanged. */
+enum fwpt_status fwpt_sumprof_merge(struct fwpt_sumprof *sp, struct fwpt_profile *p);
 
 #endif

@@ -28,42 +28,50 @@ void fwpt_flow_cache_reset(struct fwpt_flow *f)
     f->scratch.ip = FWPT_FLOW_NO_IP;
 }
 
-static void flow_init(struct fwpt_flow *f, fwpt_flow_read_fn read, void *read_ctx, struct fwpt_flow_block *cache,
-                      size_t ncache);
+static enum fwpt_status flow_init(struct fwpt_flow *f, fwpt_flow_read_fn read, void *read_ctx,
+                                  struct fwpt_flow_block *cache, size_t ncache);
 
-void fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_flow_read_fn read,
-                    void *read_ctx, struct fwpt_flow_block *cache, size_t ncache)
+/* FWPT_E_INVAL: a cache size that is not a power of two (or a cache without a size, a size without a cache);
+ * FWPT_E_NOSYNC: the trace has no PSB. Either way f is usable: its reads give the end (FWPT_E_EOS). */
+enum fwpt_status fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_flow_read_fn read,
+                                void *read_ctx, struct fwpt_flow_block *cache, size_t ncache)
 {
     fwpt_memset(f, 0, sizeof *f);
     fwpt_pkt_init(&f->pkt, trace, len);
-    flow_init(f, read, read_ctx, cache, ncache);
+    return flow_init(f, read, read_ctx, cache, ncache);
 }
 
-void fwpt_flow_init_segs(struct fwpt_flow *f, const struct fwpt_pkt_seg *segs, uint32_t nsegs, fwpt_flow_read_fn read,
-                         void *read_ctx, struct fwpt_flow_block *cache, size_t ncache)
+enum fwpt_status fwpt_flow_init_segs(struct fwpt_flow *f, const struct fwpt_pkt_seg *segs, uint32_t nsegs,
+                                     fwpt_flow_read_fn read, void *read_ctx, struct fwpt_flow_block *cache,
+                                     size_t ncache)
 {
     fwpt_memset(f, 0, sizeof *f);
     fwpt_pkt_init_segs(&f->pkt, segs, nsegs);
-    flow_init(f, read, read_ctx, cache, ncache);
+    return flow_init(f, read, read_ctx, cache, ncache);
 }
 
-static void flow_init(struct fwpt_flow *f, fwpt_flow_read_fn read, void *read_ctx, struct fwpt_flow_block *cache,
-                      size_t ncache)
+static enum fwpt_status flow_init(struct fwpt_flow *f, fwpt_flow_read_fn read, void *read_ctx,
+                                  struct fwpt_flow_block *cache, size_t ncache)
 {
     f->read = read;
     f->read_ctx = read_ctx;
-    /* a power of two, else only the largest power of two below it is used */
-    size_t n = 1;
-    while (ncache && n * 2 <= ncache)
-        n *= 2;
-    f->cache = ncache ? cache : NULL;
-    f->cache_mask = ncache ? n - 1 : 0;
-    fwpt_flow_cache_reset(f);
     f->mode = FWPT_MODE_64;
     f->runaway_limit = FLOW_DEFAULT_RUNAWAY;
+    f->scratch.ip = FWPT_FLOW_NO_IP;
+    /* the cache is indexed by IP bits (cache_mask): a power of two entries, or none (NULL, 0) */
+    if ((cache == NULL) != (ncache == 0) || (ncache & (ncache - 1))) {
+        f->state = ST_END; /* refused: reads give the end, nothing is decoded */
+        return FWPT_E_INVAL;
+    }
+    f->cache = cache;
+    f->cache_mask = ncache ? ncache - 1 : 0;
+    fwpt_flow_cache_reset(f);
     f->state = ST_UNSYNCED;
-    if (fwpt_pkt_sync_forward(&f->pkt) != FWPT_OK)
+    /* SDM "Packet Stream Boundary (PSB) Packet": decoding starts at a PSB; without one the flow is at its end */
+    enum fwpt_status s = fwpt_pkt_sync_forward(&f->pkt);
+    if (s != FWPT_OK)
         f->state = ST_END;
+    return s;
 }
 
 void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n) { f->runaway_limit = n ? n : 1; }

@@ -284,368 +284,429 @@ static const uint32_t amd3dnow_valid[8] = {
  * With 'roomy' (avail >= ROOMY) no read can pass avail: the checks compile away. */
 #define NEED(n)                                                                          \
     do {                                                                                 \
-        if (!roomy && (size_t)(n) > avail)                                               \
+        if (!roomy && (size_t)(n) > d->avail)                                            \
             return (n) > 15 ? FWPT_E_BAD_INSN : FWPT_E_TRUNCATED;                        \
     } while (0)
 /* Largest read offset: opcode at 14 at most (prefix bound), + 4 EVEX/escape + ModRM + SIB + disp32
  * + rel32 stays below 40. */
 #define ROOMY 40
 
-static inline __attribute__((always_inline)) enum fwpt_status
-decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode, struct fwpt_insn *out,
-       const int roomy)
+/* One instruction as its steps read it (SDM Vol. 2 2.1 "Instruction Format": prefixes, opcode, ModRM, SIB,
+ * displacement, immediate). The steps are inlined into decode(): this state lives in registers. */
+struct dec {
+    const uint8_t *bytes;
+    size_t avail;
+    unsigned i;             /* bytes read */
+    unsigned pfx, rep, rex; /* legacy prefixes (PF_*), the last F2/F3, the REX (or REX2 as REX) */
+    unsigned is64, mode16;  /* the execution mode */
+    unsigned osz, asz16;    /* operand size (2/4/8 bytes) for iz/iv and rel; 16-bit addresses for ModRM, moffs */
+    unsigned map;           /* 1: one-byte map, 2: 0F, 3: 0F38, 4: 0F3A, 5: 3DNow!, 6: VEX/EVEX/XOP */
+    uint32_t f;             /* the opcode's table entry */
+    uint8_t op, op2;        /* the opcode byte (after prefixes), the byte after an escape */
+    unsigned modrm, iclass;
+    unsigned op_size;
+    int32_t rel;
+};
+#define STEP(x)                                                                          \
+    do {                                                                                 \
+        enum fwpt_status step_ = (x);                                                    \
+        if (step_ != FWPT_OK)                                                            \
+            return step_;                                                                \
+    } while (0)
+#define INLINE static inline __attribute__((always_inline))
+
+/* Prefixes: any order, repeats allowed; REX counts only right before the opcode
+ * (SDM Vol. 2 2.2.1: a REX followed by a legacy prefix is ignored). Leaves op, the byte after them. */
+INLINE enum fwpt_status prefixes(struct dec *d, const int roomy)
 {
-    unsigned i = 0, pfx = 0, rep = 0, rex = 0;
-    uint32_t f;
-    uint8_t op;
-    unsigned is64 = mode == FWPT_MODE_64;
-
-    if (mode != FWPT_MODE_16 && mode != FWPT_MODE_32 && !is64)
-        return FWPT_E_INVAL;
-
-    /* Prefixes: any order, repeats allowed; REX counts only right before the opcode
-     * (SDM Vol. 2 2.2.1: a REX followed by a legacy prefix is ignored). */
     for (;;) {
-        NEED(i + 1);
-        op = bytes[i];
-        unsigned pb = prefix_bits[op];
+        NEED(d->i + 1);
+        d->op = d->bytes[d->i];
+        unsigned pb = prefix_bits[d->op];
         if (pb) {
-            if (i >= 14) /* a 15th prefix leaves no room for the opcode */
+            if (d->i >= 14) /* a 15th prefix leaves no room for the opcode */
                 return FWPT_E_BAD_INSN;
-            pfx |= pb;
+            d->pfx |= pb;
             if (pb & (PF_F2 | PF_F3))
-                rep = pb;
-            rex = 0;
-        } else if (is64 && (op & 0xf0) == 0x40) {
-            if (i >= 14)
+                d->rep = pb;
+            d->rex = 0;
+        } else if (d->is64 && (d->op & 0xf0) == 0x40) {
+            if (d->i >= 14)
                 return FWPT_E_BAD_INSN;
-            rex = op;
+            d->rex = d->op;
         } else {
             break;
         }
-        i++;
+        d->i++;
     }
-    i++;
-
-    /* Operand size (2/4/8 bytes) for iz/iv and rel; address size for ModRM and moffs. */
-    unsigned osz, asz16;
-    if (is64) {
-        osz = (rex & 8) ? 8 : (pfx & PF_66) ? 2 : 4;
-        asz16 = 0;
+    d->i++;
+    /* Operand size for iz/iv and rel; address size for ModRM and moffs. */
+    if (d->is64) {
+        d->osz = (d->rex & 8) ? 8 : (d->pfx & PF_66) ? 2 : 4;
+        d->asz16 = 0;
     } else {
-        osz = ((pfx & PF_66) != 0) ^ (mode == FWPT_MODE_16) ? 2 : 4;
-        asz16 = ((pfx & PF_67) != 0) ^ (mode == FWPT_MODE_16);
+        d->osz = ((d->pfx & PF_66) != 0) ^ d->mode16 ? 2 : 4;
+        d->asz16 = ((d->pfx & PF_67) != 0) ^ d->mode16;
     }
+    return FWPT_OK;
+}
 
-    unsigned map = 1; /* 1: one-byte map, 2: 0F, 3: 0F38, 4: 0F3A, 5: 3DNow!, 6: VEX/EVEX/XOP */
-    uint8_t op2 = 0;
-    f = map1[op];
-    if (!(f & F_ESC)) {
-        /* common case */
-    } else if (op == 0x0f) {
-        NEED(i + 1);
-        op2 = bytes[i++];
-        if (op2 == 0x38) {
-            NEED(i + 1);
-            op2 = bytes[i++];
-            f = map0f38[op2];
-            map = 3;
-        } else if (op2 == 0x3a) {
-            NEED(i + 1);
-            op2 = bytes[i++];
-            f = map0f3a[op2];
-            map = 4;
-        } else if (op2 == 0x0f) {
-            f = F_MODRM | IMM_B; /* the ib is the 3DNow! opcode */
-            map = 5;
-        } else {
-            f = map0f[op2];
-            map = 2;
-        }
-    } else if (op == 0xd5) {
-        /* REX2 (64-bit mode only; else AAD ib): payload M0 R4 X4 B4 W R3 X3 B3, then the opcode in
-         * map 0 (M0=0) or map 1 (0F, M0=1). It must be the last prefix: a REX before it is #UD
-         * (Intel APX Architecture Specification, "REX2 prefix"). */
-        if (is64) {
-            NEED(i + 2);
-            if (rex)
-                return FWPT_E_BAD_INSN;
-            unsigned p = bytes[i];
-            op2 = bytes[i + 1];
-            i += 2;
-            /* W, R3 as in REX; R4 as 0x10 (MOV CR3 needs both R bits clear) */
-            rex = 0x40u | (p & 0x0fu) | ((p & 0x40u) ? 0x10u : 0u);
-            if (p & 8)
-                osz = 8;
-            if (p & 0x80) {
-                if (BIT(rex2_ud_map1, op2))
-                    return FWPT_E_BAD_INSN;
-                f = map0f[op2];
-                map = 2;
-            } else if (op2 == 0xa1 && !(p & 8)) {
-                /* JMPABS imm64: 66/67/F0/F2/F3 are #UD. A direct jump, but Intel PT reports it
-                 * with a TIP like an indirect one (APX specification, JMPABS: its target may be
-                 * patched at run time, as in a PLT), so its class is JMP_IND: the flow follows
-                 * the TIP, never the bytes. */
-                if (pfx & (PF_66 | PF_67 | PF_LOCK | PF_F2 | PF_F3))
-                    return FWPT_E_BAD_INSN;
-                op = op2;
-                f = IMM_V | C(FWPT_IC_JMP_IND);
-                osz = 8;
-            } else {
-                if (BIT(rex2_ud_map0, op2))
-                    return FWPT_E_BAD_INSN;
-                op = op2;
-                f = map1[op];
-                if (op == 0x8f) /* no XOP after REX2: POP r/m */
-                    f = M | S(S_GRP1A);
-            }
-        }
+/* 0F: the two-byte map, or 0F38 / 0F3A, or 0F 0F (3DNow!, whose opcode is the ib). */
+INLINE enum fwpt_status map_0f(struct dec *d, const int roomy)
+{
+    NEED(d->i + 1);
+    d->op2 = d->bytes[d->i++];
+    if (d->op2 == 0x38) {
+        NEED(d->i + 1);
+        d->op2 = d->bytes[d->i++];
+        d->f = map0f38[d->op2];
+        d->map = 3;
+    } else if (d->op2 == 0x3a) {
+        NEED(d->i + 1);
+        d->op2 = d->bytes[d->i++];
+        d->f = map0f3a[d->op2];
+        d->map = 4;
+    } else if (d->op2 == 0x0f) {
+        d->f = F_MODRM | IMM_B; /* the ib is the 3DNow! opcode */
+        d->map = 5;
     } else {
-        /* C4/C5 (VEX), 62 (EVEX): outside 64-bit mode only when the next byte's mod is 11b
-         * (else LES/LDS/BOUND); 8F is XOP when map_select >= 8 (else POP r/m). */
-        NEED(i + 1);
-        uint8_t p0 = bytes[i];
-        unsigned esc;
-        if (op == 0x8f)
-            esc = (p0 & 0x1f) >= 8;
-        else
-            esc = is64 || p0 >= 0xc0;
-        if (esc) {
-            /* SDM Vol. 2 2.3.2: VEX after 66/F2/F3/LOCK or REX is #UD. */
-            if ((pfx & (PF_66 | PF_F2 | PF_F3 | PF_LOCK)) || rex)
-                return FWPT_E_BAD_INSN;
-            /* vid: row of vex_valid (VEX 0F/0F38/0F3A = 0..2, EVEX 0F/0F38/0F3A/map5/map6 = 3..7,
-             * XOP map 8/9/A = 8..10). */
-            unsigned vid;
-            if (op == 0xc5) {
-                NEED(i + 2);
-                op2 = bytes[i + 1];
-                i += 2;
-                vid = 0;
-            } else if (op == 0xc4) {
-                NEED(i + 3);
-                vid = (p0 & 0x1f) - 1u;
-                op2 = bytes[i + 2];
-                i += 3;
-                if (vid > 2)
-                    return FWPT_E_BAD_INSN;
-            } else if (op == 0x8f) {
-                NEED(i + 3);
-                vid = (p0 & 0x1f) - 8u + 8u;
-                op2 = bytes[i + 2];
-                i += 3;
-                if (vid > 10)
-                    return FWPT_E_BAD_INSN;
-            } else {
-                /* EVEX P0 bit 3 is reserved 0; P0[2:0] selects map 1-3, 5, 6. */
-                NEED(i + 4);
-                static const uint8_t evex_vid[16] = {
-                    11, 3, 4, 5, 11, 6, 7, 11, 11, 11, 11, 11, 11, 11, 11, 11,
-                };
-                vid = evex_vid[p0 & 0x0f];
-                /* SDM Vol. 2 2.7.1: outside 64-bit mode EVEX.V' (P2 bit 3) must be 1. */
-                if (!is64 && !(bytes[i + 2] & 8))
-                    return FWPT_E_BAD_INSN;
-                op2 = bytes[i + 3];
-                i += 4;
-                if (vid > 10)
-                    return FWPT_E_BAD_INSN;
-            }
-            if (!BIT(vex_valid[vid], op2))
-                return FWPT_E_BAD_INSN;
-            if (vid <= 2) {
-                unsigned pp = (op == 0xc5 ? p0 : bytes[i - 2]) & 3;
-                if (vid == 0 ? !BIT(vex_pp_valid[pp], op2)
-                             : (pp != 1 && !BIT(vex_pp_valid[3 + vid], op2)))
-                    return FWPT_E_BAD_INSN;
-            }
-            /* VEX/EVEX 0F: ib only on 70-73, C2, C4-C6; 0F3A and XOP map 8 always ib; XOP map A
-             * id; VZEROUPPER/VZEROALL (VEX 0F 77) have no ModRM. */
-            static const uint8_t vex_imm[11] = {
-                0, IMM_NONE, IMM_B, 0, IMM_NONE, IMM_B, IMM_NONE, IMM_NONE, IMM_B, IMM_NONE, IMM_D,
-            };
-            if (vid == 0 || vid == 3)
-                f = F_MODRM | (BIT(vex0f_imm, op2) ? IMM_B : IMM_NONE);
-            else
-                f = F_MODRM | vex_imm[vid];
-            if (vid == 0 && op2 == 0x77)
-                f = 0;
-            map = 6;
-        }
+        d->f = map0f[d->op2];
+        d->map = 2;
     }
+    return FWPT_OK;
+}
 
-    if (f & (F_UND | F_I64)) {
-        if ((f & F_UND) || is64)
+/* REX2 (64-bit mode only; else AAD ib): payload M0 R4 X4 B4 W R3 X3 B3, then the opcode in map 0 (M0=0) or
+ * map 1 (0F, M0=1). It must be the last prefix: a REX before it is #UD (Intel APX Architecture Specification,
+ * "REX2 prefix"). */
+INLINE enum fwpt_status map_rex2(struct dec *d, const int roomy)
+{
+    NEED(d->i + 2);
+    if (d->rex)
+        return FWPT_E_BAD_INSN;
+    unsigned p = d->bytes[d->i];
+    d->op2 = d->bytes[d->i + 1];
+    d->i += 2;
+    /* W, R3 as in REX; R4 as 0x10 (MOV CR3 needs both R bits clear) */
+    d->rex = 0x40u | (p & 0x0fu) | ((p & 0x40u) ? 0x10u : 0u);
+    if (p & 8)
+        d->osz = 8;
+    if (p & 0x80) {
+        if (BIT(rex2_ud_map1, d->op2))
+            return FWPT_E_BAD_INSN;
+        d->f = map0f[d->op2];
+        d->map = 2;
+    } else if (d->op2 == 0xa1 && !(p & 8)) {
+        /* JMPABS imm64: 66/67/F0/F2/F3 are #UD. A direct jump, but Intel PT reports it with a TIP like an
+         * indirect one (APX specification, JMPABS: its target may be patched at run time, as in a PLT), so
+         * its class is JMP_IND: the flow follows the TIP, never the bytes. */
+        if (d->pfx & (PF_66 | PF_67 | PF_LOCK | PF_F2 | PF_F3))
+            return FWPT_E_BAD_INSN;
+        d->op = d->op2;
+        d->f = IMM_V | C(FWPT_IC_JMP_IND);
+        d->osz = 8;
+    } else {
+        if (BIT(rex2_ud_map0, d->op2))
+            return FWPT_E_BAD_INSN;
+        d->op = d->op2;
+        d->f = map1[d->op];
+        if (d->op == 0x8f) /* no XOP after REX2: POP r/m */
+            d->f = M | S(S_GRP1A);
+    }
+    return FWPT_OK;
+}
+
+/* C4/C5 (VEX), 62 (EVEX): outside 64-bit mode only when the next byte's mod is 11b (else LES/LDS/BOUND);
+ * 8F is XOP when map_select >= 8 (else POP r/m). */
+INLINE enum fwpt_status map_vex(struct dec *d, const int roomy)
+{
+    NEED(d->i + 1);
+    const uint8_t *bytes = d->bytes;
+    uint8_t op = d->op, p0 = bytes[d->i];
+    unsigned esc;
+    if (op == 0x8f)
+        esc = (p0 & 0x1f) >= 8;
+    else
+        esc = d->is64 || p0 >= 0xc0;
+    if (!esc)
+        return FWPT_OK;
+    /* SDM Vol. 2 2.3.2: VEX after 66/F2/F3/LOCK or REX is #UD. */
+    if ((d->pfx & (PF_66 | PF_F2 | PF_F3 | PF_LOCK)) || d->rex)
+        return FWPT_E_BAD_INSN;
+    /* vid: row of vex_valid (VEX 0F/0F38/0F3A = 0..2, EVEX 0F/0F38/0F3A/map5/map6 = 3..7,
+     * XOP map 8/9/A = 8..10). */
+    unsigned vid;
+    if (op == 0xc5) {
+        NEED(d->i + 2);
+        d->op2 = bytes[d->i + 1];
+        d->i += 2;
+        vid = 0;
+    } else if (op == 0xc4) {
+        NEED(d->i + 3);
+        vid = (p0 & 0x1f) - 1u;
+        d->op2 = bytes[d->i + 2];
+        d->i += 3;
+        if (vid > 2)
+            return FWPT_E_BAD_INSN;
+    } else if (op == 0x8f) {
+        NEED(d->i + 3);
+        vid = (p0 & 0x1f) - 8u + 8u;
+        d->op2 = bytes[d->i + 2];
+        d->i += 3;
+        if (vid > 10)
+            return FWPT_E_BAD_INSN;
+    } else {
+        /* EVEX P0 bit 3 is reserved 0; P0[2:0] selects map 1-3, 5, 6. */
+        NEED(d->i + 4);
+        static const uint8_t evex_vid[16] = {
+            11, 3, 4, 5, 11, 6, 7, 11, 11, 11, 11, 11, 11, 11, 11, 11,
+        };
+        vid = evex_vid[p0 & 0x0f];
+        /* SDM Vol. 2 2.7.1: outside 64-bit mode EVEX.V' (P2 bit 3) must be 1. */
+        if (!d->is64 && !(bytes[d->i + 2] & 8))
+            return FWPT_E_BAD_INSN;
+        d->op2 = bytes[d->i + 3];
+        d->i += 4;
+        if (vid > 10)
             return FWPT_E_BAD_INSN;
     }
+    uint8_t op2 = d->op2;
+    if (!BIT(vex_valid[vid], op2))
+        return FWPT_E_BAD_INSN;
+    if (vid <= 2) {
+        unsigned pp = (op == 0xc5 ? p0 : bytes[d->i - 2]) & 3;
+        if (vid == 0 ? !BIT(vex_pp_valid[pp], op2) : (pp != 1 && !BIT(vex_pp_valid[3 + vid], op2)))
+            return FWPT_E_BAD_INSN;
+    }
+    /* VEX/EVEX 0F: ib only on 70-73, C2, C4-C6; 0F3A and XOP map 8 always ib; XOP map A id;
+     * VZEROUPPER/VZEROALL (VEX 0F 77) have no ModRM. */
+    static const uint8_t vex_imm[11] = {
+        0, IMM_NONE, IMM_B, 0, IMM_NONE, IMM_B, IMM_NONE, IMM_NONE, IMM_B, IMM_NONE, IMM_D,
+    };
+    if (vid == 0 || vid == 3)
+        d->f = F_MODRM | (BIT(vex0f_imm, op2) ? IMM_B : IMM_NONE);
+    else
+        d->f = F_MODRM | vex_imm[vid];
+    if (vid == 0 && op2 == 0x77)
+        d->f = 0;
+    d->map = 6;
+    return FWPT_OK;
+}
 
-    unsigned modrm = 0, iclass = (f >> F_CLASS_SHIFT) & 0x1f;
-    if (f & F_MODRM) {
-        NEED(i + 1);
-        modrm = bytes[i++];
-        unsigned s = f >> F_SPECIAL_SHIFT;
-        if (modrm < 0xc0 && s != S_CRDR) {
-            if (asz16) {
-                i += modrm16[modrm];
-            } else {
-                unsigned d = modrm32[modrm];
-                if (d & 0x10) {
-                    NEED(i + 1);
-                    if (modrm < 0x40 && (bytes[i] & 7) == 5)
-                        d += 4;
-                    i++;
-                }
-                i += d & 0x0f;
+/* The opcode map: the one-byte map, else the escape (0F, REX2, VEX/EVEX/XOP) it starts (SDM Vol. 2
+ * appendix A "Opcode Map"); then the table's invalid and not-in-64-bit opcodes. */
+INLINE enum fwpt_status opcode(struct dec *d, const int roomy)
+{
+    d->map = 1;
+    d->f = map1[d->op];
+    if (!(d->f & F_ESC)) {
+        /* common case */
+    } else if (d->op == 0x0f) {
+        STEP(map_0f(d, roomy));
+    } else if (d->op == 0xd5) {
+        if (d->is64)
+            STEP(map_rex2(d, roomy));
+    } else {
+        STEP(map_vex(d, roomy));
+    }
+    if (d->f & (F_UND | F_I64)) {
+        if ((d->f & F_UND) || d->is64)
+            return FWPT_E_BAD_INSN;
+    }
+    d->iclass = (d->f >> F_CLASS_SHIFT) & 0x1f;
+    return FWPT_OK;
+}
+
+/* ModRM, then SIB and displacement by the address size (SDM Vol. 2 Tables 2-1, 2-2, 2-3). */
+INLINE enum fwpt_status modrm_sib_disp(struct dec *d, const int roomy)
+{
+    NEED(d->i + 1);
+    unsigned modrm = d->modrm = d->bytes[d->i++];
+    if (modrm < 0xc0 && (d->f >> F_SPECIAL_SHIFT) != S_CRDR) {
+        if (d->asz16) {
+            d->i += modrm16[modrm];
+        } else {
+            unsigned disp = modrm32[modrm];
+            if (disp & 0x10) {
+                NEED(d->i + 1);
+                if (modrm < 0x40 && (d->bytes[d->i] & 7) == 5)
+                    disp += 4;
+                d->i++;
             }
-        }
-        if (s) {
-            unsigned reg = (modrm >> 3) & 7;
-            switch (s) {
-            case S_GRP3:
-                if (reg > 1)
-                    f &= ~F_IMM_MASK;
-                if (reg != 2 && reg != 3)
-                    f &= ~F_LOCK;
-                break;
-            case S_GRP5:
-                if (reg == 7 || ((reg == 3 || reg == 5) && modrm >= 0xc0))
-                    return FWPT_E_BAD_INSN;
-                iclass = reg == 2 ? FWPT_IC_CALL_IND : reg == 3 ? FWPT_IC_FAR_CALL
-                       : reg == 4 ? FWPT_IC_JMP_IND : reg == 5 ? FWPT_IC_FAR_JMP : FWPT_IC_OTHER;
-                if (reg > 1)
-                    f &= ~F_LOCK;
-                break;
-            case S_SREG:
-                if (reg > 5 || (reg == 1 && op == 0x8e))
-                    return FWPT_E_BAD_INSN;
-                break;
-            case S_X87:
-                if (modrm >= 0xc0 ? (x87_reg_undefined[op & 7] >> (modrm - 0xc0)) & 1
-                                  : (x87_mem_undefined[op & 7] >> reg) & 1)
-                    return FWPT_E_BAD_INSN;
-                break;
-            case S_GRP1A:
-                if (reg != 0)
-                    return FWPT_E_BAD_INSN;
-                break;
-            case S_GRP4:
-                if (reg > 1)
-                    return FWPT_E_BAD_INSN;
-                break;
-            case S_GRP11:
-                if (reg != 0 && modrm != 0xf8)
-                    return FWPT_E_BAD_INSN;
-                break;
-            case S_GRP1:
-                if (reg == 7)
-                    f &= ~F_LOCK;
-                break;
-            case S_0F01:
-                if ((modrm & 0xfe) == 0xc2 && !(pfx & (PF_66 | PF_F2 | PF_F3)))
-                    iclass = FWPT_IC_VMENTRY;
-                else if (modrm == 0xec && rep == PF_F3)
-                    iclass = FWPT_IC_IRET; /* F3 0F 01 EC UIRET: returns from a user interrupt (SDM Vol. 2
-                                            * "UIRET"), a far transfer that takes a TIP like IRET */
-                /* F3 0F 01 CA ERETU, F2 0F 01 CA ERETS (FRED specification; 64-bit mode only):
-                 * return from an event like IRET, to a target Intel PT gives in a TIP; Event
-                 * Trace's CFE.IRET binds to them as to IRET. */
-                else if (modrm == 0xca && rep && is64)
-                    iclass = FWPT_IC_IRET;
-                break;
-            case S_0FAE:
-                if (reg == 4 && rep == PF_F3)
-                    iclass = FWPT_IC_PTWRITE;
-                break;
-            case S_CRDR:
-                /* 0F 22 /3 MOV CR3, r (REX.R would select CR11; REX2.R4, kept as 0x10, CR19) */
-                if (op2 == 0x22 && reg == 3 && !(rex & 0x14))
-                    iclass = FWPT_IC_MOV_CR3;
-                break;
-            case S_0F78:
-                /* Mandatory prefix: the last F2/F3, else 66 (AMD APM: EXTRQ/INSERTQ). */
-                if (rep == PF_F3)
-                    return FWPT_E_BAD_INSN;
-                if (op2 == 0x78 && (rep == PF_F2 || (pfx & PF_66))) {
-                    if (rep == PF_F2 ? modrm < 0xc0 : (modrm < 0xc0 || reg != 0))
-                        return FWPT_E_BAD_INSN;
-                    i += 2; /* ib, ib */
-                }
-                break;
-            case S_POPCNT:
-                if (rep != PF_F3)
-                    return FWPT_E_BAD_INSN;
-                break;
-            case S_MEM:
-                if (modrm >= 0xc0)
-                    return FWPT_E_BAD_INSN;
-                break;
-            case S_0FBA:
-                if (reg < 4)
-                    return FWPT_E_BAD_INSN;
-                if (reg == 4)
-                    f &= ~F_LOCK;
-                break;
-            case S_0FC7:
-                if (reg != 1)
-                    f &= ~F_LOCK;
-                break;
-            default:
-                break;
-            }
+            d->i += disp & 0x0f;
         }
     }
+    return FWPT_OK;
+}
 
-    /* SDM Vol. 2 LOCK: #UD unless the instruction is lockable with a memory destination. */
-    if ((pfx & PF_LOCK) && (!(f & F_LOCK) || modrm >= 0xc0 || !(f & F_MODRM)))
-        return FWPT_E_BAD_INSN;
+/* What ModRM.reg (or the whole ModRM) decides for an opcode group: undefined forms, the class, the
+ * immediate and LOCK (SDM Vol. 2 Table A-6 "Opcode Extensions"). */
+INLINE enum fwpt_status modrm_group(struct dec *d)
+{
+    unsigned s = d->f >> F_SPECIAL_SHIFT, modrm = d->modrm, reg = (modrm >> 3) & 7, rep = d->rep;
+    switch (s) {
+    case S_GRP3:
+        if (reg > 1)
+            d->f &= ~F_IMM_MASK;
+        if (reg != 2 && reg != 3)
+            d->f &= ~F_LOCK;
+        break;
+    case S_GRP5:
+        if (reg == 7 || ((reg == 3 || reg == 5) && modrm >= 0xc0))
+            return FWPT_E_BAD_INSN;
+        d->iclass = reg == 2 ? FWPT_IC_CALL_IND : reg == 3 ? FWPT_IC_FAR_CALL
+                  : reg == 4 ? FWPT_IC_JMP_IND : reg == 5 ? FWPT_IC_FAR_JMP : FWPT_IC_OTHER;
+        if (reg > 1)
+            d->f &= ~F_LOCK;
+        break;
+    case S_SREG:
+        if (reg > 5 || (reg == 1 && d->op == 0x8e))
+            return FWPT_E_BAD_INSN;
+        break;
+    case S_X87:
+        if (modrm >= 0xc0 ? (x87_reg_undefined[d->op & 7] >> (modrm - 0xc0)) & 1
+                          : (x87_mem_undefined[d->op & 7] >> reg) & 1)
+            return FWPT_E_BAD_INSN;
+        break;
+    case S_GRP1A:
+        if (reg != 0)
+            return FWPT_E_BAD_INSN;
+        break;
+    case S_GRP4:
+        if (reg > 1)
+            return FWPT_E_BAD_INSN;
+        break;
+    case S_GRP11:
+        if (reg != 0 && modrm != 0xf8)
+            return FWPT_E_BAD_INSN;
+        break;
+    case S_GRP1:
+        if (reg == 7)
+            d->f &= ~F_LOCK;
+        break;
+    case S_0F01:
+        if ((modrm & 0xfe) == 0xc2 && !(d->pfx & (PF_66 | PF_F2 | PF_F3)))
+            d->iclass = FWPT_IC_VMENTRY;
+        else if (modrm == 0xec && rep == PF_F3)
+            d->iclass = FWPT_IC_IRET; /* F3 0F 01 EC UIRET: returns from a user interrupt (SDM Vol. 2
+                                       * "UIRET"), a far transfer that takes a TIP like IRET */
+        /* F3 0F 01 CA ERETU, F2 0F 01 CA ERETS (FRED specification; 64-bit mode only): return from an
+         * event like IRET, to a target Intel PT gives in a TIP; Event Trace's CFE.IRET binds to them as
+         * to IRET. */
+        else if (modrm == 0xca && rep && d->is64)
+            d->iclass = FWPT_IC_IRET;
+        break;
+    case S_0FAE:
+        if (reg == 4 && rep == PF_F3)
+            d->iclass = FWPT_IC_PTWRITE;
+        break;
+    case S_CRDR:
+        /* 0F 22 /3 MOV CR3, r (REX.R would select CR11; REX2.R4, kept as 0x10, CR19) */
+        if (d->op2 == 0x22 && reg == 3 && !(d->rex & 0x14))
+            d->iclass = FWPT_IC_MOV_CR3;
+        break;
+    case S_0F78:
+        /* Mandatory prefix: the last F2/F3, else 66 (AMD APM: EXTRQ/INSERTQ). */
+        if (rep == PF_F3)
+            return FWPT_E_BAD_INSN;
+        if (d->op2 == 0x78 && (rep == PF_F2 || (d->pfx & PF_66))) {
+            if (rep == PF_F2 ? modrm < 0xc0 : (modrm < 0xc0 || reg != 0))
+                return FWPT_E_BAD_INSN;
+            d->i += 2; /* ib, ib */
+        }
+        break;
+    case S_POPCNT:
+        if (rep != PF_F3)
+            return FWPT_E_BAD_INSN;
+        break;
+    case S_MEM:
+        if (modrm >= 0xc0)
+            return FWPT_E_BAD_INSN;
+        break;
+    case S_0FBA:
+        if (reg < 4)
+            return FWPT_E_BAD_INSN;
+        if (reg == 4)
+            d->f &= ~F_LOCK;
+        break;
+    case S_0FC7:
+        if (reg != 1)
+            d->f &= ~F_LOCK;
+        break;
+    default:
+        break;
+    }
+    return FWPT_OK;
+}
 
-    int32_t rel = 0;
-    unsigned op_size = osz;
-    unsigned kind = f & F_IMM_MASK;
+/* The immediate, moffs or relative displacement (rel: a near branch's, and its operand size). */
+INLINE enum fwpt_status immediate(struct dec *d, const int roomy)
+{
+    const uint8_t *bytes = d->bytes;
+    d->op_size = d->osz;
+    unsigned kind = d->f & F_IMM_MASK;
     if (kind < IMM_MOFFS)
-        i += imm_len[kind][osz >> 2];
+        d->i += imm_len[kind][d->osz >> 2];
     else switch (kind) {
     case IMM_MOFFS:
-        i += is64 ? ((pfx & PF_67) ? 4 : 8) : asz16 ? 2 : 4;
+        d->i += d->is64 ? ((d->pfx & PF_67) ? 4 : 8) : d->asz16 ? 2 : 4;
         break;
     case IMM_JB:
-        NEED(i + 1);
-        rel = (int8_t)bytes[i];
-        i += 1;
-        if (is64)
-            op_size = 8;
+        NEED(d->i + 1);
+        d->rel = (int8_t)bytes[d->i];
+        d->i += 1;
+        if (d->is64)
+            d->op_size = 8;
         break;
     case IMM_JZ:
         /* Intel: 66 is ignored on near branches in 64-bit mode (operand size 64, rel32). */
-        if (is64)
-            op_size = 8;
-        if (op_size == 2) {
-            NEED(i + 2);
-            rel = (int16_t)(bytes[i] | (bytes[i + 1] << 8));
-            i += 2;
+        if (d->is64)
+            d->op_size = 8;
+        if (d->op_size == 2) {
+            NEED(d->i + 2);
+            d->rel = (int16_t)(bytes[d->i] | (bytes[d->i + 1] << 8));
+            d->i += 2;
         } else {
-            NEED(i + 4);
-            rel = (int32_t)((uint32_t)bytes[i] | ((uint32_t)bytes[i + 1] << 8) |
-                            ((uint32_t)bytes[i + 2] << 16) | ((uint32_t)bytes[i + 3] << 24));
-            i += 4;
+            NEED(d->i + 4);
+            d->rel = (int32_t)((uint32_t)bytes[d->i] | ((uint32_t)bytes[d->i + 1] << 8) |
+                               ((uint32_t)bytes[d->i + 2] << 16) | ((uint32_t)bytes[d->i + 3] << 24));
+            d->i += 4;
         }
         break;
     default:
         break;
     }
-    NEED(i);
-    if (i > 15) /* SDM Vol. 2 2.1: the 15-byte limit (#GP) */
-        return FWPT_E_BAD_INSN;
+    return FWPT_OK;
+}
 
-    if (map == 5 && !BIT(amd3dnow_valid, bytes[i - 1]))
+INLINE enum fwpt_status decode(const uint8_t *bytes, size_t avail, enum fwpt_exec_mode mode, struct fwpt_insn *out,
+                               const int roomy)
+{
+    if (mode != FWPT_MODE_16 && mode != FWPT_MODE_32 && mode != FWPT_MODE_64)
+        return FWPT_E_INVAL;
+    struct dec dd = {.bytes = bytes, .avail = avail, .is64 = mode == FWPT_MODE_64, .mode16 = mode == FWPT_MODE_16};
+    struct dec *d = &dd;
+    STEP(prefixes(d, roomy));
+    STEP(opcode(d, roomy));
+    if (d->f & F_MODRM) {
+        STEP(modrm_sib_disp(d, roomy));
+        if (d->f >> F_SPECIAL_SHIFT)
+            STEP(modrm_group(d));
+    }
+    /* SDM Vol. 2 LOCK: #UD unless the instruction is lockable with a memory destination. */
+    if ((d->pfx & PF_LOCK) && (!(d->f & F_LOCK) || d->modrm >= 0xc0 || !(d->f & F_MODRM)))
         return FWPT_E_BAD_INSN;
-
-    out->size = (uint8_t)i;
-    out->iclass = (uint8_t)iclass;
-    out->zero_len_call = iclass == FWPT_IC_CALL_REL && rel == 0;
-    out->op_size = (uint8_t)op_size;
-    out->rel = rel;
+    STEP(immediate(d, roomy));
+    NEED(d->i);
+    if (d->i > 15) /* SDM Vol. 2 2.1: the 15-byte limit (#GP) */
+        return FWPT_E_BAD_INSN;
+    if (d->map == 5 && !BIT(amd3dnow_valid, bytes[d->i - 1]))
+        return FWPT_E_BAD_INSN;
+    out->size = (uint8_t)d->i;
+    out->iclass = (uint8_t)d->iclass;
+    out->zero_len_call = d->iclass == FWPT_IC_CALL_REL && d->rel == 0;
+    out->op_size = (uint8_t)d->op_size;
+    out->rel = d->rel;
     return FWPT_OK;
 }
 

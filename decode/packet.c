@@ -227,18 +227,313 @@ static inline enum fwpt_status fail(struct fwpt_packet *pkt, enum fwpt_status s)
     return s;
 }
 
-/* Fills a packet that was decoded completely: advances past it. */
-#define DONE(t, n)                                                                                   \
-    do {                                                                                             \
-        pkt->type = (t);                                                                             \
-        pkt->size = (uint8_t)(n);                                                                    \
-        dec->offset = off + (n);                                                                     \
-        return FWPT_OK;                                                                              \
-    } while (0)
+/* Fills a packet that was decoded completely (n bytes at pkt->offset): advances past it. */
+static inline enum fwpt_status done(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, enum fwpt_pkt_type t,
+                                    size_t n)
+{
+    pkt->type = (uint8_t)t;
+    pkt->size = (uint8_t)n;
+    dec->offset = pkt->offset + n;
+    return FWPT_OK;
+}
 
 /* Packets that end a block (everything but BIP and timing/power packets; as Linux perf's decoder). */
-#define END_BLOCK() (dec->block_item_bytes = 0)
+static inline void end_block(struct fwpt_pkt_decoder *dec) { dec->block_item_bytes = 0; }
 
+/* One reader per packet kind: p at the packet's first byte, avail bytes readable from there (at least 1; at
+ * least 2 for an extended opcode, 02h and its second byte). */
+
+/* SDM "Block Item Packet": inside a block, xxxxx100b is a BIP, not a short TNT. */
+static enum fwpt_status read_bip(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    unsigned n = dec->block_item_bytes;
+    if (avail < 1 + n)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    pkt->bip.id = (uint8_t)(p[0] >> BIP_ID_SHIFT);
+    pkt->bip.bytes = (uint8_t)n;
+    pkt->bip.value = read_le(p + 1, avail - 1, n);
+    return done(dec, pkt, FWPT_PKT_BIP, 1 + n);
+}
+
+static enum fwpt_status read_tnt8(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p)
+{
+    pkt->tnt.count = (uint8_t)fwpt_pkt_one_image[p[0]][1]; /* B1..BN below the stop bit, B1 the oldest */
+    pkt->tnt.bits = fwpt_pkt_one_image[p[0]][2];
+    end_block(dec);
+    return done(dec, pkt, FWPT_PKT_TNT_8, 1);
+}
+
+/* TIP, TIP.PGE, TIP.PGD, FUP: IPBytes, then the IP's payload (SDM "IP Compression") */
+static enum fwpt_status read_ip(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail,
+                                enum fwpt_pkt_type type)
+{
+    unsigned ipc = p[0] >> IPBYTES_SHIFT;
+    int n = ip_payload_bytes[ipc];
+    if (n < 0)
+        return fail(pkt, FWPT_E_BAD_IPC);
+    if (avail < (size_t)n + 1)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    uint64_t payload = n ? read_le(p + 1, avail - 1, (unsigned)n) : 0;
+    uint64_t ip;
+    if (ipc == FWPT_IPC_SEXT_48)
+        ip = sext48(payload);
+    else
+        ip = (dec->last_ip & ip_keep_mask[ipc]) | payload;
+    dec->last_ip = ip; /* unchanged for 000b: keep mask is all ones and the payload is 0 */
+    pkt->ip.ipc = (uint8_t)ipc;
+    pkt->ip.suppressed = ipc == FWPT_IPC_SUPPRESSED;
+    pkt->ip.ip = ipc == FWPT_IPC_SUPPRESSED ? 0 : ip;
+    pkt->ip.payload = payload;
+    return done(dec, pkt, type, 1 + (size_t)n);
+}
+
+/* SDM "CYC Packet Definition": each byte with Exp set adds one more; no limit on their number */
+static enum fwpt_status read_cyc(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    unsigned b = p[0];
+    uint64_t value = b >> CYC_SHIFT;
+    size_t n = 1;
+    if (b & CYC_EXP) {
+        unsigned shift = 8 - CYC_SHIFT;
+        for (;;) {
+            if (n >= avail)
+                return fail(pkt, FWPT_E_TRUNCATED);
+            if (n >= CYC_MAX_SIZE)
+                return fail(pkt, FWPT_E_TOO_LONG);
+            unsigned x = p[n++];
+            if (shift < CYC_VALUE_BITS)
+                value |= (uint64_t)(x >> CYCX_SHIFT) << shift; /* bits past 63 drop out */
+            shift += 8 - CYCX_SHIFT;
+            if (!(x & CYCX_EXP))
+                break;
+        }
+    }
+    pkt->cyc.value = value;
+    return done(dec, pkt, FWPT_PKT_CYC, n);
+}
+
+static enum fwpt_status read_psb(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < PSB_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    if (*(const u64_unaligned *)p != PSB_PATTERN || *(const u64_unaligned *)(p + 8) != PSB_PATTERN)
+        return fail(pkt, FWPT_E_BAD_PACKET);
+    dec->last_ip = 0; /* SDM: Last IP is reset to zero at PSB */
+    end_block(dec);
+    return done(dec, pkt, FWPT_PKT_PSB, PSB_SIZE);
+}
+
+/* PSBEND, OVF, STOP: the opcode alone, ending a block */
+static enum fwpt_status read_bare(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, enum fwpt_pkt_type type,
+                                  size_t n)
+{
+    end_block(dec);
+    return done(dec, pkt, type, n);
+}
+
+static enum fwpt_status read_tnt64(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p,
+                                   size_t avail)
+{
+    if (avail < TNT_64_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    uint64_t payload = read_le(p + 2, avail - 2, 6);
+    if (payload <= 1)
+        return fail(pkt, FWPT_E_BAD_PACKET); /* no stop bit, or no TNT bit before it (as libipt) */
+    unsigned count = 63u - (unsigned)__builtin_clzll(payload);
+    pkt->tnt.count = (uint8_t)count;
+    pkt->tnt.bits = fwpt_bit_reverse64(payload) >> (64 - count);
+    end_block(dec);
+    return done(dec, pkt, FWPT_PKT_TNT_64, TNT_64_SIZE);
+}
+
+static enum fwpt_status read_cbr(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < CBR_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    pkt->cbr.ratio = p[2];
+    return done(dec, pkt, FWPT_PKT_CBR, CBR_SIZE);
+}
+
+static enum fwpt_status read_pip(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < PIP_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    uint64_t payload = read_le(p + 2, avail - 2, 6);
+    pkt->pip.nr = (payload & PIP_NR) != 0;
+    pkt->pip.cr3 = (payload & ~(uint64_t)PIP_NR) << PIP_CR3_SHIFT;
+    end_block(dec);
+    return done(dec, pkt, FWPT_PKT_PIP, PIP_SIZE);
+}
+
+static enum fwpt_status read_vmcs(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < VMCS_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    pkt->vmcs.base = read_le(p + 2, avail - 2, 5) << VMCS_SHIFT;
+    end_block(dec);
+    return done(dec, pkt, FWPT_PKT_VMCS, VMCS_SIZE);
+}
+
+static enum fwpt_status read_tma(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < TMA_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    /* SDM TMA: byte 2-3 CTC[15:0], byte 4 reserved, byte 5-6 FastCounter[8:0] (reserved bits ignored:
+     * "Packet bits listed as RSVD are not guaranteed to be 0") */
+    pkt->tma.ctc = (uint16_t)(p[2] | p[3] << 8);
+    pkt->tma.fc = (uint16_t)((p[5] | p[6] << 8) & TMA_FC_MASK);
+    return done(dec, pkt, FWPT_PKT_TMA, TMA_SIZE);
+}
+
+/* 02h C3h: a third opcode byte; 88h is MNT */
+static enum fwpt_status read_ext2(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < 3)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    if (p[2] != EXT2_MNT)
+        return fail(pkt, FWPT_E_BAD_OPCODE);
+    if (avail < MNT_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    pkt->mnt.payload = read_le(p + 3, avail - 3, 8);
+    return done(dec, pkt, FWPT_PKT_MNT, MNT_SIZE);
+}
+
+static enum fwpt_status read_mwait(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p,
+                                   size_t avail)
+{
+    if (avail < MWAIT_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    pkt->mwait.hints = (uint32_t)read_le(p + 2, avail - 2, 4);
+    pkt->mwait.ext = (uint32_t)read_le(p + 6, avail - 6, 4);
+    end_block(dec);
+    return done(dec, pkt, FWPT_PKT_MWAIT, MWAIT_SIZE);
+}
+
+static enum fwpt_status read_pwre(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < PWRE_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    pkt->pwre.hw = (p[2] & PWRE_HW) != 0;
+    pkt->pwre.state = (uint8_t)(p[3] >> 4);
+    pkt->pwre.sub_state = (uint8_t)(p[3] & NIBBLE);
+    return done(dec, pkt, FWPT_PKT_PWRE, PWRE_SIZE);
+}
+
+static enum fwpt_status read_pwrx(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < PWRX_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    pkt->pwrx.last = (uint8_t)(p[2] >> PWRX_LAST_SHIFT);
+    pkt->pwrx.deepest = (uint8_t)(p[2] & NIBBLE);
+    pkt->pwrx.wake_reason = (uint8_t)(p[3] & NIBBLE);
+    return done(dec, pkt, FWPT_PKT_PWRX, PWRX_SIZE);
+}
+
+static enum fwpt_status read_bbp(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < BBP_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    unsigned sz = (p[2] & BBP_SZ) != 0;
+    pkt->bbp.sz = (uint8_t)sz;
+    pkt->bbp.type = (uint8_t)(p[2] & BBP_TYPE);
+    pkt->bbp.item_bytes = sz ? 4 : 8; /* SDM BBP: SZ=1 4-byte, SZ=0 8-byte block items */
+    dec->block_item_bytes = pkt->bbp.item_bytes;
+    return done(dec, pkt, FWPT_PKT_BBP, BBP_SIZE);
+}
+
+static enum fwpt_status read_cfe(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < CFE_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    pkt->cfe.ip = (p[2] & CFE_IP) != 0;
+    pkt->cfe.type = (uint8_t)(p[2] & CFE_TYPE);
+    pkt->cfe.vector = p[3];
+    end_block(dec);
+    return done(dec, pkt, FWPT_PKT_CFE, CFE_SIZE);
+}
+
+static enum fwpt_status read_evd(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < EVD_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    pkt->evd.type = (uint8_t)(p[2] & EVD_TYPE);
+    pkt->evd.payload = read_le(p + 3, avail - 3, 8);
+    end_block(dec);
+    return done(dec, pkt, FWPT_PKT_EVD, EVD_SIZE);
+}
+
+static enum fwpt_status read_ptw(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    unsigned ext = p[1];
+    unsigned plc = (ext >> PTW_PLC_SHIFT) & PTW_PLC_MASK;
+    if (plc > 1)
+        return fail(pkt, FWPT_E_BAD_PACKET); /* SDM PTW: PayloadBytes 10b, 11b reserved */
+    unsigned n = plc ? 8 : 4;
+    if (avail < PTW_HDR_SIZE + n)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    pkt->ptw.payload = read_le(p + 2, avail - 2, n);
+    pkt->ptw.bytes = (uint8_t)n;
+    pkt->ptw.plc = (uint8_t)plc;
+    pkt->ptw.ip = (ext & EXT_IP) != 0;
+    end_block(dec);
+    return done(dec, pkt, FWPT_PKT_PTW, PTW_HDR_SIZE + n);
+}
+
+static enum fwpt_status read_tsc(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < TSC_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    pkt->tsc.tsc = read_le(p + 1, avail - 1, TSC_SIZE - 1);
+    return done(dec, pkt, FWPT_PKT_TSC, TSC_SIZE);
+}
+
+static enum fwpt_status read_mtc(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < MTC_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    pkt->mtc.ctc = p[1];
+    return done(dec, pkt, FWPT_PKT_MTC, MTC_SIZE);
+}
+
+static enum fwpt_status read_mode(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < MODE_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    unsigned m = p[1];
+    end_block(dec);
+    if ((m & MODE_LEAF) == MODE_LEAF_EXEC) {
+        bool csl = m & MODE_EXEC_CSL, csd = m & MODE_EXEC_CSD;
+        pkt->mode_exec.csl = csl;
+        pkt->mode_exec.csd = csd;
+        pkt->mode_exec.iflag = (m & MODE_EXEC_IF) != 0;
+        /* SDM MODE.Exec: CS.L=1 -> 64-bit (CS.D must be 0), else CS.D selects 32/16 */
+        pkt->mode_exec.mode = csl ? (csd ? FWPT_MODE_UNKNOWN : FWPT_MODE_64) : (csd ? FWPT_MODE_32 : FWPT_MODE_16);
+        return done(dec, pkt, FWPT_PKT_MODE_EXEC, MODE_SIZE);
+    }
+    if ((m & MODE_LEAF) == MODE_LEAF_TSX) {
+        pkt->mode_tsx.intx = (m & MODE_TSX_INTX) != 0;
+        pkt->mode_tsx.abrt = (m & MODE_TSX_ABRT) != 0;
+        return done(dec, pkt, FWPT_PKT_MODE_TSX, MODE_SIZE);
+    }
+    return fail(pkt, FWPT_E_BAD_PACKET);
+}
+
+/* SDM "TRIG Packet Definition": D9h, flags, TRBV, and ICNT[15:0] when ICNTV is set */
+static enum fwpt_status read_trig(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt, const uint8_t *p, size_t avail)
+{
+    if (avail < TRIG_SIZE)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    unsigned f = p[1], n = f & TRIG_ICNTV ? TRIG_ICNT_SIZE : TRIG_SIZE;
+    if (avail < n)
+        return fail(pkt, FWPT_E_TRUNCATED);
+    pkt->trig.trbv = p[2];
+    pkt->trig.ip = (f & TRIG_IP) != 0;
+    pkt->trig.mult = (f & TRIG_MULT) != 0;
+    pkt->trig.icntv = (f & TRIG_ICNTV) != 0;
+    pkt->trig.icnt = (uint16_t)(f & TRIG_ICNTV ? p[3] | p[4] << 8 : 0);
+    end_block(dec);
+    return done(dec, pkt, FWPT_PKT_TRIG, n);
+}
 
 /* Every packet, including the ones the fast path handles; called when the fast path does not apply. */
 enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_packet *pkt)
@@ -250,270 +545,56 @@ enum fwpt_status fwpt_pkt_next_slow(struct fwpt_pkt_decoder *dec, struct fwpt_pa
     const uint8_t *p = dec->buf + off;
     size_t avail = dec->len - off;
     unsigned b = p[0];
+    if (__builtin_expect(dec->block_item_bytes != 0, 0) && (b & OPM_BIP) == OPC_BIP)
+        return read_bip(dec, pkt, p, avail);
 
-    if (__builtin_expect(dec->block_item_bytes != 0, 0) && (b & OPM_BIP) == OPC_BIP) {
-        /* SDM "Block Item Packet": inside a block, xxxxx100b is a BIP, not a short TNT. */
-        unsigned n = dec->block_item_bytes;
-        if (avail < 1 + n)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->bip.id = (uint8_t)(b >> BIP_ID_SHIFT);
-        pkt->bip.bytes = (uint8_t)n;
-        pkt->bip.value = read_le(p + 1, avail - 1, n);
-        DONE(FWPT_PKT_BIP, 1 + n);
-    }
-
-    uint8_t type;
     /* one dispatch for every opcode: extended ones by their second byte (02h alone: truncated) */
     unsigned ext = p[avail > 1];
     unsigned kind = fwpt_pkt_first_kind[b], xkind = avail > 1 ? fwpt_pkt_ext_kind[ext] : X_SHORT;
     kind = kind == K_EXT ? xkind : kind;
     switch (kind) {
-    case K_TNT: {
-        pkt->tnt.count = (uint8_t)fwpt_pkt_one_image[b][1]; /* B1..BN below the stop bit, B1 the oldest */
-        pkt->tnt.bits = fwpt_pkt_one_image[b][2];
-        END_BLOCK();
-        DONE(FWPT_PKT_TNT_8, 1);
-    }
-    case K_PAD:
-        DONE(FWPT_PKT_PAD, 1);
+    case K_TNT: return read_tnt8(dec, pkt, p);
+    case K_PAD: return done(dec, pkt, FWPT_PKT_PAD, 1);
     case K_TIP:
-        type = FWPT_PKT_TIP;
-        END_BLOCK();
-        goto ip_packet;
     case K_PGE:
-        type = FWPT_PKT_TIP_PGE;
-        END_BLOCK();
-        goto ip_packet;
     case K_PGD:
-        type = FWPT_PKT_TIP_PGD;
-        END_BLOCK();
-        goto ip_packet;
-    case K_FUP:
-        type = FWPT_PKT_FUP;
-    ip_packet: {
-        unsigned ipc = b >> IPBYTES_SHIFT;
-        int n = ip_payload_bytes[ipc];
-        if (n < 0)
-            return fail(pkt, FWPT_E_BAD_IPC);
-        if (avail < (size_t)n + 1)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        uint64_t payload = n ? read_le(p + 1, avail - 1, (unsigned)n) : 0;
-        uint64_t ip;
-        if (ipc == FWPT_IPC_SEXT_48)
-            ip = sext48(payload);
-        else
-            ip = (dec->last_ip & ip_keep_mask[ipc]) | payload;
-        dec->last_ip = ip; /* unchanged for 000b: keep mask is all ones and the payload is 0 */
-        pkt->ip.ipc = (uint8_t)ipc;
-        pkt->ip.suppressed = ipc == FWPT_IPC_SUPPRESSED;
-        pkt->ip.ip = ipc == FWPT_IPC_SUPPRESSED ? 0 : ip;
-        pkt->ip.payload = payload;
-        DONE(type, 1 + n);
-    }
-    case K_CYC: {
-        /* SDM "CYC Packet Definition": each byte with Exp set adds one more; no limit on their number */
-        uint64_t value = b >> CYC_SHIFT;
-        size_t n = 1;
-        if (b & CYC_EXP) {
-            unsigned shift = 8 - CYC_SHIFT;
-            for (;;) {
-                if (n >= avail)
-                    return fail(pkt, FWPT_E_TRUNCATED);
-                if (n >= CYC_MAX_SIZE)
-                    return fail(pkt, FWPT_E_TOO_LONG);
-                unsigned x = p[n++];
-                if (shift < CYC_VALUE_BITS)
-                    value |= (uint64_t)(x >> CYCX_SHIFT) << shift; /* bits past 63 drop out */
-                shift += 8 - CYCX_SHIFT;
-                if (!(x & CYCX_EXP))
-                    break;
-            }
-        }
-        pkt->cyc.value = value;
-        DONE(FWPT_PKT_CYC, n);
-    }
-    case X_PSB:
-        if (avail < PSB_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        if (*(const u64_unaligned *)p != PSB_PATTERN || *(const u64_unaligned *)(p + 8) != PSB_PATTERN)
-            return fail(pkt, FWPT_E_BAD_PACKET);
-        dec->last_ip = 0; /* SDM: Last IP is reset to zero at PSB */
-        END_BLOCK();
-        DONE(FWPT_PKT_PSB, PSB_SIZE);
-    case X_PSBEND:
-        END_BLOCK();
-        DONE(FWPT_PKT_PSBEND, PSBEND_SIZE);
-    case X_OVF:
-        END_BLOCK();
-        DONE(FWPT_PKT_OVF, OVF_SIZE);
-    case X_STOP:
-        END_BLOCK();
-        DONE(FWPT_PKT_STOP, STOP_SIZE);
-    case X_TNT64: {
-        if (avail < TNT_64_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        uint64_t payload = read_le(p + 2, avail - 2, 6);
-        if (payload <= 1)
-            return fail(pkt, FWPT_E_BAD_PACKET); /* no stop bit, or no TNT bit before it (as libipt) */
-        unsigned count = 63u - (unsigned)__builtin_clzll(payload);
-        pkt->tnt.count = (uint8_t)count;
-        pkt->tnt.bits = fwpt_bit_reverse64(payload) >> (64 - count);
-        END_BLOCK();
-        DONE(FWPT_PKT_TNT_64, TNT_64_SIZE);
-    }
-    case X_CBR:
-        if (avail < CBR_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->cbr.ratio = p[2];
-        DONE(FWPT_PKT_CBR, CBR_SIZE);
-    case X_PIP: {
-        if (avail < PIP_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        uint64_t payload = read_le(p + 2, avail - 2, 6);
-        pkt->pip.nr = (payload & PIP_NR) != 0;
-        pkt->pip.cr3 = (payload & ~(uint64_t)PIP_NR) << PIP_CR3_SHIFT;
-        END_BLOCK();
-        DONE(FWPT_PKT_PIP, PIP_SIZE);
-    }
-    case X_VMCS:
-        if (avail < VMCS_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->vmcs.base = read_le(p + 2, avail - 2, 5) << VMCS_SHIFT;
-        END_BLOCK();
-        DONE(FWPT_PKT_VMCS, VMCS_SIZE);
-    case X_TMA:
-        if (avail < TMA_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        /* SDM TMA: byte 2-3 CTC[15:0], byte 4 reserved, byte 5-6 FastCounter[8:0] (reserved bits ignored:
-         * "Packet bits listed as RSVD are not guaranteed to be 0") */
-        pkt->tma.ctc = (uint16_t)(p[2] | p[3] << 8);
-        pkt->tma.fc = (uint16_t)((p[5] | p[6] << 8) & TMA_FC_MASK);
-        DONE(FWPT_PKT_TMA, TMA_SIZE);
-    case X_EXT2:
-        if (avail < 3)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        if (p[2] != EXT2_MNT)
-            return fail(pkt, FWPT_E_BAD_OPCODE);
-        if (avail < MNT_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->mnt.payload = read_le(p + 3, avail - 3, 8);
-        DONE(FWPT_PKT_MNT, MNT_SIZE);
+        end_block(dec);
+        /* fall through */
+    case K_FUP: /* one call: read_ip is inlined */
+        return read_ip(dec, pkt, p, avail,
+                       kind == K_FUP   ? FWPT_PKT_FUP
+                       : kind == K_TIP ? FWPT_PKT_TIP
+                       : kind == K_PGE ? FWPT_PKT_TIP_PGE
+                                       : FWPT_PKT_TIP_PGD);
+    case K_CYC: return read_cyc(dec, pkt, p, avail);
+    case K_TSC: return read_tsc(dec, pkt, p, avail);
+    case K_MTC: return read_mtc(dec, pkt, p, avail);
+    case K_MOD: return read_mode(dec, pkt, p, avail);
+    case K_TRIG: return read_trig(dec, pkt, p, avail);
+    case X_PSB: return read_psb(dec, pkt, p, avail);
+    case X_PSBEND: return read_bare(dec, pkt, FWPT_PKT_PSBEND, PSBEND_SIZE);
+    case X_OVF: return read_bare(dec, pkt, FWPT_PKT_OVF, OVF_SIZE);
+    case X_STOP: return read_bare(dec, pkt, FWPT_PKT_STOP, STOP_SIZE);
+    case X_TNT64: return read_tnt64(dec, pkt, p, avail);
+    case X_CBR: return read_cbr(dec, pkt, p, avail);
+    case X_PIP: return read_pip(dec, pkt, p, avail);
+    case X_VMCS: return read_vmcs(dec, pkt, p, avail);
+    case X_TMA: return read_tma(dec, pkt, p, avail);
+    case X_EXT2: return read_ext2(dec, pkt, p, avail);
     case X_EXSTOP:
         pkt->exstop.ip = (ext & EXT_IP) != 0;
-        DONE(FWPT_PKT_EXSTOP, EXSTOP_SIZE);
-    case X_MWAIT:
-        if (avail < MWAIT_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->mwait.hints = (uint32_t)read_le(p + 2, avail - 2, 4);
-        pkt->mwait.ext = (uint32_t)read_le(p + 6, avail - 6, 4);
-        END_BLOCK();
-        DONE(FWPT_PKT_MWAIT, MWAIT_SIZE);
-    case X_PWRE:
-        if (avail < PWRE_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->pwre.hw = (p[2] & PWRE_HW) != 0;
-        pkt->pwre.state = (uint8_t)(p[3] >> 4);
-        pkt->pwre.sub_state = (uint8_t)(p[3] & NIBBLE);
-        DONE(FWPT_PKT_PWRE, PWRE_SIZE);
-    case X_PWRX:
-        if (avail < PWRX_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->pwrx.last = (uint8_t)(p[2] >> PWRX_LAST_SHIFT);
-        pkt->pwrx.deepest = (uint8_t)(p[2] & NIBBLE);
-        pkt->pwrx.wake_reason = (uint8_t)(p[3] & NIBBLE);
-        DONE(FWPT_PKT_PWRX, PWRX_SIZE);
-    case X_BBP: {
-        if (avail < BBP_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        unsigned sz = (p[2] & BBP_SZ) != 0;
-        pkt->bbp.sz = (uint8_t)sz;
-        pkt->bbp.type = (uint8_t)(p[2] & BBP_TYPE);
-        pkt->bbp.item_bytes = sz ? 4 : 8; /* SDM BBP: SZ=1 4-byte, SZ=0 8-byte block items */
-        dec->block_item_bytes = pkt->bbp.item_bytes;
-        DONE(FWPT_PKT_BBP, BBP_SIZE);
-    }
+        return done(dec, pkt, FWPT_PKT_EXSTOP, EXSTOP_SIZE);
+    case X_MWAIT: return read_mwait(dec, pkt, p, avail);
+    case X_PWRE: return read_pwre(dec, pkt, p, avail);
+    case X_PWRX: return read_pwrx(dec, pkt, p, avail);
+    case X_BBP: return read_bbp(dec, pkt, p, avail);
     case X_BEP:
         pkt->bep.ip = (ext & EXT_IP) != 0;
-        END_BLOCK();
-        DONE(FWPT_PKT_BEP, BEP_SIZE);
-    case X_CFE:
-        if (avail < CFE_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->cfe.ip = (p[2] & CFE_IP) != 0;
-        pkt->cfe.type = (uint8_t)(p[2] & CFE_TYPE);
-        pkt->cfe.vector = p[3];
-        END_BLOCK();
-        DONE(FWPT_PKT_CFE, CFE_SIZE);
-    case X_EVD:
-        if (avail < EVD_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->evd.type = (uint8_t)(p[2] & EVD_TYPE);
-        pkt->evd.payload = read_le(p + 3, avail - 3, 8);
-        END_BLOCK();
-        DONE(FWPT_PKT_EVD, EVD_SIZE);
-    case X_PTW: {
-            unsigned plc = (ext >> PTW_PLC_SHIFT) & PTW_PLC_MASK;
-            if (plc > 1)
-                return fail(pkt, FWPT_E_BAD_PACKET); /* SDM PTW: PayloadBytes 10b, 11b reserved */
-            unsigned n = plc ? 8 : 4;
-            if (avail < PTW_HDR_SIZE + n)
-                return fail(pkt, FWPT_E_TRUNCATED);
-            pkt->ptw.payload = read_le(p + 2, avail - 2, n);
-            pkt->ptw.bytes = (uint8_t)n;
-            pkt->ptw.plc = (uint8_t)plc;
-            pkt->ptw.ip = (ext & EXT_IP) != 0;
-            END_BLOCK();
-            DONE(FWPT_PKT_PTW, PTW_HDR_SIZE + n);
-        }
-    case X_SHORT:
-        return fail(pkt, FWPT_E_TRUNCATED);
-    case K_TSC:
-        if (avail < TSC_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->tsc.tsc = read_le(p + 1, avail - 1, TSC_SIZE - 1);
-        DONE(FWPT_PKT_TSC, TSC_SIZE);
-    case K_MTC:
-        if (avail < MTC_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->mtc.ctc = p[1];
-        DONE(FWPT_PKT_MTC, MTC_SIZE);
-    case K_MOD: {
-        if (avail < MODE_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        unsigned m = p[1];
-        END_BLOCK();
-        if ((m & MODE_LEAF) == MODE_LEAF_EXEC) {
-            bool csl = m & MODE_EXEC_CSL, csd = m & MODE_EXEC_CSD;
-            pkt->mode_exec.csl = csl;
-            pkt->mode_exec.csd = csd;
-            pkt->mode_exec.iflag = (m & MODE_EXEC_IF) != 0;
-            /* SDM MODE.Exec: CS.L=1 -> 64-bit (CS.D must be 0), else CS.D selects 32/16 */
-            pkt->mode_exec.mode = csl ? (csd ? FWPT_MODE_UNKNOWN : FWPT_MODE_64) : (csd ? FWPT_MODE_32 : FWPT_MODE_16);
-            DONE(FWPT_PKT_MODE_EXEC, MODE_SIZE);
-        }
-        if ((m & MODE_LEAF) == MODE_LEAF_TSX) {
-            pkt->mode_tsx.intx = (m & MODE_TSX_INTX) != 0;
-            pkt->mode_tsx.abrt = (m & MODE_TSX_ABRT) != 0;
-            DONE(FWPT_PKT_MODE_TSX, MODE_SIZE);
-        }
-        return fail(pkt, FWPT_E_BAD_PACKET);
-    }
-    case K_TRIG: {
-        /* SDM "TRIG Packet Definition": D9h, flags, TRBV, and ICNT[15:0] when ICNTV is set */
-        if (avail < TRIG_SIZE)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        unsigned f = p[1], n = f & TRIG_ICNTV ? TRIG_ICNT_SIZE : TRIG_SIZE;
-        if (avail < n)
-            return fail(pkt, FWPT_E_TRUNCATED);
-        pkt->trig.trbv = p[2];
-        pkt->trig.ip = (f & TRIG_IP) != 0;
-        pkt->trig.mult = (f & TRIG_MULT) != 0;
-        pkt->trig.icntv = (f & TRIG_ICNTV) != 0;
-        pkt->trig.icnt = (uint16_t)(f & TRIG_ICNTV ? p[3] | p[4] << 8 : 0);
-        END_BLOCK();
-        DONE(FWPT_PKT_TRIG, n);
-    }
-    default:
-        return fail(pkt, FWPT_E_BAD_OPCODE);
+        return read_bare(dec, pkt, FWPT_PKT_BEP, BEP_SIZE);
+    case X_CFE: return read_cfe(dec, pkt, p, avail);
+    case X_EVD: return read_evd(dec, pkt, p, avail);
+    case X_PTW: return read_ptw(dec, pkt, p, avail);
+    case X_SHORT: return fail(pkt, FWPT_E_TRUNCATED);
+    default: return fail(pkt, FWPT_E_BAD_OPCODE);
     }
 }

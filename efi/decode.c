@@ -140,8 +140,13 @@ void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt)
     if (!summary)
         fwpt_run_say(s, "flow: not enough pool memory for the profile and call tree; flow.txt lists instructions only", NULL);
     struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &s->fs.mods : NULL, NULL, NULL, 0};
-    fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, fwpt_image_modules_read, &s->syms.map, cache ? cache : static_cache,
-                        ncache); /* code only inside loaded images: never unmapped memory */
+    /* code only inside loaded images: never unmapped memory */
+    enum fwpt_status ist = fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, fwpt_image_modules_read, &s->syms.map,
+                                               cache ? cache : static_cache, ncache);
+    if (ist != FWPT_OK && ist != FWPT_E_NOSYNC) { /* no PSB: the packets said so (s->no_psb); the flow is empty */
+        fwpt_run_say(s, "flow: the flow decoder refused its set-up: ", fwpt_status_msg(ist));
+        return;
+    }
     flow_setup(s, &f);
     struct fwpt_image *last = NULL;
     const uint64_t cap = s->opt->listing; /* listing=: instructions listed; the events among them too */
@@ -250,7 +255,12 @@ void fwpt_run_time_report(struct fwpt_run *s)
 {
     static struct fwpt_flow f;
     static struct fwpt_flow_block cache[FLOW_CACHE_STATIC];
-    fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, fwpt_image_modules_read, &s->syms.map, cache, FLOW_CACHE_STATIC);
+    enum fwpt_status ist = fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, fwpt_image_modules_read, &s->syms.map,
+                                               cache, FLOW_CACHE_STATIC);
+    if (ist != FWPT_OK && ist != FWPT_E_NOSYNC) {
+        fwpt_run_say(s, "time: the flow decoder refused its set-up: ", fwpt_status_msg(ist));
+        return;
+    }
     flow_setup(s, &f);
     struct fwpt_time_config tc = {0};
     if (s->have_cpuid15) {

@@ -155,9 +155,67 @@ static bool set_flag_word(struct fwpt_efi_options *o, const char *a)
 
 static bool has_prefix(const char *s, const char *p) { return fwpt_strncmp(s, p, fwpt_strlen(p)) == 0; }
 
-/* The words of the form NAME=VALUE. */
-static const char *const value_words[] = {"size=",    "region=",  "filter=",   "mtc=",  "cyc=",     "psb=",   "out=",
-                                          "backend=", "listing=", "progress=", "steps=", "profile=", "rdmsr=", "wrmsr="};
+/* The words of the form NAME=VALUE: one row each, the kind of value, where it goes in struct fwpt_efi_options
+ * (a member whose type the kind reads: anything else does not compile), its range, and the refusal's text
+ * around the word ("bad size in 'size=x' (e.g. size=4M)"). */
+enum value_kind {
+    V_SIZE,    /* a size with K/M/G, not 0 (uint64_t) */
+    V_FIELD4,  /* a 4-bit field encoding 0..15 (int) */
+    V_COUNT,   /* a number in [min, max] (uint64_t) */
+    V_LISTING, /* a number, or all: UINT64_MAX (uint64_t) */
+    V_FILTER,  /* target, or A-B in hex with A <= B (filter, filter_a, filter_b) */
+    V_DIR,     /* a directory on the boot volume, '\' first, '/' as '\', no '\' last (char array) */
+    V_BACKEND, /* auto, hw or soft (enum fwpt_backend) */
+    V_NAME,    /* a non-empty name shorter than the member (char array) */
+    V_MSR,     /* a 32-bit MSR number (uint32_t; its have_ flag set) */
+    V_MSR_WRITE, /* MSR:VALUE (uint32_t, then wrmsr_value; its have_ flag set) */
+};
+#define OPTS struct fwpt_efi_options
+#define TYPED(f, T) (offsetof(OPTS, f) + 0 * sizeof(_Generic(((OPTS *)0)->f, T: 0)))
+#define U64(f) TYPED(f, uint64_t), sizeof ((OPTS *)0)->f
+#define INT(f) TYPED(f, int), sizeof ((OPTS *)0)->f
+#define STR(f) TYPED(f, char *), sizeof ((OPTS *)0)->f
+#define U32(f) TYPED(f, uint32_t), sizeof ((OPTS *)0)->f
+#define ANY(f) offsetof(OPTS, f), sizeof ((OPTS *)0)->f
+static const struct value_option {
+    const char *name;
+    enum value_kind kind;
+    size_t field, size;
+    uint64_t min, max;
+    const char *bad, *hint;
+} value_options[] = {
+    {"size=", V_SIZE, U64(buffer_size), 0, 0, "bad size in '", "' (e.g. size=4M)"},
+    {"region=", V_SIZE, U64(region_size), 0, 0, "bad size in '", "' (e.g. region=64K)"},
+    {"filter=", V_FILTER, ANY(filter), 0, 0, "bad filter '", "' (filter=target or filter=A-B, hex, A <= B)"},
+    {"mtc=", V_FIELD4, INT(mtc), 0, 15, "bad value in '", "' (MTCFreq 0..15)"},
+    {"cyc=", V_FIELD4, INT(cyc), 0, 15, "bad value in '", "' (CycThresh 0..15)"},
+    {"psb=", V_FIELD4, INT(psb), 0, 15, "bad value in '", "' (PSBFreq 0..15)"},
+    {"out=", V_DIR, STR(out_dir), 0, 0, "empty directory in '", "' (out=DIR on the boot volume, e.g. out=\\run1)"},
+    {"backend=", V_BACKEND, ANY(backend), 0, 0, "unknown backend in '", "' (auto, hw or soft)"},
+    {"listing=", V_LISTING, U64(listing), 0, UINT64_MAX, "bad count in '", "' (listing=N or listing=all)"},
+    {"progress=", V_COUNT, U64(progress), 0, 3600, "bad count in '", "' (progress=SECONDS, 0..3600)"},
+    {"steps=", V_COUNT, U64(steps), 1, UINT64_MAX, "bad count in '", "' (steps=N, at least 1)"},
+    {"profile=", V_NAME, STR(profile), 0, 0, "bad profile name in '", "' (profile=NAME, e.g. profile=skylake)"},
+    {"rdmsr=", V_MSR, U32(rdmsr_probe), 0, 0xffffffffu, "bad MSR number in '",
+     "' (rdmsr=MSR, a 32-bit number such as 0x570)"},
+    {"wrmsr=", V_MSR_WRITE, U32(wrmsr_probe), 0, 0xffffffffu, "bad MSR write in '", "' (wrmsr=MSR:VALUE)"},
+};
+#undef OPTS
+#undef TYPED
+#undef U64
+#undef INT
+#undef STR
+#undef U32
+#undef ANY
+#define N_VALUE_OPTIONS (sizeof value_options / sizeof value_options[0])
+
+static const struct value_option *value_option_of(const char *a)
+{
+    for (size_t i = 0; i < N_VALUE_OPTIONS; i++)
+        if (has_prefix(a, value_options[i].name))
+            return &value_options[i];
+    return NULL;
+}
 
 /* A word this parser reads as an option (a flag, `trace`, or NAME=VALUE): never taken as a target's PATH. */
 static bool is_option_word(const char *a)
@@ -165,10 +223,7 @@ static bool is_option_word(const char *a)
     for (size_t i = 0; i < sizeof flag_words / sizeof flag_words[0]; i++)
         if (!fwpt_strcmp(a, flag_words[i].word))
             return true;
-    for (size_t i = 0; i < sizeof value_words / sizeof value_words[0]; i++)
-        if (has_prefix(a, value_words[i]))
-            return true;
-    return !fwpt_strcmp(a, "trace");
+    return value_option_of(a) != NULL || !fwpt_strcmp(a, "trace");
 }
 
 static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
@@ -218,6 +273,148 @@ static int parse_field4(const char *v, int *out)
 #define TARGET_WORDS                                                                                                   \
     "one of locate-handle, memory-map, allocate-pages, get-variable, connect-all, read-file PATH, load-image PATH"
 
+/* `trace TARGET [PATH]`, after the word trace. */
+static int read_trace(struct words *w, struct fwpt_efi_options *o, char *err, size_t err_cap)
+{
+    if (o->trace)
+        return fail(err, err_cap, "'trace' given twice", "", "");
+    if (!next_word(w))
+        return fail(err, err_cap, "'trace' needs a target (", TARGET_WORDS, ")");
+    enum fwpt_target t = FWPT_TARGET_NONE;
+    for (unsigned i = 1; i < FWPT_TARGET_COUNT; i++)
+        if (!fwpt_strcmp(w->buf, target_names[i]))
+            t = (enum fwpt_target)i;
+    if (t == FWPT_TARGET_NONE)
+        return FAIL(err, err_cap, "unknown trace target '", w->buf, "' (", TARGET_WORDS, ")");
+    o->trace = true;
+    o->target = t;
+    if (!target_has_arg[t])
+        return 0;
+    const char *before = w->p;
+    if (!next_word(w))
+        return FAIL(err, err_cap, "'trace ", target_names[t], "' needs a PATH on the boot volume: nothing follows it");
+    if (is_option_word(w->buf)) {
+        w->p = before; /* the option is still read (shutdown is honoured) */
+        return FAIL(err, err_cap, "'trace ", target_names[t], "' needs a PATH on the boot volume: '", w->buf,
+                    "' is an option, not a path (a file of that name: \\", w->buf, ")");
+    }
+    if (w->too_long)
+        return FAIL(err, err_cap, "'trace ", target_names[t], "': PATH longer than 255 characters: '", w->buf,
+                    "...'");
+    copy_str(o->target_path, sizeof o->target_path, w->buf);
+    return 0;
+}
+
+/* filter=target or filter=A-B (hex, A <= B). */
+static bool read_filter(struct fwpt_efi_options *o, const char *v)
+{
+    if (!fwpt_strcmp(v, "target")) {
+        o->filter = FWPT_FILTER_TARGET;
+        return true;
+    }
+    char lo[32];
+    size_t i = 0;
+    while (v[i] && v[i] != '-' && i + 1 < sizeof lo) {
+        lo[i] = v[i];
+        i++;
+    }
+    lo[i] = 0;
+    if (v[i] != '-' || fwpt_parse_u64(lo, 1, &o->filter_a) != 0 || fwpt_parse_u64(v + i + 1, 1, &o->filter_b) != 0 ||
+        o->filter_b < o->filter_a)
+        return false;
+    o->filter = FWPT_FILTER_RANGE;
+    return true;
+}
+
+/* A directory on the boot volume: '\' first, '/' read as '\', no '\' at the end. */
+static bool read_dir(char *d, size_t cap, const char *v)
+{
+    if (!*v)
+        return false;
+    size_t n = 0;
+    if (*v != '\\' && *v != '/')
+        d[n++] = '\\';
+    for (; *v && n + 1 < cap; v++)
+        d[n++] = (*v == '/') ? '\\' : *v;
+    while (n > 1 && d[n - 1] == '\\')
+        n--;
+    d[n] = 0;
+    return true;
+}
+
+static bool read_backend(enum fwpt_backend *b, const char *v)
+{
+    static const struct {
+        const char *name;
+        enum fwpt_backend backend;
+    } names[] = {{"hw", FWPT_BACKEND_HW}, {"soft", FWPT_BACKEND_SOFT}, {"auto", FWPT_BACKEND_AUTO}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!fwpt_strcmp(v, names[i].name)) {
+            *b = names[i].backend;
+            return true;
+        }
+    return false;
+}
+
+/* wrmsr=MSR:VALUE */
+static bool read_msr_write(struct fwpt_efi_options *o, const char *v, uint64_t max)
+{
+    char num[24];
+    size_t i = 0;
+    uint64_t m;
+    while (v[i] && v[i] != ':' && i + 1 < sizeof num) {
+        num[i] = v[i];
+        i++;
+    }
+    num[i] = 0;
+    if (v[i] != ':' || fwpt_parse_u64(num, 0, &m) != 0 || m > max || fwpt_parse_u64(v + i + 1, 0, &o->wrmsr_value) != 0)
+        return false;
+    o->have_wrmsr_probe = true;
+    o->wrmsr_probe = (uint32_t)m;
+    return true;
+}
+
+/* The value v of the option row r into o; false: refused. */
+static bool read_value(struct fwpt_efi_options *o, const struct value_option *r, const char *v)
+{
+    void *at = (char *)o + r->field;
+    uint64_t *u = at, m;
+    switch (r->kind) {
+    case V_SIZE:
+        return fwpt_parse_size(v, u) == 0 && *u != 0;
+    case V_FIELD4:
+        return parse_field4(v, at) == 0;
+    case V_COUNT:
+        return fwpt_parse_u64(v, 0, u) == 0 && *u >= r->min && *u <= r->max;
+    case V_LISTING:
+        if (!fwpt_strcmp(v, "all")) {
+            *u = UINT64_MAX;
+            return true;
+        }
+        return fwpt_parse_u64(v, 0, u) == 0;
+    case V_FILTER:
+        return read_filter(o, v);
+    case V_DIR:
+        return read_dir(at, r->size, v);
+    case V_BACKEND:
+        return read_backend(at, v);
+    case V_NAME:
+        if (!*v || fwpt_strlen(v) >= r->size)
+            return false;
+        copy_str(at, r->size, v);
+        return true;
+    case V_MSR:
+        if (fwpt_parse_u64(v, 0, &m) != 0 || m > r->max)
+            return false;
+        o->have_rdmsr_probe = true;
+        *(uint32_t *)at = (uint32_t)m;
+        return true;
+    case V_MSR_WRITE:
+        return read_msr_write(o, v, r->max);
+    }
+    return false;
+}
+
 static int parse_words(struct words *w, bool skip_image_name, struct fwpt_efi_options *o, char *err, size_t err_cap)
 {
     bool first = true;
@@ -233,125 +430,15 @@ static int parse_words(struct words *w, bool skip_image_name, struct fwpt_efi_op
         if (set_flag_word(o, a))
             continue;
         if (!fwpt_strcmp(a, "trace")) {
-            if (o->trace)
-                return fail(err, err_cap, "'trace' given twice", "", "");
-            if (!next_word(w))
-                return fail(err, err_cap, "'trace' needs a target (", TARGET_WORDS, ")");
-            enum fwpt_target t = FWPT_TARGET_NONE;
-            for (unsigned i = 1; i < FWPT_TARGET_COUNT; i++)
-                if (!fwpt_strcmp(w->buf, target_names[i]))
-                    t = (enum fwpt_target)i;
-            if (t == FWPT_TARGET_NONE)
-                return FAIL(err, err_cap, "unknown trace target '", w->buf, "' (", TARGET_WORDS, ")");
-            o->trace = true;
-            o->target = t;
-            if (target_has_arg[t]) {
-                const char *before = w->p;
-                if (!next_word(w))
-                    return FAIL(err, err_cap, "'trace ", target_names[t], "' needs a PATH on the boot volume: nothing follows it");
-                if (is_option_word(w->buf)) {
-                    w->p = before; /* the option is still read (shutdown is honoured) */
-                    return FAIL(err, err_cap, "'trace ", target_names[t], "' needs a PATH on the boot volume: '", w->buf,
-                                "' is an option, not a path (a file of that name: \\", w->buf, ")");
-                }
-                if (w->too_long)
-                    return FAIL(err, err_cap, "'trace ", target_names[t], "': PATH longer than 255 characters: '", w->buf,
-                                "...'");
-                copy_str(o->target_path, sizeof o->target_path, w->buf);
-            }
-        } else if (has_prefix(a, "size=")) {
-            if (fwpt_parse_size(a + 5, &o->buffer_size) != 0 || o->buffer_size == 0)
-                return fail(err, err_cap, "bad size in '", a, "' (e.g. size=4M)");
-        } else if (has_prefix(a, "region=")) {
-            if (fwpt_parse_size(a + 7, &o->region_size) != 0 || o->region_size == 0)
-                return fail(err, err_cap, "bad size in '", a, "' (e.g. region=64K)");
-        } else if (has_prefix(a, "filter=")) {
-            const char *v = a + 7;
-            if (!fwpt_strcmp(v, "target")) {
-                o->filter = FWPT_FILTER_TARGET;
-            } else {
-                char lo[32];
-                size_t i = 0;
-                while (v[i] && v[i] != '-' && i + 1 < sizeof lo) {
-                    lo[i] = v[i];
-                    i++;
-                }
-                lo[i] = 0;
-                if (v[i] != '-' || fwpt_parse_u64(lo, 1, &o->filter_a) != 0 ||
-                    fwpt_parse_u64(v + i + 1, 1, &o->filter_b) != 0 || o->filter_b < o->filter_a)
-                    return fail(err, err_cap, "bad filter '", a, "' (filter=target or filter=A-B, hex, A <= B)");
-                o->filter = FWPT_FILTER_RANGE;
-            }
-        } else if (has_prefix(a, "mtc=")) {
-            if (parse_field4(a + 4, &o->mtc) != 0)
-                return fail(err, err_cap, "bad value in '", a, "' (MTCFreq 0..15)");
-        } else if (has_prefix(a, "cyc=")) {
-            if (parse_field4(a + 4, &o->cyc) != 0)
-                return fail(err, err_cap, "bad value in '", a, "' (CycThresh 0..15)");
-        } else if (has_prefix(a, "psb=")) {
-            if (parse_field4(a + 4, &o->psb) != 0)
-                return fail(err, err_cap, "bad value in '", a, "' (PSBFreq 0..15)");
-        } else if (has_prefix(a, "out=")) {
-            const char *v = a + 4;
-            if (!*v)
-                return fail(err, err_cap, "empty directory in '", a, "' (out=DIR on the boot volume, e.g. out=\\run1)");
-            char *d = o->out_dir;
-            size_t n = 0;
-            if (*v != '\\' && *v != '/')
-                d[n++] = '\\';
-            for (; *v && n + 1 < sizeof o->out_dir; v++)
-                d[n++] = (*v == '/') ? '\\' : *v;
-            while (n > 1 && d[n - 1] == '\\')
-                n--;
-            d[n] = 0;
-        } else if (has_prefix(a, "backend=")) {
-            if (!fwpt_strcmp(a + 8, "hw"))
-                o->backend = FWPT_BACKEND_HW;
-            else if (!fwpt_strcmp(a + 8, "soft"))
-                o->backend = FWPT_BACKEND_SOFT;
-            else if (!fwpt_strcmp(a + 8, "auto"))
-                o->backend = FWPT_BACKEND_AUTO;
-            else
-                return fail(err, err_cap, "unknown backend in '", a, "' (auto, hw or soft)");
-        } else if (has_prefix(a, "listing=")) {
-            if (!fwpt_strcmp(a + 8, "all"))
-                o->listing = UINT64_MAX;
-            else if (fwpt_parse_u64(a + 8, 0, &o->listing) != 0)
-                return fail(err, err_cap, "bad count in '", a, "' (listing=N or listing=all)");
-        } else if (has_prefix(a, "progress=")) {
-            if (fwpt_parse_u64(a + 9, 0, &o->progress) != 0 || o->progress > 3600)
-                return fail(err, err_cap, "bad count in '", a, "' (progress=SECONDS, 0..3600)");
-        } else if (has_prefix(a, "steps=")) {
-            if (fwpt_parse_u64(a + 6, 0, &o->steps) != 0 || o->steps == 0)
-                return fail(err, err_cap, "bad count in '", a, "' (steps=N, at least 1)");
-        } else if (has_prefix(a, "profile=")) {
-            if (!a[8] || fwpt_strlen(a + 8) >= sizeof o->profile)
-                return fail(err, err_cap, "bad profile name in '", a, "' (profile=NAME, e.g. profile=skylake)");
-            copy_str(o->profile, sizeof o->profile, a + 8);
-        } else if (has_prefix(a, "rdmsr=")) {
-            uint64_t m;
-            if (fwpt_parse_u64(a + 6, 0, &m) != 0 || m > 0xffffffffu)
-                return fail(err, err_cap, "bad MSR number in '", a, "' (rdmsr=MSR, a 32-bit number such as 0x570)");
-            o->have_rdmsr_probe = true;
-            o->rdmsr_probe = (uint32_t)m;
-        } else if (has_prefix(a, "wrmsr=")) {
-            char num[24];
-            const char *v = a + 6;
-            size_t i = 0;
-            uint64_t m;
-            while (v[i] && v[i] != ':' && i + 1 < sizeof num) {
-                num[i] = v[i];
-                i++;
-            }
-            num[i] = 0;
-            if (v[i] != ':' || fwpt_parse_u64(num, 0, &m) != 0 || m > 0xffffffffu ||
-                fwpt_parse_u64(v + i + 1, 0, &o->wrmsr_value) != 0)
-                return fail(err, err_cap, "bad MSR write in '", a, "' (wrmsr=MSR:VALUE)");
-            o->have_wrmsr_probe = true;
-            o->wrmsr_probe = (uint32_t)m;
-        } else {
-            return fail(err, err_cap, "unknown option '", a, "' (see 'help')");
+            if (read_trace(w, o, err, err_cap) != 0)
+                return -1;
+            continue;
         }
+        const struct value_option *r = value_option_of(a);
+        if (!r)
+            return fail(err, err_cap, "unknown option '", a, "' (see 'help')");
+        if (!read_value(o, r, a + fwpt_strlen(r->name)))
+            return fail(err, err_cap, r->bad, a, r->hint);
     }
     /* the software tracer's own settings mean nothing to Intel PT: said, not ignored (auto may pick either) */
     if (o->backend == FWPT_BACKEND_HW && (o->steps || o->profile[0]))

@@ -236,7 +236,13 @@ static int run_case(const struct st_case *c, struct fwpt_volume *vol, const stru
     fwpt_putc(o, '\n');
 
     /* decoded in place, from the pieces the processor wrote */
-    fwpt_flow_init_segs(&flow, tr.segs, tr.nsegs, live_read, NULL, cache, FLOW_CACHE);
+    enum fwpt_status ist = fwpt_flow_init_segs(&flow, tr.segs, tr.nsegs, live_read, NULL, cache, FLOW_CACHE);
+    if (ist != FWPT_OK && ist != FWPT_E_NOSYNC) { /* no PSB: nothing decoded, which the comparison below reports */
+        fwpt_puts(o, "flow: the flow decoder refused its set-up: ");
+        fwpt_puts(o, fwpt_status_msg(ist));
+        fwpt_putc(o, '\n');
+        goto out;
+    }
     size_t n = 0, errors = 0;
     struct fwpt_flow_event ev;
     while (fwpt_flow_next(&flow, &ev) == FWPT_OK) {

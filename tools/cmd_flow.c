@@ -604,7 +604,12 @@ int fwpt_cmd_flow(int argc, char **argv)
 
     static struct fwpt_flow_block cache[1 << 16]; /* indexed by IP bits: 64 KiB of code map without a collision */
     struct fwpt_flow *f = malloc(sizeof *f);
-    fwpt_flow_init(f, trace, trace_size, fwpt_image_modules_read, &mods, cache, sizeof cache / sizeof cache[0]);
+    enum fwpt_status ist = fwpt_flow_init(f, trace, trace_size, fwpt_image_modules_read, &mods, cache,
+                                          sizeof cache / sizeof cache[0]);
+    if (ist != FWPT_OK && ist != FWPT_E_NOSYNC) { /* no PSB: refused above; a report page still says so */
+        fprintf(stderr, "fwpt flow: the flow decoder refused its set-up: %s\n", fwpt_status_msg(ist));
+        return 1;
+    }
     fwpt_errata_for_cpu(&cpu, &errata);
     fwpt_flow_set_errata(f, &errata);
     fwpt_flow_set_filter(f, (const uint64_t (*)[2])filter, n_filter);
@@ -669,8 +674,12 @@ int fwpt_cmd_flow(int argc, char **argv)
         fwpt_progress(&prog, trace_size, fsum.out.insns, 0);
         /* where the trace ends: the walk of its last PSB's part alone (the listing's fwpt_flow_cut) */
         size_t last = last_psb(trace, trace_size);
-        fwpt_flow_init(f, trace + last, trace_size - last, fwpt_image_modules_read, &mods, cache,
-                       sizeof cache / sizeof cache[0]);
+        ist = fwpt_flow_init(f, trace + last, trace_size - last, fwpt_image_modules_read, &mods, cache,
+                             sizeof cache / sizeof cache[0]);
+        if (ist != FWPT_OK && ist != FWPT_E_NOSYNC) {
+            fprintf(stderr, "fwpt flow: the flow decoder refused its set-up: %s\n", fwpt_status_msg(ist));
+            return 1;
+        }
         fwpt_flow_set_errata(f, &errata);
         fwpt_flow_set_filter(f, (const uint64_t (*)[2])filter, n_filter);
         fwpt_flow_set_iflags(f, iflags);

@@ -10,7 +10,7 @@ int flow_summary_run(struct flow_summary *fs, struct fwpt_par_setup *setup, stru
 {
     setup->edges = fs->edges;
     setup->cov_size = fs->cov_path ? fs->cov_size : 0;
-    if (fwpt_parallel_run(setup, prof, &fs->out) != 0)
+    if (fwpt_parallel_run(setup, prof, &fs->out) != FWPT_OK)
         return -1;
     for (size_t i = 0; i < fs->out.nerrors; i++)
         show(show_ctx, &fs->out.errors[i]); /* errors stay visible in summaries */
@@ -23,11 +23,8 @@ int flow_summary_insn_begin(struct flow_summary *fs)
 {
     memset(&fs->out, 0, sizeof fs->out);
     memset(&insn_walk, 0, sizeof insn_walk);
-    if (fs->edges) {
-        fwpt_edges_init(&fs->out.edges, NULL, 0, &fwpt_parallel_resize);
-        if (!fs->out.edges.v)
-            return -1;
-    }
+    if (fs->edges && fwpt_edges_init(&fs->out.edges, NULL, 0, &fwpt_parallel_resize) != FWPT_OK)
+        return -1;
     if (fs->cov_path && !(fs->out.cov = calloc(1, fs->cov_size)))
         return -1;
     return 0;

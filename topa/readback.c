@@ -151,6 +151,171 @@ static enum fwpt_status readback_single_range(const struct fwpt_readback_in *in,
     return finish(out);
 }
 
+/* The write pointer on the walk from the start (SDM "ToPA": OutputBase is the current table,
+ * MaskOrTableOffset the entry, OutputOffset the byte in its region). */
+struct wpos {
+    uint64_t table, index, off; /* the pointer after TraceEn=0 */
+    uint64_t start_off;         /* OutputOffset before TraceEn=1: holds only for a region entry at the start */
+    unsigned limit;             /* regions walked at most */
+    unsigned n;                 /* regions on the walk from the start */
+    bool ring;                  /* the walk came back to the start */
+    bool found;                 /* the pointer is on region k of the walk (from 0) */
+    unsigned k;
+    uint64_t k_base, k_size;
+};
+
+static void wpos_at(struct wpos *p, unsigned k, const struct wregion *r)
+{
+    p->found = true;
+    p->k = k;
+    p->k_size = r->size;
+    p->k_base = r->base;
+}
+
+/* Pass 1: the region of the write pointer on the walk, and the ring's length. */
+static void find_pointer(const struct fwpt_readback_in *in, struct wpos *p)
+{
+    struct walk w;
+    struct wregion r;
+    walk_init(&w, in);
+    while (w.n < p->limit && walk_next(&w, &r)) {
+        if (w.n == 1) {
+            /* The start offset holds only for a region entry at the start; through END it is 0. */
+            if (r.table != w.start_table || r.index != w.start_index)
+                p->start_off = 0;
+            else if (p->start_off > r.size)
+                p->start_off = r.size;
+        }
+        if (!p->found && r.table == p->table && r.index == p->index)
+            wpos_at(p, w.n - 1, &r);
+    }
+    p->n = w.n;
+    p->ring = w.closed;
+}
+
+/* Not on a region: the pointer may sit on an END entry (with OutputOffset 0 the data ends where the END
+ * leads, at offset 0 of that table's entry 0), or on the bad entry that raised the error. false: the entry
+ * cannot be read. */
+static bool find_pointer_on_end(const struct fwpt_readback_in *in, struct wpos *p, bool error)
+{
+    uint64_t raw;
+    if (!fwpt_physmem_read64(in->mem, fwpt_topa_entry_addr(p->table, p->index), &raw))
+        return false;
+    struct fwpt_topa_entry e;
+    fwpt_topa_decode(raw, &e);
+    if (!e.end || p->off != 0 || error)
+        return true;
+    struct walk w;
+    struct wregion r;
+    walk_init(&w, in);
+    while (w.n < p->limit && walk_next(&w, &r))
+        if (r.table == e.base && r.index == 0) {
+            wpos_at(p, w.n - 1, &r);
+            break;
+        }
+    return true;
+}
+
+/* IA32_RTIT_STATUS.Error on an entry the walk cannot enter (e.g. a bad END): every region before it is kept. */
+static enum fwpt_status keep_before_error(const struct fwpt_readback_in *in, struct fwpt_readback *out,
+                                          const struct wpos *p)
+{
+    struct walk w;
+    struct wregion r;
+    walk_init(&w, in);
+    unsigned j = 0;
+    bool at = p->table == w.table && p->index == w.index;
+    while (!at && w.n < p->limit && walk_next(&w, &r)) {
+        add_span(out, r.base + (j == 0 ? p->start_off : 0), r.size - (j == 0 ? p->start_off : 0));
+        j++;
+        at = w.table == p->table && w.index == p->index;
+    }
+    if (!at)
+        return FWPT_E_TOPA;
+    out->regions_used = j;
+    return finish(out);
+}
+
+/* Wrapped: the caller's hint, else (a ring) a non-zero byte after the pointer (readback.h). */
+static bool detect_wrap(const struct fwpt_readback_in *in, const struct wpos *p)
+{
+    if (in->wrap != FWPT_WRAP_DETECT)
+        return in->wrap == FWPT_WRAP_YES;
+    if (!p->ring)
+        return false;
+    bool wrapped = nonzero(in->mem, p->k_base + p->off, p->k_size - p->off);
+    struct walk w;
+    struct wregion r;
+    walk_init(&w, in);
+    while (!wrapped && w.n < p->limit && walk_next(&w, &r))
+        if (w.n - 1 > p->k)
+            wrapped = nonzero(in->mem, r.base, r.size);
+    return wrapped;
+}
+
+/* A wrapped ring, oldest first: the rest of region k, the regions after k, around to the regions before k,
+ * then k up to the pointer. */
+static void spans_wrapped(const struct fwpt_readback_in *in, struct fwpt_readback *out, const struct wpos *p)
+{
+    struct walk w;
+    struct wregion r;
+    walk_init(&w, in);
+    while (w.n < p->limit && walk_next(&w, &r)) {
+        unsigned j = w.n - 1;
+        if (j == p->k)
+            add_span(out, r.base + p->off, r.size - p->off);
+        else if (j > p->k)
+            add_span(out, r.base, r.size);
+    }
+    walk_init(&w, in);
+    while (w.n < p->limit && walk_next(&w, &r)) {
+        unsigned j = w.n - 1;
+        if (j < p->k)
+            add_span(out, r.base, r.size);
+        else {
+            add_span(out, r.base, p->off);
+            break;
+        }
+    }
+    out->regions_used = p->n;
+}
+
+/* Not wrapped: from the start offset to the pointer. */
+static void spans_linear(const struct fwpt_readback_in *in, struct fwpt_readback *out, const struct wpos *p)
+{
+    struct walk w;
+    struct wregion r;
+    walk_init(&w, in);
+    while (w.n < p->limit && walk_next(&w, &r)) {
+        unsigned j = w.n - 1;
+        uint64_t from = j == 0 ? p->start_off : 0;
+        if (j < p->k)
+            add_span(out, r.base + from, r.size - from);
+        else {
+            add_span(out, r.base + from, p->off > from ? p->off - from : 0);
+            break;
+        }
+    }
+    out->regions_used = p->k + (p->off ? 1 : 0);
+}
+
+/* Why tracing ended: IA32_RTIT_STATUS.Error, the ToPA STOP region filled (Stopped, OutputOffset = its size),
+ * TraceStop (Stopped inside a region), a wrap, or TraceEn=0; and whether every byte produced is kept. */
+static void set_reason(struct fwpt_readback *out, const struct wpos *p)
+{
+    if (out->error) {
+        out->reason = R_ERROR;
+    } else if (out->stopped && p->off == p->k_size) {
+        out->reason = R_TOPA_STOP;
+    } else if (out->stopped) {
+        out->reason = R_STOPPED;
+        out->complete = !out->wrapped;
+    } else {
+        out->reason = out->wrapped ? R_WRAPPED : R_DISABLED;
+        out->complete = !out->wrapped;
+    }
+}
+
 enum fwpt_status fwpt_readback(const struct fwpt_readback_in *in, struct fwpt_readback *out)
 {
     out->count = 0;
@@ -172,133 +337,29 @@ enum fwpt_status fwpt_readback(const struct fwpt_readback_in *in, struct fwpt_re
         out->reason = R_ERROR;
         return out->error ? FWPT_OK : FWPT_E_TOPA; /* TABLE_ALIGN: nothing was written */
     }
-    uint64_t cur_table = in->output_base, cur_index = fwpt_mask_ptrs_index(in->output_mask_ptrs);
-    uint64_t off = fwpt_mask_ptrs_offset(in->output_mask_ptrs);
-    uint64_t start_off = fwpt_mask_ptrs_offset(in->start_mask_ptrs);
-    unsigned limit = in->max_regions ? in->max_regions : (1u << 20);
-
-    /* Pass 1: the position of the write pointer on the walk, and the ring length. */
-    struct walk w;
-    struct wregion r;
-    walk_init(&w, in);
-    bool found = false;
-    unsigned k = 0;
-    uint64_t k_size = 0, k_base = 0;
-    while (w.n < limit && walk_next(&w, &r)) {
-        if (w.n == 1) {
-            /* The start offset holds only for a region entry at the start; through END it is 0. */
-            if (r.table != w.start_table || r.index != w.start_index)
-                start_off = 0;
-            else if (start_off > r.size)
-                start_off = r.size;
-        }
-        if (!found && r.table == cur_table && r.index == cur_index) {
-            found = true;
-            k = w.n - 1;
-            k_size = r.size;
-            k_base = r.base;
-        }
-    }
-    unsigned n = w.n;
-    bool ring = w.closed;
-    out->regions_total = n;
-    if (!found) {
-        /* The pointer may sit on an END entry, or on the bad entry that raised the error. */
-        uint64_t raw;
-        if (!fwpt_physmem_read64(in->mem, fwpt_topa_entry_addr(cur_table, cur_index), &raw))
+    struct wpos p = {.table = in->output_base,
+                     .index = fwpt_mask_ptrs_index(in->output_mask_ptrs),
+                     .off = fwpt_mask_ptrs_offset(in->output_mask_ptrs),
+                     .start_off = fwpt_mask_ptrs_offset(in->start_mask_ptrs),
+                     .limit = in->max_regions ? in->max_regions : (1u << 20)};
+    find_pointer(in, &p);
+    out->regions_total = p.n;
+    if (!p.found) {
+        if (!find_pointer_on_end(in, &p, out->error))
             return FWPT_E_TOPA;
-        struct fwpt_topa_entry e;
-        fwpt_topa_decode(raw, &e);
-        if (e.end && off == 0 && !out->error) {
-            /* On END: the data ends where the END leads, at offset 0 of that table's entry 0. */
-            walk_init(&w, in);
-            while (w.n < limit && walk_next(&w, &r))
-                if (r.table == e.base && r.index == 0) {
-                    found = true;
-                    k = w.n - 1;
-                    k_size = r.size;
-                    k_base = r.base;
-                    break;
-                }
-        }
-        if (!found && out->error) {
-            /* Error on an entry the walk cannot enter (e.g. a bad END): keep every region before it. */
-            walk_init(&w, in);
-            unsigned j = 0;
-            bool at = cur_table == w.table && cur_index == w.index;
-            while (!at && w.n < limit && walk_next(&w, &r)) {
-                add_span(out, r.base + (j == 0 ? start_off : 0), r.size - (j == 0 ? start_off : 0));
-                j++;
-                at = w.table == cur_table && w.index == cur_index;
-            }
-            if (!at)
-                return FWPT_E_TOPA;
-            out->regions_used = j;
-            return finish(out);
-        }
-        if (!found)
+        if (!p.found && out->error)
+            return keep_before_error(in, out, &p);
+        if (!p.found)
             return FWPT_E_TOPA;
     }
-    if (off > k_size)
+    if (p.off > p.k_size)
         return FWPT_E_TOPA;
-
-    bool wrapped = false;
-    if (in->wrap == FWPT_WRAP_YES)
-        wrapped = true;
-    else if (in->wrap == FWPT_WRAP_DETECT && ring) {
-        wrapped = nonzero(in->mem, k_base + off, k_size - off);
-        walk_init(&w, in);
-        while (!wrapped && w.n < limit && walk_next(&w, &r))
-            if (w.n - 1 > k)
-                wrapped = nonzero(in->mem, r.base, r.size);
-    }
-    out->wrapped = wrapped;
-
-    walk_init(&w, in);
-    if (wrapped) {
-        /* Oldest first: rest of region k, regions after k, around to regions before k, then k up to the pointer. */
-        while (w.n < limit && walk_next(&w, &r)) {
-            unsigned j = w.n - 1;
-            if (j == k)
-                add_span(out, r.base + off, r.size - off);
-            else if (j > k)
-                add_span(out, r.base, r.size);
-        }
-        walk_init(&w, in);
-        while (w.n < limit && walk_next(&w, &r)) {
-            unsigned j = w.n - 1;
-            if (j < k)
-                add_span(out, r.base, r.size);
-            else {
-                add_span(out, r.base, off);
-                break;
-            }
-        }
-        out->regions_used = n;
-    } else {
-        while (w.n < limit && walk_next(&w, &r)) {
-            unsigned j = w.n - 1;
-            uint64_t from = j == 0 ? start_off : 0;
-            if (j < k)
-                add_span(out, r.base + from, r.size - from);
-            else {
-                add_span(out, r.base + from, off > from ? off - from : 0);
-                break;
-            }
-        }
-        out->regions_used = k + (off ? 1 : 0);
-    }
-    if (out->error) {
-        out->reason = R_ERROR;
-    } else if (out->stopped && off == k_size) {
-        out->reason = R_TOPA_STOP;
-    } else if (out->stopped) {
-        out->reason = R_STOPPED;
-        out->complete = !wrapped;
-    } else {
-        out->reason = wrapped ? R_WRAPPED : R_DISABLED;
-        out->complete = !wrapped;
-    }
+    out->wrapped = detect_wrap(in, &p);
+    if (out->wrapped)
+        spans_wrapped(in, out, &p);
+    else
+        spans_linear(in, out, &p);
+    set_reason(out, &p);
     return finish(out);
 }
 

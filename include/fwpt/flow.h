@@ -151,13 +151,17 @@ FWPT_BEGIN_DECLS
 /* Bytes a caller allocates for one struct fwpt_flow. */
 FWPT_API size_t fwpt_flow_size(void);
 
-/* cache may be NULL (ncache 0): every block is then decoded again (slow). ncache: power of two. */
-FWPT_API void fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len, fwpt_flow_read_fn read,
-                    void *read_ctx, struct fwpt_flow_block *cache, size_t ncache);
-/* The same over a trace in pieces, read where they lie (fwpt_pkt_init_segs): the readback's
- * spans, decoded in place. */
-FWPT_API void fwpt_flow_init_segs(struct fwpt_flow *f, const struct fwpt_pkt_seg *segs, uint32_t nsegs, fwpt_flow_read_fn read,
-                         void *read_ctx, struct fwpt_flow_block *cache, size_t ncache);
+/* cache may be NULL (ncache 0): every block is then decoded again (slow). ncache: a power of two.
+ * FWPT_E_INVAL: a cache size that is not a power of two (or a cache without a size, a size without a cache);
+ * FWPT_E_NOSYNC: the trace has no PSB. Either way f is usable: its reads give the end (FWPT_E_EOS). */
+FWPT_API enum fwpt_status fwpt_flow_init(struct fwpt_flow *f, const uint8_t *trace, size_t len,
+                                         fwpt_flow_read_fn read, void *read_ctx, struct fwpt_flow_block *cache,
+                                         size_t ncache);
+/* The same over a trace in pieces, read where they lie (fwpt_pkt_init_segs): the readback's spans, decoded in
+ * place. */
+FWPT_API enum fwpt_status fwpt_flow_init_segs(struct fwpt_flow *f, const struct fwpt_pkt_seg *segs, uint32_t nsegs,
+                                              fwpt_flow_read_fn read, void *read_ctx,
+                                              struct fwpt_flow_block *cache, size_t ncache);
 
 /* The IP filter ranges (ADDRn_A..ADDRn_B, inclusive; ADDRn_CFG = 1) the trace was recorded with, so
  * that a TIP.PGD without an IP can be bound to the direct branch that left them (erratum SKL014).

@@ -122,14 +122,18 @@ static int measure(const struct input *in, int only_fwpt)
     /* fwpt, one instruction per call */
     fi = fsum = ferr = ri = rsum = li = lsum = bi = 0;
     t0 = now();
-    fwpt_flow_init(f, in->trace, in->trace_size, read_code, (void *)in, cache, sizeof cache / sizeof cache[0]);
+    if (fwpt_flow_init(f, in->trace, in->trace_size, read_code, (void *)in, cache,
+                       sizeof cache / sizeof cache[0]) != FWPT_OK)
+        abort(); /* the bench traces start with a PSB */
     struct fwpt_flow_event ev;
     walk_next(f, &fi, &fsum, &ferr);
     round_end(t0, &tr[0][rep], &t_fwpt);
 
     /* fwpt, batches of decoded instructions */
     t0 = now();
-    fwpt_flow_init(f, in->trace, in->trace_size, read_code, (void *)in, cache, sizeof cache / sizeof cache[0]);
+    if (fwpt_flow_init(f, in->trace, in->trace_size, read_code, (void *)in, cache,
+                       sizeof cache / sizeof cache[0]) != FWPT_OK)
+        abort(); /* the bench traces start with a PSB */
     {
         const struct fwpt_flow_obuf_insn *bv;
         uint32_t bn;
@@ -144,7 +148,9 @@ static int measure(const struct input *in, int only_fwpt)
 
     /* fwpt, runs (every instruction's IP computed from the sizes) */
     t0 = now();
-    fwpt_flow_init(f, in->trace, in->trace_size, read_code, (void *)in, cache, sizeof cache / sizeof cache[0]);
+    if (fwpt_flow_init(f, in->trace, in->trace_size, read_code, (void *)in, cache,
+                       sizeof cache / sizeof cache[0]) != FWPT_OK)
+        abort(); /* the bench traces start with a PSB */
     struct fwpt_flow_run run;
     while (fwpt_flow_next_run(f, &run, &ev) == FWPT_OK) {
         uint64_t ip = run.ip;
@@ -314,7 +320,8 @@ static int bench_firmware_dir(const char *dir)
     struct fwpt_flow *f = malloc(sizeof *f);
     struct fwpt_flow_event ev;
     size_t n = 0;
-    fwpt_flow_init(f, one, one_size, read_code, &in, cache, sizeof cache / sizeof cache[0]);
+    if (fwpt_flow_init(f, one, one_size, read_code, &in, cache, sizeof cache / sizeof cache[0]) != FWPT_OK)
+        abort(); /* the bench traces start with a PSB */
     while (fwpt_flow_next(f, &ev) == FWPT_OK)
         n += ev.kind == FWPT_FLOW_INSN;
     free(f);

@@ -76,7 +76,8 @@ static uint64_t list_once(struct input *in, const struct fwpt_sink *out, enum fw
     static struct fwpt_list_module pre[128];
     struct fwpt_modules mods = {in->mv, in->nim, 0};
     fwpt_zydis_init(&z, read_code, in);
-    fwpt_flow_init(&f, in->trace, in->trace_size, read_code, in, cache, sizeof cache / sizeof cache[0]);
+    if (fwpt_flow_init(&f, in->trace, in->trace_size, read_code, in, cache, sizeof cache / sizeof cache[0]) != FWPT_OK)
+        abort(); /* the bench traces start with a PSB */
     fwpt_flow_set_errata(&f, &in->errata);
     struct fwpt_flow_event ev;
     uint64_t n = 0, cut_ip;

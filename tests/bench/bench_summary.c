@@ -67,7 +67,9 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
     uint64_t n = 0;
     in->mods.last = 0;
     if (w == W_INSN || w == W_INSN_PROF) {
-        fwpt_flow_init(&f, in->trace, in->len, fw_images_read, &in->code, cache, sizeof cache / sizeof cache[0]);
+        if (fwpt_flow_init(&f, in->trace, in->len, fw_images_read, &in->code, cache,
+                           sizeof cache / sizeof cache[0]) != FWPT_OK)
+            abort(); /* the bench traces start with a PSB */
         if (w == W_INSN_PROF)
             prof_init(pm, &in->mods);
         while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
@@ -97,7 +99,7 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
         struct fwpt_par_setup ps = {.trace = in->trace, .len = in->len, .read = fw_images_read, .read_ctx = &in->code,
                                     .mods = &in->mods, .jobs = 1, .profile = prof, .cov_size = cv ? 1 << 16 : 0};
         struct fwpt_parallel_out po;
-        if (fwpt_parallel_run(&ps, &pm->p, &po) != 0)
+        if (fwpt_parallel_run(&ps, &pm->p, &po) != FWPT_OK)
             return 0;
         n = po.insns;
         if (prof && pm->p.insns != n)
@@ -106,7 +108,9 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
         return n;
     }
     /* the walk alone, no counts */
-    fwpt_flow_init(&f, in->trace, in->len, fw_images_read, &in->code, cache, sizeof cache / sizeof cache[0]);
+    if (fwpt_flow_init(&f, in->trace, in->len, fw_images_read, &in->code, cache,
+                       sizeof cache / sizeof cache[0]) != FWPT_OK)
+        abort(); /* the bench traces start with a PSB */
     struct fwpt_sum s;
     fwpt_summary_init(&s, &f, paths, sizeof paths / sizeof paths[0], cold);
     fwpt_summary_configure(&s);
@@ -172,7 +176,7 @@ static int measure_jobs(struct input *in, uint64_t n, bool profile)
             struct fwpt_par_setup s = {.trace = in->trace, .len = in->len, .read = fw_images_read, .read_ctx = &in->code,
                                        .mods = &in->mods, .jobs = jobs, .profile = profile, .cov_size = 1 << 16};
             double t = wall_now();
-            if (fwpt_parallel_run(&s, &pm.p, &po) != 0) {
+            if (fwpt_parallel_run(&s, &pm.p, &po) != FWPT_OK) {
                 printf("  fwpt_parallel_run failed\n");
                 return 1;
             }
@@ -220,7 +224,9 @@ static uint64_t count_insns(struct input *in)
     static struct fwpt_flow f;
     struct fwpt_flow_event ev;
     uint64_t n = 0;
-    fwpt_flow_init(&f, in->trace, in->len, fw_images_read, &in->code, cache, sizeof cache / sizeof cache[0]);
+    if (fwpt_flow_init(&f, in->trace, in->len, fw_images_read, &in->code, cache,
+                       sizeof cache / sizeof cache[0]) != FWPT_OK)
+        abort(); /* the bench traces start with a PSB */
     while (fwpt_flow_next(&f, &ev) == FWPT_OK)
         n += ev.kind == FWPT_FLOW_INSN;
     return n;

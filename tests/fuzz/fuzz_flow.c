@@ -18,7 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t tlen;
     code_image_from_input(&im, &trace, &tlen, data, size, 1);
     static struct fwpt_flow f;
-    fwpt_flow_init(&f, trace, tlen, code_image_read, &im, (size & 1) ? cache : NULL, (size & 1) ? 256 : 0);
+    if (fwpt_flow_init(&f, trace, tlen, code_image_read, &im, (size & 1) ? cache : NULL,
+                       (size & 1) ? 256 : 0) == FWPT_E_INVAL)
+        abort(); /* E_NOSYNC: an input without PSB, its flow at the end at once */
     fwpt_flow_set_runaway_limit(&f, 2000); /* keeps long but valid walks short under ASan */
     if (size & 2) {
         /* every workaround on (they are keyed by the processor) and a filter range from the input */

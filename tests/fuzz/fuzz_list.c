@@ -59,13 +59,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct fwpt_flow f;
     static struct fwpt_flow_lister l;
 
-    fwpt_flow_init(&f, trace, tlen, code_image_read, &im, cache, 256);
+    if (fwpt_flow_init(&f, trace, tlen, code_image_read, &im, cache, 256) == FWPT_E_INVAL)
+        abort(); /* E_NOSYNC: an input without PSB, its flow at the end at once */
     fwpt_flow_set_runaway_limit(&f, 2000);
     fwpt_flow_list_init(&l, &sa, fmt, nmods ? &ma : NULL, pre, dis, NULL, size & 8 ? acache : NULL,
                           size & 8 ? 16 : 0, buf, cap);
     flow_list_to_end(&f, &l, tlen);
 
-    fwpt_flow_init(&f, trace, tlen, code_image_read, &im, cache, 256);
+    if (fwpt_flow_init(&f, trace, tlen, code_image_read, &im, cache, 256) == FWPT_E_INVAL)
+        abort(); /* E_NOSYNC: an input without PSB, its flow at the end at once */
     fwpt_flow_set_runaway_limit(&f, 2000);
     struct fwpt_flow_printer pr = {&sb, fmt, nmods ? &mb : NULL, dis, NULL, 0};
     flow_print_to_end(&f, &pr, tlen);

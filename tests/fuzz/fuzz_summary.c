@@ -69,7 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct fwpt_profile pa, pb;
     fwpt_profile_init(&pa, &mods, ta.mod_insns, ta.funcs, 64, ta.nodes, 128, ta.hash, 256);
     fwpt_profile_init(&pb, &mods, tb.mod_insns, tb.funcs, 64, tb.nodes, 128, tb.hash, 256);
-    fwpt_flow_init(&f, trace, tlen, code_image_read, &im, cache, 256);
+    if (fwpt_flow_init(&f, trace, tlen, code_image_read, &im, cache, 256) == FWPT_E_INVAL)
+        abort(); /* E_NOSYNC: an input without PSB, its flow at the end at once */
     fwpt_flow_set_runaway_limit(&f, RUNAWAY);
     const uint64_t range[1][2] = {{im.base, im.base + (size & 0xfff)}};
     if (size & 2) {
@@ -78,7 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fwpt_flow_set_filter(&f, range, 1);
     }
     struct fwpt_edges ea;
-    fwpt_edges_init(&ea, NULL, 0, &fwpt_parallel_resize);
+    if (fwpt_edges_init(&ea, NULL, 0, &fwpt_parallel_resize) != FWPT_OK)
+        abort();
     static uint8_t cov[COV];
     memset(cov, 0, sizeof cov);
     struct fwpt_edge_walk ew = {0, false};
@@ -108,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                .jobs = (size & 4) ? 2 : 1, .piece_bytes = 1, .profile = true, .edges = true,
                                .cov_size = COV};
     struct fwpt_parallel_out out;
-    if (fwpt_parallel_run(&s, &pb, &out) != 0)
+    if (fwpt_parallel_run(&s, &pb, &out) != FWPT_OK)
         abort();
     for (size_t i = 0; i < out.nerrors; i++)
         error_text(&b, &out.errors[i]);

@@ -11,6 +11,7 @@
 #include "decode/flow.h"
 #include "tests/check.h"
 #include "tests/common/code_image.h"
+#include "tests/common/flow_sync.h"
 #include "tests/common/ipt_insn.h"
 #include "tests/common/progen.h"
 
@@ -85,8 +86,9 @@ static void fwpt_list(const struct progen *p, struct code_image *im, struct list
                       unsigned long *nerr_out)
 {
     static struct fwpt_flow f;
-    fwpt_flow_init(&f, p->trace, p->trace_size, code_image_read, im, use_cache ? cache : NULL,
-                   use_cache ? 4096 : 0);
+    CHECK_EQ(fwpt_flow_init(&f, p->trace, p->trace_size, code_image_read, im, use_cache ? cache : NULL,
+                            use_cache ? 4096 : 0),
+             flow_sync_expected(p->trace, p->trace_size)); /* a corrupted variant may have lost its PSB */
     struct fwpt_flow_event ev;
     unsigned long guard = 0, nerr = 0;
     while (fwpt_flow_next(&f, &ev) == FWPT_OK) {

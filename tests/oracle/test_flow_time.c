@@ -88,7 +88,8 @@ static struct fwpt_flow_block cache[4096];
 static void fwpt_list(const struct progen *p, struct code_image *im, const struct tcfg *tc, int mode, struct list *l)
 {
     static struct fwpt_flow f;
-    fwpt_flow_init(&f, p->trace, p->trace_size, code_image_read, im, mode == 2 ? NULL : cache, mode == 2 ? 0 : 4096);
+    CHECK_EQ(fwpt_flow_init(&f, p->trace, p->trace_size, code_image_read, im, mode == 2 ? NULL : cache,
+                            mode == 2 ? 0 : 4096), FWPT_OK);
     struct fwpt_time_config cfg = {.cpuid_15_eax = 1, .cpuid_15_ebx = tc->ratio, .mtc_freq = tc->mtc_freq,
                                    .nom_freq = tc->nom_freq};
     fwpt_flow_set_time(&f, &cfg);

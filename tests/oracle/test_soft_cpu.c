@@ -52,7 +52,7 @@ static size_t decode_flow(const uint8_t *t, size_t len, const struct soft_prog *
 {
     static struct fwpt_flow f;
     static struct fwpt_flow_block cache[1024];
-    fwpt_flow_init(&f, t, len, flow_read, (void *)p, cache, 1024);
+    CHECK_EQ(fwpt_flow_init(&f, t, len, flow_read, (void *)p, cache, 1024), FWPT_OK);
     struct fwpt_flow_event ev;
     size_t n = 0;
     *errors = 0;

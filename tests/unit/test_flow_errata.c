@@ -28,7 +28,7 @@ static void decode(const struct fwpt_errata *er, const uint64_t (*filter)[2], ui
 {
     static struct fwpt_flow f;
     static struct fwpt_flow_block cache[256];
-    fwpt_flow_init(&f, trace, trace_len, read_code, NULL, cache, 256);
+    CHECK_EQ(fwpt_flow_init(&f, trace, trace_len, read_code, NULL, cache, 256), FWPT_OK);
     if (er)
         fwpt_flow_set_errata(&f, er);
     fwpt_flow_set_filter(&f, filter, nfilter);
@@ -528,7 +528,7 @@ TEST(queue_full_is_internal_error)
     end_at(base + 4);
     static struct fwpt_flow f;
     static struct fwpt_flow_block cache[256];
-    fwpt_flow_init(&f, trace, trace_len, read_code, NULL, cache, 256);
+    CHECK_EQ(fwpt_flow_init(&f, trace, trace_len, read_code, NULL, cache, 256), FWPT_OK);
     struct fwpt_flow_event ev;
     do
         CHECK_EQ(fwpt_flow_next(&f, &ev), FWPT_OK);

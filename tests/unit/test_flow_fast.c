@@ -36,7 +36,8 @@ static size_t decode(enum flow_way w, bool with_cache)
 {
     static struct fwpt_flow f;
     static struct fwpt_flow_block cache[4096];
-    fwpt_flow_init(&f, trace, trace_len, read_code, NULL, with_cache ? cache : NULL, with_cache ? 4096 : 0);
+    CHECK_EQ(fwpt_flow_init(&f, trace, trace_len, read_code, NULL, with_cache ? cache : NULL,
+                            with_cache ? 4096 : 0), FWPT_OK);
     size_t n = 0;
     flow_way_read(&f, w, 0, put, &n);
     return n;

@@ -108,14 +108,14 @@ static void list_both(const uint8_t *trace, size_t len, struct code_image *c, co
     char *buf = malloc(k->bufcap);
     a->n = b->n = 0;
     disasm_calls = 0;
-    fwpt_flow_init(&f, trace, len, code_image_read, c, cache, 4096);
+    CHECK_EQ(fwpt_flow_init(&f, trace, len, code_image_read, c, cache, 4096), FWPT_OK);
     fwpt_flow_list_init(&l, &sa, k->fmt, k->mv ? &ma : NULL, k->mv ? pre_mem : NULL, k->disasm, NULL,
                           k->nacache ? acache_mem : NULL, k->nacache, buf, k->bufcap);
     flow_list_to_end(&f, &l, len);
     if (calls_fast)
         *calls_fast = disasm_calls;
 
-    fwpt_flow_init(&f, trace, len, code_image_read, c, cache, 4096);
+    CHECK_EQ(fwpt_flow_init(&f, trace, len, code_image_read, c, cache, 4096), FWPT_OK);
     struct fwpt_flow_printer pr = {&sb, k->fmt, k->mv ? &mb : NULL, k->disasm, NULL, 0};
     unsigned long e = flow_print_to_end(&f, &pr, len);
     if (errors)
@@ -216,7 +216,7 @@ TEST(generated_programs_listed_both_ways)
             struct fwpt_flow_event ev;
             memset(seen, 0, sizeof seen);
             unsigned long distinct = 0, listed = 0;
-            fwpt_flow_init(&f, p.trace, p.trace_size, code_image_read, &c, NULL, 0);
+            CHECK_EQ(fwpt_flow_init(&f, p.trace, p.trace_size, code_image_read, &c, NULL, 0), FWPT_OK);
             while (fwpt_flow_next(&f, &ev) == FWPT_OK)
                 if (ev.kind == FWPT_FLOW_INSN && ev.ip - p.base < sizeof seen) {
                     listed++;

@@ -125,7 +125,8 @@ static void decode(enum way w)
     static const enum flow_way how[] = {[W_NEXT] = FLOW_WAY_NEXT, [W_BATCH] = FLOW_WAY_BATCH,
                                         [W_RUN] = FLOW_WAY_RUN, [W_NOCACHE] = FLOW_WAY_NEXT};
     bool with_cache = w != W_NOCACHE;
-    fwpt_flow_init(&f, trace, trace_len, read_code, NULL, with_cache ? cache : NULL, with_cache ? 1024 : 0);
+    CHECK_EQ(fwpt_flow_init(&f, trace, trace_len, read_code, NULL, with_cache ? cache : NULL,
+                            with_cache ? 1024 : 0), FWPT_OK);
     got_n[w] = 0;
     flow_way_read(&f, how[w], 0, put, &w);
 }

@@ -26,7 +26,7 @@ static struct result run(uint64_t runaway)
     memset(&r, 0, sizeof r);
     uint64_t len = enc_offset();
     pt_free_encoder(enc);
-    fwpt_flow_init(&f, trace, len, read_code, NULL, cache, 64);
+    CHECK_EQ(fwpt_flow_init(&f, trace, len, read_code, NULL, cache, 64), FWPT_OK);
     if (runaway)
         fwpt_flow_set_runaway_limit(&f, runaway);
     struct fwpt_flow_event ev;

@@ -16,6 +16,7 @@
 #include "decode/flow.h"
 #include "tests/check.h"
 #include "tests/common/code_image.h"
+#include "tests/common/flow_sync.h"
 #include "tests/common/pkt_stream.h"
 #include "tests/common/progen.h"
 #include "tests/common/progen_check.h"
@@ -74,7 +75,8 @@ static void check_corrupted(const char *tool, const char *path, const char *img,
     snprintf(cmd, sizeof cmd, "timeout 30 %s flow %s --image %s@%llx --format jsonl --no-disasm 2>/dev/null", tool,
              path, img, (unsigned long long)p->base);
     FILE *in = popen(cmd, "r");
-    fwpt_flow_init(&f, trace, len, code_image_read, &c, cache, sizeof cache / sizeof cache[0]);
+    CHECK_EQ(fwpt_flow_init(&f, trace, len, code_image_read, &c, cache, sizeof cache / sizeof cache[0]),
+             flow_sync_expected(trace, len)); /* a corrupted trace may have lost its PSB */
     struct fwpt_flow_event ev;
     unsigned long errors = 0, k = 0, insns = 0;
     int ok = 1;

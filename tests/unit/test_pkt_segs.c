@@ -297,11 +297,11 @@ TEST(flow_in_pieces_same_events)
             len = pkt_corrupt(&rng, p.trace, p.trace_size, broken);
             trace = broken;
         }
-        fwpt_flow_init(&f, trace, len, code_image_read, &im, cache, 4096);
+        CHECK_EQ(fwpt_flow_init(&f, trace, len, code_image_read, &im, cache, 4096), FWPT_OK);
         flow_walk(&f, &want_ev);
         uint32_t n = random_cuts(&rng, len, cuts, 512);
         pieces_cut(&ps, trace, cuts, n);
-        fwpt_flow_init_segs(&f, ps.seg, ps.n, code_image_read, &im, cache, 4096);
+        CHECK_EQ(fwpt_flow_init_segs(&f, ps.seg, ps.n, code_image_read, &im, cache, 4096), FWPT_OK);
         flow_walk(&f, &got_ev);
         int same = want_ev.n == got_ev.n;
         for (size_t i = 0; same && i < want_ev.n; i++)

@@ -161,7 +161,7 @@ static uint64_t flow_insns(size_t n, bool *cut)
     struct code_image c = {prog.base, prog.code, prog.code_size, 0};
     struct fwpt_flow_event ev;
     uint64_t k = 0, ip;
-    fwpt_flow_init(&f, prog.trace, n, code_image_read, &c, cache, sizeof cache / sizeof cache[0]);
+    CHECK_EQ(fwpt_flow_init(&f, prog.trace, n, code_image_read, &c, cache, sizeof cache / sizeof cache[0]), FWPT_OK);
     while (fwpt_flow_next(&f, &ev) == FWPT_OK)
         k += ev.kind == FWPT_FLOW_INSN;
     *cut = fwpt_flow_cut(&f, &ip);

@@ -113,7 +113,7 @@ static void reference(const struct trace *t, const struct tables *tb, uint64_t r
     static struct fwpt_flow_block cache[4096];
     static struct run r;
     run_begin(&r, t, tb);
-    fwpt_flow_init(&f, t->bytes, t->len, fw_images_read, t->code, cache, 4096);
+    CHECK_EQ(fwpt_flow_init(&f, t->bytes, t->len, fw_images_read, t->code, cache, 4096), FWPT_OK);
     if (runaway)
         fwpt_flow_set_runaway_limit(&f, runaway);
     size_t cap = 1024, n = 0;
@@ -178,7 +178,7 @@ static int summary(const struct trace *t, const struct tables *tb, unsigned jobs
                                .mods = t->mods, .jobs = jobs, .piece_bytes = piece_bytes, .profile = true,
                                .edges = true, .cov_size = cov_size, .runaway_limit = runaway};
     struct fwpt_parallel_out po;
-    if (fwpt_parallel_run(&s, &r.pm.p, &po) != 0)
+    if (fwpt_parallel_run(&s, &r.pm.p, &po) != FWPT_OK)
         return -1;
     for (size_t i = 0; i < po.nerrors; i++)
         print_error(&r.errs, &po.errors[i]);
@@ -391,7 +391,7 @@ TEST(seam_compare_one_field_changed)
     static struct fwpt_sum_cold cold[256];
     unsigned stops = 0, with_stack = 0;
     for (uint64_t at = 100; at < p.trace_size; at += p.trace_size / 16) {
-        fwpt_flow_init(&f, p.trace, p.trace_size, fw_images_read, &code, cache, 4096);
+        CHECK_EQ(fwpt_flow_init(&f, p.trace, p.trace_size, fw_images_read, &code, cache, 4096), FWPT_OK);
         struct fwpt_sum s;
         fwpt_summary_init(&s, &f, paths, 256, cold);
         s.stop_at = at;
