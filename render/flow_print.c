@@ -156,9 +156,14 @@ struct field {
     uint8_t value;       /* enum field_value */
     uint16_t when;       /* shown when every one of these conditions holds */
     uint16_t unless;     /* and none of these */
-    const char *key;     /* JSON key */
+    const char *key;     /* JSON: what comes before the value (J, JQ), NULL for an IP (json_ip names its keys) */
     const char *text;    /* text: the literal before the value */
 };
+
+/* A JSON key as printed before its value: bare (numbers, booleans, escaped strings) or with the value's opening
+ * quote (hex numbers, C-states, names); one write each. */
+#define J(key) ",\"" key "\":"
+#define JQ(key) ",\"" key "\":\""
 
 #define EVENT_FIELDS 11
 /* The fields of each event kind in the order they are printed (text and JSON each skip the other's); every event
@@ -166,79 +171,79 @@ struct field {
 static const struct field event_fields[FWPT_FLOW_KIND_COUNT][EVENT_FIELDS] = {
     [FWPT_FLOW_ENABLED] = {{IN_TEXT, V_NONE, C_SYNC, 0, NULL, "-- enabled (PSB+) at "},
                            {IN_TEXT, V_NONE, 0, C_SYNC, NULL, "-- enabled at "},
-                           {IN_BOTH, V_IP, 0, 0, "ip", ""},
-                           {IN_JSON, V_TRUE, C_SYNC, 0, "sync", NULL},
-                           {IN_JSON, V_TRUE, C_DETAIL, 0, "resumed", NULL}},
+                           {IN_BOTH, V_IP, 0, 0, NULL, ""},
+                           {IN_JSON, V_TRUE, C_SYNC, 0, J("sync"), NULL},
+                           {IN_JSON, V_TRUE, C_DETAIL, 0, J("resumed"), NULL}},
     [FWPT_FLOW_DISABLED] = {{IN_TEXT, V_NONE, C_ASYNC, 0, NULL, "-- disabled at "},
                             {IN_TEXT, V_NONE, 0, C_ASYNC, NULL, "-- disabled"},
                             {IN_TEXT, V_NONE, C_IP, C_ASYNC, NULL, " (target "},
-                            {IN_BOTH, V_IP, C_IP, 0, "ip", ""},
+                            {IN_BOTH, V_IP, C_IP, 0, NULL, ""},
                             {IN_TEXT, V_NONE, C_IP, C_ASYNC, NULL, ")"},
-                            {IN_JSON, V_TARGET, C_ASYNC | C_DETAIL, 0, "target", NULL},
-                            {IN_JSON, V_BOOL_ASYNC, 0, 0, "async", NULL}},
-    [FWPT_FLOW_INTERRUPT] = {{IN_BOTH, V_FROM, 0, 0, "from", "-- interrupt from "},
-                             {IN_BOTH, V_TO, 0, 0, "to", " to "}},
+                            {IN_JSON, V_TARGET, C_ASYNC | C_DETAIL, 0, NULL, NULL},
+                            {IN_JSON, V_BOOL_ASYNC, 0, 0, J("async"), NULL}},
+    [FWPT_FLOW_INTERRUPT] = {{IN_BOTH, V_FROM, 0, 0, NULL, "-- interrupt from "},
+                             {IN_BOTH, V_TO, 0, 0, NULL, " to "}},
     [FWPT_FLOW_OVERFLOW] = {{IN_TEXT, V_NONE, 0, 0, NULL, "-- overflow"},
-                            {IN_BOTH, V_IP, C_IP, 0, "ip", ", resumes at "}},
-    [FWPT_FLOW_MODE] = {{IN_BOTH, V_DEC_MODE, 0, 0, "mode", "-- mode "},
+                            {IN_BOTH, V_IP, C_IP, 0, NULL, ", resumes at "}},
+    [FWPT_FLOW_MODE] = {{IN_BOTH, V_DEC_MODE, 0, 0, J("mode"), "-- mode "},
                         {IN_TEXT, V_NONE, 0, 0, NULL, "-bit"},
-                        {IN_BOTH, V_IP, C_IP, 0, "ip", " at "}},
-    [FWPT_FLOW_ERROR] = {{IN_JSON, V_STATUS_NAME, 0, 0, "status", NULL},
-                         {IN_BOTH, V_STATUS_MSG, 0, 0, "message", "-- error: "},
+                        {IN_BOTH, V_IP, C_IP, 0, NULL, " at "}},
+    [FWPT_FLOW_ERROR] = {{IN_JSON, V_STATUS_NAME, 0, 0, J("status"), NULL},
+                         {IN_BOTH, V_STATUS_MSG, 0, 0, J("message"), "-- error: "},
                          {IN_TEXT, V_STATUS_NAME, 0, 0, NULL, " ("},
                          {IN_TEXT, V_NONE, 0, 0, NULL, ")"},
-                         {IN_BOTH, V_IP, C_IP, 0, "ip", " at "}},
+                         {IN_BOTH, V_IP, C_IP, 0, NULL, " at "}},
     [FWPT_FLOW_TSX] = {{IN_TEXT, V_NONE, C_SYNC, 0, NULL, "-- in a TSX transaction (PSB+ status)"},
                        {IN_TEXT, V_NONE, C_TSX_BEGIN, C_SYNC, NULL, "-- TSX transaction begins"},
                        {IN_TEXT, V_NONE, C_TSX_COMMIT, C_SYNC, NULL, "-- TSX transaction commits"},
                        {IN_TEXT, V_NONE, 0, C_SYNC | C_TSX_BEGIN | C_TSX_COMMIT, NULL, "-- TSX transaction aborts"},
                        {IN_TEXT, V_NONE, C_SYNC, C_TSX_BEGIN, NULL, ": no"},
-                       {IN_JSON, V_TSX_NAME, 0, 0, "tsx", NULL},
-                       {IN_BOTH, V_IP, C_IP, 0, "ip", " at "},
-                       {IN_JSON, V_TRUE, C_SYNC, 0, "status", NULL}},
+                       {IN_JSON, V_TSX_NAME, 0, 0, JQ("tsx"), NULL},
+                       {IN_BOTH, V_IP, C_IP, 0, NULL, " at "},
+                       {IN_JSON, V_TRUE, C_SYNC, 0, J("status"), NULL}},
     [FWPT_FLOW_STOPPED] = {{IN_TEXT, V_NONE, 0, 0, NULL, "-- tracing stopped (TraceStop)"}},
-    [FWPT_FLOW_PAGING] = {{IN_BOTH, V_HEX_TO, 0, 0, "cr3", "-- paging: CR3 "},
+    [FWPT_FLOW_PAGING] = {{IN_BOTH, V_HEX_TO, 0, 0, JQ("cr3"), "-- paging: CR3 "},
                           {IN_TEXT, V_NONE, C_DETAIL, 0, NULL, " (non-root)"},
-                          {IN_JSON, V_BOOL_DETAIL, 0, 0, "nr", NULL}},
-    [FWPT_FLOW_VMCS] = {{IN_BOTH, V_HEX_TO, 0, 0, "base", "-- VMCS "}},
-    [FWPT_FLOW_PTWRITE] = {{IN_BOTH, V_HEX_TO, 0, 0, "payload", "-- ptwrite "},
-                           {IN_JSON, V_DEC_SIZE, 0, 0, "bytes", NULL},
-                           {IN_BOTH, V_IP, C_IP, 0, "ip", " at "}},
+                          {IN_JSON, V_BOOL_DETAIL, 0, 0, J("nr"), NULL}},
+    [FWPT_FLOW_VMCS] = {{IN_BOTH, V_HEX_TO, 0, 0, JQ("base"), "-- VMCS "}},
+    [FWPT_FLOW_PTWRITE] = {{IN_BOTH, V_HEX_TO, 0, 0, JQ("payload"), "-- ptwrite "},
+                           {IN_JSON, V_DEC_SIZE, 0, 0, J("bytes"), NULL},
+                           {IN_BOTH, V_IP, C_IP, 0, NULL, " at "}},
     [FWPT_FLOW_EXSTOP] = {{IN_TEXT, V_NONE, 0, 0, NULL, "-- execution stopped (EXSTOP)"},
-                          {IN_BOTH, V_IP, C_IP, 0, "ip", " at "}},
-    [FWPT_FLOW_CBR] = {{IN_BOTH, V_DEC_DETAIL, 0, 0, "ratio", "-- core:bus ratio "}},
-    [FWPT_FLOW_MNT] = {{IN_BOTH, V_HEX_TO, 0, 0, "payload", "-- maintenance packet "}},
-    [FWPT_FLOW_MWAIT] = {{IN_BOTH, V_HEX_TO_LO32, 0, 0, "hints", "-- MWAIT hints "},
-                         {IN_BOTH, V_HEX_TO_HI32, 0, 0, "ext", ", extensions "},
-                         {IN_BOTH, V_IP, C_IP, 0, "ip", " at "}},
-    [FWPT_FLOW_PWRE] = {{IN_BOTH, V_PWRE_STATE, 0, 0, "state", "-- power entry: "},
+                          {IN_BOTH, V_IP, C_IP, 0, NULL, " at "}},
+    [FWPT_FLOW_CBR] = {{IN_BOTH, V_DEC_DETAIL, 0, 0, J("ratio"), "-- core:bus ratio "}},
+    [FWPT_FLOW_MNT] = {{IN_BOTH, V_HEX_TO, 0, 0, JQ("payload"), "-- maintenance packet "}},
+    [FWPT_FLOW_MWAIT] = {{IN_BOTH, V_HEX_TO_LO32, 0, 0, JQ("hints"), "-- MWAIT hints "},
+                         {IN_BOTH, V_HEX_TO_HI32, 0, 0, JQ("ext"), ", extensions "},
+                         {IN_BOTH, V_IP, C_IP, 0, NULL, " at "}},
+    [FWPT_FLOW_PWRE] = {{IN_BOTH, V_PWRE_STATE, 0, 0, JQ("state"), "-- power entry: "},
                         {IN_TEXT, V_NONE, C_ASYNC, 0, NULL, " (hardware)"},
-                        {IN_JSON, V_BOOL_ASYNC, 0, 0, "hw", NULL}},
-    [FWPT_FLOW_PWRX] = {{IN_BOTH, V_CSTATE_DETAIL, 0, 0, "last", "-- power exit: last "},
-                        {IN_BOTH, V_CSTATE_SIZE, 0, 0, "deepest", ", deepest "},
-                        {IN_BOTH, V_WAKE, 0, 0, "wake", ", wake: "}},
-    [FWPT_FLOW_TRIG] = {{IN_BOTH, V_HEX_DETAIL, 0, 0, "trbv", "-- trigger "},
+                        {IN_JSON, V_BOOL_ASYNC, 0, 0, J("hw"), NULL}},
+    [FWPT_FLOW_PWRX] = {{IN_BOTH, V_CSTATE_DETAIL, 0, 0, JQ("last"), "-- power exit: last "},
+                        {IN_BOTH, V_CSTATE_SIZE, 0, 0, JQ("deepest"), ", deepest "},
+                        {IN_BOTH, V_WAKE, 0, 0, JQ("wake"), ", wake: "}},
+    [FWPT_FLOW_TRIG] = {{IN_BOTH, V_HEX_DETAIL, 0, 0, JQ("trbv"), "-- trigger "},
                         {IN_TEXT, V_NONE, C_ASYNC, 0, NULL, " (fired more than once)"},
-                        {IN_JSON, V_BOOL_ASYNC, 0, 0, "mult", NULL},
-                        {IN_BOTH, V_IP, C_IP, 0, "ip", " at "}},
+                        {IN_JSON, V_BOOL_ASYNC, 0, 0, J("mult"), NULL},
+                        {IN_BOTH, V_IP, C_IP, 0, NULL, " at "}},
     [FWPT_FLOW_END] = {{IN_TEXT, V_NONE, 0, 0, NULL,
                         "-- end of the trace data, tracing on: what follows comes from the code alone"}},
     /* the VMX exit reason: text before the qualification, JSON after */
     [FWPT_FLOW_CFE] = {{IN_TEXT, V_NONE, 0, 0, NULL, "-- event "},
-                       {IN_BOTH, V_CFE_NAME, C_CFE_NAMED, 0, "cfe", ""},
+                       {IN_BOTH, V_CFE_NAME, C_CFE_NAMED, 0, JQ("cfe"), ""},
                        {IN_TEXT, V_DEC_DETAIL, 0, C_CFE_NAMED, NULL, "type "},
-                       {IN_JSON, V_CFE_NAME, 0, C_CFE_NAMED, "cfe", NULL},
-                       {IN_JSON, V_DEC_DETAIL, 0, 0, "cfe_type", NULL},
-                       {IN_BOTH, V_DEC_SIZE, C_CFE_VECTOR, 0, "vector", " vector "},
-                       {IN_BOTH, V_HEX_TO, C_EVD_CR2, 0, "cr2", ", cr2 "},
+                       {IN_JSON, V_CFE_NAME, 0, C_CFE_NAMED, JQ("cfe"), NULL},
+                       {IN_JSON, V_DEC_DETAIL, 0, 0, J("cfe_type"), NULL},
+                       {IN_BOTH, V_DEC_SIZE, C_CFE_VECTOR, 0, J("vector"), " vector "},
+                       {IN_BOTH, V_HEX_TO, C_EVD_CR2, 0, JQ("cr2"), ", cr2 "},
                        {IN_TEXT, V_HEX_DATA, C_EVD_VMXR, 0, NULL, ", exit reason "},
-                       {IN_BOTH, V_HEX_TO, C_EVD_VMXQ, 0, "vmxq", ", exit qualification "},
-                       {IN_JSON, V_HEX_DATA, C_EVD_VMXR, 0, "vmxr", NULL},
-                       {IN_BOTH, V_IP, C_IP, 0, "ip", " at "}},
+                       {IN_BOTH, V_HEX_TO, C_EVD_VMXQ, 0, JQ("vmxq"), ", exit qualification "},
+                       {IN_JSON, V_HEX_DATA, C_EVD_VMXR, 0, JQ("vmxr"), NULL},
+                       {IN_BOTH, V_IP, C_IP, 0, NULL, " at "}},
     [FWPT_FLOW_IFLAGS] = {{IN_TEXT, V_NONE, C_DETAIL, 0, NULL, "-- interrupts enabled (IF=1)"},
                           {IN_TEXT, V_NONE, 0, C_DETAIL, NULL, "-- interrupts disabled (IF=0)"},
-                          {IN_JSON, V_BOOL_DETAIL, 0, 0, "if", NULL},
-                          {IN_BOTH, V_IP, C_IP, 0, "ip", " at "}},
+                          {IN_JSON, V_BOOL_DETAIL, 0, 0, J("if"), NULL},
+                          {IN_BOTH, V_IP, C_IP, 0, NULL, " at "}},
 };
 
 static unsigned event_cond(const struct fwpt_flow_event *ev)
@@ -335,16 +340,13 @@ static void json_field(const struct fwpt_flow_printer *p, const struct field *f,
     default:
         break;
     }
-    fwpt_puts(o, ",\"");
     fwpt_puts(o, f->key);
-    fwpt_puts(o, "\":");
     switch (f->value) {
     case V_HEX_TO:
     case V_HEX_TO_LO32:
     case V_HEX_TO_HI32:
     case V_HEX_DATA:
     case V_HEX_DETAIL:
-        fwpt_putc(o, '"');
         fwpt_put_0x(o, field_num(f, ev));
         fwpt_putc(o, '"');
         break;
@@ -356,7 +358,6 @@ static void json_field(const struct fwpt_flow_printer *p, const struct field *f,
     case V_CSTATE_DETAIL:
     case V_CSTATE_SIZE:
     case V_PWRE_STATE:
-        fwpt_putc(o, '"');
         put_state(o, f, ev);
         fwpt_putc(o, '"');
         break;
@@ -369,9 +370,14 @@ static void json_field(const struct fwpt_flow_printer *p, const struct field *f,
     case V_TRUE:
         fwpt_puts(o, "true");
         break;
-    default: {
+    case V_STATUS_NAME:
+    case V_STATUS_MSG:
+        fwpt_put_json_str(o, field_name(f, ev));
+        break;
+    default: { /* the names of the tables here: nothing to escape */
         const char *name = field_name(f, ev);
-        fwpt_put_json_str(o, name ? name : "reserved");
+        fwpt_puts(o, name ? name : "reserved");
+        fwpt_putc(o, '"');
         break;
     }
     }
@@ -380,7 +386,8 @@ static void json_field(const struct fwpt_flow_printer *p, const struct field *f,
 static void text_field(const struct fwpt_flow_printer *p, const struct field *f, const struct fwpt_flow_event *ev)
 {
     const struct fwpt_sink *o = p->out;
-    fwpt_puts(o, f->text);
+    if (f->text[0])
+        fwpt_puts(o, f->text);
     switch (f->value) {
     case V_NONE:
         break;
@@ -413,16 +420,19 @@ static void text_field(const struct fwpt_flow_printer *p, const struct field *f,
     }
 }
 
-/* The fields of ev's kind shown in one format (in: IN_TEXT or IN_JSON), through show. */
-static void event_walk(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev, unsigned in,
-                       void (*show)(const struct fwpt_flow_printer *, const struct field *,
-                                    const struct fwpt_flow_event *))
+/* The fields of ev's kind shown in one format (in: IN_TEXT or IN_JSON). */
+static void event_walk(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev, unsigned in)
 {
     const unsigned cond = event_cond(ev);
     const struct field *row = event_fields[ev->kind];
-    for (unsigned k = 0; k < EVENT_FIELDS && row[k].in; k++)
-        if (field_shown(&row[k], in, cond))
-            show(p, &row[k], ev);
+    for (unsigned k = 0; k < EVENT_FIELDS && row[k].in; k++) {
+        if (!field_shown(&row[k], in, cond))
+            continue;
+        if (in == IN_JSON)
+            json_field(p, &row[k], ev);
+        else
+            text_field(p, &row[k], ev);
+    }
 }
 
 /* The instruction line, JSON: {"type":"insn","ip":..,"size":N[,"module":..][,"asm":..][,"spec":true]} */
@@ -460,7 +470,7 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
     if (ev->kind == FWPT_FLOW_INSN) {
         json_insn(p, ev);
     } else if (ev->kind < FWPT_FLOW_KIND_COUNT) {
-        event_walk(p, ev, IN_JSON, json_field);
+        event_walk(p, ev, IN_JSON);
         json_offset(o, ev->offset);
     }
     fwpt_puts(o, "}\n");
@@ -494,7 +504,7 @@ static void print_text(const struct fwpt_flow_printer *p, const struct fwpt_flow
         return;
     }
     if (ev->kind < FWPT_FLOW_KIND_COUNT)
-        event_walk(p, ev, IN_TEXT, text_field);
+        event_walk(p, ev, IN_TEXT);
     else
         fwpt_puts(p->out, "-- ?");
     text_offset(p->out, ev->offset);
