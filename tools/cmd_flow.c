@@ -481,8 +481,8 @@ static int cmp_base(const void *a, const void *b)
     return x->base < y->base ? -1 : x->base > y->base;
 }
 
-/* One run of fwpt flow, from its inputs to its exit status: flow_inputs, flow_setup, flow_decode (one of three
- * walks), flow_summaries, flow_pictures, flow_status. Heap-allocated (the block cache alone is large). */
+/* One run of fwpt flow, from its inputs to its exit status (flow_steps): flow_inputs, flow_setup, flow_decode (one
+ * of three walks), flow_summaries, flow_pictures, flow_status. Heap-allocated (the block cache alone is large). */
 struct flow_run {
     /* the inputs (flow_inputs) */
     uint8_t *trace;
@@ -665,7 +665,8 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
         return 1;
     if (!r->sbr.run.target) { /* a raw trace: the report names the file */
         fwpt_sideband_run("", o->path, &r->sbr, note);
-        snprintf(r->sbr.target, sizeof r->sbr.target, "%s", strrchr(o->path, '/') ? strrchr(o->path, '/') + 1 : o->path);
+        const char *slash = strrchr(o->path, '/');
+        snprintf(r->sbr.target, sizeof r->sbr.target, "%s", slash ? slash + 1 : o->path);
         snprintf(r->sbr.v_reason, sizeof r->sbr.v_reason, "a trace file without sideband.json");
     }
     const int have_sym = r->sbr.sym.name && r->sbr.sym.name[0];
@@ -837,7 +838,7 @@ static int walk_events(struct flow_opts *o, struct flow_run *r)
         fwpt_progress(&r->prog, r->flow.pkt.offset, r->ninsns, r->nevents);
     }
     if (!r->prof && fwpt_flow_cut(&r->flow, &r->cut_ip))
-        fwpt_flow_print_cut(&r->pr, r->cut_ip, r->trace_size); /* where the listing ends is not where the code stopped */
+        fwpt_flow_print_cut(&r->pr, r->cut_ip, r->trace_size); /* the listing's end is not where the code stopped */
     if (r->listing)
         err_summary(&r->es);
     return FWPT_OPT_RUN;
@@ -970,7 +971,7 @@ static int flow_status(struct flow_run *r)
     return r->errors ? 1 : r->incomplete ? 3 : 0;
 }
 
-static int flow_run(struct flow_opts *o, struct flow_run *r)
+static int flow_steps(struct flow_opts *o, struct flow_run *r)
 {
     int rc;
     quiet = o->quiet;
@@ -998,7 +999,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     }
     int rc = flow_parse(o, argc, argv);
     if (rc == FWPT_OPT_RUN)
-        rc = flow_run(o, r);
+        rc = flow_steps(o, r);
     free(r);
     free(o);
     return rc;
