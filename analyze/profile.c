@@ -1,7 +1,7 @@
 /* fwpt — the profile and the call tree (see profile.h). */
 #include "analyze/profile.h"
 #include "base/json.h"
-#include "analyze/profile_internal.h"
+#include "analyze/profile_priv.h"
 
 void fwpt_profile_init(struct fwpt_profile *p, struct fwpt_modules *mods, uint64_t *mod_insns,
                        struct fwpt_profile_func *funcs, size_t nfuncs, struct fwpt_profile_node *nodes,
@@ -375,7 +375,7 @@ void fwpt_profile_calltree_print_jsonl(struct fwpt_profile *p, const struct fwpt
     }
 }
 
-/* ---- the tables' lookups for analyze/sumprof.c (analyze/profile_internal.h) ---- */
+/* ---- the tables' lookups for analyze/sumprof.c (analyze/profile_priv.h) ---- */
 uint32_t fwpt_profile_i_node(struct fwpt_profile *p, uint32_t parent, uint64_t entry)
 {
     return node_child(p, parent, entry);

@@ -1,6 +1,6 @@
 /* fwpt — the profile of a summary walk and its merge (see sumprof.h). */
 #include "analyze/sumprof.h"
-#include "analyze/profile_internal.h"
+#include "analyze/profile_priv.h"
 
 
 static uint64_t sp_mix(uint64_t x)

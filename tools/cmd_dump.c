@@ -18,36 +18,21 @@
 #include "decode/time.h"
 #include "base/fields.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 #include "tools/progress.h"
 #include "tools/sideband.h"
 
-static void dump_usage(FILE *f)
-{
-    fprintf(f, "usage: fwpt dump FILE|DIR [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none] [--errata LIST]\n"
-               "                 [--time|--tcal] [--time-delta] [--no-tcal] [--no-wall-clock] [--no-cyc] [--keep-tcal-on-ovf]\n"
-               "                 [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N] [--cpuid-0x15.ebx N] [--quiet]\n"
-               "  DIR          a saved \\fwpt\\ directory: its trace.pt; the processor and the timing configuration\n"
-               "               come from its sideband.json (the options below override them)\n"
-               "  --format F   text (ptdump style, default) or jsonl (one JSON object per line)\n"
-               "  --offset N   start decoding at byte N (decimal or 0x-hex)\n"
-               "  --sync       start at the first PSB at or after the start offset (of PSBs back to back,\n"
-               "               the last, as libipt)\n"
-               "  --cpu F/M[/S] the Intel processor that wrote the trace: family/model[/stepping], decimal or\n"
-               "               0x-hex (as ptxed --cpu); decodes with its errata. none: no processor (the default)\n"
-               "  --errata L   and these errata too (comma-separated names of arch/errata.h, e.g.\n"
-               "               skd007,skz84; only skd007 and skz84 change packets)\n"
-               "  --time       after TSC, TMA, MTC and CYC: the estimated TSC (\"tsc\" column)\n"
-               "  --tcal       after TSC, MTC and CBR: the calibration, TSC ticks per core cycle (\"fcr\" column)\n"
-               "  --time-delta the change since the last value shown instead of the value\n"
-               "  --no-tcal    do not calibrate (CYC gives no time); --no-cyc: hide CYC, no time from it\n"
-               "  --no-wall-clock  before the first TSC, show the time MTC/CYC accumulated (from 0)\n"
-               "  --keep-tcal-on-ovf  keep the calibration across an OVF\n"
-               "  --mtc-freq N IA32_RTIT_CTL.MTCFreq (0..15)       --nom-freq N  the max non-turbo ratio (P1/100 MHz)\n"
-               "  --cpuid-0x15.eax N, --cpuid-0x15.ebx N  the TSC / core crystal clock ratio (EBX/EAX)\n"
-               "  -q, --quiet  no progress line on stderr\n"
-               "On a decode error the error is printed and decoding resumes at the next PSB. A dump to a file that\n"
-               "runs over a second shows its progress on stderr when stderr is a terminal.\n");
-}
+/* What fwpt dump was asked: filled by fwpt_opt_parse from the option table below. */
+struct dump_opts {
+    const char *file;
+    bool jsonl, sync, quiet, no_cyc, have_cpu, eax_given, ebx_given;
+    uint64_t start;
+    struct fwpt_cpu_id cpu;
+    struct fwpt_errata errata; /* --errata's (dump_open adds --cpu's) */
+    struct fwpt_time_config tcfg;
+    struct fwpt_time_show show;
+    unsigned tcfg_given; /* bit 1: --nom-freq, bit 2: --mtc-freq (as fwpt_sideband_time's found) */
+};
 
 /* The names --errata accepts: the fields of struct fwpt_errata (arch/errata.h's list). */
 static const struct {
@@ -116,234 +101,331 @@ static char *read_text(const char *path)
     return buf;
 }
 
-int fwpt_cmd_dump(int argc, char **argv)
+/* --format, --offset, --cpu, --errata: a missing value is said as "(nothing)". */
+static int set_format(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
 {
-    const char *file = NULL;
-    int jsonl = 0;
-    bool sync = false, quiet = false;
-    uint64_t start = 0;
-    struct fwpt_cpu_id cpu = {0};
-    struct fwpt_errata errata = {0}, of_cpu; /* --errata's, and --cpu's */
-    bool have_cpu = false;
-    struct fwpt_time_config tcfg = {0};
-    struct fwpt_time_show show = {0};
-    bool no_cyc = false;
-    unsigned tcfg_given = 0; /* bit 1: --nom-freq, bit 2: --mtc-freq (as fwpt_sideband_time's found) */
-    bool eax_given = false, ebx_given = false;
-    const struct fwpt_arg_flag flags[] = {
-        {"--sync", &sync}, {"--time-delta", &show.delta}, {"--no-wall-clock", &show.no_wall_clock},
-        {"--no-tcal", &tcfg.no_tcal}, {"--no-cyc", &no_cyc}, {"--keep-tcal-on-ovf", &tcfg.keep_tcal_on_ovf},
-        {"--quiet", &quiet}, {"-q", &quiet},
-    };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool *on = fwpt_arg_flag(flags, sizeof flags / sizeof flags[0], a);
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            dump_usage(stdout);
-            return 0;
-        } else if (on) {
-            *on = true;
-        } else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
-            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            if (v && !strcmp(v, "text"))
-                jsonl = 0;
-            else if (v && !strcmp(v, "jsonl"))
-                jsonl = 1;
-            else {
-                fprintf(stderr, "fwpt dump: --format: expected 'text' or 'jsonl', got '%s'\n", v ? v : "(nothing)");
-                return 2;
-            }
-        } else if (!strcmp(a, "--offset") || !strncmp(a, "--offset=", 9)) {
-            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v || fwpt_parse_u64(v, 0, &start) != 0) {
-                fprintf(stderr, "fwpt dump: --offset: expected a number, got '%s'\n", v ? v : "(nothing)");
-                return 2;
-            }
-        } else if (!strcmp(a, "--cpu") || !strncmp(a, "--cpu=", 6)) {
-            const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
-            const char *why = "expected FAMILY/MODEL[/STEPPING] or none";
-            if (!v || fwpt_cpu_parse_why(v, &cpu, &why) != FWPT_OK) {
-                fprintf(stderr, "fwpt dump: --cpu: %s, got '%s'\n", why, v ? v : "(nothing)");
-                return 2;
-            }
-            have_cpu = true;
-        } else if (!strcmp(a, "--time") || !strcmp(a, "--tcal")) {
-            if (a[2] == 't' && a[3] == 'i' ? show.tcal : show.time) {
-                fprintf(stderr, "fwpt dump: specify either --time or --tcal\n");
-                return 2;
-            }
-            if (a[3] == 'i')
-                show.time = true;
-            else
-                show.tcal = true;
-        } else if (!strcmp(a, "--mtc-freq") || !strcmp(a, "--nom-freq") || !strcmp(a, "--cpuid-0x15.eax") ||
-                   !strcmp(a, "--cpuid-0x15.ebx")) {
-            const char *v = i + 1 < argc ? argv[++i] : NULL;
-            uint64_t x;
-            uint64_t max = a[2] == 'm' ? 15 : a[2] == 'n' ? 255 : UINT32_MAX;
-            if (!v || fwpt_parse_u64(v, 0, &x) != 0 || x > max) {
-                fprintf(stderr, "fwpt dump: %s: expected a number 0..%llu, got '%s'\n", a, (unsigned long long)max,
-                        v ? v : "(nothing)");
-                return 2;
-            }
-            if (a[2] == 'm') {
-                tcfg.mtc_freq = (uint8_t)x;
-                tcfg_given |= 4;
-            } else if (a[2] == 'n') {
-                tcfg.nom_freq = (uint8_t)x;
-                tcfg_given |= 2;
-            } else if (a[14] == 'a') {
-                tcfg.cpuid_15_eax = (uint32_t)x;
-                eax_given = true;
-            } else {
-                tcfg.cpuid_15_ebx = (uint32_t)x;
-                ebx_given = true;
-            }
-        } else if (!strcmp(a, "--errata") || !strncmp(a, "--errata=", 9)) {
-            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            char bad[32];
-            const char *unknown = v ? parse_errata(v, &errata, bad, sizeof bad) : "(nothing)";
-            if (unknown) {
-                fprintf(stderr, "fwpt dump: --errata: unknown erratum '%s'\n", unknown);
-                return 2;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            return fwpt_arg_unknown("fwpt dump", "unknown option", a, dump_usage);
-        } else if (fwpt_arg_operand("fwpt dump", "FILE", &file, a)) {
-            return 2;
-        }
-    }
-    if (!file) {
-        fprintf(stderr, "fwpt dump: no FILE given\n");
-        dump_usage(stderr);
+    struct dump_opts *d = dst;
+    (void)o, (void)a;
+    if (v && !strcmp(v, "text"))
+        d->jsonl = false;
+    else if (v && !strcmp(v, "jsonl"))
+        d->jsonl = true;
+    else {
+        fprintf(stderr, "fwpt dump: --format: expected 'text' or 'jsonl', got '%s'\n", v ? v : "(nothing)");
         return 2;
     }
-    char trace_path[4096];
-    struct stat dst;
-    uint64_t recorded_bytes = 0; /* sideband.json's "trace":{"bytes":N}, 0: not given */
-    if (stat(file, &dst) == 0 && S_ISDIR(dst.st_mode)) {
-        /* A saved directory: its trace, and from its sideband what the options did not give. */
-        snprintf(trace_path, sizeof trace_path, "%s/sideband.json", file);
-        char *sb = read_text(trace_path);
-        size_t bad_at;
-        if (sb && fwpt_json_check(sb, strlen(sb), &bad_at) != 0) {
-            /* a file cut short, or not sideband.json: nothing in it can be trusted */
-            fprintf(stderr, "fwpt dump: %s: not valid JSON: %s at byte %zu of %zu\n", trace_path,
-                    bad_at >= strlen(sb) ? "it ends in the middle of a value (cut short?)" : "unexpected character",
-                    bad_at, strlen(sb));
-            free(sb);
-            return 1;
-        }
-        if (sb) {
-            recorded_bytes = fwpt_sideband_trace_bytes(sb);
-            struct fwpt_time_config from = {0};
-            unsigned found = 0;
-            struct fwpt_cpu_id sb_cpu;
-            if (fwpt_sideband_time(sb, &from, &found) < 0)
-                fprintf(stderr, "fwpt dump: %s: malformed cpuid_15h, max_nonturbo_ratio or settings (ignored)\n",
-                        trace_path);
-            if ((found & 1) && !eax_given)
-                tcfg.cpuid_15_eax = from.cpuid_15_eax;
-            if ((found & 1) && !ebx_given)
-                tcfg.cpuid_15_ebx = from.cpuid_15_ebx;
-            if ((found & ~tcfg_given) & 2)
-                tcfg.nom_freq = from.nom_freq;
-            if ((found & ~tcfg_given) & 4)
-                tcfg.mtc_freq = from.mtc_freq;
-            if (!have_cpu) {
-                if (fwpt_sideband_cpu(sb, &sb_cpu) < 0)
-                    fprintf(stderr, "fwpt dump: %s: malformed \"cpu\" (ignored)\n", trace_path);
-                else
-                    cpu = sb_cpu;
-            }
-            free(sb);
-        } else if (errno != ENOENT) {
-            fprintf(stderr, "fwpt dump: cannot read '%s': %s\n", trace_path, strerror(errno));
-        }
-        snprintf(trace_path, sizeof trace_path, "%s/trace.pt", file);
-        if (access(trace_path, F_OK) != 0) {
-            fprintf(stderr, "fwpt dump: '%s' is a directory without trace.pt (a saved \\fwpt\\ directory holds one)\n",
-                    file);
-            return 1;
-        }
-        file = trace_path;
+    return 0;
+}
+
+static int set_offset(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    struct dump_opts *d = dst;
+    (void)o, (void)a;
+    if (!v || fwpt_parse_u64(v, 0, &d->start) != 0) {
+        fprintf(stderr, "fwpt dump: --offset: expected a number, got '%s'\n", v ? v : "(nothing)");
+        return 2;
     }
-    fwpt_errata_for_cpu(&cpu, &of_cpu);
-#define FWPT_ERRATUM_OR(field, name, aliases, what) errata.field |= of_cpu.field;
-    FWPT_ERRATA_DECODE_LIST(FWPT_ERRATUM_OR)
-#undef FWPT_ERRATUM_OR
-    tcfg.skl168 = errata.skl168;
-    int fd = open(file, O_RDONLY);
-    if (fd < 0) {
-        fprintf(stderr, "fwpt dump: cannot open '%s': %s\n", file, strerror(errno));
+    return 0;
+}
+
+static int set_cpu(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    struct dump_opts *d = dst;
+    (void)o, (void)a;
+    const char *why = "expected FAMILY/MODEL[/STEPPING] or none";
+    if (!v || fwpt_cpu_parse_why(v, &d->cpu, &why) != FWPT_OK) {
+        fprintf(stderr, "fwpt dump: --cpu: %s, got '%s'\n", why, v ? v : "(nothing)");
+        return 2;
+    }
+    d->have_cpu = true;
+    return 0;
+}
+
+static int set_errata(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    struct dump_opts *d = dst;
+    (void)o, (void)a;
+    char bad[32];
+    const char *unknown = v ? parse_errata(v, &d->errata, bad, sizeof bad) : "(nothing)";
+    if (unknown) {
+        fprintf(stderr, "fwpt dump: --errata: unknown erratum '%s'\n", unknown);
+        return 2;
+    }
+    return 0;
+}
+
+/* --time or --tcal: one column, not both. */
+static int set_column(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    struct dump_opts *d = dst;
+    (void)a, (void)v;
+    const bool time = !strcmp(o->name, "--time");
+    if (time ? d->show.tcal : d->show.time) {
+        fprintf(stderr, "fwpt dump: specify either --time or --tcal\n");
+        return 2;
+    }
+    *(time ? &d->show.time : &d->show.tcal) = true;
+    return 0;
+}
+
+/* --mtc-freq, --nom-freq, --cpuid-0x15.eax, --cpuid-0x15.ebx: the timing configuration, remembered as given. */
+static int set_timing(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    struct dump_opts *d = dst;
+    uint64_t x;
+    const char which = o->name[2] == 'm' ? 'm' : o->name[2] == 'n' ? 'n' : o->name[14];
+    uint64_t max = which == 'm' ? 15 : which == 'n' ? 255 : UINT32_MAX;
+    if (!v || fwpt_parse_u64(v, 0, &x) != 0 || x > max) {
+        fprintf(stderr, "fwpt dump: %s: expected a number 0..%llu, got '%s'\n", a, (unsigned long long)max,
+                v ? v : "(nothing)");
+        return 2;
+    }
+    if (which == 'm') {
+        d->tcfg.mtc_freq = (uint8_t)x;
+        d->tcfg_given |= 4;
+    } else if (which == 'n') {
+        d->tcfg.nom_freq = (uint8_t)x;
+        d->tcfg_given |= 2;
+    } else if (which == 'a') {
+        d->tcfg.cpuid_15_eax = (uint32_t)x;
+        d->eax_given = true;
+    } else {
+        d->tcfg.cpuid_15_ebx = (uint32_t)x;
+        d->ebx_given = true;
+    }
+    return 0;
+}
+
+#define FLAG(name, alias, field, help) {name, alias, NULL, false, offsetof(struct dump_opts, field), NULL, help}
+#define VALUE(name, value, eq, set, help) {name, NULL, value, eq, 0, set, help}
+
+/* fwpt dump's options, in the order --help lists them. */
+static const struct fwpt_opt dump_options[] = {
+    VALUE("--format", "'text' or 'jsonl'", true, set_format,
+          "  --format F   text (ptdump style, default) or jsonl (one JSON object per line)\n"),
+    VALUE("--offset", "a number", true, set_offset, "  --offset N   start decoding at byte N (decimal or 0x-hex)\n"),
+    FLAG("--sync", NULL, sync,
+         "  --sync       start at the first PSB at or after the start offset (of PSBs back to back,\n"
+         "               the last, as libipt)\n"),
+    VALUE("--cpu", "FAMILY/MODEL[/STEPPING] or none", true, set_cpu,
+          "  --cpu F/M[/S] the Intel processor that wrote the trace: family/model[/stepping], decimal or\n"
+          "               0x-hex (as ptxed --cpu); decodes with its errata. none: no processor (the default)\n"),
+    VALUE("--errata", "a list of errata", true, set_errata,
+          "  --errata L   and these errata too (comma-separated names of arch/errata.h, e.g.\n"
+          "               skd007,skz84; only skd007 and skz84 change packets)\n"),
+    {"--time", NULL, NULL, false, 0, set_column,
+     "  --time       after TSC, TMA, MTC and CYC: the estimated TSC (\"tsc\" column)\n"},
+    {"--tcal", NULL, NULL, false, 0, set_column,
+     "  --tcal       after TSC, MTC and CBR: the calibration, TSC ticks per core cycle (\"fcr\" column)\n"},
+    FLAG("--time-delta", NULL, show.delta,
+         "  --time-delta the change since the last value shown instead of the value\n"),
+    FLAG("--no-tcal", NULL, tcfg.no_tcal,
+         "  --no-tcal    do not calibrate (CYC gives no time); --no-cyc: hide CYC, no time from it\n"),
+    FLAG("--no-cyc", NULL, no_cyc, NULL),
+    FLAG("--no-wall-clock", NULL, show.no_wall_clock,
+         "  --no-wall-clock  before the first TSC, show the time MTC/CYC accumulated (from 0)\n"),
+    FLAG("--keep-tcal-on-ovf", NULL, tcfg.keep_tcal_on_ovf,
+         "  --keep-tcal-on-ovf  keep the calibration across an OVF\n"),
+    VALUE("--mtc-freq", "a number 0..15", false, set_timing,
+          "  --mtc-freq N IA32_RTIT_CTL.MTCFreq (0..15)       --nom-freq N  the max non-turbo ratio (P1/100 MHz)\n"),
+    VALUE("--nom-freq", "a number 0..255", false, set_timing, NULL),
+    VALUE("--cpuid-0x15.eax", "a number", false, set_timing,
+          "  --cpuid-0x15.eax N, --cpuid-0x15.ebx N  the TSC / core crystal clock ratio (EBX/EAX)\n"),
+    VALUE("--cpuid-0x15.ebx", "a number", false, set_timing, NULL),
+    FLAG("--quiet", "-q", quiet, "  -q, --quiet  no progress line on stderr\n"),
+};
+
+static void dump_usage(FILE *f);
+static const struct fwpt_opt_cmd dump_cmd = {"fwpt dump", "FILE", dump_options,
+                                             sizeof dump_options / sizeof dump_options[0], false, dump_usage};
+
+static void dump_usage(FILE *f)
+{
+    fputs("usage: fwpt dump FILE|DIR [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none] [--errata LIST]\n"
+          "                 [--time|--tcal] [--time-delta] [--no-tcal] [--no-wall-clock] [--no-cyc] [--keep-tcal-on-ovf]\n"
+          "                 [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N] [--cpuid-0x15.ebx N] [--quiet]\n"
+          "  DIR          a saved \\fwpt\\ directory: its trace.pt; the processor and the timing configuration\n"
+          "               come from its sideband.json (the options below override them)\n", f);
+    fwpt_opt_help(&dump_cmd, f);
+    fputs("On a decode error the error is printed and decoding resumes at the next PSB. A dump to a file that\n"
+          "runs over a second shows its progress on stderr when stderr is a terminal.\n", f);
+}
+
+/* A saved directory (dir): its trace.pt into path, and from its sideband.json what the options did not give (the
+ * processor, the timing configuration) and the trace's recorded size. */
+static int dump_sideband(struct dump_opts *d, const char *dir, char *path, size_t cap, uint64_t *recorded_bytes)
+{
+    snprintf(path, cap, "%s/sideband.json", dir);
+    char *sb = read_text(path);
+    size_t bad_at;
+    if (sb && fwpt_json_check(sb, strlen(sb), &bad_at) != 0) {
+        /* a file cut short, or not sideband.json: nothing in it can be trusted */
+        fprintf(stderr, "fwpt dump: %s: not valid JSON: %s at byte %zu of %zu\n", path,
+                bad_at >= strlen(sb) ? "it ends in the middle of a value (cut short?)" : "unexpected character",
+                bad_at, strlen(sb));
+        free(sb);
         return 1;
     }
+    if (sb) {
+        *recorded_bytes = fwpt_sideband_trace_bytes(sb);
+        struct fwpt_time_config from = {0};
+        unsigned found = 0;
+        struct fwpt_cpu_id sb_cpu;
+        if (fwpt_sideband_time(sb, &from, &found) < 0)
+            fprintf(stderr, "fwpt dump: %s: malformed cpuid_15h, max_nonturbo_ratio or settings (ignored)\n", path);
+        if ((found & 1) && !d->eax_given)
+            d->tcfg.cpuid_15_eax = from.cpuid_15_eax;
+        if ((found & 1) && !d->ebx_given)
+            d->tcfg.cpuid_15_ebx = from.cpuid_15_ebx;
+        if ((found & ~d->tcfg_given) & 2)
+            d->tcfg.nom_freq = from.nom_freq;
+        if ((found & ~d->tcfg_given) & 4)
+            d->tcfg.mtc_freq = from.mtc_freq;
+        if (!d->have_cpu) {
+            if (fwpt_sideband_cpu(sb, &sb_cpu) < 0)
+                fprintf(stderr, "fwpt dump: %s: malformed \"cpu\" (ignored)\n", path);
+            else
+                d->cpu = sb_cpu;
+        }
+        free(sb);
+    } else if (errno != ENOENT) {
+        fprintf(stderr, "fwpt dump: cannot read '%s': %s\n", path, strerror(errno));
+    }
+    snprintf(path, cap, "%s/trace.pt", dir);
+    if (access(path, F_OK) != 0) {
+        fprintf(stderr, "fwpt dump: '%s' is a directory without trace.pt (a saved \\fwpt\\ directory holds one)\n",
+                dir);
+        return 1;
+    }
+    return FWPT_OPT_RUN;
+}
+
+/* The trace of one dump: mapped where it lies. */
+struct dump_trace {
+    const char *file;
+    const uint8_t *buf;
+    size_t len;
+    uint64_t recorded_bytes; /* sideband.json's "trace":{"bytes":N}, 0: not given */
+    int refused;             /* no PSB: the packets as they come, and exit status 1 */
+    char path[4096];         /* a saved directory's trace.pt */
+};
+
+/* The trace file mapped, the errata of --cpu added to --errata's; what is wrong with the file is said. */
+static int dump_open(struct dump_opts *d, struct dump_trace *t)
+{
     struct stat st;
+    t->file = d->file;
+    if (stat(t->file, &st) == 0 && S_ISDIR(st.st_mode)) {
+        int rc = dump_sideband(d, d->file, t->path, sizeof t->path, &t->recorded_bytes);
+        if (rc != FWPT_OPT_RUN)
+            return rc;
+        t->file = t->path;
+    }
+    struct fwpt_errata of_cpu;
+    fwpt_errata_for_cpu(&d->cpu, &of_cpu);
+#define FWPT_ERRATUM_OR(field, name, aliases, what) d->errata.field |= of_cpu.field;
+    FWPT_ERRATA_DECODE_LIST(FWPT_ERRATUM_OR)
+#undef FWPT_ERRATUM_OR
+    d->tcfg.skl168 = d->errata.skl168;
+    int fd = open(t->file, O_RDONLY);
+    if (fd < 0) {
+        fprintf(stderr, "fwpt dump: cannot open '%s': %s\n", t->file, strerror(errno));
+        return 1;
+    }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "fwpt dump: '%s' is not a regular file\n", file);
+        fprintf(stderr, "fwpt dump: '%s' is not a regular file\n", t->file);
         close(fd);
         return 1;
     }
-    size_t len = (size_t)st.st_size;
-    const uint8_t *buf = NULL;
-    if (len) {
-        void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    t->len = (size_t)st.st_size;
+    if (t->len) {
+        void *m = mmap(NULL, t->len, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m == MAP_FAILED) {
-            fprintf(stderr, "fwpt dump: cannot map '%s': %s\n", file, strerror(errno));
+            fprintf(stderr, "fwpt dump: cannot map '%s': %s\n", t->file, strerror(errno));
             close(fd);
             return 1;
         }
-        buf = m;
+        t->buf = m;
     }
     close(fd);
     /* empty: not a packet to show; no PSB: the packets as they come (a dump needs no sync), and exit status 1 */
-    const int refused = fwpt_trace_refuse("fwpt dump", file, buf, len);
-    if (refused && !len)
+    t->refused = fwpt_trace_refuse("fwpt dump", t->file, t->buf, t->len);
+    if (t->refused && !t->len)
         return 1;
-    if (recorded_bytes && recorded_bytes != len)
-        fprintf(stderr, "fwpt dump: %s: %zu bytes, but sideband.json records %llu: %s\n", file, len,
-                (unsigned long long)recorded_bytes,
-                len < recorded_bytes ? "the file is cut short; what follows is not the whole trace"
-                                     : "not the trace the run recorded");
-    if (start > len) {
+    if (t->recorded_bytes && t->recorded_bytes != t->len)
+        fprintf(stderr, "fwpt dump: %s: %zu bytes, but sideband.json records %llu: %s\n", t->file, t->len,
+                (unsigned long long)t->recorded_bytes,
+                t->len < t->recorded_bytes ? "the file is cut short; what follows is not the whole trace"
+                                           : "not the trace the run recorded");
+    if (d->start > t->len) {
         fprintf(stderr, "fwpt dump: --offset %llu is beyond the end of '%s' (%zu bytes)\n",
-                (unsigned long long)start, file, len);
+                (unsigned long long)d->start, t->file, t->len);
         return 2;
     }
+    return FWPT_OPT_RUN;
+}
 
-    static char obuf[1 << 16];
-    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+/* The time after pkt (--time, --tcal): its column into col (*col_id NULL: none), the step's diagnostics and the
+ * column's printed before the packet. */
+static void dump_time(struct dump_opts *d, struct fwpt_time *tm, const struct fwpt_sink *out,
+                      const struct fwpt_packet *pkt, const char **col_id, char col[32])
+{
+    struct fwpt_time_step st;
+    enum fwpt_status err;
+    fwpt_time_packet(tm, pkt, &st);
+    if (!fwpt_time_column(tm, &d->show, &st, col_id, col, &err))
+        *col_id = 0;
+    for (unsigned k = 0; k <= st.ndiag; k++) { /* the step's diagnostics, then the column's */
+        unsigned kind = k < st.ndiag ? st.diag[k].kind : FWPT_TIME_DIAG_PRINT;
+        enum fwpt_status ds = k < st.ndiag ? st.diag[k].status : err;
+        if (ds == FWPT_OK)
+            continue;
+        if (d->jsonl)
+            fwpt_pkt_print_time_diag_json(out, pkt->offset, fwpt_time_diag_what(kind), ds);
+        else
+            fwpt_pkt_print_time_diag_text(out, pkt->offset, fwpt_time_diag_what(kind), ds);
+    }
+}
+
+/* stdout's buffer: stdio keeps it until the process ends, so it outlives the dump. */
+static char stdout_buf[1 << 16];
+
+/* The packets of t, one a line, from --offset (or the first PSB after it, --sync); an error is printed as a line
+ * and the decode resumes at the next PSB. 0, 1 no PSB to start at; *packets, *errors counted. */
+static int dump_packets(struct dump_opts *d, const struct dump_trace *t, unsigned long long *packets,
+                        unsigned long long *errors)
+{
+    setvbuf(stdout, stdout_buf, _IOFBF, sizeof stdout_buf);
     struct fwpt_sink out = fwpt_file_sink(stdout);
     struct fwpt_pkt_decoder dec;
     struct fwpt_packet pkt;
-    unsigned long long packets = 0, errors = 0;
-    fwpt_pkt_init(&dec, buf, len);
-    fwpt_pkt_set_errata(&dec, &errata);
+    fwpt_pkt_init(&dec, t->buf, t->len);
+    fwpt_pkt_set_errata(&dec, &d->errata);
     int rc = 0;
     /* the dump is its own progress on the terminal, and a pager's or grep's through a pipe: a line only to a file */
     struct fwpt_progress prog;
-    fwpt_progress_start(&prog, "fwpt dump", "packets", len, quiet || !fwpt_progress_stdout_is_file());
-    if (sync && start)
-        fwpt_pkt_sync_set(&dec, (size_t)start - 1); /* sync_forward then finds the first PSB >= start */
-    else if (!sync)
-        fwpt_pkt_sync_set(&dec, (size_t)start);
-    if (sync && fwpt_pkt_sync_forward(&dec) != FWPT_OK) {
-        fprintf(stderr, "fwpt dump: no PSB at or after offset %llu\n", (unsigned long long)start);
+    fwpt_progress_start(&prog, "fwpt dump", "packets", t->len, d->quiet || !fwpt_progress_stdout_is_file());
+    if (d->sync && d->start)
+        fwpt_pkt_sync_set(&dec, (size_t)d->start - 1); /* sync_forward then finds the first PSB >= start */
+    else if (!d->sync)
+        fwpt_pkt_sync_set(&dec, (size_t)d->start);
+    if (d->sync && fwpt_pkt_sync_forward(&dec) != FWPT_OK) {
+        fprintf(stderr, "fwpt dump: no PSB at or after offset %llu\n", (unsigned long long)d->start);
         rc = 1;
         goto done;
     }
     struct fwpt_time tm;
-    fwpt_time_init(&tm, &tcfg);
-    bool track = show.time || show.tcal;
+    fwpt_time_init(&tm, &d->tcfg);
+    const bool track = d->show.time || d->show.tcal;
     for (;;) {
         enum fwpt_status s = fwpt_pkt_next(&dec, &pkt);
         if (s == FWPT_E_EOS)
             break;
         if (s != FWPT_OK) {
-            errors++;
+            ++*errors;
             fwpt_time_reset(&tm); /* as after a PSB: nothing is known of the time before it */
-            show.last_tsc = show.last_fcr = 0;
-            if (jsonl)
+            d->show.last_tsc = d->show.last_fcr = 0;
+            if (d->jsonl)
                 fwpt_pkt_print_error_json(&out, pkt.offset, s);
             else
                 fwpt_pkt_print_error_text(&out, pkt.offset, s);
@@ -351,30 +433,15 @@ int fwpt_cmd_dump(int argc, char **argv)
                 break; /* no PSB after the error: nothing more can be decoded */
             continue;
         }
-        packets++;
-        fwpt_progress(&prog, pkt.offset, packets, errors);
-        if (no_cyc && pkt.type == FWPT_PKT_CYC)
+        ++*packets;
+        fwpt_progress(&prog, pkt.offset, *packets, *errors);
+        if (d->no_cyc && pkt.type == FWPT_PKT_CYC)
             continue; /* hidden, and no time from it */
         const char *col_id = 0;
         char col[32];
-        if (track) {
-            struct fwpt_time_step st;
-            enum fwpt_status err;
-            fwpt_time_packet(&tm, &pkt, &st);
-            if (!fwpt_time_column(&tm, &show, &st, &col_id, col, &err))
-                col_id = 0;
-            for (unsigned d = 0; d <= st.ndiag; d++) { /* the step's diagnostics, then the column's */
-                unsigned kind = d < st.ndiag ? st.diag[d].kind : FWPT_TIME_DIAG_PRINT;
-                enum fwpt_status ds = d < st.ndiag ? st.diag[d].status : err;
-                if (ds == FWPT_OK)
-                    continue;
-                if (jsonl)
-                    fwpt_pkt_print_time_diag_json(&out, pkt.offset, fwpt_time_diag_what(kind), ds);
-                else
-                    fwpt_pkt_print_time_diag_text(&out, pkt.offset, fwpt_time_diag_what(kind), ds);
-            }
-        }
-        if (jsonl)
+        if (track)
+            dump_time(d, &tm, &out, &pkt, &col_id, col);
+        if (d->jsonl)
             fwpt_pkt_print_json_col(&out, &pkt, col_id, col);
         else
             fwpt_pkt_print_text_col(&out, &pkt, col_id, col);
@@ -382,10 +449,29 @@ int fwpt_cmd_dump(int argc, char **argv)
 done:
     fwpt_progress_end(&prog);
     fflush(stdout);
+    return rc;
+}
+
+int fwpt_cmd_dump(int argc, char **argv)
+{
+    struct dump_opts d = {0};
+    struct dump_trace t = {0};
+    int rc = fwpt_opt_parse(&dump_cmd, argc, argv, &d, &d.file);
+    if (rc != FWPT_OPT_RUN)
+        return rc;
+    if (!d.file) {
+        fprintf(stderr, "fwpt dump: no FILE given\n");
+        dump_usage(stderr);
+        return 2;
+    }
+    if ((rc = dump_open(&d, &t)) != FWPT_OPT_RUN)
+        return rc;
+    unsigned long long packets = 0, errors = 0;
+    rc = dump_packets(&d, &t, &packets, &errors);
     if (errors)
         fprintf(stderr, "fwpt dump: %llu packets, %llu errors (resynchronized at the next PSB after each)\n",
                 packets, errors);
-    if (len)
-        munmap((void *)buf, len);
-    return rc || refused || errors ? (rc ? rc : 1) : recorded_bytes && recorded_bytes != len ? 3 : 0;
+    if (t.len)
+        munmap((void *)t.buf, t.len);
+    return rc || t.refused || errors ? (rc ? rc : 1) : t.recorded_bytes && t.recorded_bytes != t.len ? 3 : 0;
 }

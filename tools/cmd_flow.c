@@ -17,6 +17,7 @@
  * base/size: JSON strings ("0x..." hex or decimal) or numbers; file: optional, relative to DIR (an
  * image without file names addresses only). FILE is a raw trace; --image FILE@ADDR adds code. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +36,11 @@
 #include "tools/commands.h"
 #include "tools/progress.h"
 #include "tools/flow_summary.h"
+#include "tools/options.h"
 #include "tools/sideband.h"
 #include "tools/zydis.h"
 
-static bool quiet; /* --quiet: no notes on stderr (errors still) */
+static bool quiet; /* --quiet: no notes on stderr (errors still); read by note, a fwpt_note_fn without context */
 
 /* A note on stderr: what the tool did about something missing or odd, decoding on. */
 __attribute__((format(printf, 1, 2))) static void note(const char *fmt, ...)
@@ -137,98 +139,293 @@ static int close_out(FILE *f, const char *path)
     return 0;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: fwpt flow DIR|FILE [--image FILE@ADDR ...] [--format text|jsonl] [--calls] [--profile]\n"
-            "  DIR            a saved \\fwpt\\ directory: trace.pt, sideband.json, img-BASE.bin\n"
-            "  FILE           a raw trace (code from --image)\n"
-            "  --image F@A    code of image file F loaded at address A (hex; repeatable)\n"
-            "  --format F     text (default) or jsonl: one JSON object per instruction/event (and per row of\n"
-            "                 --profile, --calls, --edges)\n"
-            "  --calls        call tree with counts instead of instructions\n"
-            "  --profile      instructions per module and per function entry\n"
-            "  --top N        functions shown by --profile (default 40)\n"
-            "  --depth N      call tree depth shown by --calls (default 32)\n"
-            "  --no-disasm    no Zydis disassembly in the instruction listing\n"
-            "  --cpu F/M[/S]  the Intel processor that wrote the trace: family/model[/stepping], decimal or\n"
-            "                 0x-hex (as ptxed --cpu); the decoder applies its errata. none: no processor.\n"
-            "                 Default: the \"cpu\" of DIR's sideband.json, else none\n"
-            "  --filter A-B   an IP filter range (hex, inclusive; up to 4) the trace was recorded with:\n"
-            "                 binds a TIP.PGD without IP to the direct branch that left the ranges\n"
-            "                 (erratum SKL014). Default: the filter ranges of DIR's sideband.json\n"
-            "  --iflags       RFLAGS.IF changes as events (iflags): for traces recorded with Event Trace\n"
-            "                 (EventEn=1); without it MODE.Exec's IF bit is always 0. Default: off\n"
-            "  --time         the time of every instruction and event (TSC ticks, as libipt's pt_insn_time):\n"
-            "                 text: a first column (\"~\" after it: no TSC yet, counted from 0); jsonl: \"tsc\"\n"
-            "  --ticks        and a tick line where a branch's packet changed the time (ptxed --event:tick)\n"
-            "  --by time|insns  what --profile, --calls, --flame, --folded and --report count: TSC ticks\n"
-            "                 (spread over the instructions between two time changes) or instructions (default)\n"
-            "  --mtc-freq N, --nom-freq N, --cpuid-0x15.eax N, --cpuid-0x15.ebx N, --keep-tcal-on-ovf\n"
-            "                 the timing configuration (as fwpt dump). Default: DIR's sideband.json\n"
-
-            "  --flame F      write the flame graph of the call tree to F (self-contained interactive SVG)\n"
-            "  --folded F     write folded stacks to F (flamegraph.pl, inferno, speedscope: 'a;b;c count')\n"
-            "  --chrome-trace F  write the calls to F in the Trace Event Format (Perfetto, chrome://tracing):\n"
-            "                 one complete slice per call, the instruction index as the clock\n"
-            "  --report F     write the report page to F (as `fwpt report DIR -o F`)\n"
-            "                 With any of these four and neither --calls nor --profile, nothing goes to stdout\n"
-            "  --edges        every distinct edge (a taken transfer between blocks: from the branch, or an\n"
-            "                 interrupt's IP, to where the flow goes on) with how often it was taken\n"
-            "  --coverage F   write an AFL-style edge bitmap to F: one 8-bit counter (wrapping) per edge at\n"
-            "                 ((h(from) >> 1) ^ h(to)) mod size; RET compression kept (docs/performance.md)\n"
-            "  --coverage-size N  bitmap bytes, a power of two (K/M suffixes; default 64K)\n"
-            "  -j N, --jobs N threads for the summaries (default: the cores present); the trace is cut at\n"
-            "                 PSBs, the output is that of one thread\n"
-            "  --split N      trace bytes per piece for -j, at least (K/M suffixes; default 64K)\n"
-            "  --walk W       summary (default): summaries walk blocks and paths, never single instructions;\n"
-            "                 insn: from every instruction (the listing's walk; -j does not apply)\n"
-
-            "  -q, --quiet    no progress line and no notes on stderr (errors only)\n"
-            "  --slow-print   list through the one-event-at-a-time printer (the same bytes, slower; tests, bench)\n"
-            "A decode or listing that runs over a second shows its progress on stderr when stderr is a terminal\n"
-            "(and, for a listing, stdout a file): trace bytes and instructions decoded, the rate.\n"
-            "Exit status: 0 the whole trace decoded; 1 decode errors, nothing decoded or unusable input (named on\n"
-            "stderr); 2 bad usage; 3 a result without errors, but incomplete (the trace ends with tracing on, or is\n"
-            "not the size sideband.json records).\n");
-}
-
-/* The options that take a value, and what the value is: the messages of a missing or refused one. */
-static const struct {
-    const char *name, *expect;
-} value_options[] = {
-    {"--format", "'text' or 'jsonl'"},
-    {"--image", "FILE@ADDR"},
-    {"--cpu", "FAMILY/MODEL[/STEPPING] or none"},
-    {"--filter", "A-B (hex)"},
-    {"--by", "'time' or 'insns'"},
-    {"--mtc-freq", "a number 0..15"},
-    {"--nom-freq", "a number 0..255"},
-    {"--cpuid-0x15.eax", "a number"},
-    {"--cpuid-0x15.ebx", "a number"},
-    {"--flame", "a FILE to write"},
-    {"--folded", "a FILE to write"},
-    {"--chrome-trace", "a FILE to write"},
-    {"--report", "a FILE to write"},
-    {"--coverage", "a FILE to write"},
-    {"--coverage-size", "a power of two up to 1G"},
-    {"-j", "1..256 threads"},
-    {"--jobs", "1..256 threads"},
-    {"--split", "a size in bytes"},
-    {"--walk", "'summary' or 'insn'"},
-    {"--top", "a number of functions (0 or more, decimal or 0x-hex)"},
-    {"--depth", "a number of call levels (0 or more, decimal or 0x-hex)"},
+/* What fwpt flow was asked: filled by flow_parse from the option table below. */
+struct flow_opts {
+    const char *path, *format;
+    enum fwpt_flow_format fmt;
+    bool calls, profile, no_disasm, iflags, slow_print, show_time, ticks, quiet, by_time, walk_insn, have_cpu;
+    struct fwpt_time_config tcfg;
+    unsigned tcfg_given; /* as fwpt_sideband_time's found: bit 1 nom, 2 MTCFreq, 3 CPUID 15H EAX, 4 EBX */
+    uint64_t top, depth, jobs, split;
+    struct images im;
+    struct fwpt_cpu_id cpu;
+    uint64_t filter[FWPT_FLOW_FILTERS][2];
+    uint32_t n_filter;
+    const char *flame_path, *folded_path, *chrome_path, *report_path;
+    struct flow_summary fsum; /* --edges, --coverage, --coverage-size */
 };
 
-static const char *value_expected(const char *a)
+static int set_image(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
 {
-    for (size_t k = 0; k < sizeof value_options / sizeof value_options[0]; k++)
-        if (!strcmp(a, value_options[k].name))
-            return value_options[k].expect;
-    return NULL;
+    struct flow_opts *fo = dst;
+    (void)o, (void)a;
+    const char *at = strrchr(v, '@');
+    uint64_t base;
+    if (!at || fwpt_parse_u64(at + 1, 1, &base) != 0) {
+        fprintf(stderr, "fwpt flow: --image: expected FILE@ADDR, got '%s'\n", v);
+        return 2;
+    }
+    struct fwpt_module *m = add_image(&fo->im);
+    char *name = strndup(v, (size_t)(at - v));
+    uint8_t *code;
+    size_t code_size;
+    m->base = base;
+    if (fwpt_file_load(name, &code, &code_size) != 0) {
+        fprintf(stderr, "fwpt flow: %s: %s\n", name, strerror(errno));
+        return 1;
+    }
+    m->code = code;
+    m->size = m->code_size = code_size;
+    const char *slash = strrchr(name, '/');
+    if (slash)
+        memmove(name, slash + 1, strlen(slash + 1) + 1);
+    m->name = name;
+    return 0;
 }
 
-const char *fwpt_flow_option_value(const char *a) { return value_expected(a); }
+static int set_cpu(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    struct flow_opts *fo = dst;
+    (void)o, (void)a;
+    const char *why = "expected FAMILY/MODEL[/STEPPING] or none";
+    if (!v || fwpt_cpu_parse_why(v, &fo->cpu, &why) != FWPT_OK) {
+        fprintf(stderr, "fwpt flow: --cpu: %s, got '%s'\n", why, v ? v : "(nothing)");
+        return 2;
+    }
+    fo->have_cpu = true;
+    return 0;
+}
+
+static int set_filter(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    struct flow_opts *fo = dst;
+    (void)o, (void)a;
+    const char *dash = strchr(v, '-');
+    uint64_t fa, fb;
+    char lo[32];
+    if (!dash || (size_t)(dash - v) >= sizeof lo || fo->n_filter == FWPT_FLOW_FILTERS) {
+        fprintf(stderr, "fwpt flow: --filter: expected A-B (hex), at most %d, got '%s'\n", FWPT_FLOW_FILTERS, v);
+        return 2;
+    }
+    memcpy(lo, v, (size_t)(dash - v));
+    lo[dash - v] = 0;
+    if (fwpt_parse_u64(lo, 1, &fa) != 0 || fwpt_parse_u64(dash + 1, 1, &fb) != 0 || fb < fa) {
+        fprintf(stderr, "fwpt flow: --filter: expected A-B with hex A <= B, got '%s'\n", v);
+        return 2;
+    }
+    fo->filter[fo->n_filter][0] = fa;
+    fo->filter[fo->n_filter][1] = fb;
+    fo->n_filter++;
+    return 0;
+}
+
+/* A value that is one of two words: the bool at o->off says whether it is the first. */
+static int set_choice(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    bool *first = (bool *)((char *)dst + o->off);
+    const bool by = !strcmp(o->name, "--by");
+    const char *w0 = by ? "time" : "insn", *w1 = by ? "insns" : "summary";
+    if (strcmp(v, w0) && strcmp(v, w1)) {
+        fprintf(stderr, "fwpt flow: %s: expected %s, got '%s'\n", a, o->value, v);
+        return 2;
+    }
+    *first = !strcmp(v, w0);
+    return 0;
+}
+
+/* --mtc-freq, --nom-freq, --cpuid-0x15.eax, --cpuid-0x15.ebx: the timing configuration, remembered as given. */
+static int set_timing(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    struct flow_opts *fo = dst;
+    uint64_t x;
+    int mtc = o->name[2] == 'm', nom = o->name[2] == 'n';
+    if (fwpt_parse_u64(v, 0, &x) != 0 || x > (mtc ? 15u : nom ? 255u : UINT32_MAX)) {
+        fprintf(stderr, "fwpt flow: %s: expected a number (at most %llu), got '%s'\n", a,
+                (unsigned long long)(mtc ? 15u : nom ? 255u : UINT32_MAX), v);
+        return 2;
+    }
+    if (mtc)
+        fo->tcfg.mtc_freq = (uint8_t)x, fo->tcfg_given |= 4;
+    else if (nom)
+        fo->tcfg.nom_freq = (uint8_t)x, fo->tcfg_given |= 2;
+    else if (o->name[14] == 'a')
+        fo->tcfg.cpuid_15_eax = (uint32_t)x, fo->tcfg_given |= 8;
+    else
+        fo->tcfg.cpuid_15_ebx = (uint32_t)x, fo->tcfg_given |= 16;
+    return 0;
+}
+
+static int set_cov_size(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    struct flow_opts *fo = dst;
+    uint64_t n;
+    (void)o, (void)a;
+    if (fwpt_parse_size(v, &n) != 0 || !n || (n & (n - 1)) || n > (1ull << 30)) {
+        fprintf(stderr, "fwpt flow: --coverage-size: expected a power of two up to 1G, got '%s'\n", v);
+        return 2;
+    }
+    fo->fsum.cov_size = (size_t)n;
+    return 0;
+}
+
+static int set_jobs(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    struct flow_opts *fo = dst;
+    (void)o;
+    if (fwpt_parse_u64(v, 0, &fo->jobs) != 0 || !fo->jobs || fo->jobs > 256) {
+        fprintf(stderr, "fwpt flow: %s: expected 1..256 threads, got '%s'\n", a, v);
+        return 2;
+    }
+    return 0;
+}
+
+static int set_split(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    struct flow_opts *fo = dst;
+    (void)o, (void)a;
+    if (fwpt_parse_size(v, &fo->split) != 0 || !fo->split) {
+        fprintf(stderr, "fwpt flow: --split: expected a size in bytes, got '%s'\n", v);
+        return 2;
+    }
+    return 0;
+}
+
+/* --top, --depth: the uint64_t at o->off. */
+static int set_count(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    uint64_t x;
+    if (fwpt_parse_u64(v, 0, &x) != 0 || x > UINT32_MAX) {
+        fprintf(stderr, "fwpt flow: %s: expected %s, got '%s'\n", a, o->value, v);
+        return 2;
+    }
+    *(uint64_t *)((char *)dst + o->off) = x;
+    return 0;
+}
+
+#define FLAG(name, alias, field, help) {name, alias, NULL, false, offsetof(struct flow_opts, field), NULL, help}
+#define VALUE(name, alias, value, eq, field, set, help) \
+    {name, alias, value, eq, offsetof(struct flow_opts, field), set, help}
+#define FILE_OUT(name, field, help) VALUE(name, NULL, "a FILE to write", false, field, fwpt_opt_set_str, help)
+
+/* fwpt flow's options, in the order --help lists them. */
+static const struct fwpt_opt flow_options[] = {
+    VALUE("--image", NULL, "FILE@ADDR", false, im, set_image,
+          "  --image F@A    code of image file F loaded at address A (hex; repeatable)\n"),
+    VALUE("--format", NULL, "'text' or 'jsonl'", true, format, fwpt_opt_set_str,
+          "  --format F     text (default) or jsonl: one JSON object per instruction/event (and per row of\n"
+          "                 --profile, --calls, --edges)\n"),
+    FLAG("--calls", NULL, calls, "  --calls        call tree with counts instead of instructions\n"),
+    FLAG("--profile", NULL, profile, "  --profile      instructions per module and per function entry\n"),
+    VALUE("--top", NULL, "a number of functions (0 or more, decimal or 0x-hex)", false, top, set_count,
+          "  --top N        functions shown by --profile (default 40)\n"),
+    VALUE("--depth", NULL, "a number of call levels (0 or more, decimal or 0x-hex)", false, depth, set_count,
+          "  --depth N      call tree depth shown by --calls (default 32)\n"),
+    FLAG("--no-disasm", NULL, no_disasm, "  --no-disasm    no Zydis disassembly in the instruction listing\n"),
+    VALUE("--cpu", NULL, "FAMILY/MODEL[/STEPPING] or none", true, cpu, set_cpu,
+          "  --cpu F/M[/S]  the Intel processor that wrote the trace: family/model[/stepping], decimal or\n"
+          "                 0x-hex (as ptxed --cpu); the decoder applies its errata. none: no processor.\n"
+          "                 Default: the \"cpu\" of DIR's sideband.json, else none\n"),
+    VALUE("--filter", NULL, "A-B (hex)", false, filter, set_filter,
+          "  --filter A-B   an IP filter range (hex, inclusive; up to 4) the trace was recorded with:\n"
+          "                 binds a TIP.PGD without IP to the direct branch that left the ranges\n"
+          "                 (erratum SKL014). Default: the filter ranges of DIR's sideband.json\n"),
+    FLAG("--iflags", NULL, iflags,
+         "  --iflags       RFLAGS.IF changes as events (iflags): for traces recorded with Event Trace\n"
+         "                 (EventEn=1); without it MODE.Exec's IF bit is always 0. Default: off\n"),
+    FLAG("--time", NULL, show_time,
+         "  --time         the time of every instruction and event (TSC ticks, as libipt's pt_insn_time):\n"
+         "                 text: a first column (\"~\" after it: no TSC yet, counted from 0); jsonl: \"tsc\"\n"),
+    FLAG("--ticks", NULL, ticks,
+         "  --ticks        and a tick line where a branch's packet changed the time (ptxed --event:tick)\n"),
+    VALUE("--by", NULL, "'time' or 'insns'", false, by_time, set_choice,
+          "  --by time|insns  what --profile, --calls, --flame, --folded and --report count: TSC ticks\n"
+          "                 (spread over the instructions between two time changes) or instructions (default)\n"),
+    VALUE("--mtc-freq", NULL, "a number 0..15", false, tcfg, set_timing,
+          "  --mtc-freq N, --nom-freq N, --cpuid-0x15.eax N, --cpuid-0x15.ebx N, --keep-tcal-on-ovf\n"
+          "                 the timing configuration (as fwpt dump). Default: DIR's sideband.json\n"),
+    VALUE("--nom-freq", NULL, "a number 0..255", false, tcfg, set_timing, NULL),
+    VALUE("--cpuid-0x15.eax", NULL, "a number", false, tcfg, set_timing, NULL),
+    VALUE("--cpuid-0x15.ebx", NULL, "a number", false, tcfg, set_timing, NULL),
+    FLAG("--keep-tcal-on-ovf", NULL, tcfg.keep_tcal_on_ovf, NULL),
+    FILE_OUT("--flame", flame_path,
+             "  --flame F      write the flame graph of the call tree to F (self-contained interactive SVG)\n"),
+    FILE_OUT("--folded", folded_path,
+             "  --folded F     write folded stacks to F (flamegraph.pl, inferno, speedscope: 'a;b;c count')\n"),
+    FILE_OUT("--chrome-trace", chrome_path,
+             "  --chrome-trace F  write the calls to F in the Trace Event Format (Perfetto, chrome://tracing):\n"
+             "                 one complete slice per call, the instruction index as the clock\n"),
+    FILE_OUT("--report", report_path,
+             "  --report F     write the report page to F (as `fwpt report DIR -o F`)\n"
+             "                 With any of these four and neither --calls nor --profile, nothing goes to stdout\n"),
+    FLAG("--edges", NULL, fsum.edges,
+         "  --edges        every distinct edge (a taken transfer between blocks: from the branch, or an\n"
+         "                 interrupt's IP, to where the flow goes on) with how often it was taken\n"),
+    FILE_OUT("--coverage", fsum.cov_path,
+             "  --coverage F   write an AFL-style edge bitmap to F: one 8-bit counter (wrapping) per edge at\n"
+             "                 ((h(from) >> 1) ^ h(to)) mod size; RET compression kept (docs/performance.md)\n"),
+    VALUE("--coverage-size", NULL, "a power of two up to 1G", false, fsum.cov_size, set_cov_size,
+          "  --coverage-size N  bitmap bytes, a power of two (K/M suffixes; default 64K)\n"),
+    VALUE("--jobs", "-j", "1..256 threads", false, jobs, set_jobs,
+          "  -j N, --jobs N threads for the summaries (default: the cores present); the trace is cut at\n"
+          "                 PSBs, the output is that of one thread\n"),
+    VALUE("--split", NULL, "a size in bytes", false, split, set_split,
+          "  --split N      trace bytes per piece for -j, at least (K/M suffixes; default 64K)\n"),
+    VALUE("--walk", NULL, "'summary' or 'insn'", false, walk_insn, set_choice,
+          "  --walk W       summary (default): summaries walk blocks and paths, never single instructions;\n"
+          "                 insn: from every instruction (the listing's walk; -j does not apply)\n"),
+    FLAG("--quiet", "-q", quiet, "  -q, --quiet    no progress line and no notes on stderr (errors only)\n"),
+    FLAG("--slow-print", NULL, slow_print,
+         "  --slow-print   list through the one-event-at-a-time printer (the same bytes, slower; tests, bench)\n"),
+};
+
+static void usage(FILE *f);
+static const struct fwpt_opt_cmd flow_cmd = {"fwpt flow", "DIR|FILE", flow_options,
+                                             sizeof flow_options / sizeof flow_options[0], true, usage};
+
+static void usage(FILE *f)
+{
+    fputs("usage: fwpt flow DIR|FILE [--image FILE@ADDR ...] [--format text|jsonl] [--calls] [--profile]\n"
+          "  DIR            a saved \\fwpt\\ directory: trace.pt, sideband.json, img-BASE.bin\n"
+          "  FILE           a raw trace (code from --image)\n", f);
+    fwpt_opt_help(&flow_cmd, f);
+    fputs("A decode or listing that runs over a second shows its progress on stderr when stderr is a terminal\n"
+          "(and, for a listing, stdout a file): trace bytes and instructions decoded, the rate.\n"
+          "Exit status: 0 the whole trace decoded; 1 decode errors, nothing decoded or unusable input (named on\n"
+          "stderr); 2 bad usage; 3 a result without errors, but incomplete (the trace ends with tracing on, or is\n"
+          "not the size sideband.json records).\n", f);
+}
+
+const char *fwpt_flow_option_value(const char *a)
+{
+    const struct fwpt_opt *o = fwpt_opt_find(&flow_cmd, a);
+    return o ? o->value : NULL;
+}
+
+/* The options of argv into fo: FWPT_OPT_RUN, or the exit status (--help, bad usage). */
+static int flow_parse(struct flow_opts *fo, int argc, char **argv)
+{
+    fo->format = "text";
+    fo->top = 40;
+    fo->depth = 32;
+    fo->fsum.cov_size = 1 << 16;
+    int rc = fwpt_opt_parse(&flow_cmd, argc, argv, fo, &fo->path);
+    if (rc != FWPT_OPT_RUN)
+        return rc;
+    if (!fo->path) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(fo->format, "text"))
+        fo->fmt = FWPT_FLOW_FMT_TEXT;
+    else if (!strcmp(fo->format, "jsonl"))
+        fo->fmt = FWPT_FLOW_FMT_JSONL;
+    else {
+        fprintf(stderr, "fwpt flow: --format: expected 'text' or 'jsonl', got '%s'\n", fo->format);
+        return 2;
+    }
+    return FWPT_OPT_RUN;
+}
+
 
 /* Decode errors as they are shown: the first ERR_SHOWN of each status in line, the others counted and summarized
  * in one line (a trace without its code repeats one error hundreds of times). */
@@ -284,581 +481,534 @@ static int cmp_base(const void *a, const void *b)
     return x->base < y->base ? -1 : x->base > y->base;
 }
 
-int fwpt_cmd_flow(int argc, char **argv)
-{
-    const char *path = NULL, *format = "text";
-    bool calls = false, profile = false, no_disasm = false, iflags = false, slow_print = false, show_time = false,
-         ticks = false;
-    int by_time = 0;
-    quiet = false;
-    struct fwpt_time_config tcfg = {0};
-    unsigned tcfg_given = 0; /* as fwpt_sideband_time's found: bit 0 CPUID 15H (both), 1 nom, 2 MTCFreq */
-    uint64_t cpuid15_ecx = 0;
-    uint64_t top = 40, depth = 32;
-    struct images im = {0};
-    struct fwpt_cpu_id cpu = {0};
-    int have_cpu = 0;
+/* One run of fwpt flow, from its inputs to its exit status (flow_steps): flow_inputs, flow_setup, flow_decode (one
+ * of three walks), flow_summaries, flow_pictures, flow_status. Heap-allocated (the block cache alone is large). */
+struct flow_run {
+    /* the inputs (flow_inputs) */
+    uint8_t *trace;
+    size_t trace_size;
+    uint64_t recorded_bytes; /* sideband.json's "trace":{"bytes":N}, 0: not given */
+    char trace_name[2048];   /* the trace file, as messages name it */
+    bool is_dir;
+    struct fwpt_sideband_run sbr;
+    uint64_t cpuid15_ecx;
+    int refused;    /* empty or without a PSB: only a report page is written, saying so */
+    int incomplete; /* a result, but not of the whole run: exit status 3 */
+    /* what the decode writes to and with (flow_setup) */
+    struct fwpt_modules mods;
+    struct fwpt_names names;
     struct fwpt_errata errata;
-    uint64_t filter[FWPT_FLOW_FILTERS][2];
-    uint32_t n_filter = 0;
-    const char *flame_path = NULL, *folded_path = NULL, *chrome_path = NULL, *report_path = NULL;
-    static struct fwpt_sideband_run sbr;
-    static struct flow_summary fsum = {.cov_size = 1 << 16};
-    uint64_t jobs = 0, split = 0;
-    int walk_insn = 0;
-    const struct fwpt_arg_flag flags[] = {
-        {"--calls", &calls}, {"--profile", &profile}, {"--no-disasm", &no_disasm}, {"--slow-print", &slow_print},
-        {"--quiet", &quiet}, {"-q", &quiet}, {"--iflags", &iflags}, {"--time", &show_time}, {"--ticks", &ticks},
-        {"--keep-tcal-on-ovf", &tcfg.keep_tcal_on_ovf}, {"--edges", &fsum.edges},
-    };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool *on = fwpt_arg_flag(flags, sizeof flags / sizeof flags[0], a);
-        const char *expect = value_expected(a);
-        if (expect && !v) {
-            fprintf(stderr, "fwpt flow: %s: expected %s, got nothing (it is the last argument)\n", a, expect);
-            return 2;
-        }
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (on) {
-            *on = true;
-        } else if (!strcmp(a, "--format")) {
-            format = v, i++;
-        } else if (!strncmp(a, "--format=", 9)) {
-            format = a + 9;
-        } else if (!strcmp(a, "--image")) {
-            i++;
-            const char *at = strrchr(v, '@');
-            uint64_t base;
-            if (!at || fwpt_parse_u64(at + 1, 1, &base) != 0) {
-                fprintf(stderr, "fwpt flow: --image: expected FILE@ADDR, got '%s'\n", v);
-                return 2;
-            }
-            struct fwpt_module *m = add_image(&im);
-            char *name = strndup(v, (size_t)(at - v));
-            uint8_t *code;
-            size_t code_size;
-            m->base = base;
-            if (fwpt_file_load(name, &code, &code_size) != 0) {
-                fprintf(stderr, "fwpt flow: %s: %s\n", name, strerror(errno));
-                return 1;
-            }
-            m->code = code;
-            m->size = m->code_size = code_size;
-            const char *slash = strrchr(name, '/');
-            if (slash)
-                memmove(name, slash + 1, strlen(slash + 1) + 1);
-            m->name = name;
-        } else if (!strcmp(a, "--cpu") || !strncmp(a, "--cpu=", 6)) {
-            const char *cv = a[5] == '=' ? a + 6 : v;
-            const char *why = "expected FAMILY/MODEL[/STEPPING] or none";
-            if (a[5] != '=' && v)
-                i++;
-            if (!cv || fwpt_cpu_parse_why(cv, &cpu, &why) != FWPT_OK) {
-                fprintf(stderr, "fwpt flow: --cpu: %s, got '%s'\n", why, cv ? cv : "(nothing)");
-                return 2;
-            }
-            have_cpu = 1;
-        } else if (!strcmp(a, "--filter")) {
-            i++;
-            const char *dash = strchr(v, '-');
-            uint64_t fa, fb;
-            char lo[32];
-            if (!dash || (size_t)(dash - v) >= sizeof lo || n_filter == FWPT_FLOW_FILTERS) {
-                fprintf(stderr, "fwpt flow: --filter: expected A-B (hex), at most %d, got '%s'\n", FWPT_FLOW_FILTERS, v);
-                return 2;
-            }
-            memcpy(lo, v, (size_t)(dash - v));
-            lo[dash - v] = 0;
-            if (fwpt_parse_u64(lo, 1, &fa) != 0 || fwpt_parse_u64(dash + 1, 1, &fb) != 0 || fb < fa) {
-                fprintf(stderr, "fwpt flow: --filter: expected A-B with hex A <= B, got '%s'\n", v);
-                return 2;
-            }
-            filter[n_filter][0] = fa;
-            filter[n_filter][1] = fb;
-            n_filter++;
-        } else if (!strcmp(a, "--by")) {
-            if (strcmp(v, "time") && strcmp(v, "insns")) {
-                fprintf(stderr, "fwpt flow: --by: expected %s, got '%s'\n", expect, v);
-                return 2;
-            }
-            by_time = !strcmp(v, "time"), i++;
-        } else if ((!strcmp(a, "--mtc-freq") || !strcmp(a, "--nom-freq") || !strcmp(a, "--cpuid-0x15.eax") ||
-                    !strcmp(a, "--cpuid-0x15.ebx"))) {
-            uint64_t x;
-            int mtc = a[2] == 'm', nom = a[2] == 'n';
-            if (fwpt_parse_u64(v, 0, &x) != 0 || x > (mtc ? 15u : nom ? 255u : UINT32_MAX)) {
-                fprintf(stderr, "fwpt flow: %s: expected a number (at most %llu), got '%s'\n", a,
-                        (unsigned long long)(mtc ? 15u : nom ? 255u : UINT32_MAX), v);
-                return 2;
-            }
-            i++;
-            if (mtc)
-                tcfg.mtc_freq = (uint8_t)x, tcfg_given |= 4;
-            else if (nom)
-                tcfg.nom_freq = (uint8_t)x, tcfg_given |= 2;
-            else if (a[14] == 'a')
-                tcfg.cpuid_15_eax = (uint32_t)x, tcfg_given |= 8;
-            else
-                tcfg.cpuid_15_ebx = (uint32_t)x, tcfg_given |= 16;
-        } else if (!strcmp(a, "--flame")) {
-            flame_path = v, i++;
-        } else if (!strcmp(a, "--folded")) {
-            folded_path = v, i++;
-        } else if (!strcmp(a, "--chrome-trace")) {
-            chrome_path = v, i++;
-        } else if (!strcmp(a, "--report")) {
-            report_path = v, i++;
-        } else if (!strcmp(a, "--coverage")) {
-            fsum.cov_path = v, i++;
-        } else if (!strcmp(a, "--coverage-size")) {
-            uint64_t n;
-            i++;
-            if (fwpt_parse_size(v, &n) != 0 || !n || (n & (n - 1)) || n > (1ull << 30)) {
-                fprintf(stderr, "fwpt flow: --coverage-size: expected a power of two up to 1G, got '%s'\n", v);
-                return 2;
-            }
-            fsum.cov_size = (size_t)n;
-        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-            i++;
-            if (fwpt_parse_u64(v, 0, &jobs) != 0 || !jobs || jobs > 256) {
-                fprintf(stderr, "fwpt flow: %s: expected 1..256 threads, got '%s'\n", a, v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--split")) {
-            i++;
-            if (fwpt_parse_size(v, &split) != 0 || !split) {
-                fprintf(stderr, "fwpt flow: --split: expected a size in bytes, got '%s'\n", v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--walk")) {
-            i++;
-            if (strcmp(v, "summary") && strcmp(v, "insn")) {
-                fprintf(stderr, "fwpt flow: --walk: expected 'summary' or 'insn', got '%s'\n", v);
-                return 2;
-            }
-            walk_insn = !strcmp(v, "insn");
-        } else if (!strcmp(a, "--top") || !strcmp(a, "--depth")) {
-            i++;
-            uint64_t x;
-            if (fwpt_parse_u64(v, 0, &x) != 0 || x > UINT32_MAX) {
-                fprintf(stderr, "fwpt flow: %s: expected %s, got '%s'\n", a, expect, v);
-                return 2;
-            }
-            *(a[2] == 't' ? &top : &depth) = x;
-        } else if (a[0] == '-' && a[1]) {
-            return fwpt_arg_unknown("fwpt flow", "unknown option", a, usage);
-        } else if (fwpt_arg_operand("fwpt flow", "DIR|FILE", &path, a)) {
-            return 2;
-        }
-    }
-    if (!path) {
-        usage(stderr);
-        return 2;
-    }
-    enum fwpt_flow_format fmt;
-    if (!strcmp(format, "text"))
-        fmt = FWPT_FLOW_FMT_TEXT;
-    else if (!strcmp(format, "jsonl"))
-        fmt = FWPT_FLOW_FMT_JSONL;
-    else {
-        fprintf(stderr, "fwpt flow: --format: expected 'text' or 'jsonl', got '%s'\n", format);
-        return 2;
-    }
+    int listing, pictures, stdout_quiet, time_on;
+    FILE *flame_f, *folded_f, *chrome_f, *report_f;
+    struct fwpt_zydis *dz;
+    struct fwpt_flow flow;
+    struct fwpt_flow_block cache[1 << 16]; /* indexed by IP bits: 64 KiB of code map without a collision */
+    struct fwpt_sink out, err_out, chrome_sink;
+    struct fwpt_flow_printer pr, err_pr;
+    struct err_show es;
+    struct fwpt_profile *prof;
+    struct fwpt_chrome chrome;
+    struct fwpt_time_spread spread;
+    struct fwpt_flow_event *held; /* --by time: the events spread waits with */
+    struct fwpt_progress prog;
+    /* what the walk found (flow_decode) */
+    unsigned long errors;
+    uint64_t ninsns, nevents, lost, cut_ip;
+    bool any_time; /* an instruction or event had a time (--by time has something to count) */
+    enum fwpt_status fst; /* why the decode ended: FWPT_E_EOS, else a decoder bug (FWPT_E_INTERNAL) */
+    bool cut, nothing;
+};
 
-    uint8_t *trace = NULL;
-    size_t trace_size = 0;
-    uint64_t recorded_bytes = 0; /* sideband.json's "trace":{"bytes":N}, 0: not given */
-    struct stat st;
-    char trace_name[2048];       /* the trace file, as messages name it */
-    snprintf(trace_name, sizeof trace_name, "%s", path);
-    if (stat(path, &st) != 0) {
-        fprintf(stderr, "fwpt flow: %s: %s\n", path, strerror(errno));
-        return 1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        char p[2048];
-        snprintf(trace_name, sizeof trace_name, "%s/trace.pt", path);
-        if (fwpt_file_load(trace_name, &trace, &trace_size) != 0) {
-            fprintf(stderr, "fwpt flow: %s: %s\n", trace_name, strerror(errno));
-            return 1;
-        }
-        snprintf(p, sizeof p, "%s/sideband.json", path);
-        uint8_t *sb;
-        size_t sbn, bad_at;
-        if (fwpt_file_load(p, &sb, &sbn) == 0) {
-            uint8_t *z = realloc(sb, sbn + 1); /* room for the NUL the JSON reader ends at */
-            if (!z) {
-                free(sb);
-                fprintf(stderr, "fwpt flow: %s: out of memory\n", p);
-                return 1;
-            }
-            sb = z;
-            sb[sbn] = 0;
-            if (fwpt_json_check((const char *)sb, sbn, &bad_at) != 0) {
-                /* a file cut short, or not sideband.json: nothing in it can be trusted */
-                fprintf(stderr, "fwpt flow: %s: not valid JSON: %s at byte %zu of %zu\n", p,
-                        bad_at >= sbn ? "it ends in the middle of a value (cut short?)" : "unexpected character",
-                        bad_at, sbn);
-                return 1;
-            }
-            struct sideband_images sbi = {&im, p, 0};
-            if (fwpt_sideband_images((const char *)sb, path, add_sideband_image, &sbi) != 0)
-                fprintf(stderr, "fwpt flow: %s: no usable \"images\" list (continuing with what was read)\n", p);
-            if (sbi.bad)
-                return 1;
-            if (!n_filter) {
-                int nf = fwpt_sideband_filters((const char *)sb, filter, FWPT_FLOW_FILTERS);
-                if (nf < 0)
-                    note("fwpt flow: %s: unusable \"addr_ranges\" (decoding without the IP filter ranges)\n", p);
-                else
-                    n_filter = (uint32_t)nf;
-            }
-            fwpt_sideband_run((const char *)sb, p, &sbr, note);
-            recorded_bytes = fwpt_sideband_trace_bytes((const char *)sb);
-            struct fwpt_time_config from = {0};
-            unsigned found = 0;
-            if (fwpt_sideband_time((const char *)sb, &from, &found) < 0)
-                fprintf(stderr, "fwpt flow: %s: malformed cpuid_15h, max_nonturbo_ratio or settings (ignored)\n", p);
-            if ((found & 1) && !(tcfg_given & 8))
-                tcfg.cpuid_15_eax = from.cpuid_15_eax;
-            if ((found & 1) && !(tcfg_given & 16))
-                tcfg.cpuid_15_ebx = from.cpuid_15_ebx;
-            if ((found & 2) && !(tcfg_given & 2))
-                tcfg.nom_freq = from.nom_freq;
-            if ((found & 4) && !(tcfg_given & 4))
-                tcfg.mtc_freq = from.mtc_freq;
-            const char *c15 = fwpt_json_value((const char *)sb, "cpuid_15h");
-            if (c15 && *c15 == '{') {
-                int have_ecx = 0;
-                const struct fwpt_json_field ecx[] = {{"ecx", NULL, 0, &cpuid15_ecx, &have_ecx}};
-                fwpt_json_object(c15, ecx, 1);
-            }
-            if (!have_cpu && fwpt_sideband_cpu((const char *)sb, &cpu) < 0)
-                note("fwpt flow: %s: no usable \"cpu\" object (decoding without processor errata)\n", p);
-            free(sb);
-        } else if (!im.n) {
+/* sideband.json of a saved directory (at p, loaded): images, filter ranges, the run, the trace's size, the timing
+ * configuration and the processor, where the options did not give them. */
+static int flow_sideband(struct flow_opts *o, struct flow_run *r, const char *p)
+{
+    uint8_t *sb;
+    size_t sbn, bad_at;
+    if (fwpt_file_load(p, &sb, &sbn) != 0) {
+        if (!o->im.n) {
             fprintf(stderr, "fwpt flow: %s: %s: no images, so no code to decode with (a saved directory holds "
                             "its sideband.json; else give --image FILE@ADDR)\n", p, strerror(errno));
             return 1;
-        } else {
-            note("fwpt flow: %s: %s (only the --image code)\n", p, strerror(errno));
         }
-    } else if (fwpt_file_load(path, &trace, &trace_size) != 0) {
-        fprintf(stderr, "fwpt flow: %s: %s\n", path, strerror(errno));
+        note("fwpt flow: %s: %s (only the --image code)\n", p, strerror(errno));
+        return FWPT_OPT_RUN;
+    }
+    uint8_t *z = realloc(sb, sbn + 1); /* room for the NUL the JSON reader ends at */
+    if (!z) {
+        free(sb);
+        fprintf(stderr, "fwpt flow: %s: out of memory\n", p);
+        return 1;
+    }
+    sb = z;
+    sb[sbn] = 0;
+    const char *text = (const char *)sb;
+    if (fwpt_json_check(text, sbn, &bad_at) != 0) {
+        /* a file cut short, or not sideband.json: nothing in it can be trusted */
+        fprintf(stderr, "fwpt flow: %s: not valid JSON: %s at byte %zu of %zu\n", p,
+                bad_at >= sbn ? "it ends in the middle of a value (cut short?)" : "unexpected character", bad_at, sbn);
+        return 1;
+    }
+    struct sideband_images sbi = {&o->im, p, 0};
+    if (fwpt_sideband_images(text, o->path, add_sideband_image, &sbi) != 0)
+        fprintf(stderr, "fwpt flow: %s: no usable \"images\" list (continuing with what was read)\n", p);
+    if (sbi.bad)
+        return 1;
+    if (!o->n_filter) {
+        int nf = fwpt_sideband_filters(text, o->filter, FWPT_FLOW_FILTERS);
+        if (nf < 0)
+            note("fwpt flow: %s: unusable \"addr_ranges\" (decoding without the IP filter ranges)\n", p);
+        else
+            o->n_filter = (uint32_t)nf;
+    }
+    fwpt_sideband_run(text, p, &r->sbr, note);
+    r->recorded_bytes = fwpt_sideband_trace_bytes(text);
+    struct fwpt_time_config from = {0};
+    unsigned found = 0;
+    if (fwpt_sideband_time(text, &from, &found) < 0)
+        fprintf(stderr, "fwpt flow: %s: malformed cpuid_15h, max_nonturbo_ratio or settings (ignored)\n", p);
+    if ((found & 1) && !(o->tcfg_given & 8))
+        o->tcfg.cpuid_15_eax = from.cpuid_15_eax;
+    if ((found & 1) && !(o->tcfg_given & 16))
+        o->tcfg.cpuid_15_ebx = from.cpuid_15_ebx;
+    if ((found & 2) && !(o->tcfg_given & 2))
+        o->tcfg.nom_freq = from.nom_freq;
+    if ((found & 4) && !(o->tcfg_given & 4))
+        o->tcfg.mtc_freq = from.mtc_freq;
+    const char *c15 = fwpt_json_value(text, "cpuid_15h");
+    if (c15 && *c15 == '{') {
+        int have_ecx = 0;
+        const struct fwpt_json_field ecx[] = {{"ecx", NULL, 0, &r->cpuid15_ecx, &have_ecx}};
+        fwpt_json_object(c15, ecx, 1);
+    }
+    if (!o->have_cpu && fwpt_sideband_cpu(text, &o->cpu) < 0)
+        note("fwpt flow: %s: no usable \"cpu\" object (decoding without processor errata)\n", p);
+    free(sb);
+    return FWPT_OPT_RUN;
+}
+
+/* The trace (a file, or a saved directory's trace.pt and sideband.json) and the code to decode it with. */
+static int flow_inputs(struct flow_opts *o, struct flow_run *r)
+{
+    struct stat st;
+    snprintf(r->trace_name, sizeof r->trace_name, "%s", o->path);
+    if (stat(o->path, &st) != 0) {
+        fprintf(stderr, "fwpt flow: %s: %s\n", o->path, strerror(errno));
+        return 1;
+    }
+    r->is_dir = S_ISDIR(st.st_mode);
+    if (r->is_dir) {
+        char p[2048];
+        snprintf(r->trace_name, sizeof r->trace_name, "%s/trace.pt", o->path);
+        if (fwpt_file_load(r->trace_name, &r->trace, &r->trace_size) != 0) {
+            fprintf(stderr, "fwpt flow: %s: %s\n", r->trace_name, strerror(errno));
+            return 1;
+        }
+        snprintf(p, sizeof p, "%s/sideband.json", o->path);
+        int rc = flow_sideband(o, r, p);
+        if (rc != FWPT_OPT_RUN)
+            return rc;
+    } else if (fwpt_file_load(o->path, &r->trace, &r->trace_size) != 0) {
+        fprintf(stderr, "fwpt flow: %s: %s\n", o->path, strerror(errno));
         return 1;
     }
     /* empty or without a PSB: refused, but a report page still says so (in red) when one was asked for */
-    const int refused = fwpt_trace_refuse("fwpt flow", trace_name, trace, trace_size);
-    if (refused && !report_path)
+    r->refused = fwpt_trace_refuse("fwpt flow", r->trace_name, r->trace, r->trace_size);
+    if (r->refused && !o->report_path)
         return 1;
     size_t with_code = 0;
-    for (size_t k = 0; k < im.n; k++)
-        with_code += im.v[k].code != NULL;
+    for (size_t k = 0; k < o->im.n; k++)
+        with_code += o->im.v[k].code != NULL;
     if (!with_code) {
-        if (S_ISDIR(st.st_mode))
+        if (r->is_dir)
             fprintf(stderr, "fwpt flow: %s: no image with code (%zu in its sideband.json): nothing to decode with\n",
-                    path, im.n);
+                    o->path, o->im.n);
         else
             fprintf(stderr, "fwpt flow: %s: no code to decode with: a raw trace needs --image FILE@ADDR for the code "
                             "it ran (or give the saved \\fwpt\\ directory, whose sideband.json names its images)\n",
-                    path);
+                    o->path);
         return 1;
     }
-    int incomplete = 0; /* a result, but not of the whole run: exit status 3 */
-    if (recorded_bytes && recorded_bytes != trace_size) {
-        fprintf(stderr, "fwpt flow: %s: %zu bytes, but sideband.json records %llu: %s\n", trace_name, trace_size,
-                (unsigned long long)recorded_bytes,
-                trace_size < recorded_bytes ? "the file is cut short; what follows is not the whole trace"
-                                            : "not the trace the run recorded");
-        incomplete = 1;
+    if (r->recorded_bytes && r->recorded_bytes != r->trace_size) {
+        fprintf(stderr, "fwpt flow: %s: %zu bytes, but sideband.json records %llu: %s\n", r->trace_name,
+                r->trace_size, (unsigned long long)r->recorded_bytes,
+                r->trace_size < r->recorded_bytes ? "the file is cut short; what follows is not the whole trace"
+                                                  : "not the trace the run recorded");
+        r->incomplete = 1;
     }
-    if (im.n)
-        qsort(im.v, im.n, sizeof *im.v, cmp_base);
+    if (o->im.n)
+        qsort(o->im.v, o->im.n, sizeof *o->im.v, cmp_base);
+    return FWPT_OPT_RUN;
+}
 
-    struct fwpt_modules mods = {im.v, im.n, 0};
-
-    const int pictures = flame_path || folded_path || chrome_path || report_path;
-    const int listing = !calls && !profile && !pictures && !fsum.edges && !fsum.cov_path;
-    fsum.jsonl = fmt == FWPT_FLOW_FMT_JSONL;
-    FILE *flame_f = open_out(flame_path), *folded_f = open_out(folded_path), *chrome_f = open_out(chrome_path),
-         *report_f = open_out(report_path);
-    if ((flame_path && !flame_f) || (folded_path && !folded_f) || (chrome_path && !chrome_f) || (report_path && !report_f))
-        return 1;
-    if (!sbr.run.target) { /* a raw trace: the report names the file */
-        fwpt_sideband_run("", path, &sbr, note);
-        snprintf(sbr.target, sizeof sbr.target, "%s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
-        snprintf(sbr.v_reason, sizeof sbr.v_reason, "a trace file without sideband.json");
-    }
-    const int have_sym = sbr.sym.name && sbr.sym.name[0];
-    struct fwpt_names names = {&mods, have_sym ? &sbr.sym : NULL, have_sym ? 1u : 0u};
-
-    struct fwpt_zydis *dz = NULL;
-    if (!no_disasm && listing) {
-        dz = calloc(1, sizeof *dz);
-        fwpt_zydis_init(dz, fwpt_image_modules_read, &mods);
-    }
-
-    static struct fwpt_flow_block cache[1 << 16]; /* indexed by IP bits: 64 KiB of code map without a collision */
-    struct fwpt_flow *f = malloc(sizeof *f);
-    enum fwpt_status ist = fwpt_flow_init(f, trace, trace_size, fwpt_image_modules_read, &mods, cache,
-                                          sizeof cache / sizeof cache[0]);
-    if (ist != FWPT_OK && ist != FWPT_E_NOSYNC) { /* no PSB: refused above; a report page still says so */
+/* The decoder at trace[from..) with the run's code, errata, filter ranges and IF events; 1 (said on stderr) when
+ * it refuses its set-up. No PSB is not refused: the tool says that itself, and a report page still says so. */
+static int flow_decoder(const struct flow_opts *o, struct flow_run *r, size_t from)
+{
+    enum fwpt_status ist = fwpt_flow_init(&r->flow, r->trace + from, r->trace_size - from, fwpt_image_modules_read,
+                                          &r->mods, r->cache, sizeof r->cache / sizeof r->cache[0]);
+    if (ist != FWPT_OK && ist != FWPT_E_NOSYNC) {
         fprintf(stderr, "fwpt flow: the flow decoder refused its set-up: %s\n", fwpt_status_msg(ist));
         return 1;
     }
-    fwpt_errata_for_cpu(&cpu, &errata);
-    fwpt_flow_set_errata(f, &errata);
-    fwpt_flow_set_filter(f, (const uint64_t (*)[2])filter, n_filter);
-    fwpt_flow_set_iflags(f, iflags);
-    const int time_on = show_time || ticks || by_time;
-    if (time_on)
-        fwpt_flow_set_time(f, &tcfg);
-    struct fwpt_sink out = fwpt_file_sink(stdout), err_out = fwpt_file_sink(stderr);
-    struct fwpt_flow_printer pr = {&out, fmt, &mods, dz ? fwpt_zydis_disasm : NULL, dz, 0};
+    fwpt_flow_set_errata(&r->flow, &r->errata);
+    fwpt_flow_set_filter(&r->flow, (const uint64_t (*)[2])o->filter, o->n_filter);
+    fwpt_flow_set_iflags(&r->flow, o->iflags);
+    return 0;
+}
+
+/* What the decode writes to (the output files opened first, so a bad path fails at once) and decodes with. */
+static int flow_setup(struct flow_opts *o, struct flow_run *r)
+{
+    r->mods = (struct fwpt_modules){o->im.v, o->im.n, 0};
+    r->pictures = o->flame_path || o->folded_path || o->chrome_path || o->report_path;
+    r->listing = !o->calls && !o->profile && !r->pictures && !o->fsum.edges && !o->fsum.cov_path;
+    o->fsum.jsonl = o->fmt == FWPT_FLOW_FMT_JSONL;
+    r->flame_f = open_out(o->flame_path), r->folded_f = open_out(o->folded_path);
+    r->chrome_f = open_out(o->chrome_path), r->report_f = open_out(o->report_path);
+    if ((o->flame_path && !r->flame_f) || (o->folded_path && !r->folded_f) || (o->chrome_path && !r->chrome_f) ||
+        (o->report_path && !r->report_f))
+        return 1;
+    if (!r->sbr.run.target) { /* a raw trace: the report names the file */
+        fwpt_sideband_run("", o->path, &r->sbr, note);
+        const char *slash = strrchr(o->path, '/');
+        snprintf(r->sbr.target, sizeof r->sbr.target, "%s", slash ? slash + 1 : o->path);
+        snprintf(r->sbr.v_reason, sizeof r->sbr.v_reason, "a trace file without sideband.json");
+    }
+    const int have_sym = r->sbr.sym.name && r->sbr.sym.name[0];
+    r->names = (struct fwpt_names){&r->mods, have_sym ? &r->sbr.sym : NULL, have_sym ? 1u : 0u};
+    if (!o->no_disasm && r->listing) {
+        r->dz = calloc(1, sizeof *r->dz);
+        fwpt_zydis_init(r->dz, fwpt_image_modules_read, &r->mods);
+    }
+    fwpt_errata_for_cpu(&o->cpu, &r->errata);
+    if (flow_decoder(o, r, 0))
+        return 1;
+    r->time_on = o->show_time || o->ticks || o->by_time;
+    if (r->time_on)
+        fwpt_flow_set_time(&r->flow, &o->tcfg);
+    r->out = fwpt_file_sink(stdout), r->err_out = fwpt_file_sink(stderr);
+    r->pr = (struct fwpt_flow_printer){&r->out, o->fmt, &r->mods, r->dz ? fwpt_zydis_disasm : NULL, r->dz, 0};
     /* the decode errors: in line, but only the first few of a kind (a JSON listing: every one); on stderr when
      * stdout is promised nothing (pictures and files only) */
-    const int stdout_quiet = !listing && !calls && !profile && !fsum.edges;
-    struct fwpt_flow_printer err_pr = {&err_out, FWPT_FLOW_FMT_TEXT, &mods, NULL, NULL, 0};
-    static struct err_show es;
-    es.pr = stdout_quiet ? &err_pr : &pr;
-    es.all = listing && fmt == FWPT_FLOW_FMT_JSONL;
-
-    struct fwpt_profile *prof = NULL;
-    size_t nfuncs = 1 << 16, nnodes = 1 << 18, nhash = 1 << 19;
-    if (calls || profile || pictures) {
-        prof = malloc(sizeof *prof);
-        fwpt_profile_init(prof, &mods, calloc(im.n + 1, sizeof(uint64_t)),
+    r->stdout_quiet = !r->listing && !o->calls && !o->profile && !o->fsum.edges;
+    r->err_pr = (struct fwpt_flow_printer){&r->err_out, FWPT_FLOW_FMT_TEXT, &r->mods, NULL, NULL, 0};
+    r->es.pr = r->stdout_quiet ? &r->err_pr : &r->pr;
+    r->es.all = r->listing && o->fmt == FWPT_FLOW_FMT_JSONL;
+    if (o->calls || o->profile || r->pictures) {
+        size_t nfuncs = 1 << 16, nnodes = 1 << 18, nhash = 1 << 19;
+        r->prof = malloc(sizeof *r->prof);
+        fwpt_profile_init(r->prof, &r->mods, calloc(o->im.n + 1, sizeof(uint64_t)),
                           malloc(nfuncs * sizeof(struct fwpt_profile_func)), nfuncs,
                           malloc(nnodes * sizeof(struct fwpt_profile_node)), nnodes,
                           malloc(nhash * sizeof(uint32_t)), nhash);
     }
-    struct fwpt_sink chrome_sink = fwpt_file_sink(chrome_f);
-    static struct fwpt_chrome chrome;
-    if (chrome_f)
-        fwpt_flame_chrome_begin(&chrome, prof, &names, &chrome_sink);
-    struct fwpt_flow_event ev;
-    unsigned long errors = 0;
-    uint64_t ninsns = 0, nevents = 0, lost = 0;
+    r->chrome_sink = fwpt_file_sink(r->chrome_f);
+    if (r->chrome_f)
+        fwpt_flame_chrome_begin(&r->chrome, r->prof, &r->names, &r->chrome_sink);
     /* a listing shows the line only when it goes to a file (or /dev/null) */
-    struct fwpt_progress prog;
-    fwpt_progress_start(&prog, "fwpt flow", "instructions", trace_size,
-                        quiet || (listing && !fwpt_progress_stdout_is_file()));
-    uint64_t cut_ip = 0;
-    bool any_time = false; /* an instruction or event had a time (--by time has something to count) */
-    enum fwpt_status fst; /* why the decode ended: FWPT_E_EOS, else a decoder bug (FWPT_E_INTERNAL) */
-    static struct fwpt_time_spread spread;
-    struct fwpt_flow_event *held = NULL;
-    if (prof && by_time) {
-        held = malloc((1u << 20) * sizeof *held);
-        fwpt_time_spread_init(&spread, prof, held, 1u << 20);
+    fwpt_progress_start(&r->prog, "fwpt flow", "instructions", r->trace_size,
+                        o->quiet || (r->listing && !fwpt_progress_stdout_is_file()));
+    if (r->prof && o->by_time) {
+        r->held = malloc((1u << 20) * sizeof *r->held);
+        fwpt_time_spread_init(&r->spread, r->prof, r->held, 1u << 20);
     }
-    if (!listing && !walk_insn && !by_time) {
-        /* the summary walk: blocks and paths, never single instructions, on -j threads */
-        struct fwpt_par_setup ps = {.trace = trace, .len = trace_size, .read = fwpt_image_modules_read, .read_ctx = &mods,
-                                    .errata = &errata, .filter = (const uint64_t (*)[2])filter, .n_filter = n_filter,
-                                    .iflags = iflags, .mods = &mods, .jobs = jobs ? (unsigned)jobs : fwpt_parallel_cores(),
-                                    .piece_bytes = (size_t)split, .profile = prof != NULL};
-        if (flow_summary_run(&fsum, &ps, prof, err_show_one, &es) != 0) {
-            fprintf(stderr, "fwpt flow: out of memory\n");
-            return 1;
+    return FWPT_OPT_RUN;
+}
+
+/* The summary walk: blocks and paths, never single instructions, on -j threads. */
+static int walk_summary(struct flow_opts *o, struct flow_run *r)
+{
+    struct fwpt_par_setup ps = {.trace = r->trace, .len = r->trace_size, .read = fwpt_image_modules_read,
+                                .read_ctx = &r->mods, .errata = &r->errata,
+                                .filter = (const uint64_t (*)[2])o->filter, .n_filter = o->n_filter,
+                                .iflags = o->iflags, .mods = &r->mods,
+                                .jobs = o->jobs ? (unsigned)o->jobs : fwpt_parallel_cores(),
+                                .piece_bytes = (size_t)o->split, .profile = r->prof != NULL};
+    if (flow_summary_run(&o->fsum, &ps, r->prof, err_show_one, &r->es) != 0) {
+        fprintf(stderr, "fwpt flow: out of memory\n");
+        return 1;
+    }
+    r->errors = o->fsum.out.nerrors;
+    r->lost = o->fsum.out.bytes_skipped;
+    r->fst = FWPT_E_EOS;
+    r->ninsns = o->fsum.out.insns;
+    /* the threads report no progress of their own: the line gives what they walked when they are done */
+    fwpt_progress(&r->prog, r->trace_size, o->fsum.out.insns, 0);
+    /* where the trace ends: the walk of its last PSB's part alone (the listing's fwpt_flow_cut) */
+    if (flow_decoder(o, r, last_psb(r->trace, r->trace_size)))
+        return 1;
+    struct fwpt_flow_event ev;
+    while (fwpt_flow_next(&r->flow, &ev) == FWPT_OK)
+        ;
+    return FWPT_OPT_RUN;
+}
+
+/* The fast listing (render/flow_list over fwpt_flow_next_batch): the same bytes as the event printer. */
+struct fast_list {
+    char obuf[1 << 16]; /* one fwrite per 64 KiB */
+    struct fwpt_list_asm acache[1 << 14];
+    struct fwpt_flow_lister lister;
+};
+
+static int list_fast(struct flow_opts *o, struct flow_run *r)
+{
+    struct fast_list *fl = malloc(sizeof *fl);
+    struct fwpt_list_module *pre = calloc(o->im.n + 1, sizeof *pre);
+    if (!fl || !pre) {
+        fprintf(stderr, "fwpt flow: out of memory\n");
+        return 1;
+    }
+    fwpt_flow_list_init(&fl->lister, &r->out, o->fmt, &r->mods, pre, r->dz ? fwpt_zydis_disasm : NULL, r->dz,
+                        fl->acache, sizeof fl->acache / sizeof fl->acache[0], fl->obuf, sizeof fl->obuf);
+    const struct fwpt_flow_obuf_insn *bv;
+    uint32_t bn;
+    struct fwpt_flow_event ev;
+    while ((r->fst = fwpt_flow_next_batch(&r->flow, &bv, &bn, &ev)) == FWPT_OK) {
+        if (bn) {
+            fwpt_flow_list_insns(&fl->lister, bv, bn);
+            r->ninsns += bn;
+        } else {
+            if (ev.kind != FWPT_FLOW_ERROR)
+                fwpt_flow_list_event(&fl->lister, &ev);
+            else if (r->errors++, err_visible(&r->es, &ev))
+                fwpt_flow_list_event(&fl->lister, &ev);
+            r->nevents++;
         }
-        errors = fsum.out.nerrors;
-        lost = fsum.out.bytes_skipped;
-        fst = FWPT_E_EOS;
-        ninsns = fsum.out.insns;
-        /* the threads report no progress of their own: the line gives what they walked when they are done */
-        fwpt_progress(&prog, trace_size, fsum.out.insns, 0);
-        /* where the trace ends: the walk of its last PSB's part alone (the listing's fwpt_flow_cut) */
-        size_t last = last_psb(trace, trace_size);
-        ist = fwpt_flow_init(f, trace + last, trace_size - last, fwpt_image_modules_read, &mods, cache,
-                             sizeof cache / sizeof cache[0]);
-        if (ist != FWPT_OK && ist != FWPT_E_NOSYNC) {
-            fprintf(stderr, "fwpt flow: the flow decoder refused its set-up: %s\n", fwpt_status_msg(ist));
-            return 1;
-        }
-        fwpt_flow_set_errata(f, &errata);
-        fwpt_flow_set_filter(f, (const uint64_t (*)[2])filter, n_filter);
-        fwpt_flow_set_iflags(f, iflags);
-        while (fwpt_flow_next(f, &ev) == FWPT_OK)
-            ;
-    } else if (listing && !slow_print && !show_time && !ticks) {
-        static char obuf[1 << 16]; /* one fwrite per 64 KiB */
-        static struct fwpt_list_asm acache[1 << 14];
-        static struct fwpt_flow_lister lister;
-        struct fwpt_list_module *pre = calloc(im.n + 1, sizeof *pre);
-        fwpt_flow_list_init(&lister, &out, fmt, &mods, pre, dz ? fwpt_zydis_disasm : NULL, dz, acache,
-                              sizeof acache / sizeof acache[0], obuf, sizeof obuf);
-        const struct fwpt_flow_obuf_insn *bv;
-        uint32_t bn;
-        while ((fst = fwpt_flow_next_batch(f, &bv, &bn, &ev)) == FWPT_OK) {
-            if (bn) {
-                fwpt_flow_list_insns(&lister, bv, bn);
-                ninsns += bn;
-            } else {
-                if (ev.kind != FWPT_FLOW_ERROR)
-                    fwpt_flow_list_event(&lister, &ev);
-                else if (errors++, err_visible(&es, &ev))
-                    fwpt_flow_list_event(&lister, &ev);
-                nevents++;
-            }
-            fwpt_progress(&prog, f->pkt.offset, ninsns, nevents);
-        }
-        if (fwpt_flow_cut(f, &cut_ip))
-            fwpt_flow_list_cut(&lister, cut_ip, trace_size);
-        fwpt_flow_list_flush(&lister);
-        free(pre);
-        err_summary(&es);
-    } else {
-        if (!listing && flow_summary_insn_begin(&fsum) != 0) {
-            fprintf(stderr, "fwpt flow: out of memory\n");
-            return 1;
-        }
-        uint64_t tick_last = 0; /* the time of the last event or tick shown (libipt compares a tick with it) */
-        while ((fst = fwpt_flow_next(f, &ev)) == FWPT_OK) {
-            uint64_t tsc = 0;
-            bool tok = time_on && fwpt_flow_time(f, &tsc) == FWPT_OK;
-            any_time |= tok;
-            if (ev.kind == FWPT_FLOW_INSN)
-                ninsns++;
+        fwpt_progress(&r->prog, r->flow.pkt.offset, r->ninsns, r->nevents);
+    }
+    if (fwpt_flow_cut(&r->flow, &r->cut_ip))
+        fwpt_flow_list_cut(&fl->lister, r->cut_ip, r->trace_size);
+    fwpt_flow_list_flush(&fl->lister);
+    free(pre);
+    free(fl);
+    err_summary(&r->es);
+    return FWPT_OPT_RUN;
+}
+
+/* One event of the instruction walk into the listing (with its time, --time, --ticks). tick_last: the time of the
+ * last event or tick shown (libipt compares a tick with it). */
+static void list_event(const struct flow_opts *o, struct flow_run *r, const struct fwpt_flow_event *ev, uint64_t tsc,
+                       bool tok, uint64_t *tick_last)
+{
+    if (ev->kind == FWPT_FLOW_ERROR && !err_visible(&r->es, ev))
+        return; /* counted: err_summary says how many */
+    if (!o->show_time && !o->ticks) {
+        fwpt_flow_print_event(&r->pr, ev);
+        return;
+    }
+    fwpt_flow_print_event_time(&r->pr, ev, tsc, tok);
+    uint64_t t;
+    bool ok;
+    if (o->ticks && ev->kind == FWPT_FLOW_INSN && fwpt_flow_tick(&r->flow, &t, &ok) && t != *tick_last) {
+        fwpt_flow_print_tick(&r->pr, ev->ip, t, ok);
+        *tick_last = t;
+    } else if (ev->kind != FWPT_FLOW_INSN) {
+        *tick_last = tsc;
+    }
+}
+
+/* The instruction walk (fwpt_flow_next): the listing through the event printer, or the summaries of --walk insn
+ * and --by time. */
+static int walk_events(struct flow_opts *o, struct flow_run *r)
+{
+    if (!r->listing && flow_summary_insn_begin(&o->fsum) != 0) {
+        fprintf(stderr, "fwpt flow: out of memory\n");
+        return 1;
+    }
+    uint64_t tick_last = 0;
+    struct fwpt_flow_event ev;
+    while ((r->fst = fwpt_flow_next(&r->flow, &ev)) == FWPT_OK) {
+        uint64_t tsc = 0;
+        bool tok = r->time_on && fwpt_flow_time(&r->flow, &tsc) == FWPT_OK;
+        r->any_time |= tok;
+        if (ev.kind == FWPT_FLOW_INSN)
+            r->ninsns++;
+        else
+            r->nevents++;
+        if (ev.kind == FWPT_FLOW_ERROR)
+            r->errors++;
+        if (!r->listing)
+            flow_summary_insn_add(&o->fsum, &ev);
+        if (r->prof) {
+            if (r->held)
+                fwpt_time_spread_add(&r->spread, &ev, tsc, tok);
             else
-                nevents++;
+                fwpt_profile_add(r->prof, &ev);
             if (ev.kind == FWPT_FLOW_ERROR)
-                errors++;
-            if (!listing)
-                flow_summary_insn_add(&fsum, &ev);
-            if (prof) {
-                if (held)
-                    fwpt_time_spread_add(&spread, &ev, tsc, tok);
-                else
-                    fwpt_profile_add(prof, &ev);
-                if (ev.kind == FWPT_FLOW_ERROR)
-                    err_show_one(&es, &ev); /* errors stay visible in summaries */
-            } else if (!listing) {
-                if (ev.kind == FWPT_FLOW_ERROR)
-                    err_show_one(&es, &ev); /* the edges and bitmap: no listing, the errors in line */
-            } else if (ev.kind == FWPT_FLOW_ERROR && !err_visible(&es, &ev)) {
-                /* counted: err_summary says how many */
-            } else if (show_time || ticks) {
-                fwpt_flow_print_event_time(&pr, &ev, tsc, tok);
-                uint64_t t;
-                bool ok;
-                if (ticks && ev.kind == FWPT_FLOW_INSN && fwpt_flow_tick(f, &t, &ok) && t != tick_last) {
-                    fwpt_flow_print_tick(&pr, ev.ip, t, ok);
-                    tick_last = t;
-                } else if (ev.kind != FWPT_FLOW_INSN) {
-                    tick_last = tsc;
-                }
-            } else {
-                fwpt_flow_print_event(&pr, &ev);
-            }
-            fwpt_progress(&prog, f->pkt.offset, ninsns, nevents);
+                err_show_one(&r->es, &ev); /* errors stay visible in summaries */
+        } else if (!r->listing) {
+            if (ev.kind == FWPT_FLOW_ERROR)
+                err_show_one(&r->es, &ev); /* the edges and bitmap: no listing, the errors in line */
+        } else {
+            list_event(o, r, &ev, tsc, tok, &tick_last);
         }
-        if (!prof && fwpt_flow_cut(f, &cut_ip))
-            fwpt_flow_print_cut(&pr, cut_ip, trace_size); /* where the listing ends is not where the code stopped */
-        if (listing)
-            err_summary(&es);
+        fwpt_progress(&r->prog, r->flow.pkt.offset, r->ninsns, r->nevents);
     }
-    if (!listing)
-        err_summary(&es);
-    fwpt_progress_end(&prog);
-    if (listing || walk_insn || by_time)
-        lost = fwpt_flow_bytes_skipped(f);
-    if (fst != FWPT_E_EOS) {
-        fprintf(stderr, "fwpt flow: the decoder stopped before the end of the trace: %s\n", fwpt_status_msg(fst));
-        errors++;
+    if (!r->prof && fwpt_flow_cut(&r->flow, &r->cut_ip))
+        fwpt_flow_print_cut(&r->pr, r->cut_ip, r->trace_size); /* the listing's end is not where the code stopped */
+    if (r->listing)
+        err_summary(&r->es);
+    return FWPT_OPT_RUN;
+}
+
+/* The decode by the walk the options ask for, then how it ended: errors, bytes skipped, a cut, nothing. */
+static int flow_decode(struct flow_opts *o, struct flow_run *r)
+{
+    int rc;
+    if (!r->listing && !o->walk_insn && !o->by_time)
+        rc = walk_summary(o, r);
+    else if (r->listing && !o->slow_print && !o->show_time && !o->ticks)
+        rc = list_fast(o, r);
+    else
+        rc = walk_events(o, r);
+    if (rc != FWPT_OPT_RUN)
+        return rc;
+    if (!r->listing)
+        err_summary(&r->es);
+    fwpt_progress_end(&r->prog);
+    if (r->listing || o->walk_insn || o->by_time)
+        r->lost = fwpt_flow_bytes_skipped(&r->flow);
+    if (r->fst != FWPT_E_EOS) {
+        fprintf(stderr, "fwpt flow: the decoder stopped before the end of the trace: %s\n", fwpt_status_msg(r->fst));
+        r->errors++;
     }
-    const bool cut = fwpt_flow_cut(f, &cut_ip);
-    const bool nothing = !ninsns;
-    if (nothing) {
+    r->cut = fwpt_flow_cut(&r->flow, &r->cut_ip);
+    r->nothing = !r->ninsns;
+    if (r->nothing) {
         /* no result: no picture of nothing (the files opened are removed); a report page says so in red */
         fflush(stdout);
-        FILE **const files[] = {&flame_f, &folded_f, &chrome_f};
-        const char *const paths[] = {flame_path, folded_path, chrome_path};
+        FILE **const files[] = {&r->flame_f, &r->folded_f, &r->chrome_f};
+        const char *const paths[] = {o->flame_path, o->folded_path, o->chrome_path};
         for (int k = 0; k < 3; k++)
             if (*files[k]) {
                 fclose(*files[k]);
                 *files[k] = NULL;
                 unlink(paths[k]);
             }
-        if (!refused)
-            fprintf(stderr, "fwpt flow: %s: no instruction decoded (%lu decode error%s): no result%s\n", trace_name,
-                    errors, errors == 1 ? "" : "s",
-                    report_f ? "; the report page says so" : pictures || fsum.cov_path ? ", no file written" : "");
-        if (!report_f)
+        if (!r->refused)
+            fprintf(stderr, "fwpt flow: %s: no instruction decoded (%lu decode error%s): no result%s\n",
+                    r->trace_name, r->errors, r->errors == 1 ? "" : "s",
+                    r->report_f ? "; the report page says so"
+                    : r->pictures || o->fsum.cov_path ? ", no file written" : "");
+        if (!r->report_f)
             return 1;
     }
-    if (held)
-        fwpt_time_spread_end(&spread);
-    if (by_time && prof && !any_time && !nothing) {
+    return FWPT_OPT_RUN;
+}
+
+/* The profile and call tree on stdout (--profile, --calls), with --by time's duration. */
+static int flow_summaries(struct flow_opts *o, struct flow_run *r)
+{
+    if (r->held)
+        fwpt_time_spread_end(&r->spread);
+    if (o->by_time && r->prof && !r->any_time && !r->nothing) {
         fprintf(stderr, "fwpt flow: %s: no time in the trace (no TSC, MTC or CYC packets, or no timing configuration "
-                        "for them): --by time has nothing to count; --by insns counts instructions\n", trace_name);
+                        "for them): --by time has nothing to count; --by insns counts instructions\n", r->trace_name);
         return 1;
     }
-    if (held && (profile || calls))
-        fwpt_time_spread_duration(&spread, &tcfg, cpuid15_ecx, !strcmp(sbr.backend, "soft"),
-                                  fmt == FWPT_FLOW_FMT_JSONL ? &err_out : &out);
-    if (prof && !nothing) {
-        if (profile && fmt == FWPT_FLOW_FMT_JSONL)
-            fwpt_profile_print_jsonl(prof, &out, (size_t)top);
-        else if (profile)
-            fwpt_profile_print(prof, &out, (size_t)top);
-        if (calls && fmt == FWPT_FLOW_FMT_JSONL)
-            fwpt_profile_calltree_print_jsonl(prof, &out, (uint32_t)depth);
-        else if (calls)
-            fwpt_profile_calltree_print(prof, &out, (uint32_t)depth);
+    const bool jsonl = o->fmt == FWPT_FLOW_FMT_JSONL;
+    if (r->held && (o->profile || o->calls))
+        fwpt_time_spread_duration(&r->spread, &o->tcfg, r->cpuid15_ecx, !strcmp(r->sbr.backend, "soft"),
+                                  jsonl ? &r->err_out : &r->out);
+    if (r->prof && !r->nothing) {
+        if (o->profile && jsonl)
+            fwpt_profile_print_jsonl(r->prof, &r->out, (size_t)o->top);
+        else if (o->profile)
+            fwpt_profile_print(r->prof, &r->out, (size_t)o->top);
+        if (o->calls && jsonl)
+            fwpt_profile_calltree_print_jsonl(r->prof, &r->out, (uint32_t)o->depth);
+        else if (o->calls)
+            fwpt_profile_calltree_print(r->prof, &r->out, (uint32_t)o->depth);
     }
-    int report_bad = 0;
-    int bad_out = !listing && !nothing && flow_summary_write(&fsum, &out, &mods) != 0;
-    flow_summary_free(&fsum);
-    fflush(stdout);
-    if (chrome_f)
-        fwpt_flame_chrome_end(&chrome, prof);
-    if (folded_f) {
-        struct fwpt_sink fs = fwpt_file_sink(folded_f);
-        fwpt_flame_folded_write(prof, &names, &fs);
+    return FWPT_OPT_RUN;
+}
+
+/* The files: Trace Event Format, folded stacks, flame graph, report page. 1 when the report page says something
+ * in red (said on stderr too). */
+static int flow_pictures(const struct flow_opts *o, struct flow_run *r)
+{
+    if (r->chrome_f)
+        fwpt_flame_chrome_end(&r->chrome, r->prof);
+    if (r->folded_f) {
+        struct fwpt_sink fs = fwpt_file_sink(r->folded_f);
+        fwpt_flame_folded_write(r->prof, &r->names, &fs);
     }
-    if (flame_f) {
+    if (r->flame_f) {
         char title[160];
-        snprintf(title, sizeof title, "fwpt flame graph: %s", sbr.target[0] ? sbr.target : "-");
-        struct fwpt_sink fs = fwpt_file_sink(flame_f);
-        fwpt_flame_svg(prof, &names, title, 1, &fs);
+        snprintf(title, sizeof title, "fwpt flame graph: %s", r->sbr.target[0] ? r->sbr.target : "-");
+        struct fwpt_sink fs = fwpt_file_sink(r->flame_f);
+        fwpt_flame_svg(r->prof, &r->names, title, 1, &fs);
     }
-    if (report_f) {
-        sbr.run.decode_errors = errors;
-        sbr.run.decoded_insns = ninsns; /* the instruction walk's or the summary walk's */
-        report_decoded(&sbr.run, cut, trace, trace_size);
-        struct fwpt_sink fs = fwpt_file_sink(report_f);
-        fwpt_report_html(&sbr.run, prof, &names, &fs);
-        if (fwpt_report_mismatch(&sbr.run, NULL)) { /* the page says it in red: so do stderr and the exit status */
-            struct fwpt_sink es = fwpt_file_sink(stderr);
-            fprintf(stderr, "fwpt flow: %s: ", path);
-            fwpt_report_mismatch(&sbr.run, &es);
-            fprintf(stderr, " (said in red on the report page %s)\n", report_path);
-            report_bad = 1;
-        }
-    }
-    if (close_out(flame_f, flame_path) | close_out(folded_f, folded_path) | close_out(chrome_f, chrome_path) |
-        close_out(report_f, report_path) | bad_out | report_bad | nothing)
-        return 1;
-    if (errors) {
+    if (!r->report_f)
+        return 0;
+    r->sbr.run.decode_errors = r->errors;
+    r->sbr.run.decoded_insns = r->ninsns; /* the instruction walk's or the summary walk's */
+    report_decoded(&r->sbr.run, r->cut, r->trace, r->trace_size);
+    struct fwpt_sink fs = fwpt_file_sink(r->report_f);
+    fwpt_report_html(&r->sbr.run, r->prof, &r->names, &fs);
+    if (!fwpt_report_mismatch(&r->sbr.run, NULL))
+        return 0;
+    /* the page says it in red: so do stderr and the exit status */
+    struct fwpt_sink es = fwpt_file_sink(stderr);
+    fprintf(stderr, "fwpt flow: %s: ", o->path);
+    fwpt_report_mismatch(&r->sbr.run, &es);
+    fprintf(stderr, " (said in red on the report page %s)\n", o->report_path);
+    return 1;
+}
+
+/* The exit status, with what stderr says of the errors and of a trace that ends with tracing on. */
+static int flow_status(struct flow_run *r)
+{
+    if (r->errors) {
         note("fwpt flow: %lu decode error%s (shown %s); the decoder skipped %llu of %zu trace bytes "
-                "(%.2f%%) until it had the IP again\n", errors, errors == 1 ? "" : "s",
-                stdout_quiet ? "above" : "in line", (unsigned long long)lost,
-                trace_size, trace_size ? 100.0 * (double)lost / (double)trace_size : 0.0);
+             "(%.2f%%) until it had the IP again\n", r->errors, r->errors == 1 ? "" : "s",
+             r->stdout_quiet ? "above" : "in line", (unsigned long long)r->lost, r->trace_size,
+             r->trace_size ? 100.0 * (double)r->lost / (double)r->trace_size : 0.0);
     }
-    if (cut) {
+    if (r->cut) {
         /* why, when the run recorded it (sideband.json "trace"): else the two causes a file cannot tell apart */
-        const char *why = sbr.run.stopped ? "the output stopped, as the run recorded (ToPA STOP / TraceStop): the rest "
-                                            "of the call was not traced"
-                          : sbr.run.error ? "an operational error stopped the output, as the run recorded"
-                                          : "no TIP.PGD: the buffer filled or the file was cut";
+        const char *why = r->sbr.run.stopped ? "the output stopped, as the run recorded (ToPA STOP / TraceStop): the "
+                                               "rest of the call was not traced"
+                          : r->sbr.run.error ? "an operational error stopped the output, as the run recorded"
+                                             : "no TIP.PGD: the buffer filled or the file was cut";
         fprintf(stderr, "fwpt flow: %s: the trace ends with tracing on (%s): the walk stopped at 0x%llx; the result is "
-                        "incomplete\n", trace_name, why, (unsigned long long)cut_ip);
-        incomplete = 1;
+                        "incomplete\n", r->trace_name, why, (unsigned long long)r->cut_ip);
+        r->incomplete = 1;
     }
-    return errors ? 1 : incomplete ? 3 : 0;
+    return r->errors ? 1 : r->incomplete ? 3 : 0;
+}
+
+static int flow_steps(struct flow_opts *o, struct flow_run *r)
+{
+    int rc;
+    quiet = o->quiet;
+    if ((rc = flow_inputs(o, r)) != FWPT_OPT_RUN || (rc = flow_setup(o, r)) != FWPT_OPT_RUN ||
+        (rc = flow_decode(o, r)) != FWPT_OPT_RUN || (rc = flow_summaries(o, r)) != FWPT_OPT_RUN)
+        return rc;
+    int bad_out = !r->listing && !r->nothing && flow_summary_write(&o->fsum, &r->out, &r->mods) != 0;
+    flow_summary_free(&o->fsum);
+    fflush(stdout);
+    int report_bad = flow_pictures(o, r);
+    if (close_out(r->flame_f, o->flame_path) | close_out(r->folded_f, o->folded_path) |
+        close_out(r->chrome_f, o->chrome_path) | close_out(r->report_f, o->report_path) | bad_out | report_bad |
+        r->nothing)
+        return 1;
+    return flow_status(r);
+}
+
+int fwpt_cmd_flow(int argc, char **argv)
+{
+    struct flow_opts *o = calloc(1, sizeof *o);
+    struct flow_run *r = calloc(1, sizeof *r);
+    if (!o || !r) {
+        fprintf(stderr, "fwpt flow: out of memory\n");
+        return 1;
+    }
+    int rc = flow_parse(o, argc, argv);
+    if (rc == FWPT_OPT_RUN)
+        rc = flow_steps(o, r);
+    free(r);
+    free(o);
+    return rc;
 }

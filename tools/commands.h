@@ -28,13 +28,7 @@ struct fwpt_sink fwpt_file_sink(FILE *f);
 int fwpt_arg_bad(const char *cmd, const char *opt, const char *why, const char *val);
 int fwpt_arg_unknown(const char *cmd, const char *what, const char *a, void (*usage)(FILE *f));
 int fwpt_arg_operand(const char *cmd, const char *what, const char **slot, const char *a);
-/* An option that only switches something on (--quiet): its name and the flag it sets. fwpt_arg_flag: the flag of
- * the one of the n named a, or NULL. */
-struct fwpt_arg_flag {
-    const char *name;
-    bool *on;
-};
-bool *fwpt_arg_flag(const struct fwpt_arg_flag *f, size_t n, const char *a);
+/* fwpt flow's and fwpt dump's options: tables read by one parser (tools/options.h). */
 
 /* CPUID register arguments (tools/cpuid_args.c), for caps and plan: a 32-bit hex value (0 ok,
  * -1 bad); "EAX,EBX,ECX,EDX" in hex (0 ok, -1 bad, 1 for a not-read marker such as n/a, or four

@@ -34,14 +34,6 @@ int fwpt_arg_operand(const char *cmd, const char *what, const char **slot, const
     return 2;
 }
 
-bool *fwpt_arg_flag(const struct fwpt_arg_flag *f, size_t n, const char *a)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(a, f[i].name))
-            return f[i].on;
-    return NULL;
-}
-
 static const struct {
     const char *name;
     int (*fn)(int, char **);

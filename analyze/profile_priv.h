@@ -1,8 +1,9 @@
-/* fwpt — the profile's steps (analyze/profile.c), for analyze/sumprof.c: the lookups fwpt_profile_add makes at
- * each call, so a call tree counted elsewhere lands in the same slots, in the same order, with the same losses
- * when a table is full; and its counting, a run of instructions at a time. Not a public interface. */
-#ifndef FWPT_ANALYZE_PROFILE_INTERNAL_H
-#define FWPT_ANALYZE_PROFILE_INTERNAL_H
+/* fwpt — the profile's private header: its steps (analyze/profile.c) for analyze/sumprof.c, the lookups
+ * fwpt_profile_add makes at each call, so a call tree counted elsewhere lands in the same slots, in the same order,
+ * with the same losses when a table is full; and its counting, a run of instructions at a time (not an interface:
+ * only analyze/profile.c and analyze/sumprof.c include it). */
+#ifndef FWPT_ANALYZE_PROFILE_PRIV_H
+#define FWPT_ANALYZE_PROFILE_PRIV_H
 
 #include <stddef.h>
 #include <stdint.h>
