@@ -331,6 +331,33 @@ enum fwpt_status fwpt_flow_next_batch(struct fwpt_flow *f, const struct fwpt_flo
  * written a FUP into the part that is missing. false after a clean end (TIP.PGD) or an end while searching. */
 bool fwpt_flow_cut(const struct fwpt_flow *f, uint64_t *ip);
 
+/* ---- public: block step, sync ---- */
+
+/* Synchronization (the role of libipt's pt_blk_sync_forward, _sync_set, _get_offset, _get_sync_offset).
+ * fwpt_flow_init synchronizes at the trace's first PSB. A decoder (re)synchronized at a PSB starts there as one
+ * that found this PSB first (SDM "Decoder Synchronization (PSB+)"): the walk, the RET compression stack, the
+ * events waiting and the time are dropped; its configuration, block cache and statistics are kept; it gives
+ * the FWPT_FLOW_ENABLED (sync) event of the PSB+ FUP, then the instructions from there.
+ * To the next PSB after the decoder's position (the next packet it has not read; the PSB it synchronized at
+ * when it has read nothing since): FWPT_E_NOSYNC when there is none (decoder unchanged). */
+enum fwpt_status fwpt_flow_sync_forward(struct fwpt_flow *f);
+/* At the PSB that starts at offset: FWPT_E_EOS when offset is past the trace's end, FWPT_E_NOSYNC when no PSB
+ * starts there (decoder unchanged either way). */
+enum fwpt_status fwpt_flow_sync_set(struct fwpt_flow *f, uint64_t offset);
+/* The trace offset of the next packet the decoder has not read (it reads ahead of the instructions it gave). */
+enum fwpt_status fwpt_flow_get_offset(const struct fwpt_flow *f, uint64_t *offset);
+/* The offset of the PSB the decoder last synchronized at (fwpt_flow_init, a sync call, or the resynchronization
+ * after a packet-level error); FWPT_E_NOSYNC before any. */
+enum fwpt_status fwpt_flow_get_sync_offset(const struct fwpt_flow *f, uint64_t *offset);
+
+/* The block cache to use from now on, its entries kept (blocks decoded from the same code: one cache can serve
+ * decoders one after the other). ncache as fwpt_flow_init's. */
+void fwpt_flow_use_cache(struct fwpt_flow *f, struct fwpt_flow_block *cache, size_t ncache);
+/* Instructions walked so far (given, or counted by a block step). */
+uint64_t fwpt_flow_insns(const struct fwpt_flow *f);
+
+/* ---- end of public: block step, sync ---- */
+
 const char *fwpt_flow_kind_name(enum fwpt_flow_kind k);
 
 /* The trace bytes decode errors cost so far: from each error to the packet where the walk took up
