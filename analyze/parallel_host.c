@@ -49,8 +49,8 @@ struct counts {
 /* A thread's tables, kept from one of its pieces to the next (the code is the same). */
 struct worker {
     struct fwpt_flow_block *cache;
-    struct fwpt_sum_path *paths;
-    struct fwpt_sum_cold *cold;
+    struct fwpt_flow_chain *paths;
+    struct fwpt_flow_chain_cold *cold;
     uint32_t gen;             /* walks so far (fwpt_summary_reuse) */
     struct fwpt_modules mods; /* its own lookup cache over the caller's modules */
 };
