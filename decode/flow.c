@@ -106,18 +106,12 @@ _Static_assert(offsetof(struct fwpt_flow_event, kind) == 0 && offsetof(struct fw
 #error "head_word builds the four bytes little-endian"
 #endif
 
-/* ---- the walk's steps for analyze/summary.c and analyze/parallel_host.c (decode/flow_internal.h) ---- */
-_Static_assert(ST_WALK == FWPT_FLOW_ST_WALK, "flow_internal.h names the walking state");
-enum fwpt_status fwpt_flow_i_fetch(struct fwpt_flow *f) { return fetch(f); }
+/* ---- the walks' step after a packet (flow_priv.h) ---- */
 bool fwpt_flow_i_packet_lookahead(struct fwpt_flow *f, uint64_t bits, uint64_t walked)
 {
     fwpt_flow_i_walk_store(f, bits, 0, 0, walked);
     fwpt_flow_i_lookahead(f);
     return f->state == ST_WALK && !f->fup_pending && !f->evq_n && !f->ntrig && !f->pend_cfe;
-}
-void fwpt_flow_i_end_block(struct fwpt_flow *f, const struct fwpt_flow_block *b, uint64_t next_ip)
-{
-    end_block(f, b, next_ip);
 }
 
 /* ---- synchronization (flow.h, "public: block step, sync") ---- */
