@@ -252,6 +252,218 @@ static inline void put_size(struct fwpt_flow_obuf_insn *d, uint8_t size)
     __builtin_memcpy(&d->size, &w, 2);
 }
 
+/* The walk over cached blocks, bound by mispredicted class branches on random outcomes and by the instruction
+ * count, less by the IP -> entry -> next IP load chain. Its cost and the designs tried in its place (path cache,
+ * jump table, prefetching, chaining, ...): docs/performance.md, "Flow walk". */
+static inline __attribute__((always_inline)) uint32_t fill_fast_walk(struct fwpt_flow *f, uint32_t on, const bool timed)
+{
+    struct fwpt_flow_obuf_insn *o0 = &f->obuf[on]; /* the first not yet counted in n_insns */
+    /* the next free entry as a pointer (an index costs a shift and an add per block) */
+    struct fwpt_flow_obuf_insn *d = o0, *const dend = &f->obuf[FWPT_FLOW_OBUF - FWPT_FLOW_BLOCK_INSNS];
+    const struct fwpt_flow_block *cache = f->cache;
+    const size_t mask = f->cache_mask;
+    const uint8_t mode = f->mode;
+    const uint64_t limit = f->runaway_limit;
+    bool pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
+    /* few values in registers (the rest stays in *f): the walk's chain must not spill */
+    uint64_t ip = f->ip, bits = f->tnt_bits, since = f->since_packet;
+    uint32_t cnt = f->tnt_count;
+    if (f->obuf_mode != mode)
+        obuf_prepare(f, mode);
+    while (d <= dend) {
+        const struct fwpt_flow_block *b = &cache[FLOW_SLOT(ip) & mask];
+        const uint64_t target = b->target, nx = ip + b->nbytes;
+        const uint32_t n = b->ninsn;
+        const uint8_t cls = b->iclass, flags = b->flags;
+        const uint8_t s0 = b->sizes[0], s1 = b->sizes[1], s2 = b->sizes[2], s3 = b->sizes[3];
+        if (b->ip != ip || b->mode != mode || since + n > limit)
+            break; /* fill's general path: build the block, or report the runaway */
+        f->cache_hits++;
+        /* (no prefetch of the successors' entries here: the load follows at once)
+         * four slots written unconditionally (the buffer has room for a whole block): most blocks
+         * end there, and a fixed count costs no mispredicted loop exit (eight was slower) */
+        d[0].ip = ip;
+        put_size(&d[0], s0);
+        d[1].ip = ip + s0;
+        put_size(&d[1], s1);
+        d[2].ip = ip + s0 + s1;
+        put_size(&d[2], s2);
+        d[3].ip = ip + s0 + s1 + s2;
+        put_size(&d[3], s3);
+        if (n > 4) {
+            uint64_t a = d[3].ip + s3;
+            for (uint32_t k = 4; k < n; k++) {
+                uint8_t sk = b->sizes[k];
+                d[k].ip = a;
+                put_size(&d[k], sk);
+                a += sk;
+            }
+        }
+        d += n;
+        d[-1].iclass = cls;
+        since += n;
+        if (!cnt && (cls == FWPT_IC_JCC || cls == FWPT_IC_RET) && f->have_peek &&
+            is_tnt(f->peek.type) && f->peek.tnt.count) {
+            /* take_tnt: the TNT packet lookahead left in peek (bits in hand, the usual case, tested first) */
+            bits = f->peek.tnt.bits;
+            cnt = f->peek.tnt.count;
+            f->have_peek = 0;
+            if (timed)
+                fwpt_flow_i_time_fast(f, (uint64_t)(d - o0), false);
+        }
+        /* the transfer rule (fwpt_flow_i_step: its order of tests was measured here) */
+        const int r = fwpt_flow_i_step(f, cls, flags, target, nx, bits, cnt, pgd_peek, true, &ip);
+        if (r == FWPT_FLOW_STEP_NEXT)
+            continue;
+        if (r == FWPT_FLOW_STEP_TIP) {
+            if (timed)
+                fwpt_flow_i_time_fast(f, (uint64_t)(d - o0), false);
+            if (cnt) { /* a deferred TIP (take_tip): the bits in hand are for the branches after it */
+                since = 0;
+                continue;
+            }
+            goto packet_done;
+        }
+        if (r == FWPT_FLOW_STEP_SLOW) {
+            end_block(f, b, nx);
+            break;
+        }
+        /* a TNT bit was used */
+        bits >>= 1;
+        since = 0;
+        if (--cnt)
+            continue;
+    packet_done:
+        /* a packet used up: look ahead as fwpt_flow_i_resolve() does, then go on if nothing happened */
+        since = 0;
+        f->ip = ip;
+        if (timed)
+            fwpt_flow_i_time_fast(f, (uint64_t)(d - o0), true);
+        if (fwpt_flow_i_takes_next(f, fetch_walk(f, timed))) {
+            pgd_peek = false; /* a packet the walk consumes next */
+            continue;
+        }
+        const bool on = fwpt_flow_i_packet_lookahead(f, bits, (uint64_t)(d - o0));
+        o0 = d;
+        if (!on)
+            return (uint32_t)(d - f->obuf);
+        pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
+    }
+    f->ip = ip;
+    fwpt_flow_i_walk_store(f, bits, cnt, since, (uint64_t)(d - o0));
+    return (uint32_t)(d - f->obuf);
+}
+
+/* fill_fast_walk twice: the time hooks cost the walk nothing when time is off. */
+static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_t on) { return fill_fast_walk(f, on, false); }
+static __attribute__((noinline)) uint32_t fill_fast_timed(struct fwpt_flow *f, uint32_t on)
+{
+    return fill_fast_walk(f, on, true);
+}
+
+/* With time, the last instruction buffered has its time only once its successor is known (the packet it
+ * takes decides it): resolve it now, as libipt's pt_insn_next does before it gives the instruction. */
+static void time_resolve_last(struct fwpt_flow *f)
+{
+    if (f->resolve_pending && f->state == ST_WALK && !f->evq_n && !f->look_pending && !fast_resolve(f))
+        fwpt_flow_i_resolve(f);
+}
+
+/* Decodes instructions ahead into f->obuf until an event is queued, the walk stops or the
+ * buffer is full. Events are queued only after the instructions before them are buffered. */
+static void fill(struct fwpt_flow *f)
+{
+    struct fwpt_flow_obuf_insn *o = f->obuf;
+    uint32_t on = 0;
+    if (TIME_ON(f))
+        fwpt_flow_i_time_refill(f, f->n_insns);
+    while (f->state == ST_WALK && !f->evq_n && on + FWPT_FLOW_BLOCK_INSNS <= FWPT_FLOW_OBUF) {
+        if (walk_pending(f))
+            continue;
+        if (!f->fup_pending && !(f->ntrig | f->pend_cfe) && f->cache) {
+            uint32_t before = on;
+            on = TIME_ON(f) ? fill_fast_timed(f, on) : fill_fast(f, on);
+            if (on != before || f->resolve_pending)
+                continue; /* it walked: the loop conditions again */
+        }
+        uint32_t n;
+        bool full;
+        const struct fwpt_flow_block *b = walk_block(f, &n, &full);
+        if (!b)
+            continue;
+        if (f->cache) {
+            /* the next block is one of these: start loading its entry now */
+            uint64_t nx = f->ip + b->nbytes;
+            __builtin_prefetch(&f->cache[FLOW_SLOT(b->target) & f->cache_mask]);
+            __builtin_prefetch(&f->cache[FLOW_SLOT(nx) & f->cache_mask]);
+        }
+        uint64_t ip = put_run(&o[on], f->ip, b->sizes, n, f->mode);
+        if (f->mode != f->obuf_mode)
+            f->obuf_mode = FWPT_MODE_UNKNOWN; /* obuf_prepare again before fill_fast */
+        on += n;
+        f->n_insns += n;
+        if (full) {
+            o[on - 1].iclass = b->iclass;
+            end_block(f, b, ip);
+        } else {
+            f->ip = ip; /* the pending FUP's IP, or where a TRIG binds */
+        }
+    }
+    if (TIME_ON(f))
+        time_resolve_last(f);
+    f->oidx = 0;
+    f->on = on;
+}
+
+enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event *ev)
+{
+    for (;;) {
+        if (f->oidx < f->on)
+            return fwpt_flow_next(f, ev); /* serves the buffer inline (its own check is the same) */
+        if (f->evq_n)
+            return evq_pop(f, ev);
+        if (__builtin_expect(f->evq_overrun, 0))
+            return FWPT_E_INTERNAL;
+        if (f->state == ST_WALK) {
+            fill(f);
+            continue;
+        }
+        struct fwpt_flow_run run;
+        enum fwpt_status s = fwpt_flow_next_run(f, &run, ev); /* states without an IP */
+        if (s != FWPT_OK || !run.n)
+            return s;
+        /* next_run gave a run (it entered the walk): serve it through the buffer */
+        if (TIME_ON(f))
+            fwpt_flow_i_time_refill(f, f->n_insns - run.n);
+        put_run(f->obuf, run.ip, run.sizes, run.n, run.mode);
+        if (run.mode != f->obuf_mode)
+            f->obuf_mode = FWPT_MODE_UNKNOWN;
+        if (f->run_full)
+            f->obuf[run.n - 1].iclass = f->last_class;
+        if (TIME_ON(f))
+            time_resolve_last(f);
+        f->oidx = 0;
+        f->on = run.n;
+    }
+}
+
+enum fwpt_status fwpt_flow_next_batch(struct fwpt_flow *f, const struct fwpt_flow_obuf_insn **insns,
+                                      uint32_t *n, struct fwpt_flow_event *ev)
+{
+    *n = 0;
+    if (f->oidx >= f->on) {
+        /* refill through the one-by-one path: it serves the first instruction or an event */
+        enum fwpt_status s = fwpt_flow_next_slow(f, ev);
+        if (s != FWPT_OK || ev->kind != FWPT_FLOW_INSN)
+            return s;
+        f->oidx--; /* give that instruction back to the batch */
+    }
+    *insns = &f->obuf[f->oidx];
+    *n = f->on - f->oidx;
+    f->oidx = f->on;
+    return FWPT_OK;
+}
+
 /* ---- the block step (flow.h, "public: block step, sync") ---- */
 
 void fwpt_flow_chains_init(struct fwpt_flow_chains *c, struct fwpt_flow_chain *v, struct fwpt_flow_chain_cold *cold,
@@ -432,51 +644,35 @@ static void leave_pending(struct fwpt_flow *f, uint64_t block_ip, uint64_t nx, u
     end_block(f, &b, nx);
 }
 
-/* What the walk over cached blocks gives: instructions into f->obuf (fill: with time or without), or records into
- * the caller's buffer with the chains (the block step). */
-enum { SINK_INSNS = 0, SINK_INSNS_TIMED, SINK_BLOCKS };
-
-/* The walk over cached blocks, one for fill and the block step: cached blocks whose successor needs no packet fetch
- * (a TNT bit in hand, a direct branch, a compressed RET) or the TNT or TIP lookahead left in peek, with the walk
- * state in registers (f->obuf aliases f). Stops before anything else: a cache miss, the runaway limit, a full
- * buffer (f->ip is then the next block, nothing pending), a transfer fwpt_flow_i_resolve() must handle
- * (resolve_pending set), a lookahead that found more than a branch packet; the block step also at stop_at.
- * Bound by mispredicted class branches on random outcomes and by the instruction count, less by the IP -> entry
- * -> next IP load chain. Its cost and the designs tried in its place (jump table, prefetching, chaining, ...):
- * docs/performance.md, "Flow walk". fill (on: the entries filled): returns the entries filled. The block step
- * (q): whether it moved the walk, q->n records. */
-static inline __attribute__((always_inline)) uint32_t walk_cached(struct fwpt_flow *f, uint32_t on,
-                                                                  struct fwpt_flow_blocks *q, const int sink)
+/* The block step's fast path: fill_fast's walk over cached blocks whose successor needs no packet fetch (a TNT bit
+ * in hand, a direct branch, a compressed RET) or the TNT or TIP lookahead left in peek, one record per block, and
+ * the chains. Stops before anything else (a cache miss, the runaway limit, a transfer fwpt_flow_i_resolve() must
+ * handle, stop_at, a full buffer, a lookahead that found more than a branch packet), leaving the walk as
+ * fill_fast does. Returns whether it moved the walk; q->n records. */
+static bool walk_blocks(struct fwpt_flow *f, struct fwpt_flow_blocks *q)
 {
-    const bool insns = sink != SINK_BLOCKS, timed = sink == SINK_INSNS_TIMED;
-    struct fwpt_flow_obuf_insn *o0 = &f->obuf[on]; /* the first not yet counted in n_insns */
-    /* the next free entry as a pointer (an index costs a shift and an add per block) */
-    struct fwpt_flow_obuf_insn *d = o0, *const dend = &f->obuf[FWPT_FLOW_OBUF - FWPT_FLOW_BLOCK_INSNS];
     const struct fwpt_flow_block *cache = f->cache;
     const size_t mask = f->cache_mask;
     const uint8_t mode = f->mode;
     const uint64_t limit = f->runaway_limit;
-    struct fwpt_flow_chains *const ch = insns ? NULL : q->chains;
+    struct fwpt_flow_chains *const ch = q->chains;
     const bool use_chains = ch != NULL;
     struct fwpt_flow_chain *const chains = use_chains ? ch->v : NULL;
     struct fwpt_flow_chain_cold *const cold = use_chains ? ch->cold : NULL;
     const size_t chains_mask = use_chains ? ch->mask : 0;
-    const uint64_t stop_at = insns ? FWPT_FLOW_NO_STOP : q->stop_at;
-    struct fwpt_flow_blk *const v = insns ? NULL : q->v;
-    const uint32_t cap = insns ? 0 : q->cap;
+    const uint64_t stop_at = q->stop_at;
+    struct fwpt_flow_blk *const v = q->v;
+    const uint32_t cap = q->cap;
     uint32_t nrec = 0;
     bool pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
-    /* few values in registers (the rest stays in *f): the walk's chain must not spill */
     uint64_t ip = f->ip, bits = f->tnt_bits, since = f->since_packet, walked = 0;
     uint32_t window = use_chains ? ch->window : 0, built = use_chains ? ch->built : 0, rest = use_chains ? ch->rest : 0;
     uint32_t cnt = f->tnt_count;
     bool moved = false;
     /* the block whose end is resolved next */
-    uint64_t block_ip = 0, nx = 0, last_ip = 0, target = 0;
-    uint8_t cls = 0, flags = 0;
-    if (insns && f->obuf_mode != mode)
-        obuf_prepare(f, mode);
-    if (!insns && f->resolve_pending) {
+    uint64_t block_ip, nx, last_ip, target;
+    uint8_t cls, flags;
+    if (f->resolve_pending) {
         block_ip = f->ip;
         nx = f->next_ip;
         last_ip = f->last_ip;
@@ -486,7 +682,7 @@ static inline __attribute__((always_inline)) uint32_t walk_cached(struct fwpt_fl
         goto resolve_end; /* f->resolve_pending stays set until it is resolved here */
     }
     for (;;) {
-        if (insns ? d > dend : nrec == cap)
+        if (nrec == cap)
             break;
         if (use_chains && !pgd_peek) {
             if (rest) {
@@ -565,81 +761,41 @@ static inline __attribute__((always_inline)) uint32_t walk_cached(struct fwpt_fl
     block: {
         const struct fwpt_flow_block *b = &cache[FLOW_SLOT(ip) & mask];
         const uint32_t n = b->ninsn;
-        target = b->target;
-        nx = ip + b->nbytes;
-        cls = b->iclass;
-        flags = b->flags;
-        if (insns) {
-            const uint8_t s0 = b->sizes[0], s1 = b->sizes[1], s2 = b->sizes[2], s3 = b->sizes[3];
-            if (b->ip != ip || b->mode != mode || since + n > limit)
-                break; /* the general path: build the block, or report the runaway */
-            f->cache_hits++;
-            /* (no prefetch of the successors' entries here: the load follows at once)
-             * four slots written unconditionally (the buffer has room for a whole block): most blocks
-             * end there, and a fixed count costs no mispredicted loop exit (eight was slower) */
-            d[0].ip = ip;
-            put_size(&d[0], s0);
-            d[1].ip = ip + s0;
-            put_size(&d[1], s1);
-            d[2].ip = ip + s0 + s1;
-            put_size(&d[2], s2);
-            d[3].ip = ip + s0 + s1 + s2;
-            put_size(&d[3], s3);
-            if (n > 4) {
-                uint64_t a = d[3].ip + s3;
-                for (uint32_t k = 4; k < n; k++) {
-                    uint8_t sk = b->sizes[k];
-                    d[k].ip = a;
-                    put_size(&d[k], sk);
-                    a += sk;
-                }
-            }
-            d += n;
-            d[-1].iclass = cls;
-        } else {
-            if (b->ip != ip || b->mode != mode || since + n > limit)
-                break; /* the general path: build the block, or report the runaway */
-            v[nrec++] = (struct fwpt_flow_blk){ip, b->sizes, NULL, n, cls};
-            walked += n;
-            last_ip = nx - b->sizes[n - 1];
-        }
+        if (b->ip != ip || b->mode != mode || since + n > limit)
+            break; /* the general path: build the block, or report the runaway */
+        v[nrec++] = (struct fwpt_flow_blk){ip, b->sizes, NULL, n, b->iclass};
         since += n;
+        walked += n;
         moved = true;
         block_ip = ip;
+        nx = ip + b->nbytes;
+        last_ip = nx - b->sizes[n - 1];
+        target = b->target;
+        cls = b->iclass;
+        flags = b->flags;
     }
     resolve_end:
-        if (!insns && !cnt && f->have_peek && stop_at != FWPT_FLOW_NO_STOP && f->peek.offset >= stop_at &&
+        if (!cnt && f->have_peek && stop_at != FWPT_FLOW_NO_STOP && f->peek.offset >= stop_at &&
             ((cls == FWPT_IC_JCC && is_tnt(f->peek.type) && f->peek.tnt.count) ||
              (takes_tip(cls) && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed)))
-            goto pending; /* stop_at: the next block step stops there */
+            goto pending; /* stop_at: the next call stops there */
         if (!cnt && (cls == FWPT_IC_JCC || cls == FWPT_IC_RET) && f->have_peek && is_tnt(f->peek.type) &&
             f->peek.tnt.count) {
-            /* take_tnt: the TNT packet lookahead left in peek (bits in hand, the usual case, tested first) */
+            /* take_tnt: the TNT packet lookahead left in peek */
             bits = f->peek.tnt.bits;
             cnt = f->peek.tnt.count;
             f->have_peek = 0;
-            if (timed)
-                fwpt_flow_i_time_fast(f, (uint64_t)(d - o0), false);
         }
-        /* the transfer rule (fwpt_flow_i_step: its order of tests was measured here) */
+        /* the transfer rule (fwpt_flow_i_step, as fill_fast_walk) */
         const int r = fwpt_flow_i_step(f, cls, flags, target, nx, bits, cnt, pgd_peek, true, &ip);
-        if (r == FWPT_FLOW_STEP_NEXT) {
-            if (!insns) {
-                f->resolve_pending = 0;
-                moved = true;
-            }
-            continue;
-        }
         if (r == FWPT_FLOW_STEP_SLOW)
             goto pending;
-        if (!insns) {
-            f->resolve_pending = 0;
-            moved = true;
-        }
+        f->resolve_pending = 0;
+        moved = true;
+        if (r == FWPT_FLOW_STEP_NEXT)
+            continue;
         if (r == FWPT_FLOW_STEP_TIP) {
-            if (timed)
-                fwpt_flow_i_time_fast(f, (uint64_t)(d - o0), false);
-            if (cnt) { /* a deferred TIP (take_tip): the bits in hand are for the branches after it */
+            if (cnt) { /* a deferred TIP: the bits in hand are for the branches after it */
                 since = 0;
                 continue;
             }
@@ -654,164 +810,34 @@ static inline __attribute__((always_inline)) uint32_t walk_cached(struct fwpt_fl
         /* a packet used up: look ahead as fwpt_flow_i_resolve() does, then go on if nothing happened */
         since = 0;
         f->ip = ip;
-        if (timed)
-            fwpt_flow_i_time_fast(f, (uint64_t)(d - o0), true);
-        if (fwpt_flow_i_takes_next(f, insns ? fetch_walk(f, timed) : fetch(f))) {
-            pgd_peek = false; /* a packet the walk consumes next */
+        if (fwpt_flow_i_takes_next(f, fetch(f))) {
+            pgd_peek = false;
             continue;
         }
-        const bool go_on = fwpt_flow_i_packet_lookahead(f, bits, insns ? (uint64_t)(d - o0) : walked);
-        o0 = d;
+        const bool on = fwpt_flow_i_packet_lookahead(f, bits, walked);
         walked = 0;
-        if (!go_on)
+        if (!on)
             goto out;
         pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
     }
     /* at a block start */
     f->ip = ip;
-    fwpt_flow_i_walk_store(f, bits, cnt, since, insns ? (uint64_t)(d - o0) : walked);
+    fwpt_flow_i_walk_store(f, bits, cnt, since, walked);
     goto out;
 pending:
     /* at a block end fwpt_flow_i_resolve() must handle (or where stop_at stops) */
-    if (insns) {
-        end_block(f, &cache[FLOW_SLOT(ip) & mask], nx); /* the block just walked, at ip */
-        f->ip = ip;
-        fwpt_flow_i_walk_store(f, bits, cnt, since, (uint64_t)(d - o0));
-    } else {
-        fwpt_flow_i_walk_store(f, bits, cnt, since, walked);
-        if (moved)
-            leave_pending(f, block_ip, nx, last_ip, target, cls, flags);
-    }
+    fwpt_flow_i_walk_store(f, bits, cnt, since, walked);
+    if (moved)
+        leave_pending(f, block_ip, nx, last_ip, target, cls, flags);
 out:
     if (use_chains) {
         ch->window = window;
         ch->built = built;
         ch->rest = rest;
     }
-    if (insns)
-        return (uint32_t)(d - f->obuf);
     q->n = nrec;
     return moved;
 }
-
-/* walk_cached three times: the time hooks and the records cost the walk nothing when time is off. */
-static __attribute__((noinline)) uint32_t fill_fast(struct fwpt_flow *f, uint32_t on)
-{
-    return walk_cached(f, on, NULL, SINK_INSNS);
-}
-static __attribute__((noinline)) uint32_t fill_fast_timed(struct fwpt_flow *f, uint32_t on)
-{
-    return walk_cached(f, on, NULL, SINK_INSNS_TIMED);
-}
-/* The block step's. */
-static __attribute__((noinline)) bool walk_blocks(struct fwpt_flow *f, struct fwpt_flow_blocks *q)
-{
-    return walk_cached(f, 0, q, SINK_BLOCKS);
-}
-
-/* With time, the last instruction buffered has its time only once its successor is known (the packet it
- * takes decides it): resolve it now, as libipt's pt_insn_next does before it gives the instruction. */
-static void time_resolve_last(struct fwpt_flow *f)
-{
-    if (f->resolve_pending && f->state == ST_WALK && !f->evq_n && !f->look_pending && !fast_resolve(f))
-        fwpt_flow_i_resolve(f);
-}
-
-/* Decodes instructions ahead into f->obuf until an event is queued, the walk stops or the
- * buffer is full. Events are queued only after the instructions before them are buffered. */
-static void fill(struct fwpt_flow *f)
-{
-    struct fwpt_flow_obuf_insn *o = f->obuf;
-    uint32_t on = 0;
-    if (TIME_ON(f))
-        fwpt_flow_i_time_refill(f, f->n_insns);
-    while (f->state == ST_WALK && !f->evq_n && on + FWPT_FLOW_BLOCK_INSNS <= FWPT_FLOW_OBUF) {
-        if (walk_pending(f))
-            continue;
-        if (!f->fup_pending && !(f->ntrig | f->pend_cfe) && f->cache) {
-            uint32_t before = on;
-            on = TIME_ON(f) ? fill_fast_timed(f, on) : fill_fast(f, on);
-            if (on != before || f->resolve_pending)
-                continue; /* it walked: the loop conditions again */
-        }
-        uint32_t n;
-        bool full;
-        const struct fwpt_flow_block *b = walk_block(f, &n, &full);
-        if (!b)
-            continue;
-        if (f->cache) {
-            /* the next block is one of these: start loading its entry now */
-            uint64_t nx = f->ip + b->nbytes;
-            __builtin_prefetch(&f->cache[FLOW_SLOT(b->target) & f->cache_mask]);
-            __builtin_prefetch(&f->cache[FLOW_SLOT(nx) & f->cache_mask]);
-        }
-        uint64_t ip = put_run(&o[on], f->ip, b->sizes, n, f->mode);
-        if (f->mode != f->obuf_mode)
-            f->obuf_mode = FWPT_MODE_UNKNOWN; /* obuf_prepare again before fill_fast */
-        on += n;
-        f->n_insns += n;
-        if (full) {
-            o[on - 1].iclass = b->iclass;
-            end_block(f, b, ip);
-        } else {
-            f->ip = ip; /* the pending FUP's IP, or where a TRIG binds */
-        }
-    }
-    if (TIME_ON(f))
-        time_resolve_last(f);
-    f->oidx = 0;
-    f->on = on;
-}
-
-enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event *ev)
-{
-    for (;;) {
-        if (f->oidx < f->on)
-            return fwpt_flow_next(f, ev); /* serves the buffer inline (its own check is the same) */
-        if (f->evq_n)
-            return evq_pop(f, ev);
-        if (__builtin_expect(f->evq_overrun, 0))
-            return FWPT_E_INTERNAL;
-        if (f->state == ST_WALK) {
-            fill(f);
-            continue;
-        }
-        struct fwpt_flow_run run;
-        enum fwpt_status s = fwpt_flow_next_run(f, &run, ev); /* states without an IP */
-        if (s != FWPT_OK || !run.n)
-            return s;
-        /* next_run gave a run (it entered the walk): serve it through the buffer */
-        if (TIME_ON(f))
-            fwpt_flow_i_time_refill(f, f->n_insns - run.n);
-        put_run(f->obuf, run.ip, run.sizes, run.n, run.mode);
-        if (run.mode != f->obuf_mode)
-            f->obuf_mode = FWPT_MODE_UNKNOWN;
-        if (f->run_full)
-            f->obuf[run.n - 1].iclass = f->last_class;
-        if (TIME_ON(f))
-            time_resolve_last(f);
-        f->oidx = 0;
-        f->on = run.n;
-    }
-}
-
-enum fwpt_status fwpt_flow_next_batch(struct fwpt_flow *f, const struct fwpt_flow_obuf_insn **insns,
-                                      uint32_t *n, struct fwpt_flow_event *ev)
-{
-    *n = 0;
-    if (f->oidx >= f->on) {
-        /* refill through the one-by-one path: it serves the first instruction or an event */
-        enum fwpt_status s = fwpt_flow_next_slow(f, ev);
-        if (s != FWPT_OK || ev->kind != FWPT_FLOW_INSN)
-            return s;
-        f->oidx--; /* give that instruction back to the batch */
-    }
-    *insns = &f->obuf[f->oidx];
-    *n = f->on - f->oidx;
-    f->oidx = f->on;
-    return FWPT_OK;
-}
-
 
 enum fwpt_status fwpt_flow_next_blocks(struct fwpt_flow *f, struct fwpt_flow_blocks *q, struct fwpt_flow_event *ev)
 {
