@@ -203,24 +203,25 @@ static void path_ops(struct fwpt_sum *s, const struct fwpt_flow_chain *p, struct
     fwpt_sumprof_run(sp, p->ip, p->ninsn - counted, p->region, p->pending ? p->cls : FWPT_IC_OTHER, p->next);
 }
 
-/* A path the walk took: its instructions, its calls and returns, its edges (inner ones counted lazily: uses). */
-static inline void count_path(struct fwpt_sum *s, struct fwpt_flow_chain *p, bool edges)
+/* A path the walk took: its instructions, its calls and returns, its edges (inner ones counted lazily: uses). prof,
+ * edges: the summary's, in registers. */
+static inline __attribute__((always_inline)) void count_path(struct fwpt_sum *s, struct fwpt_sumprof *prof,
+                                                             struct fwpt_flow_chain *p, bool edges)
 {
     if (edges) {
         arrive(s, p->ip);
         p->uses++;
+        if (p->pending ? fwpt_edge_class(p->cls) : p->edge) {
+            s->edge_pending = 1;
+            s->edge_from = p->last_ip;
+        }
     }
-    s->blocks++;
-    if (p->nops && s->prof)
-        path_ops(s, p, &s->chains.cold[p - s->chains.v]);
-    else if (s->prof)
-        fwpt_sumprof_run(s->prof, p->ip, p->ninsn, p->region, p->pending ? p->cls : FWPT_IC_OTHER, p->next);
-    if (!edges)
+    if (!prof)
         return;
-    if (p->pending ? fwpt_edge_class(p->cls) : p->edge) {
-        s->edge_pending = 1;
-        s->edge_from = p->last_ip;
-    }
+    if (p->nops)
+        path_ops(s, p, &s->chains.cold[p - s->chains.v]);
+    else
+        fwpt_sumprof_run(prof, p->ip, p->ninsn, p->region, p->pending ? p->cls : FWPT_IC_OTHER, p->next);
 }
 
 /* ---- the walk ---- */
@@ -231,11 +232,12 @@ enum fwpt_status fwpt_summary_walk(struct fwpt_sum *s)
     struct fwpt_flow_blk v[BATCH];
     struct fwpt_flow_blocks q = {v, BATCH, 0, s->paths_ok ? &s->chains : NULL, s->stop_at, 0};
     struct fwpt_flow_event ev;
+    struct fwpt_sumprof *const prof = s->prof;
     const bool edges = s->edges || s->cov; /* the edge that waits, the paths' inner edges */
     s->stopped = 0;
     for (;;) {
-        if (s->prof && fwpt_sumprof_spill_due(s->prof))
-            (void)fwpt_sumprof_spill(s->prof); /* between two counts; a failure leaves the tree, failed set */
+        if (prof && fwpt_sumprof_spill_due(prof))
+            (void)fwpt_sumprof_spill(prof); /* between two counts; a failure leaves the tree, failed set */
         const enum fwpt_status st = fwpt_flow_next_blocks(f, &q, &ev);
         if (st != FWPT_OK)
             return st;
@@ -249,12 +251,16 @@ enum fwpt_status fwpt_summary_walk(struct fwpt_sum *s)
             count_event(s, &ev);
             continue;
         }
+        uint64_t paths = 0;
         for (uint32_t i = 0; i < q.n; i++) {
-            if (v[i].chain)
-                count_path(s, v[i].chain, edges);
-            else
+            if (v[i].chain) {
+                count_path(s, prof, v[i].chain, edges);
+                paths++;
+            } else {
                 count_insns(s, v[i].ip, v[i].sizes, v[i].ninsn, v[i].iclass);
+            }
         }
+        s->blocks += paths;
     }
 }
 
