@@ -2,7 +2,8 @@
  * visits the PSBs fwpt_pkt_sync_forward visits; a decoder synchronized at a PSB with fwpt_flow_sync_set gives
  * exactly the instructions the whole decode gives from there (SDM "Decoder Synchronization (PSB+)": the
  * generated programs' processor compresses no RET across a PSB); bad offsets give a status and leave the decoder
- * as it was; the offsets advance with the decode. */
+ * as it was; the offsets advance with the decode. The block step (fwpt_flow_next_blocks) gives the instructions
+ * and events fwpt_flow_next gives, block by block, and with chains the same counts and events. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,6 +214,116 @@ TEST(offsets_advance)
     /* fwpt_flow_sync_forward after the end: no PSB left */
     CHECK_EQ(fwpt_flow_sync_forward(&f), FWPT_E_NOSYNC);
     progen_free(&g.p);
+}
+
+/* An event as both ways give it. */
+struct evrec {
+    uint8_t kind;
+    uint64_t ip, offset;
+    size_t before; /* instructions before it */
+};
+#define MAXEV 20000
+static struct evrec ev_a[MAXEV], ev_b[MAXEV];
+
+/* fwpt_flow_next: instructions into w_ip/w_size, events into ev_a; *nev events. */
+static size_t by_insn(struct fwpt_flow *f, size_t *nev)
+{
+    struct fwpt_flow_event ev;
+    size_t n = 0, ne = 0;
+    while (fwpt_flow_next(f, &ev) == FWPT_OK) {
+        if (ev.kind == FWPT_FLOW_INSN) {
+            if (n < CAP) {
+                w_ip[n] = ev.ip;
+                w_size[n] = ev.size;
+            }
+            n++;
+        } else if (ne < MAXEV) {
+            ev_a[ne++] = (struct evrec){ev.kind, ev.ip, ev.offset, n};
+        }
+    }
+    *nev = ne;
+    return n;
+}
+
+/* fwpt_flow_next_blocks: block records expanded into s_ip/s_size (chains counted), events into ev_b. */
+static size_t by_block(struct fwpt_flow *f, struct fwpt_flow_chains *ch, size_t *nev, size_t *nchains)
+{
+    struct fwpt_flow_blk v[7]; /* a small buffer: records cross calls often */
+    struct fwpt_flow_blocks q = {v, 7, 0, ch, FWPT_FLOW_NO_STOP, 0};
+    struct fwpt_flow_event ev;
+    size_t n = 0, ne = 0;
+    *nchains = 0;
+    while (fwpt_flow_next_blocks(f, &q, &ev) == FWPT_OK) {
+        CHECK(!q.stopped && q.n <= 7);
+        if (!q.n) {
+            if (ne < MAXEV)
+                ev_b[ne++] = (struct evrec){ev.kind, ev.ip, ev.offset, n};
+            continue;
+        }
+        for (uint32_t i = 0; i < q.n; i++) {
+            CHECK(v[i].ninsn > 0);
+            if (v[i].chain) {
+                CHECK_EQ(v[i].chain->ip, v[i].ip);
+                CHECK_EQ(v[i].chain->ninsn, v[i].ninsn);
+                n += v[i].ninsn;
+                ++*nchains;
+                continue;
+            }
+            uint64_t ip = v[i].ip;
+            for (uint32_t k = 0; k < v[i].ninsn; k++, n++) {
+                if (n < CAP) {
+                    s_ip[n] = ip;
+                    s_size[n] = v[i].sizes[k];
+                }
+                ip += v[i].sizes[k];
+            }
+        }
+    }
+    *nev = ne;
+    return n;
+}
+
+TEST(block_step_gives_what_fwpt_flow_next_gives)
+{
+    static struct prog g;
+    static struct fwpt_flow f;
+    static struct fwpt_flow_chain chains[256];
+    static struct fwpt_flow_chain_cold cold[256];
+    for (unsigned c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+        if (!prog_build(&g, 51 + c, configs[c][0], configs[c][1]))
+            continue;
+        flow_at_start(&f, &g);
+        size_t na, nb, nch;
+        const size_t n = by_insn(&f, &na);
+        CHECK(n > 1000 && n <= CAP && na > 0 && na < MAXEV);
+        /* blocks only: the same instructions, one by one, and the same events between the same instructions */
+        flow_at_start(&f, &g);
+        CHECK_EQ(by_block(&f, NULL, &nb, &nch), n);
+        CHECK_EQ(nch, 0);
+        bool same = true;
+        for (size_t k = 0; k < n; k++)
+            same &= s_ip[k] == w_ip[k] && s_size[k] == w_size[k];
+        CHECK(same);
+        CHECK_EQ(nb, na);
+        same = nb == na;
+        for (size_t k = 0; same && k < na; k++)
+            same = ev_a[k].kind == ev_b[k].kind && ev_a[k].ip == ev_b[k].ip && ev_a[k].offset == ev_b[k].offset &&
+                   ev_a[k].before == ev_b[k].before;
+        CHECK(same);
+        /* with chains: the same count and the same events at the same instruction counts */
+        struct fwpt_flow_chains ch;
+        fwpt_flow_chains_init(&ch, chains, cold, 256);
+        flow_at_start(&f, &g);
+        CHECK_EQ(by_block(&f, &ch, &nb, &nch), n);
+        CHECK(nch > 0 && ch.hits > 0);
+        CHECK_EQ(nb, na);
+        same = nb == na;
+        for (size_t k = 0; same && k < na; k++)
+            same = ev_a[k].kind == ev_b[k].kind && ev_a[k].ip == ev_b[k].ip && ev_a[k].before == ev_b[k].before;
+        CHECK(same);
+        CHECK_EQ(fwpt_flow_insns(&f), n);
+        progen_free(&g.p);
+    }
 }
 
 TEST_MAIN("flow_sync")
