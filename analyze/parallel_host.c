@@ -7,7 +7,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "decode/flow_internal.h"
 #include "analyze/seam.h"
 
 #define BLOCK_CACHE (1u << 16) /* as the host tool's: 64 KiB of code map without a collision */
@@ -50,8 +49,8 @@ struct counts {
 /* A thread's tables, kept from one of its pieces to the next (the code is the same). */
 struct worker {
     struct fwpt_flow_block *cache;
-    struct fwpt_sum_path *paths;
-    struct fwpt_sum_cold *cold;
+    struct fwpt_flow_chain *paths;
+    struct fwpt_flow_chain_cold *cold;
     uint32_t gen;             /* walks so far (fwpt_summary_reuse) */
     struct fwpt_modules mods; /* its own lookup cache over the caller's modules */
 };
@@ -160,12 +159,12 @@ static struct fwpt_flow *new_flow(const struct fwpt_par_setup *s, struct worker 
     struct fwpt_flow *f = malloc(sizeof *f);
     if (!f)
         return NULL;
-    if (fwpt_flow_init(f, s->trace, s->len, s->read, s->read_ctx, NULL, 0) == FWPT_E_INVAL) { /* E_NOSYNC: at its end */
+    /* E_NOSYNC: at its end; the block cache is emptied once (worker_init): blocks are the same for every piece */
+    if (fwpt_flow_init(f, s->trace, s->len, s->read, s->read_ctx, NULL, 0) == FWPT_E_INVAL ||
+        fwpt_flow_use_cache(f, w->cache, block_cache(s)) != FWPT_OK) {
         free(f);
         return NULL;
     }
-    f->cache = w->cache; /* emptied once (worker_init): blocks are the same for every piece */
-    f->cache_mask = block_cache(s) - 1;
     if (s->errata)
         fwpt_flow_set_errata(f, s->errata);
     fwpt_flow_set_filter(f, s->filter, s->n_filter);
@@ -191,7 +190,10 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
     }
     sum_setup(&sum, p->f, w, &p->c, s);
     if (k > 0) {
-        fwpt_flow_i_start_at(p->f, p->start);
+        if (fwpt_flow_sync_set(p->f, p->start) != FWPT_OK) {
+            p->eos = true; /* cut() found a PSB there: not reached */
+            return 0;
+        }
         sum.counting = 0;
         sum.stop_at = p->start;
         if (fwpt_summary_walk(&sum) != FWPT_OK) {
@@ -201,15 +203,15 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
         if (!(p->first = malloc(sizeof *p->first)))
             return -1;
         *p->first = *p->f;
-        p->skipped_first = p->f->bytes_skipped;
-        p->insns_first = p->f->n_insns;
+        p->skipped_first = fwpt_flow_bytes_skipped(p->f);
+        p->insns_first = fwpt_flow_insns(p->f);
         fwpt_summary_count_from_here(&sum);
     }
     sum.stop_at = p->end;
     p->eos = fwpt_summary_walk(&sum) != FWPT_OK;
     sum_done(&sum, &p->c);
-    p->c.skipped = (p->eos ? fwpt_flow_bytes_skipped(p->f) : p->f->bytes_skipped) - p->skipped_first;
-    p->c.insns = p->f->n_insns - p->insns_first;
+    p->c.skipped = fwpt_flow_bytes_skipped(p->f) - p->skipped_first;
+    p->c.insns = fwpt_flow_insns(p->f) - p->insns_first;
     return p->c.oom ? -1 : 0;
 }
 
@@ -298,8 +300,7 @@ static int walk_again(const struct fwpt_par_setup *s, struct worker *w, const st
         return -1;
     if (seq) {
         *f = *seq;
-        f->cache = w->cache; /* blocks are the same in any cache: only speed differs */
-        f->cache_mask = block_cache(s) - 1;
+        fwpt_flow_use_cache(f, w->cache, block_cache(s)); /* blocks are the same in any cache: only speed differs */
     }
     free(p->f);
     p->f = f;
@@ -309,8 +310,8 @@ static int walk_again(const struct fwpt_par_setup *s, struct worker *w, const st
     sum.stop_at = p->end;
     p->eos = fwpt_summary_walk(&sum) != FWPT_OK;
     sum_done(&sum, &p->c);
-    p->c.skipped = (p->eos ? fwpt_flow_bytes_skipped(f) : f->bytes_skipped) - (seq ? seq->bytes_skipped : 0);
-    p->c.insns = f->n_insns - (seq ? seq->n_insns : 0);
+    p->c.skipped = fwpt_flow_bytes_skipped(f) - (seq ? fwpt_flow_bytes_skipped(seq) : 0);
+    p->c.insns = fwpt_flow_insns(f) - (seq ? fwpt_flow_insns(seq) : 0);
     return p->c.oom ? -1 : 0;
 }
 

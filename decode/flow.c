@@ -58,13 +58,10 @@ static enum fwpt_status flow_init(struct fwpt_flow *f, fwpt_flow_read_fn read, v
     f->mode = FWPT_MODE_64;
     f->runaway_limit = FLOW_DEFAULT_RUNAWAY;
     f->scratch.ip = FWPT_FLOW_NO_IP;
-    /* the cache is indexed by IP bits (cache_mask): a power of two entries, or none (NULL, 0) */
-    if ((cache == NULL) != (ncache == 0) || (ncache & (ncache - 1))) {
+    if (fwpt_flow_use_cache(f, cache, ncache) != FWPT_OK) {
         f->state = ST_END; /* refused: reads give the end, nothing is decoded */
         return FWPT_E_INVAL;
     }
-    f->cache = cache;
-    f->cache_mask = ncache ? ncache - 1 : 0;
     fwpt_flow_cache_reset(f);
     f->state = ST_UNSYNCED;
     /* SDM "Packet Stream Boundary (PSB) Packet": decoding starts at a PSB; without one the flow is at its end */
@@ -73,6 +70,18 @@ static enum fwpt_status flow_init(struct fwpt_flow *f, fwpt_flow_read_fn read, v
         f->state = ST_END;
     return s;
 }
+
+enum fwpt_status fwpt_flow_use_cache(struct fwpt_flow *f, struct fwpt_flow_block *cache, size_t ncache)
+{
+    /* the cache is indexed by IP bits (cache_mask): a power of two entries, or none (NULL, 0) */
+    if ((cache == NULL) != (ncache == 0) || (ncache & (ncache - 1)))
+        return FWPT_E_INVAL;
+    f->cache = cache;
+    f->cache_mask = ncache ? ncache - 1 : 0;
+    return FWPT_OK;
+}
+
+uint64_t fwpt_flow_insns(const struct fwpt_flow *f) { return f->n_insns; }
 
 void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n) { f->runaway_limit = n ? n : 1; }
 
@@ -118,23 +127,116 @@ _Static_assert(offsetof(struct fwpt_flow_event, kind) == 0 && offsetof(struct fw
 #error "head_word builds the four bytes little-endian"
 #endif
 
-/* ---- the walk's steps for analyze/summary.c and analyze/parallel_host.c (decode/flow_internal.h) ---- */
-_Static_assert(ST_WALK == FWPT_FLOW_ST_WALK, "flow_internal.h names the walking state");
-enum fwpt_status fwpt_flow_i_fetch(struct fwpt_flow *f) { return fetch(f); }
+/* ---- the walks' step after a packet (flow_priv.h) ---- */
 bool fwpt_flow_i_packet_lookahead(struct fwpt_flow *f, uint64_t bits, uint64_t walked)
 {
     fwpt_flow_i_walk_store(f, bits, 0, 0, walked);
     fwpt_flow_i_lookahead(f);
     return f->state == ST_WALK && !f->fup_pending && !f->evq_n && !f->ntrig && !f->pend_cfe;
 }
-void fwpt_flow_i_end_block(struct fwpt_flow *f, const struct fwpt_flow_block *b, uint64_t next_ip)
+
+/* ---- synchronization (flow.h, "public: block step, sync") ---- */
+
+/* The decoder as fwpt_flow_init leaves it, at the PSB d is synchronized at: what it was set up with (code,
+ * block cache, errata, filter, IF events, runaway limit, time on or off), and its statistics, are kept. */
+static void restart_at(struct fwpt_flow *f, const struct fwpt_pkt_decoder *d)
 {
-    end_block(f, b, next_ip);
+    const fwpt_flow_read_fn read = f->read;
+    void *const read_ctx = f->read_ctx;
+    struct fwpt_flow_block *const cache = f->cache;
+    const size_t cache_mask = f->cache_mask;
+    const uint64_t runaway = f->runaway_limit, n_insns = f->n_insns, n_errors = f->n_errors;
+    const uint64_t hits = f->cache_hits, misses = f->cache_misses;
+    /* an error's skipped bytes end where the decode starts again */
+    const uint64_t skipped =
+        f->bytes_skipped + (f->err_open && d->offset > f->err_offset ? d->offset - f->err_offset : 0);
+    const struct fwpt_errata errata = f->errata;
+    uint64_t filter[FWPT_FLOW_FILTERS][2];
+    const uint32_t n_filter = f->n_filter;
+    fwpt_memcpy(filter, f->filter, sizeof filter);
+    const uint8_t iflags_on = f->iflags_on, time_on = f->time_on;
+    const struct fwpt_time_config tcfg = f->time.cfg;
+    fwpt_memset(f, 0, sizeof *f);
+    f->pkt = *d;
+    f->read = read;
+    f->read_ctx = read_ctx;
+    f->cache = cache;
+    f->cache_mask = cache_mask;
+    f->scratch.ip = FWPT_FLOW_NO_IP;
+    f->mode = FWPT_MODE_64;
+    f->runaway_limit = runaway;
+    f->errata = errata;
+    f->n_filter = n_filter;
+    fwpt_memcpy(f->filter, filter, sizeof filter);
+    f->iflags_on = iflags_on;
+    f->n_insns = n_insns;
+    f->n_errors = n_errors;
+    f->cache_hits = hits;
+    f->cache_misses = misses;
+    f->bytes_skipped = skipped;
+    if (time_on)
+        fwpt_flow_set_time(f, &tcfg);
+    f->state = ST_UNSYNCED;
 }
-enum fwpt_status fwpt_flow_i_start_at(struct fwpt_flow *f, uint64_t offset)
+
+/* d at offset: FWPT_OK when a PSB starts there (d left there, synchronized). */
+static enum fwpt_status psb_at(struct fwpt_pkt_decoder *d, uint64_t offset)
 {
-    f->have_peek = 0;
-    enum fwpt_status s = fwpt_pkt_sync_set(&f->pkt, (size_t)offset);
-    f->state = s == FWPT_OK ? ST_UNSYNCED : ST_END;
+    if (offset >= d->total || fwpt_pkt_sync_set(d, (size_t)offset) != FWPT_OK)
+        return FWPT_E_EOS;
+    struct fwpt_packet p;
+    if (fwpt_pkt_next(d, &p) != FWPT_OK || p.type != FWPT_PKT_PSB)
+        return FWPT_E_NOSYNC;
+    return fwpt_pkt_sync_set(d, (size_t)offset);
+}
+
+enum fwpt_status fwpt_flow_sync_set(struct fwpt_flow *f, uint64_t offset)
+{
+    if (!f)
+        return FWPT_E_INVAL;
+    struct fwpt_pkt_decoder d = f->pkt;
+    enum fwpt_status s = psb_at(&d, offset);
+    if (s == FWPT_OK)
+        restart_at(f, &d);
     return s;
+}
+
+enum fwpt_status fwpt_flow_sync_forward(struct fwpt_flow *f)
+{
+    if (!f)
+        return FWPT_E_INVAL;
+    struct fwpt_pkt_decoder d = f->pkt;
+    const uint64_t at = fwpt_flow_i_cur_offset(f);
+    enum fwpt_status s;
+    if (at == d.sync_offset) {
+        /* nothing read since the PSB it synchronized at: the next one (the packet decoder's rule) */
+        s = fwpt_pkt_sync_forward(&d);
+    } else {
+        /* the next packet not read is a PSB, or the first PSB after it */
+        s = psb_at(&d, at);
+        if (s == FWPT_E_NOSYNC && fwpt_pkt_sync_set(&d, (size_t)at) == FWPT_OK)
+            s = fwpt_pkt_sync_forward(&d); /* d synchronized at 'at': it searches from at + 1 */
+    }
+    if (s != FWPT_OK)
+        return FWPT_E_NOSYNC;
+    restart_at(f, &d);
+    return FWPT_OK;
+}
+
+enum fwpt_status fwpt_flow_get_offset(const struct fwpt_flow *f, uint64_t *offset)
+{
+    if (!f || !offset)
+        return FWPT_E_INVAL;
+    *offset = fwpt_flow_i_cur_offset(f);
+    return FWPT_OK;
+}
+
+enum fwpt_status fwpt_flow_get_sync_offset(const struct fwpt_flow *f, uint64_t *offset)
+{
+    if (!f || !offset)
+        return FWPT_E_INVAL;
+    if (f->pkt.sync_offset == FWPT_PKT_NO_SYNC)
+        return FWPT_E_NOSYNC;
+    *offset = f->pkt.sync_offset;
+    return FWPT_OK;
 }

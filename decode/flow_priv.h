@@ -1,11 +1,10 @@
 /* fwpt — the flow decoder's private header: its state names, the steps its files share, and the small
  * steps of the hot loops as inline functions, so that every caller inlines them (not an interface: only
- * decode/flow*.c include it; decode/flow_internal.h gives analyze/summary.c and analyze/parallel_host.c theirs). */
+ * decode/flow*.c include it; everything else uses decode/flow.h's calls). */
 #ifndef FWPT_DECODE_FLOW_PRIV_H
 #define FWPT_DECODE_FLOW_PRIV_H
 
 #include "decode/flow.h"
-#include "decode/flow_internal.h"
 #include "base/text.h"
 
 enum flow_state {
@@ -20,7 +19,7 @@ enum flow_state {
  * size maps without a collision, and the walk's dependency chain (IP -> entry -> next IP) carries no
  * hash (a fold such as ip ^ (ip >> 11) had the same misses and was slower; denser indexes collide
  * between block starts a byte or two apart: docs/performance.md, "Flow walk"). */
-#define FLOW_SLOT(ip) FWPT_FLOW_SLOT(ip)
+#define FLOW_SLOT(ip) (ip)
 
 /* TNT in either form (SDM: short TNT carries 1-6 bits, long TNT 1-47). */
 static inline bool is_tnt(uint8_t t) { return t == FWPT_PKT_TNT_8 || t == FWPT_PKT_TNT_64; }
@@ -112,6 +111,109 @@ void fwpt_flow_i_time_refill(struct fwpt_flow *f, uint64_t base);
 void fwpt_flow_i_time_psb(struct fwpt_flow *f, bool have_fup, uint64_t fup_ip);
 #pragma GCC visibility pop
 
+/* The RET compression stack (SDM "Indirect Transfer Compression for Returns (RET)"): 64 entries,
+ * the oldest dropped when full; every near RET pops.  */
+static inline void push_ret(struct fwpt_flow *f, uint64_t ip)
+{
+    f->retstack[f->retstack_top % FWPT_FLOW_RETSTACK] = ip;
+    f->retstack_top++;
+    if (f->retstack_n < FWPT_FLOW_RETSTACK)
+        f->retstack_n++; /* when full the oldest entry is dropped */
+}
+static inline bool pop_ret(struct fwpt_flow *f, uint64_t *ip)
+{
+    if (!f->retstack_n)
+        return false;
+    f->retstack_n--;
+    f->retstack_top--;
+    *ip = f->retstack[f->retstack_top % FWPT_FLOW_RETSTACK];
+    return true;
+}
+/* What fwpt_flow_i_step did with a block's last instruction. */
+enum { FWPT_FLOW_STEP_NEXT = 0, /* *ip decided without a packet (OTHER, direct JMP/CALL) */
+       FWPT_FLOW_STEP_TNT,      /* *ip decided by the TNT bit bits & 1 (the caller shifts it out) */
+       FWPT_FLOW_STEP_TIP,      /* *ip is the TIP lookahead left in peek, consumed (have_peek cleared) */
+       FWPT_FLOW_STEP_SLOW };   /* anything else: fwpt_flow_i_resolve()'s general rule, nothing changed */
+
+/* The transfer rule of a block's last instruction, for every walk over cached blocks (flow_walk.c's
+ * fast_resolve, run_resolve, fill_fast_walk and walk_blocks); fwpt_flow_i_resolve() is the general
+ * rule, with errors and events, for everything this returns as SLOW. cls/flags/target/nx: the block's
+ * class, flags, direct target and fall-through; bits/cnt: the TNT bits in hand (cnt 0: none usable);
+ * pgd_peek: a TIP.PGD waits in peek (a direct branch may leave the IP filter range); tip: the caller takes
+ * a TIP left in peek. The order of the tests was measured on bench_flow (fill_fast_walk): a branch per
+ * class, predicted, keeps the class off the walk's dependency chain (one branch-free select over
+ * OTHER/JCC/JMP_REL/CALL_REL was slower: docs/performance.md, "Flow walk"). */
+static inline __attribute__((always_inline)) int fwpt_flow_i_step(struct fwpt_flow *f, uint8_t cls, uint8_t flags,
+                                                                  uint64_t target, uint64_t nx, uint64_t bits,
+                                                                  uint32_t cnt, bool pgd_peek, const bool tip,
+                                                                  uint64_t *ip)
+{
+    if (cls == FWPT_IC_JCC && cnt) {
+        /* branch-free: the outcome is data, not a prediction (a branch loses more on random outcomes
+         * than it wins on biased ones: docs/performance.md, "Flow walk") */
+        uint64_t m = -(bits & 1);
+        *ip = nx ^ ((nx ^ target) & m);
+        return FWPT_FLOW_STEP_TNT;
+    }
+    if (cls == FWPT_IC_OTHER) {
+        *ip = nx;
+        return FWPT_FLOW_STEP_NEXT;
+    }
+    if ((cls == FWPT_IC_JMP_REL || cls == FWPT_IC_CALL_REL) && !pgd_peek) {
+        /* SDM "Indirect Transfer Compression for Returns (RET)": zero-length calls are not pushed */
+        if (cls == FWPT_IC_CALL_REL && !(flags & FWPT_FLOW_BF_ZERO_LEN_CALL))
+            push_ret(f, nx);
+        *ip = target;
+        return FWPT_FLOW_STEP_NEXT;
+    }
+    if (cls == FWPT_IC_RET && cnt && (bits & 1) && f->retstack_n) {
+        /* compressed RET (SDM "Indirect Transfer Compression for Returns (RET)") */
+        (void)pop_ret(f, ip);
+        return FWPT_FLOW_STEP_TNT;
+    }
+    if (tip && f->have_peek && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed && !f->pending_mode &&
+        !f->pend_pip && !f->pend_vmcs &&
+        (cls == FWPT_IC_JMP_IND || cls == FWPT_IC_CALL_IND || (cls == FWPT_IC_RET && !cnt) ||
+         (cls >= FWPT_IC_FAR_JMP && cls <= FWPT_IC_VMENTRY))) {
+        /* take_tip with the TIP lookahead left in peek (no MODE.Exec, PIP or VMCS to apply) */
+        if (cls == FWPT_IC_CALL_IND) {
+            push_ret(f, nx);
+        } else if (cls == FWPT_IC_RET) {
+            uint64_t dummy;
+            (void)pop_ret(f, &dummy); /* SDM "Indirect Transfer Compression for Returns (RET)" step 3: every near RET pops */
+        }
+        *ip = f->peek.ip.ip;
+        f->have_peek = 0;
+        return FWPT_FLOW_STEP_TIP;
+    }
+    return FWPT_FLOW_STEP_SLOW;
+}
+/* A walk over cached blocks keeps the decoder's TNT state in registers: stores it back (bits, cnt: the TNT bits
+ * in hand; since: the instructions since the last packet; walked: those it ran and has not counted in n_insns).
+ * fill_fast_walk and walk_blocks, at each place they stop or look ahead. */
+static inline void fwpt_flow_i_walk_store(struct fwpt_flow *f, uint64_t bits, uint32_t cnt, uint64_t since,
+                                          uint64_t walked)
+{
+    f->tnt_bits = bits;
+    f->tnt_count = (uint8_t)cnt;
+    f->since_packet = since;
+    f->n_insns += walked;
+}
+/* A walk over cached blocks used up the packet that decided its last transfer (a TNT's last bit, or a TIP), at
+ * f->ip: it looks ahead as fwpt_flow_i_resolve() does, in two steps (fill_fast_walk and walk_blocks).
+ * First, with the next packet fetched (fetched: the caller's fetch, fill_fast_walk's knows whether time is on):
+ * true when it is a TNT or TIP, which the walk takes itself (the lookahead would stop at once). */
+static inline bool fwpt_flow_i_takes_next(const struct fwpt_flow *f, enum fwpt_status fetched)
+{
+    return fetched == FWPT_OK &&
+           (f->peek.type == FWPT_PKT_TNT_8 || f->peek.type == FWPT_PKT_TNT_64 || f->peek.type == FWPT_PKT_TIP);
+}
+/* Else the TNT state is stored (bits left, walked instructions not yet counted: a TRIG's ICNT counts from here)
+ * and the lookahead (flow_packets.c's fwpt_flow_i_lookahead) done: true when the walk goes on (it walks, and no FUP,
+ * event, TRIG or CFE waits). Out of line in flow.c, as the lookahead itself is: inlined into both walks' loops it
+ * slowed the summary walk, out of them it costs about what the copies it replaced did (docs/performance.md,
+ * "Flow walk"). */
+__attribute__((visibility("hidden"))) bool fwpt_flow_i_packet_lookahead(struct fwpt_flow *f, uint64_t bits, uint64_t walked);
 /* The oldest queued event (the caller checked evq_n). */
 static inline enum fwpt_status evq_pop(struct fwpt_flow *f, struct fwpt_flow_event *ev)
 {
@@ -126,8 +228,6 @@ static inline enum fwpt_status evq_pop(struct fwpt_flow *f, struct fwpt_flow_eve
     return FWPT_OK;
 }
 
-static inline void push_ret(struct fwpt_flow *f, uint64_t ip) { fwpt_flow_push_ret(f, ip); }
-static inline bool pop_ret(struct fwpt_flow *f, uint64_t *ip) { return fwpt_flow_pop_ret(f, ip); }
 
 /* The next packet, left in f->peek (not consumed). FWPT_E_EOS at the end; other errors are
  * reported (and the decoder resynchronized) here. */

@@ -463,3 +463,403 @@ enum fwpt_status fwpt_flow_next_batch(struct fwpt_flow *f, const struct fwpt_flo
     f->oidx = f->on;
     return FWPT_OK;
 }
+
+/* ---- the block step (flow.h, "public: block step, sync") ---- */
+
+void fwpt_flow_chains_init(struct fwpt_flow_chains *c, struct fwpt_flow_chain *v, struct fwpt_flow_chain_cold *cold,
+                           size_t n)
+{
+    fwpt_memset(c, 0, sizeof *c);
+    c->v = v;
+    c->cold = cold;
+    c->mask = n ? n - 1 : 0;
+    for (size_t i = 0; v && i < n; i++) {
+        v[i].ip = FWPT_FLOW_NO_IP;
+        v[i].uses = 0;
+    }
+}
+
+bool fwpt_flow_block_end(const struct fwpt_flow *f, uint8_t *iclass, uint64_t *last_ip, uint64_t *next_ip)
+{
+    *iclass = f->last_class;
+    *last_ip = f->last_ip;
+    *next_ip = f->next_ip;
+    return f->resolve_pending;
+}
+
+#define CHAIN_WINDOW 256 /* chain lookups between two looks at how often they missed */
+#define CHAIN_REST 4096  /* block starts walked without chains after a window with too many misses */
+
+/* Classes that take a TIP (SDM "COFI"): indirect near and every far transfer. */
+static inline bool takes_tip(uint8_t c)
+{
+    return c == FWPT_IC_JMP_IND || c == FWPT_IC_CALL_IND || (c >= FWPT_IC_FAR_JMP && c <= FWPT_IC_VMENTRY);
+}
+
+static inline size_t chain_slot(uint64_t ip, uint32_t key)
+{
+    uint64_t x = (ip ^ (uint64_t)key << 40) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(x >> 40);
+}
+
+/* Can a chain go on into the block at ip (cached, in its region)? Its region in *r. */
+static bool chain_can_take(const struct fwpt_flow *f, struct fwpt_flow_chains *ch, uint64_t ip, uint32_t nb,
+                           uint32_t region, uint32_t *r)
+{
+    const struct fwpt_flow_block *b = &f->cache[FLOW_SLOT(ip) & f->cache_mask];
+    if (nb == FWPT_FLOW_CHAIN_BLOCKS || b->ip != ip || b->mode != f->mode)
+        return false;
+    *r = ch->region ? ch->region(ch->ctx, ip, b) : 0;
+    return *r != FWPT_FLOW_REGION_MIXED && (!nb || *r == region);
+}
+
+/* Follows the cached blocks from ip with the k oldest of bits (see struct fwpt_flow_chain) into p; false when not
+ * even the first block can be taken. Only reads the block cache: no packet, no change to the walk. */
+static bool chain_build(const struct fwpt_flow *f, struct fwpt_flow_chains *ch, struct fwpt_flow_chain *p, uint64_t ip,
+                        uint32_t k, uint64_t bits, uint64_t top)
+{
+    struct fwpt_flow_chain_cold *cold = &ch->cold[p - ch->v];
+    uint64_t cur = ip, from = 0, rets[FWPT_FLOW_CHAIN_CALLS], ret_to = 0;
+    uint32_t used = 0, n = 0, seg = 0, tail = 0, nb = 0, ne = 0, nops = 0, nrets = 0, region = 0;
+    bool edge_wait = false;
+    if (ch->evict)
+        ch->evict(ch->ctx, p, cold);
+    p->ip = FWPT_FLOW_NO_IP;
+    p->pending = 0;
+    p->miss = 0;
+    for (;;) {
+        const struct fwpt_flow_block *b = &f->cache[FLOW_SLOT(cur) & f->cache_mask];
+        uint32_t r;
+        if (!chain_can_take(f, ch, cur, nb, region, &r)) {
+            p->miss = nb < FWPT_FLOW_CHAIN_BLOCKS && (b->ip != cur || b->mode != f->mode);
+            break;
+        }
+        region = r;
+        if (edge_wait) {
+            cold->edges[ne++] = (struct fwpt_flow_chain_edge){from, cur};
+            edge_wait = false;
+        }
+        nb++;
+        n += b->ninsn;
+        seg += b->ninsn;
+        tail += b->ninsn;
+        const uint64_t nx = cur + b->nbytes, last = nx - b->sizes[b->ninsn - 1];
+        const uint8_t c = b->iclass;
+        const bool zero_call = c == FWPT_IC_CALL_REL && (b->flags & FWPT_FLOW_BF_ZERO_LEN_CALL);
+        if (c == FWPT_IC_OTHER) {
+            cur = nx;
+            continue;
+        }
+        if (c == FWPT_IC_JMP_REL || zero_call) {
+            /* a zero-length call pushes nothing and enters nothing (it lands on its next IP) */
+            from = last;
+            edge_wait = true;
+            cur = b->target;
+            continue;
+        }
+        if (c == FWPT_IC_CALL_REL && nops < FWPT_FLOW_CHAIN_CALLS && chain_can_take(f, ch, b->target, nb, region, &r)) {
+            /* a direct call whose first block the chain holds: it enters it there */
+            cold->ops[nops++] = (struct fwpt_flow_chain_op){b->target, nx, seg, 1, {0, 0, 0}};
+            seg = 0;
+            rets[nrets++] = nx;
+            from = last;
+            edge_wait = true;
+            cur = b->target;
+            continue;
+        }
+        /* a compressed RET (its bit 1): returning from a call inside the chain, to that call's next IP; or the
+         * first from a call made before it, to the stack's top (0: none, or empty) */
+        const bool ret = c == FWPT_IC_RET && used < k && ((bits >> used) & 1) && nops < FWPT_FLOW_CHAIN_CALLS &&
+                         (nrets || (top && !ret_to));
+        if ((c == FWPT_IC_JCC || ret) && used < k) {
+            if (ret) {
+                cold->ops[nops++] = (struct fwpt_flow_chain_op){0, 0, seg, 0, {0, 0, 0}};
+                seg = 0;
+                cur = nrets ? rets[--nrets] : (ret_to = top);
+            } else {
+                cur = (bits >> used) & 1 ? b->target : nx;
+            }
+            used++;
+            tail = 0;
+            from = last;
+            edge_wait = true;
+            if (used == k)
+                break; /* its last bit: the walk looks at the next packet here */
+            continue;
+        }
+        /* its end needs what the chain does not hold */
+        p->pending = 1;
+        p->next = nx;
+        p->last_ip = last;
+        cold->target = b->target;
+        cold->block_ip = cur;
+        p->cls = c;
+        p->flags = b->flags;
+        break;
+    }
+    if (!nb)
+        return false;
+    if (!p->pending) {
+        p->next = cur;
+        p->edge = edge_wait;
+        p->last_ip = from;
+    }
+    p->ip = ip;
+    p->key = (uint16_t)(1u << k | (bits & ((1u << k) - 1)));
+    p->mode = f->mode;
+    p->used = (uint8_t)used;
+    p->ninsn = n;
+    p->tail = tail;
+    p->region = region;
+    p->nedges = (uint8_t)ne;
+    p->nops = (uint8_t)nops;
+    p->ret_to = ret_to;
+    p->uses = 0;
+    return true;
+}
+
+/* Where stop_at stops the walk, for the block end waiting in f (resolve pending). */
+static bool at_stop(const struct fwpt_flow *f, uint64_t stop_at)
+{
+    if (stop_at == FWPT_FLOW_NO_STOP || f->state != ST_WALK || !f->resolve_pending || f->tnt_count ||
+        !f->have_peek || f->peek.offset < stop_at || f->evq_n || f->fup_pending || f->look_pending || f->ntrig ||
+        f->pend_cfe)
+        return false;
+    if (f->last_class == FWPT_IC_JCC)
+        return is_tnt(f->peek.type) && f->peek.tnt.count;
+    return takes_tip(f->last_class) && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed;
+}
+
+/* Leaves the walk with the end of a block (at block_ip) waiting for fwpt_flow_i_resolve(), as end_block. */
+static void leave_pending(struct fwpt_flow *f, uint64_t block_ip, uint64_t nx, uint64_t last_ip, uint64_t target,
+                          uint8_t cls, uint8_t flags)
+{
+    struct fwpt_flow_block b;
+    b.ninsn = 1;
+    b.sizes[0] = (uint8_t)(nx - last_ip);
+    b.iclass = cls;
+    b.target = target;
+    b.flags = flags;
+    f->ip = block_ip;
+    end_block(f, &b, nx);
+}
+
+/* The block step's fast path: fill_fast's walk over cached blocks whose successor needs no packet fetch (a TNT bit
+ * in hand, a direct branch, a compressed RET) or the TNT or TIP lookahead left in peek, one record per block, and
+ * the chains. Stops before anything else (a cache miss, the runaway limit, a transfer fwpt_flow_i_resolve() must
+ * handle, stop_at, a full buffer, a lookahead that found more than a branch packet), leaving the walk as
+ * fill_fast does. Returns whether it moved the walk; q->n records. */
+static bool walk_blocks(struct fwpt_flow *f, struct fwpt_flow_blocks *q)
+{
+    const struct fwpt_flow_block *cache = f->cache;
+    const size_t mask = f->cache_mask;
+    const uint8_t mode = f->mode;
+    const uint64_t limit = f->runaway_limit;
+    struct fwpt_flow_chains *const ch = q->chains;
+    const bool use_chains = ch != NULL;
+    struct fwpt_flow_chain *const chains = use_chains ? ch->v : NULL;
+    struct fwpt_flow_chain_cold *const cold = use_chains ? ch->cold : NULL;
+    const size_t chains_mask = use_chains ? ch->mask : 0;
+    const uint64_t stop_at = q->stop_at;
+    struct fwpt_flow_blk *const v = q->v;
+    const uint32_t cap = q->cap;
+    uint32_t nrec = 0;
+    bool pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
+    uint64_t ip = f->ip, bits = f->tnt_bits, since = f->since_packet, walked = 0;
+    uint32_t window = use_chains ? ch->window : 0, built = use_chains ? ch->built : 0, rest = use_chains ? ch->rest : 0;
+    uint32_t cnt = f->tnt_count;
+    bool moved = false;
+    /* the block whose end is resolved next */
+    uint64_t block_ip, nx, last_ip, target;
+    uint8_t cls, flags;
+    if (f->resolve_pending) {
+        block_ip = f->ip;
+        nx = f->next_ip;
+        last_ip = f->last_ip;
+        target = f->last_target;
+        cls = f->last_class;
+        flags = f->last_flags;
+        goto resolve_end; /* f->resolve_pending stays set until it is resolved here */
+    }
+    for (;;) {
+        if (nrec == cap)
+            break;
+        if (use_chains && !pgd_peek) {
+            if (rest) {
+                rest--; /* chains missed too often here (branches that go either way): blocks for a while */
+                goto block;
+            }
+            /* the bits in hand; with none, those of the TNT lookahead left in peek, which the first
+             * conditional branch takes (not one stop_at stops before) */
+            uint64_t pbits = bits;
+            uint32_t pcnt = cnt;
+            const bool from_peek = !cnt && f->have_peek && is_tnt(f->peek.type) && f->peek.offset < stop_at;
+            if (from_peek) {
+                pbits = f->peek.tnt.bits;
+                pcnt = f->peek.tnt.count;
+            }
+            const uint32_t k = pcnt < FWPT_FLOW_CHAIN_BITS ? pcnt : FWPT_FLOW_CHAIN_BITS;
+            const uint32_t key = 1u << k | (uint32_t)(pbits & ((1u << k) - 1));
+            struct fwpt_flow_chain *p = &chains[chain_slot(ip, key) & chains_mask];
+            const uint64_t top =
+                f->retstack_n ? f->retstack[(f->retstack_top - 1) % FWPT_FLOW_RETSTACK] : 0; /* what a RET pops */
+            const bool hit = p->ip == ip && p->key == key && p->mode == mode && (!p->ret_to || p->ret_to == top) &&
+                             !(p->miss && cache[FLOW_SLOT(p->next) & mask].ip == p->next);
+            if (!hit && nrec)
+                break; /* building may overwrite an entry a record in the buffer names: the caller reads them first */
+            if (++window == CHAIN_WINDOW) {
+                /* building a chain costs more than walking its blocks: with more than a quarter of the
+                 * lookups missing, walk block by block for a while, then look again */
+                rest = built * 4 > window ? CHAIN_REST : 0;
+                window = built = 0;
+            }
+            if (!hit) {
+                ch->misses++;
+                built++;
+                if (!chain_build(f, ch, p, ip, k, pbits, top))
+                    goto block; /* its first block is not cached: the general path builds it */
+            } else {
+                ch->hits++;
+            }
+            if (since + p->ninsn > limit)
+                goto block; /* block by block to the runaway limit */
+            if (from_peek && p->used) {
+                f->have_peek = 0; /* take_tnt at its first conditional branch */
+                bits = pbits;
+                cnt = pcnt;
+            }
+            v[nrec++] = (struct fwpt_flow_blk){ip, NULL, p, p->ninsn, p->pending ? p->cls : FWPT_IC_OTHER};
+            /* its calls and returns on RET compression's stack (pushed at the call, popped by its return) */
+            for (uint32_t i = 0; i < p->nops; i++) {
+                const struct fwpt_flow_chain_op *o = &cold[p - chains].ops[i];
+                if (o->call) {
+                    push_ret(f, o->ret);
+                } else {
+                    uint64_t dummy;
+                    (void)pop_ret(f, &dummy);
+                }
+            }
+            walked += p->ninsn;
+            since = p->used ? p->tail : since + p->ninsn;
+            bits >>= p->used;
+            cnt -= p->used;
+            moved = true;
+            if (p->pending) {
+                block_ip = cold[p - chains].block_ip;
+                nx = p->next;
+                last_ip = p->last_ip;
+                target = cold[p - chains].target;
+                cls = p->cls;
+                flags = p->flags;
+                goto resolve_end;
+            }
+            ip = p->next;
+            if (p->used && !cnt)
+                goto packet_done; /* the packet's last bit was used */
+            continue;
+        }
+    block: {
+        const struct fwpt_flow_block *b = &cache[FLOW_SLOT(ip) & mask];
+        const uint32_t n = b->ninsn;
+        if (b->ip != ip || b->mode != mode || since + n > limit)
+            break; /* the general path: build the block, or report the runaway */
+        v[nrec++] = (struct fwpt_flow_blk){ip, b->sizes, NULL, n, b->iclass};
+        since += n;
+        walked += n;
+        moved = true;
+        block_ip = ip;
+        nx = ip + b->nbytes;
+        last_ip = nx - b->sizes[n - 1];
+        target = b->target;
+        cls = b->iclass;
+        flags = b->flags;
+    }
+    resolve_end:
+        if (!cnt && f->have_peek && stop_at != FWPT_FLOW_NO_STOP && f->peek.offset >= stop_at &&
+            ((cls == FWPT_IC_JCC && is_tnt(f->peek.type) && f->peek.tnt.count) ||
+             (takes_tip(cls) && f->peek.type == FWPT_PKT_TIP && !f->peek.ip.suppressed)))
+            goto pending; /* stop_at: the next call stops there */
+        if (!cnt && (cls == FWPT_IC_JCC || cls == FWPT_IC_RET) && f->have_peek && is_tnt(f->peek.type) &&
+            f->peek.tnt.count) {
+            /* take_tnt: the TNT packet lookahead left in peek */
+            bits = f->peek.tnt.bits;
+            cnt = f->peek.tnt.count;
+            f->have_peek = 0;
+        }
+        /* the transfer rule (fwpt_flow_i_step, as fill_fast_walk) */
+        const int r = fwpt_flow_i_step(f, cls, flags, target, nx, bits, cnt, pgd_peek, true, &ip);
+        if (r == FWPT_FLOW_STEP_SLOW)
+            goto pending;
+        f->resolve_pending = 0;
+        moved = true;
+        if (r == FWPT_FLOW_STEP_NEXT)
+            continue;
+        if (r == FWPT_FLOW_STEP_TIP) {
+            if (cnt) { /* a deferred TIP: the bits in hand are for the branches after it */
+                since = 0;
+                continue;
+            }
+            goto packet_done;
+        }
+        /* a TNT bit was used */
+        bits >>= 1;
+        since = 0;
+        if (--cnt)
+            continue;
+    packet_done:
+        /* a packet used up: look ahead as fwpt_flow_i_resolve() does, then go on if nothing happened */
+        since = 0;
+        f->ip = ip;
+        if (fwpt_flow_i_takes_next(f, fetch(f))) {
+            pgd_peek = false;
+            continue;
+        }
+        const bool on = fwpt_flow_i_packet_lookahead(f, bits, walked);
+        walked = 0;
+        if (!on)
+            goto out;
+        pgd_peek = f->have_peek && f->peek.type == FWPT_PKT_TIP_PGD;
+    }
+    /* at a block start */
+    f->ip = ip;
+    fwpt_flow_i_walk_store(f, bits, cnt, since, walked);
+    goto out;
+pending:
+    /* at a block end fwpt_flow_i_resolve() must handle (or where stop_at stops) */
+    fwpt_flow_i_walk_store(f, bits, cnt, since, walked);
+    if (moved)
+        leave_pending(f, block_ip, nx, last_ip, target, cls, flags);
+out:
+    if (use_chains) {
+        ch->window = window;
+        ch->built = built;
+        ch->rest = rest;
+    }
+    q->n = nrec;
+    return moved;
+}
+
+enum fwpt_status fwpt_flow_next_blocks(struct fwpt_flow *f, struct fwpt_flow_blocks *q, struct fwpt_flow_event *ev)
+{
+    q->n = 0;
+    q->stopped = 0;
+    for (;;) {
+        if (f->resolve_pending && at_stop(f, q->stop_at)) {
+            q->stopped = 1;
+            return FWPT_OK;
+        }
+        if (f->state == ST_WALK && f->cache && !f->evq_n && !f->look_pending && !f->fup_pending && !f->ntrig &&
+            !f->pend_cfe && walk_blocks(f, q)) {
+            if (q->n)
+                return FWPT_OK;
+            continue; /* it resolved a block end only: the conditions again */
+        }
+        struct fwpt_flow_run run;
+        const enum fwpt_status st = fwpt_flow_next_run(f, &run, ev);
+        if (st != FWPT_OK || !run.n)
+            return st;
+        q->v[0] = (struct fwpt_flow_blk){run.ip, run.sizes, NULL, run.n, f->run_full ? f->last_class : FWPT_IC_OTHER};
+        q->n = 1;
+        return FWPT_OK;
+    }
+}

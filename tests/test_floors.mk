@@ -14,6 +14,7 @@ TEST_FLOORS_test_flow_lookahead := base decode
 TEST_FLOORS_test_flow_print := analyze base decode render
 TEST_FLOORS_test_flow_print_events := base decode render
 TEST_FLOORS_test_flow_rules := base decode
+TEST_FLOORS_test_flow_sync := base decode
 TEST_FLOORS_test_flow_tool := base decode
 TEST_FLOORS_test_fw_images := none
 TEST_FLOORS_test_init_status := analyze base decode

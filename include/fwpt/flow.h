@@ -211,18 +211,139 @@ FWPT_API const char *fwpt_flow_kind_name(enum fwpt_flow_kind k);
  * the IP again (to the trace's end when it did not). */
 FWPT_API uint64_t fwpt_flow_bytes_skipped(const struct fwpt_flow *f);
 
-/* Synchronization and offsets (libipt's pt_blk_sync_forward, pt_blk_sync_set, pt_blk_get_offset,
- * pt_blk_get_sync_offset): where a walk can start over, or two walks can meet.
- * Move to the next PSB after the current position (the first one at the start), read its PSB+ and take up the
- * walk there: FWPT_OK, or FWPT_E_NOSYNC (no PSB left; the flow unchanged). */
+/* Synchronization (the role of libipt's pt_blk_sync_forward, _sync_set, _get_offset, _get_sync_offset).
+ * fwpt_flow_init synchronizes at the trace's first PSB. A decoder (re)synchronized at a PSB starts there as one
+ * that found this PSB first (SDM "Decoder Synchronization (PSB+)"): the walk, the RET compression stack, the
+ * events waiting and the time are dropped; its configuration, block cache and statistics are kept; it gives
+ * the FWPT_FLOW_ENABLED (sync) event of the PSB+ FUP, then the instructions from there.
+ * To the next PSB after the decoder's position (the next packet it has not read; the PSB it synchronized at
+ * when it has read nothing since): FWPT_E_NOSYNC when there is none (decoder unchanged). */
 FWPT_API enum fwpt_status fwpt_flow_sync_forward(struct fwpt_flow *f);
-/* The same at the PSB that starts at trace offset 'offset': FWPT_E_NOSYNC when no PSB starts there, FWPT_E_EOS
- * when offset is past the end. */
+/* At the PSB that starts at offset: FWPT_E_EOS when offset is past the trace's end, FWPT_E_NOSYNC when no PSB
+ * starts there (decoder unchanged either way). */
 FWPT_API enum fwpt_status fwpt_flow_sync_set(struct fwpt_flow *f, uint64_t offset);
-/* The trace offset of the next packet the walk reads. */
+/* The trace offset of the next packet the decoder has not read (it reads ahead of the instructions it gave). */
 FWPT_API enum fwpt_status fwpt_flow_get_offset(const struct fwpt_flow *f, uint64_t *offset);
-/* The trace offset of the PSB the walk last synchronized at: FWPT_E_NOSYNC before the first. */
+/* The offset of the PSB the decoder last synchronized at (fwpt_flow_init, a sync call, or the resynchronization
+ * after a packet-level error); FWPT_E_NOSYNC before any. */
 FWPT_API enum fwpt_status fwpt_flow_get_sync_offset(const struct fwpt_flow *f, uint64_t *offset);
+
+/* The block cache to use from now on, its entries kept (blocks decoded from the same code: one cache can serve
+ * decoders one after the other). ncache as fwpt_flow_init's: FWPT_E_INVAL (cache unchanged) when it is not a
+ * power of two, or a cache comes without a size or a size without a cache. */
+FWPT_API enum fwpt_status fwpt_flow_use_cache(struct fwpt_flow *f, struct fwpt_flow_block *cache, size_t ncache);
+/* Instructions walked so far (given, or counted by a block step). */
+FWPT_API uint64_t fwpt_flow_insns(const struct fwpt_flow *f);
+
+/* Block step (the role of libipt's pt_blk_next): the flow as blocks of instructions, for walks that need no
+ * single instruction (analyze/summary.c). One call gives several records into the caller's buffer, each a block
+ * (ip, count and sizes of its instructions, the class of the last) or a chain (below), in the order
+ * fwpt_flow_next gives their instructions; or, with no record, the next event (the same events, in the same
+ * places). A record's last instruction is the one whose transfer the next record or event follows: where it
+ * went is the next record's ip (or the event's). Use either this or fwpt_flow_next for one decode, not both.
+ *
+ * Chains: an optional cache, owned by the caller, of the blocks followed from one block with the TNT bits in
+ * hand (at most FWPT_FLOW_CHAIN_BITS; with none, those of the TNT packet read ahead): conditional branches,
+ * direct jumps, fall-through, direct calls whose first block it holds, the compressed returns of those calls
+ * (their target is the call's next IP), one compressed return from a call made before it (to the RET
+ * compression stack's top then: part of its key, ret_to); SDM "Indirect Transfer Compression for Returns
+ * (RET)". A chain ends right after its last bit, before a block it cannot follow (not cached, in another region,
+ * too many), or with a block whose end needs more than it holds (pending: a TIP, a conditional branch with no bit
+ * in hand, a return past its start). One lookup walks it all: the decoder applies its calls and returns to its
+ * stack and its bits; the record names the chain, whose calls, returns and edges inside are there to read. */
+#define FWPT_FLOW_CHAIN_BLOCKS 16 /* blocks one chain follows at most */
+#define FWPT_FLOW_CHAIN_BITS 8    /* TNT bits it takes at most */
+#define FWPT_FLOW_CHAIN_CALLS 8   /* calls and returns inside it at most */
+#define FWPT_FLOW_REGION_MIXED 0xffffffffu
+#define FWPT_FLOW_NO_STOP (~(uint64_t)0)
+
+struct fwpt_flow_chain {
+    uint64_t ip;         /* first block; FWPT_FLOW_NO_IP: empty */
+    uint64_t next;       /* not pending: where the walk goes on; pending: the last block's fall-through */
+    uint64_t last_ip;    /* pending: its last instruction; else the branch whose edge leads to next (edge) */
+    uint64_t uses;       /* the caller's (zeroed when built): e.g. walks of it not yet counted */
+    uint64_t ret_to;     /* it returns from a call made before it, to this (the stack's top must be this); 0: not */
+    uint32_t ninsn;      /* instructions */
+    uint32_t tail;       /* of them after the last TNT bit it used */
+    uint32_t region;     /* the region (chains' region callback) of every instruction */
+    uint16_t key;        /* the TNT bits it was made for: (1 << k) | the k oldest bits in hand */
+    uint8_t mode, used, pending, cls, flags, edge;
+    uint8_t nedges;      /* edges between its blocks (in its cold part) */
+    uint8_t miss;        /* it ended before a block that was not cached yet */
+    uint8_t nops;        /* calls and returns inside it (in its cold part) */
+} __attribute__((aligned(64))); /* one cache line: the walk's chain of loads goes through these */
+#ifdef __cplusplus
+static_assert(sizeof(struct fwpt_flow_chain) == 64, "a chain cache entry is one cache line");
+#else
+_Static_assert(sizeof(struct fwpt_flow_chain) == 64, "a chain cache entry is one cache line");
+#endif
+
+struct fwpt_flow_chain_edge {
+    uint64_t from, to;
+};
+/* A call or return inside a chain, after n instructions since the one before (or the chain's start). */
+struct fwpt_flow_chain_op {
+    uint64_t entry;      /* call: the function entered (the call's target) */
+    uint64_t ret;        /* call: its next IP (pushed for RET compression); return: 0 */
+    uint32_t n;
+    uint32_t call;
+    uint32_t user[3];    /* the caller's (zeroed when built): e.g. a profile's hint */
+};
+/* What a chain holds that the walk needs less often. */
+struct fwpt_flow_chain_cold {
+    uint64_t target;     /* pending: the last block's branch target */
+    uint64_t block_ip;   /* pending: the last block's start */
+    struct fwpt_flow_chain_edge edges[FWPT_FLOW_CHAIN_BLOCKS - 1];
+    struct fwpt_flow_chain_op ops[FWPT_FLOW_CHAIN_CALLS];
+};
+
+/* The chain cache: v and cold, mask + 1 entries each (a power of two). region: the region of a cached block
+ * (FWPT_FLOW_REGION_MIXED: none; a chain keeps to one); NULL: one region. evict: called before an entry is
+ * built anew (the caller counts what it kept in it). */
+struct fwpt_flow_chains {
+    struct fwpt_flow_chain *v;
+    struct fwpt_flow_chain_cold *cold;
+    size_t mask;
+    uint32_t (*region)(void *ctx, uint64_t ip, const struct fwpt_flow_block *b);
+    void (*evict)(void *ctx, struct fwpt_flow_chain *c, struct fwpt_flow_chain_cold *cold);
+    void *ctx;
+    /* private: lookups in the current window of 256 and misses among them, block starts to walk without chains */
+    uint32_t window, built, rest;
+    /* statistics */
+    uint64_t hits, misses;
+};
+/* Empties n entries (a power of two) of v and cold into c, no callbacks, counts 0. */
+FWPT_API void fwpt_flow_chains_init(struct fwpt_flow_chains *c, struct fwpt_flow_chain *v, struct fwpt_flow_chain_cold *cold,
+                           size_t n);
+
+/* One record. */
+struct fwpt_flow_blk {
+    uint64_t ip;                        /* first instruction */
+    const uint8_t *sizes;               /* a block: its instructions' sizes (valid until the next call) */
+    struct fwpt_flow_chain *chain;      /* a chain (NULL: a block); its uses and ops' user words are the caller's */
+    uint32_t ninsn;                     /* instructions */
+    uint8_t iclass;                     /* a block: the class of its last instruction (FWPT_IC_OTHER: the block
+                                         * was cut before its end, at an event's instruction) */
+};
+
+/* One call: the caller's buffer (v, cap >= 1) and chains (NULL: blocks only); stop_at: stop before the walk
+ * takes a branch packet at or after this trace offset (FWPT_FLOW_NO_STOP: never) -- at the end of a block whose
+ * branch takes it, no TNT bit in hand, nothing else pending, the packet read ahead: a TNT for a conditional
+ * branch, a TIP for an indirect one. Two decoders there in the same state decode the rest alike. n: records
+ * given; stopped: it stopped at stop_at (no record, no event). */
+struct fwpt_flow_blocks {
+    struct fwpt_flow_blk *v;
+    uint32_t cap, n;
+    struct fwpt_flow_chains *chains;
+    uint64_t stop_at;
+    uint8_t stopped;
+};
+/* FWPT_OK: q->n records, or q->n == 0 and *ev the next event (or q->stopped); FWPT_E_EOS at the end; else as
+ * fwpt_flow_next. */
+FWPT_API enum fwpt_status fwpt_flow_next_blocks(struct fwpt_flow *f, struct fwpt_flow_blocks *q, struct fwpt_flow_event *ev);
+/* The block whose end waits for its packet (after a stop): true, with its last instruction's class and IP and its
+ * fall-through; false when no block end waits. */
+FWPT_API bool fwpt_flow_block_end(const struct fwpt_flow *f, uint8_t *iclass, uint64_t *last_ip, uint64_t *next_ip);
 
 FWPT_END_DECLS
 

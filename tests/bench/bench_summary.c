@@ -45,8 +45,8 @@ struct input {
     struct fwpt_module *mv; /* one per image */
 };
 static struct fwpt_flow_block cache[1 << 16];
-static struct fwpt_sum_path paths[1 << 14];
-static struct fwpt_sum_cold cold[1 << 14];
+static struct fwpt_flow_chain paths[1 << 14];
+static struct fwpt_flow_chain_cold cold[1 << 14];
 
 /* mods->n modules, 2^16 functions, 2^18 call-tree nodes, 2^19 hash slots; allocated once (grown for more modules) */
 static void prof_init(struct prof_mem *m, struct fwpt_modules *mods)

@@ -387,8 +387,8 @@ TEST(seam_compare_one_field_changed)
     struct fw_image_set code = {&im, 1};
     static struct fwpt_flow f, g;
     static struct fwpt_flow_block cache[4096];
-    static struct fwpt_sum_path paths[256];
-    static struct fwpt_sum_cold cold[256];
+    static struct fwpt_flow_chain paths[256];
+    static struct fwpt_flow_chain_cold cold[256];
     unsigned stops = 0, with_stack = 0;
     for (uint64_t at = 100; at < p.trace_size; at += p.trace_size / 16) {
         CHECK_EQ(fwpt_flow_init(&f, p.trace, p.trace_size, fw_images_read, &code, cache, 4096), FWPT_OK);
