@@ -107,6 +107,12 @@ $(B)/fwpt: $(TOOL_OBJS) $(B)/libfwpt.a
 # ---- the public API (include/fwpt/, docs/api.md) ----
 # The library's objects export only what a public header marks FWPT_API (tests/api/check_exports.sh).
 $(HOST_LIB_OBJS): HOST_CFLAGS += -fvisibility=hidden
+# analyze/ decodes through the public calls only: built with the flow decoder's state hidden (decode/flow.h), a
+# field of it read there does not compile.
+$(B)/host/analyze/%.o: HOST_CFLAGS += -DFWPT_FLOW_OPAQUE
+$(B)/efi/analyze/%.o: EFI_CFLAGS += -DFWPT_FLOW_OPAQUE
+$(B)/free/analyze/%.o: FREE_CFLAGS += -DFWPT_FLOW_OPAQUE
+$(B)/fuzz/obj/analyze/%.o: FUZZ_CFLAGS += -DFWPT_FLOW_OPAQUE
 # libfwpt-decode.a: the decoder and the freestanding summaries, built as in firmware (no libc: tests/api/check_libc.sh)
 DECODE_LIB_SRCS := base/json.c base/status.c base/text.c base/version.c $(sort $(wildcard decode/*.c)) \
 	$(filter-out %_host.c,$(sort $(wildcard analyze/*.c)))

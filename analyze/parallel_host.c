@@ -7,7 +7,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyze/seam.h"
 
 #define BLOCK_CACHE (1u << 16) /* as the host tool's: 64 KiB of code map without a collision */
 #define PATH_CACHE (1u << 14)
@@ -156,7 +155,7 @@ static void sum_done(struct fwpt_sum *sum, struct counts *c)
 
 static struct fwpt_flow *new_flow(const struct fwpt_par_setup *s, struct worker *w)
 {
-    struct fwpt_flow *f = malloc(sizeof *f);
+    struct fwpt_flow *f = malloc(fwpt_flow_size());
     if (!f)
         return NULL;
     /* E_NOSYNC: at its end; the block cache is emptied once (worker_init): blocks are the same for every piece */
@@ -200,9 +199,9 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
             p->eos = true; /* nothing the pieces before cannot say */
             return 0;
         }
-        if (!(p->first = malloc(sizeof *p->first)))
+        if (!(p->first = malloc(fwpt_flow_size())))
             return -1;
-        *p->first = *p->f;
+        fwpt_flow_copy(p->first, p->f);
         p->skipped_first = fwpt_flow_bytes_skipped(p->f);
         p->insns_first = fwpt_flow_insns(p->f);
         fwpt_summary_count_from_here(&sum);
@@ -225,11 +224,14 @@ static bool worker_init(struct worker *w, const struct fwpt_par_setup *s)
         w->mods = *s->mods;
     if (!w->cache || !w->paths || !w->cold)
         return false;
-    struct fwpt_flow f; /* empties the block cache */
-    if (fwpt_flow_init(&f, s->trace, 0, s->read, s->read_ctx, w->cache, block_cache(s)) == FWPT_E_INVAL)
+    struct fwpt_flow *f = malloc(fwpt_flow_size()); /* empties the block cache */
+    if (!f || fwpt_flow_init(f, s->trace, 0, s->read, s->read_ctx, w->cache, block_cache(s)) == FWPT_E_INVAL) {
+        free(f);
         return false; /* (no trace given: E_NOSYNC) */
+    }
     struct fwpt_sum sum; /* and the paths */
-    fwpt_summary_init(&sum, &f, w->paths, path_cache(s), w->cold);
+    fwpt_summary_init(&sum, f, w->paths, path_cache(s), w->cold);
+    free(f);
     return true;
 }
 
@@ -295,11 +297,11 @@ static int walk_again(const struct fwpt_par_setup *s, struct worker *w, const st
     counts_free(&p->c);
     if (!counts_init(&p->c, s, false, prof, true, 0))
         return -1;
-    struct fwpt_flow *f = seq ? malloc(sizeof *f) : new_flow(s, w); /* no seq: the first piece, from the start */
+    struct fwpt_flow *f = seq ? malloc(fwpt_flow_size()) : new_flow(s, w); /* no seq: the first piece, from the start */
     if (!f)
         return -1;
     if (seq) {
-        *f = *seq;
+        fwpt_flow_copy(f, seq);
         fwpt_flow_use_cache(f, w->cache, block_cache(s)); /* blocks are the same in any cache: only speed differs */
     }
     free(p->f);
@@ -407,8 +409,8 @@ enum fwpt_status fwpt_parallel_run(const struct fwpt_par_setup *s, struct fwpt_p
         if (prev) {
             if (prev->eos)
                 break; /* the one before walked to the end */
-            enum fwpt_seam m = p->first ? fwpt_seam_compare(prev->f, p->first) : FWPT_SEAM_DIFFERENT;
-            joined = m == FWPT_SEAM_SAME || (m == FWPT_SEAM_SAME_STACK_TOP && !p->c.retstack_error);
+            enum fwpt_flow_seam m = p->first ? fwpt_flow_seam_compare(prev->f, p->first) : FWPT_FLOW_SEAM_DIFFERENT;
+            joined = m == FWPT_FLOW_SEAM_SAME || (m == FWPT_FLOW_SEAM_SAME_STACK_TOP && !p->c.retstack_error);
             out->seams_joined += joined;
         }
         if (!joined || (s->profile && !fwpt_sumprof_mergeable(&p->c.prof, prof->depth))) {

@@ -6,7 +6,7 @@
  * on through the PSB takes PSB+ as status and keeps its stack, and any state a broken trace left behind.
  * So each piece's decoder also goes on past the next PSB, to the first place both can be compared
  * (analyze/summary.h, stop_at): the end of a block whose branch takes a TNT or TIP after that PSB. Where the
- * two are there in the same state (analyze/seam.h), the next piece's counts from that place on are the
+ * two are there in the same state (decode/flow_seam.c), the next piece's counts from that place on are the
  * sequential decoder's; the processor compresses no RET against a call from before a PSB, so a fresh stack
  * holding only the newest entries decodes alike unless it runs empty at a compressed RET (then the piece
  * is walked again). Where they differ, the piece is walked again from the state of the one before, in

@@ -10,6 +10,9 @@ size_t fwpt_flow_size(void)
     return sizeof(struct fwpt_flow);
 }
 
+/* a byte copy by base/text (a struct assignment this size is a call to memcpy, which firmware has not) */
+void fwpt_flow_copy(struct fwpt_flow *dst, const struct fwpt_flow *src) { fwpt_memcpy(dst, src, sizeof *dst); }
+
 /* The public call, out of line (the parentheses keep the macro of decode/flow.h off the name). */
 enum fwpt_status(fwpt_flow_next)(struct fwpt_flow *f, struct fwpt_flow_event *ev)
 {

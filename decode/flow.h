@@ -28,6 +28,7 @@ struct fwpt_flow_tmark {
     uint8_t ok, q, qok;
 };
 
+#ifndef FWPT_FLOW_OPAQUE /* analyze/ is built with it: the public calls only, no field of the decoder */
 /* Caller-owned state; fields are private to decode/flow*.c (decode/flow_priv.h). */
 struct fwpt_flow {
     struct fwpt_pkt_decoder pkt;
@@ -122,6 +123,7 @@ struct fwpt_flow {
     uint8_t evq_tok[FWPT_FLOW_EVQ];
     struct fwpt_flow_tmark tmk[FWPT_FLOW_TMARKS];
 };
+#endif /* FWPT_FLOW_OPAQUE */
 
 /* The processor's errata (arch/errata.h) the decoder works around; default: none known. */
 void fwpt_flow_set_errata(struct fwpt_flow *f, const struct fwpt_errata *e);
@@ -144,6 +146,7 @@ bool fwpt_flow_tick(const struct fwpt_flow *f, uint64_t *tsc, bool *ok);
 
 /* What fwpt_flow_next does when nothing is buffered. */
 enum fwpt_status fwpt_flow_next_slow(struct fwpt_flow *f, struct fwpt_flow_event *ev);
+#ifndef FWPT_FLOW_OPAQUE
 /* fwpt_flow_next inline, for the library's own code (the macro below); the public call runs the same code out of
  * line (decode/flow.c). Instructions of the current run are served inline; the rest is fwpt_flow_next_slow. */
 static inline enum fwpt_status fwpt_flow_next_inline(struct fwpt_flow *f, struct fwpt_flow_event *ev)
@@ -158,5 +161,6 @@ static inline enum fwpt_status fwpt_flow_next_inline(struct fwpt_flow *f, struct
 }
 
 #define fwpt_flow_next(f, ev) fwpt_flow_next_inline(f, ev)
+#endif /* FWPT_FLOW_OPAQUE */
 
 #endif

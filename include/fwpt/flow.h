@@ -150,6 +150,9 @@ FWPT_BEGIN_DECLS
 
 /* Bytes a caller allocates for one struct fwpt_flow. */
 FWPT_API size_t fwpt_flow_size(void);
+/* dst becomes a copy of src: it decodes on from there as src would. They share what src was given (the trace, the
+ * code reader, the block cache: fwpt_flow_use_cache gives dst one of its own). */
+FWPT_API void fwpt_flow_copy(struct fwpt_flow *dst, const struct fwpt_flow *src);
 
 /* cache may be NULL (ncache 0): every block is then decoded again (slow). ncache: a power of two.
  * FWPT_E_INVAL: a cache size that is not a power of two (or a cache without a size, a size without a cache);
@@ -344,6 +347,21 @@ FWPT_API enum fwpt_status fwpt_flow_next_blocks(struct fwpt_flow *f, struct fwpt
 /* The block whose end waits for its packet (after a stop): true, with its last instruction's class and IP and its
  * fall-through; false when no block end waits. */
 FWPT_API bool fwpt_flow_block_end(const struct fwpt_flow *f, uint8_t *iclass, uint64_t *last_ip, uint64_t *next_ip);
+
+/* Where two flow decoders agree: a trace cut at its PSBs is decoded piece by piece, each piece by a decoder that
+ * starts fresh at its PSB (fwpt_flow_sync_set), and the pieces join where the decoder of the piece before, going
+ * on past the PSB, gets to the same place in the same state. */
+enum fwpt_flow_seam {
+    FWPT_FLOW_SEAM_DIFFERENT = 0, /* the decoders may go on differently */
+    FWPT_FLOW_SEAM_SAME,          /* they decode the rest of the trace alike */
+    /* alike, except that b's RET compression stack holds fewer (the newest) of a's entries: they differ only
+     * where b finds its stack empty for a compressed RET (FWPT_E_RETSTACK), where a may pop an older entry */
+    FWPT_FLOW_SEAM_SAME_STACK_TOP,
+};
+/* a: the decoder that went on past the PSB; b: the one that started at it. Both stopped by the block step's
+ * stop_at: at the end of a block whose branch takes the packet read ahead, nothing else pending. Compares
+ * everything the rest of the decode depends on. */
+FWPT_API enum fwpt_flow_seam fwpt_flow_seam_compare(const struct fwpt_flow *a, const struct fwpt_flow *b);
 
 FWPT_END_DECLS
 

@@ -5,7 +5,7 @@
  * Format must be byte-identical to those fwpt_profile_add builds from fwpt_flow_next's instructions and events;
  * the edges must be those its instructions imply (computed here from them), the bitmap the one computed here
  * from those edges, the errors the same events; with 1, 2 and 4 threads and pieces as small as one PSB
- * interval; fwpt_seam_compare against copies of a stopped decoder with one field changed. Tiny profile
+ * interval; fwpt_flow_seam_compare against copies of a stopped decoder with one field changed. Tiny profile
  * tables check the losses (dropped) match too; a recursion deeper than the profile's
  * window checks that such pieces are walked again under the frames really open. */
 #include <intel-pt.h>
@@ -17,7 +17,6 @@
 #include "decode/flow.h"
 #include "render/flow_print.h"
 #include "analyze/parallel_host.h"
-#include "analyze/seam.h"
 #include "tests/check.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/pkt_stream.h"
@@ -375,7 +374,7 @@ TEST(deep_recursion_pieces_walked_again)
     stats("deep recursion");
 }
 
-/* fwpt_seam_compare itself: a decoder stopped by stop_at against copies of itself with one thing changed. */
+/* fwpt_flow_seam_compare itself: a decoder stopped by stop_at against copies of itself with one thing changed. */
 TEST(seam_compare_one_field_changed)
 {
     struct progen_cfg cfg = {.seed = 7, .max_insns = 20000, .features = PROGEN_F_ALL, .psb_period = 300,
@@ -401,30 +400,30 @@ TEST(seam_compare_one_field_changed)
         stops++;
         CHECK(f.resolve_pending && f.have_peek && f.peek.offset >= at && !f.tnt_count);
         g = f;
-        CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_SAME);
+        CHECK_EQ(fwpt_flow_seam_compare(&f, &g), FWPT_FLOW_SEAM_SAME);
         g.mode = g.mode == FWPT_MODE_64 ? FWPT_MODE_32 : FWPT_MODE_64;
-        CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_DIFFERENT);
+        CHECK_EQ(fwpt_flow_seam_compare(&f, &g), FWPT_FLOW_SEAM_DIFFERENT);
         g = f;
         g.last_target++;
-        CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_DIFFERENT);
+        CHECK_EQ(fwpt_flow_seam_compare(&f, &g), FWPT_FLOW_SEAM_DIFFERENT);
         g = f;
         g.pkt.last_ip ^= 1;
-        CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_DIFFERENT);
+        CHECK_EQ(fwpt_flow_seam_compare(&f, &g), FWPT_FLOW_SEAM_DIFFERENT);
         g = f;
         g.pend_pip = 1;
-        CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_DIFFERENT);
+        CHECK_EQ(fwpt_flow_seam_compare(&f, &g), FWPT_FLOW_SEAM_DIFFERENT);
         g = f;
         g.ip ^= 1; /* the pending block's start: left out */
-        CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_SAME);
+        CHECK_EQ(fwpt_flow_seam_compare(&f, &g), FWPT_FLOW_SEAM_SAME);
         if (f.retstack_n) {
             with_stack++;
             g = f;
             g.retstack_n--; /* the fresh decoder holds fewer, the newest */
-            CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_SAME_STACK_TOP);
-            CHECK_EQ(fwpt_seam_compare(&g, &f), FWPT_SEAM_DIFFERENT); /* more than the other: no */
+            CHECK_EQ(fwpt_flow_seam_compare(&f, &g), FWPT_FLOW_SEAM_SAME_STACK_TOP);
+            CHECK_EQ(fwpt_flow_seam_compare(&g, &f), FWPT_FLOW_SEAM_DIFFERENT); /* more than the other: no */
             g = f;
             g.retstack[(g.retstack_top - 1) % FWPT_FLOW_RETSTACK]++;
-            CHECK_EQ(fwpt_seam_compare(&f, &g), FWPT_SEAM_DIFFERENT);
+            CHECK_EQ(fwpt_flow_seam_compare(&f, &g), FWPT_FLOW_SEAM_DIFFERENT);
         }
     }
     CHECK(stops >= 8);
