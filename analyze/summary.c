@@ -251,6 +251,10 @@ enum fwpt_status fwpt_summary_walk(struct fwpt_sum *s)
             count_event(s, &ev);
             continue;
         }
+        if (!prof && !edges) {
+            s->blocks += q.n; /* nothing else to count */
+            continue;
+        }
         uint64_t paths = 0;
         for (uint32_t i = 0; i < q.n; i++) {
             if (v[i].chain) {
