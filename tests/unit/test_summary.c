@@ -431,6 +431,47 @@ TEST(seam_compare_one_field_changed)
     progen_free(&p);
 }
 
+/* A walk that counts nothing but records (no profile, no edges, no bitmap) takes the same records and errors as
+ * one that counts the bitmap: the records it adds to blocks without looking at them are those the other counts. */
+TEST(walk_only_counts_the_same_records)
+{
+    static struct fwpt_flow f;
+    static struct fwpt_flow_block cache[4096];
+    static struct fwpt_flow_chain paths[256];
+    static struct fwpt_flow_chain_cold cold[256];
+    static uint8_t cov[1 << 12];
+    for (uint64_t seed = 3; seed <= 6; seed++) {
+        struct progen_cfg cfg = {.seed = seed, .max_insns = 20000, .features = PROGEN_F_ALL, .psb_period = 300,
+                                 .no_truth = 1};
+        struct progen p;
+        if (!progen_build_checked(&cfg, &p))
+            continue;
+        struct fw_image im = {p.base, p.code, p.code_size, ""};
+        struct fw_image_set code = {&im, 1};
+        uint64_t blocks[2], errors[2], lookups[2];
+        for (int counted = 0; counted < 2; counted++) {
+            CHECK_EQ(fwpt_flow_init(&f, p.trace, p.trace_size, fw_images_read, &code, cache, 4096), FWPT_OK);
+            struct fwpt_sum s;
+            fwpt_summary_init(&s, &f, paths, 256, cold);
+            if (counted) {
+                s.cov = cov;
+                s.cov_mask = sizeof cov - 1;
+            }
+            fwpt_summary_configure(&s);
+            CHECK_EQ(fwpt_summary_walk(&s), FWPT_E_EOS);
+            fwpt_summary_flush(&s);
+            blocks[counted] = s.blocks;
+            errors[counted] = s.errors;
+            lookups[counted] = s.path_hits + s.path_misses;
+        }
+        CHECK(blocks[0] > 100 && lookups[0] > 0);
+        CHECK_EQ(blocks[0], blocks[1]);
+        CHECK_EQ(errors[0], errors[1]);
+        CHECK_EQ(lookups[0], lookups[1]);
+        progen_free(&p);
+    }
+}
+
 /* The firmware traces: each image a module, the trace as it is and repeated (PSBs in the middle of calls). */
 TEST(firmware_traces_three_copies)
 {
