@@ -24,11 +24,11 @@ FUZZ_SECONDS ?= 60
 
 WARN := -Wall -Wextra -Werror
 HOST_CFLAGS := -std=c11 -D_DEFAULT_SOURCE $(WARN) -O2 -g -I. -Iinclude -MMD -MP
-HOST_LIBS := -lZydis -lZycore
+HOST_LIBS := -lZydis -lZycore -ldw -lelf
 TEST_LIBS := -lipt -lZydis -lZycore -lm
 
 EFI_INC := /usr/include/efi
-EFI_CFLAGS := -std=c11 $(WARN) -O2 -I. -Iinclude -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol \
+EFI_CFLAGS := -std=c11 $(WARN) -O2 -g -I. -Iinclude -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol \
 	-ffreestanding -fpic -fshort-wchar -mno-red-zone -fno-stack-protector -fno-stack-check \
 	-fno-strict-aliasing -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI -DFWPT_EFI -MMD -MP
 EFI_LDFLAGS := -nostdlib -znocombreloc -T /usr/lib/elf_x86_64_efi.lds -shared -Bsymbolic -L/usr/lib
@@ -85,7 +85,7 @@ DEPS_GOALS := deps test unit-test oracle-test qemu-test bench fuzz $(EXTRA_DEPS_
 DEPS_INSTALL := $(if $(filter $(DEPS_GOALS),$(MAKECMDGOALS)),$(B)/.deps-test)
 # what `make all` reads: keep in step with the build set of tools/ensure-deps.sh
 BUILD_NEEDS := $(EFI_INC)/efi.h $(EFI_INC)/x86_64/efibind.h $(EFI_CRT0) /usr/lib/elf_x86_64_efi.lds \
-	/usr/lib/libefi.a /usr/lib/libgnuefi.a /usr/include/Zydis/Zydis.h
+	/usr/lib/libefi.a /usr/lib/libgnuefi.a /usr/include/Zydis/Zydis.h /usr/include/elfutils/libdwfl.h
 $(B)/.deps-test: tools/ensure-deps.sh
 	@mkdir -p $(B) && tools/ensure-deps.sh all && touch $@
 deps: $(B)/.deps-test
@@ -93,7 +93,7 @@ deps: $(B)/.deps-test
 deps-check: | $(DEPS_INSTALL)
 	@missing="$(filter-out $(wildcard $(BUILD_NEEDS)),$(BUILD_NEEDS))"; \
 	command -v $(CC) >/dev/null || missing="$(CC)$${missing:+ $$missing}"; \
-	if [ -n "$$missing" ]; then echo "fwpt: missing $$missing: run 'make deps' as root, or: apt-get install gcc make binutils gnu-efi libzydis-dev" >&2; exit 1; fi
+	if [ -n "$$missing" ]; then echo "fwpt: missing $$missing: run 'make deps' as root, or: apt-get install gcc make binutils gnu-efi libzydis-dev libdw-dev libelf-dev" >&2; exit 1; fi
 
 # ---- host ----
 $(B)/host/%.o: %.c | deps-check

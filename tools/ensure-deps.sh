@@ -3,7 +3,7 @@
 # Usage: tools/ensure-deps.sh [build|test|run|all]   (default: all)
 set -eu
 what=${1:-all}
-build=(gcc make binutils gnu-efi libzydis-dev)
+build=(gcc make binutils gnu-efi libzydis-dev libdw-dev libelf-dev)
 testpk=(libipt-dev libzydis-dev clang g++ pkgconf libclang-rt-14-dev ovmf qemu-system-x86 mtools dosfstools fdisk python3 chromium python3-pil)
 run=(ovmf qemu-system-x86 mtools dosfstools fdisk)
 case "$what" in
