@@ -29,6 +29,7 @@ TEST_FLOORS_test_sideband := base decode sim
 TEST_FLOORS_test_summary := analyze base decode render
 TEST_FLOORS_test_status := base
 TEST_FLOORS_test_summary_tool := none
+TEST_FLOORS_test_symbols := base
 TEST_FLOORS_test_text := base
 TEST_FLOORS_test_time := base decode
 TEST_FLOORS_test_time_spread := analyze base decode

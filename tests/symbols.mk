@@ -1,0 +1,5 @@
+# The host resolver backend (tools/symbols_dw.c, elfutils' libdwfl): its test links the object and -ldw -lelf,
+# and compares against nm/addr2line on build/fwpt.so and the EDK2 build in ../shared/ovmf-debug.
+$(B)/tests/test_symbols: tests/unit/test_symbols.c $(B)/host/tools/symbols_dw.o $(B)/floors/libbase.a $(B)/fwpt.so | $(B)/.deps-test
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(B)/host/tools/symbols_dw.o $(B)/floors/libbase.a -ldw -lelf
