@@ -21,6 +21,8 @@ struct func {
     uint64_t start, end; /* runtime addresses, end exclusive */
     const char *name;
     int rank; /* among symbols at one address: global 2, weak 1, local 0 */
+    int have_scope;
+    Dwarf_Die scope; /* the unit's child DIE last found holding an address of this function */
 };
 
 struct addr_slot {
@@ -243,7 +245,7 @@ void fwpt_symbols_close(struct fwpt_symbols *s)
     free(s);
 }
 
-static const struct func *find_func(const struct fwpt_symbols *s, uint64_t address)
+static struct func *find_func(struct fwpt_symbols *s, uint64_t address)
 {
     size_t lo = 0, hi = s->nfuncs; /* the first function starting after address */
     while (lo < hi) {
@@ -255,7 +257,7 @@ static const struct func *find_func(const struct fwpt_symbols *s, uint64_t addre
     }
     /* the nearest start at or below address whose range holds it (the first of equal starts: the preferred alias) */
     while (lo > 0) {
-        const struct func *f = &s->funcs[lo - 1];
+        struct func *f = &s->funcs[lo - 1];
         size_t first = lo - 1;
         while (first > 0 && s->funcs[first - 1].start == f->start)
             first--;
@@ -270,18 +272,36 @@ static const struct func *find_func(const struct fwpt_symbols *s, uint64_t addre
 
 /* 1 when pc lies in a DW_TAG_inlined_subroutine below die: the scopes holding pc, walked down from the unit
  * (libdw's dwarf_getscopes finds none in GCC's LTO units, where every concrete DIE has an abstract origin). */
-static int in_inlined(Dwarf_Die *unit, Dwarf_Addr pc)
+/* The child of parent whose code ranges hold pc, in *out: 1 when there is one. */
+static int holder(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out)
 {
-    Dwarf_Die cur = *unit, child;
-    for (int depth = 0; depth < 64 && dwarf_child(&cur, &child) == 0; depth++) {
-        int found = 0;
-        do
-            found = dwarf_haspc(&child, pc) > 0;
-        while (!found && dwarf_siblingof(&child, &child) == 0);
-        if (!found)
-            return 0;
-        if (dwarf_tag(&child) == DW_TAG_inlined_subroutine)
+    if (dwarf_child(parent, out) != 0)
+        return 0;
+    do
+        if (dwarf_haspc(out, pc) > 0)
             return 1;
+    while (dwarf_siblingof(out, out) == 0);
+    return 0;
+}
+
+static int in_inlined(Dwarf_Die *unit, Dwarf_Addr pc, struct func *f)
+{
+    Dwarf_Die cur, child;
+    if (f && f->have_scope && dwarf_haspc(&f->scope, pc) > 0) {
+        cur = f->scope; /* the function's own DIE: the unit's other children are not scanned again */
+    } else {
+        if (!holder(unit, pc, &cur))
+            return 0;
+        if (f) {
+            f->scope = cur;
+            f->have_scope = 1;
+        }
+    }
+    for (int depth = 0; depth < 64; depth++) {
+        if (dwarf_tag(&cur) == DW_TAG_inlined_subroutine)
+            return 1;
+        if (!holder(&cur, pc, &child))
+            return 0;
         cur = child;
     }
     return 0;
@@ -322,7 +342,7 @@ static int lookup(struct fwpt_symbols *s, uint64_t address, struct fwpt_resolved
         c++;
     if (c == s->ncode)
         return 0; /* not code: the headers, data, or line rows of functions the linker discarded (at 0) */
-    const struct func *f = find_func(s, address);
+    struct func *f = find_func(s, address);
     if (f) {
         r->function = f->name;
         r->function_entry = f->start;
@@ -338,7 +358,7 @@ static int lookup(struct fwpt_symbols *s, uint64_t address, struct fwpt_resolved
         r->file = full_path(s, line, file);
         r->line = (uint32_t)lineno;
     }
-    r->inlined = in_inlined(cu, a - cubias);
+    r->inlined = in_inlined(cu, a - cubias, f);
     return r->function || r->file;
 }
 
