@@ -66,6 +66,9 @@ def compare(img_path, elf_path):
 
 
 def main():
+    if len(sys.argv) != 3 and not (len(sys.argv) == 4 and sys.argv[1] == "--pair"):
+        sys.stderr.write(__doc__.split("Usage: ", 1)[1])
+        return 2
     if sys.argv[1] == "--pair":
         pairs = [(sys.argv[2], sys.argv[3])]
     else:
