@@ -140,9 +140,8 @@ enum { FWPT_FLOW_STEP_NEXT = 0, /* *ip decided without a packet (OTHER, direct J
  * rule, with errors and events, for everything this returns as SLOW. cls/flags/target/nx: the block's
  * class, flags, direct target and fall-through; bits/cnt: the TNT bits in hand (cnt 0: none usable);
  * pgd_peek: a TIP.PGD waits in peek (a direct branch may leave the IP filter range); tip: the caller takes
- * a TIP left in peek. The order of the tests was measured on bench_flow (fill_fast_walk): a branch per
- * class, predicted, keeps the class off the walk's dependency chain (one branch-free select over
- * OTHER/JCC/JMP_REL/CALL_REL was slower: docs/performance.md, "Flow walk"). */
+ * a TIP left in peek. One predicted branch per class keeps the class off the walk's dependency chain (the
+ * order of the tests and the designs tried: docs/performance.md, "Flow walk"). */
 static inline __attribute__((always_inline)) int fwpt_flow_i_step(struct fwpt_flow *f, uint8_t cls, uint8_t flags,
                                                                   uint64_t target, uint64_t nx, uint64_t bits,
                                                                   uint32_t cnt, bool pgd_peek, const bool tip,
