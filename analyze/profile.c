@@ -238,13 +238,18 @@ void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, siz
     }
 }
 
-void fwpt_profile_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth)
+void fwpt_profile_calltree_totals(struct fwpt_profile *p)
 {
-    /* totals: children are created after their parents, so a reverse pass sums subtrees */
+    /* children are created after their parents, so a reverse pass sums subtrees */
     for (size_t i = 0; i < p->nnodes; i++)
         p->nodes[i].total = p->nodes[i].insns;
     for (size_t i = p->nnodes; i-- > 1;)
         p->nodes[p->nodes[i].parent].total += p->nodes[i].total;
+}
+
+void fwpt_profile_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth)
+{
+    fwpt_profile_calltree_totals(p);
     fwpt_puts(out, "call tree: calls, ");
     fwpt_puts(out, fwpt_profile_unit(p, false));
     fwpt_puts(out, " (self / with callees), entry\n");
@@ -337,10 +342,7 @@ void fwpt_profile_print_jsonl(struct fwpt_profile *p, const struct fwpt_sink *ou
 
 void fwpt_profile_calltree_print_jsonl(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth)
 {
-    for (size_t i = 0; i < p->nnodes; i++)
-        p->nodes[i].total = p->nodes[i].insns;
-    for (size_t i = p->nnodes; i-- > 1;)
-        p->nodes[p->nodes[i].parent].total += p->nodes[i].total;
+    fwpt_profile_calltree_totals(p);
     fwpt_puts(out, "{\"type\":\"call_tree\",\"unit\":\"");
     fwpt_puts(out, fwpt_profile_unit(p, true));
     fwpt_putc(out, '"');

@@ -86,6 +86,9 @@ void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_even
 void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n);
 /* The call tree, indented by depth (up to max_depth levels), with calls and instructions
  * (self and total) per node. */
+/* Each node's total (instructions with its callees) from the nodes' own counts: what the call tree, the flame
+ * graph and the report page show. */
+void fwpt_profile_calltree_totals(struct fwpt_profile *p);
 void fwpt_profile_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth);
 /* The same as JSON lines (docs/formats.md): {"type":"profile",..}, one "module_total" per module, one "function"
  * per function shown; {"type":"call_tree",..}, then one "call" per node shown (id, parent, depth). */

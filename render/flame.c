@@ -44,15 +44,6 @@ void fwpt_flame_frame_name(const struct fwpt_names *n, uint64_t entry, char out[
     out[b.len] = 0;
 }
 
-void fwpt_flame_calltree_totals(struct fwpt_profile *p)
-{
-    /* children are created after their parents, so a reverse pass sums subtrees */
-    for (size_t i = 0; i < p->nnodes; i++)
-        p->nodes[i].total = p->nodes[i].insns;
-    for (size_t i = p->nnodes; i-- > 1;)
-        p->nodes[p->nodes[i].parent].total += p->nodes[i].total;
-}
-
 /* Depth-first successor of node n (0: done); children skipped when skip_children. */
 static uint32_t next_node(const struct fwpt_profile *p, uint32_t n, int skip_children)
 {
@@ -223,7 +214,7 @@ static const char flame_js[] =
 void fwpt_flame_svg(struct fwpt_profile *p, const struct fwpt_names *names, const char *title, int standalone,
                     const struct fwpt_sink *o)
 {
-    fwpt_flame_calltree_totals(p);
+    fwpt_profile_calltree_totals(p);
     const uint64_t total = p->nodes[0].total;
     uint32_t maxd = 0;
     uint64_t frames = 0, deep = 0;

@@ -28,8 +28,6 @@ struct fwpt_names {
 /* The name of the function entered at entry (FWPT_FLOW_NO_IP: "(root)"), NUL-terminated in out. */
 void fwpt_flame_frame_name(const struct fwpt_names *n, uint64_t entry, char out[FWPT_FRAME_NAME_MAX]);
 
-/* Sums each node's total (instructions with callees), as fwpt_profile_calltree_print does. */
-void fwpt_flame_calltree_totals(struct fwpt_profile *p);
 
 /* Folded stacks, one line per call-tree node with instructions of its own:
  * "(root);DxeCore+0x1bac;DxeCore+0xb47 3585" (frames root first; count = the node's self instructions). */

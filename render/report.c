@@ -256,7 +256,7 @@ static void put_tree(const struct fwpt_sink *o, struct fwpt_profile *p, const st
 void fwpt_report_html(const struct fwpt_report_run *run, struct fwpt_profile *p, const struct fwpt_names *names,
                       const struct fwpt_sink *o)
 {
-    fwpt_flame_calltree_totals(p);
+    fwpt_profile_calltree_totals(p);
     fwpt_puts(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>fwpt report: ");
     fwpt_put_xml(o, or_dash(run->target));
     fwpt_puts(o, "</title>\n<style>\n"
