@@ -102,11 +102,16 @@ int main(int argc, char **argv)
         goto out;
     }
 
-    /* Every instruction and event, one at a time: the instruction count, and the errors named. */
-    fwpt_flow_init(f, trace, len, read_code, &im, cache, NCACHE);
+    /* Every instruction and event, one at a time: the instruction count, and the errors named. A trace without a
+     * PSB has nothing to decode (FWPT_E_NOSYNC); any other refusal is a bad set-up. */
+    enum fwpt_status s = fwpt_flow_init(f, trace, len, read_code, &im, cache, NCACHE);
+    if (s != FWPT_OK) {
+        fprintf(stderr, "%s: %s (%s)%s\n", argv[1], fwpt_status_msg(s), fwpt_status_name(s),
+                s == FWPT_E_NOSYNC ? ": not an Intel PT trace, or cut before its first PSB" : "");
+        goto out;
+    }
     struct fwpt_flow_event ev;
     uint64_t insns = 0, errors = 0;
-    enum fwpt_status s;
     while ((s = fwpt_flow_next(f, &ev)) == FWPT_OK) {
         if (ev.kind == FWPT_FLOW_INSN)
             insns++;
@@ -124,7 +129,8 @@ int main(int argc, char **argv)
     bool cut = fwpt_flow_cut(f, &cut_ip);
 
     /* The profile, from the summary walk over a fresh decode of the same trace. */
-    fwpt_flow_init(f, trace, len, read_code, &im, cache, NCACHE);
+    if ((s = fwpt_flow_init(f, trace, len, read_code, &im, cache, NCACHE)) != FWPT_OK)
+        goto out; /* as the first time */
     fwpt_profile_init(p, NULL, mod_insns, funcs, NFUNCS, nodes, NNODES, hash, NHASH);
     uint64_t sum_errors = 0, dropped = 0;
     s = fwpt_summary_profile(f, p, &sum_errors);

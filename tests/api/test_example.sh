@@ -55,6 +55,13 @@ while read -r name org; do
     fi
 done < <(awk -F'\t' 'NR > 1 && $2 == "-" && $6 ~ /code\.bin/ && $4 !~ /--raw/ { print $1, $3 }' "$corpus/manifest.tsv")
 [ "$cases" -gt 0 ] || bad "no case of $corpus/manifest.tsv fits (code.bin, no processor)"
+# a file that is no trace: exit 1 and the status named, nothing on stdout (as fwpt flow: exit 1)
+head -c 4096 /dev/zero >"$tmp/zero.pt"
+printf '\x90\xc3' >"$tmp/code.bin"
+got=$("$tmp/profile" "$tmp/zero.pt" "$tmp/code.bin@100000" 2>"$tmp/err")
+got_rc=$?
+if [ "$got_rc" -eq 1 ] && [ -z "$got" ] && grep -q "E_NOSYNC" "$tmp/err"; then ok; else
+    bad "no trace: exit $got_rc, stdout '$got', stderr '$(cat "$tmp/err")' (want 1, nothing, E_NOSYNC)"; fi
 
 make -s -C "$root" uninstall DESTDIR="$tmp/root" PREFIX=$prefix >/dev/null 2>&1
 left=$(find "$tmp/root" -type f)
