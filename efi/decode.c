@@ -139,7 +139,7 @@ void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt)
     bool summary = s->summary = flow_summary_init(s, &s->fs);
     if (!summary)
         fwpt_run_say(s, "flow: not enough pool memory for the profile and call tree; flow.txt lists instructions only", NULL);
-    struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &s->fs.mods : NULL, NULL, NULL, 0};
+    struct fwpt_flow_printer pr = {&lsink, FWPT_FLOW_FMT_TEXT, summary ? &s->fs.mods : NULL, NULL, NULL, 0, NULL};
     /* code only inside loaded images: never unmapped memory */
     enum fwpt_status ist = fwpt_flow_init_segs(&f, s->tr.segs, s->tr.nsegs, fwpt_image_modules_read, &s->syms.map,
                                                cache ? cache : static_cache, ncache);

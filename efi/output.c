@@ -236,7 +236,7 @@ EFI_STATUS fwpt_run_write_outputs(struct fwpt_run *s, struct fwpt_membuf *packet
     if (s->summary) {
         /* the pictures: the same bytes as `fwpt flow DIR --flame` and `fwpt report DIR` on the saved directory */
         struct fwpt_symbol sym = {s->target.impl_addr, s->target.impl_what};
-        struct fwpt_names names = {&s->fs.mods, &sym, s->target.impl_what ? 1 : 0};
+        struct fwpt_names names = {&s->fs.mods, &sym, s->target.impl_what ? 1 : 0, NULL};
         const struct fwpt_caps *c = s->caps;
         struct fwpt_report_run run = {
             .vendor = c->raw.vendor, .family = c->family, .model = c->model, .stepping = c->stepping,

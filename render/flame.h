@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "base/text.h"
 #include "analyze/profile.h"
+#include "render/resolve.h"
 
 /* A function entry known by name (e.g. the service a target calls: sideband "impl" at "impl_addr"). */
 struct fwpt_symbol {
@@ -22,6 +23,7 @@ struct fwpt_names {
     struct fwpt_modules *mods;      /* may be NULL */
     const struct fwpt_symbol *syms; /* may be NULL */
     size_t nsyms;
+    const struct fwpt_resolver *resolver; /* the build's symbols (render/resolve.h), NULL: none */
 };
 
 #define FWPT_FRAME_NAME_MAX 96

@@ -11,6 +11,7 @@
 #include "base/text.h"
 #include "decode/flow.h"
 #include "decode/image.h"
+#include "render/resolve.h"
 
 /* Optional disassembler: writes a NUL-terminated text for the instruction into out. Returns 0 when
  * it has none. */
@@ -25,6 +26,7 @@ struct fwpt_flow_printer {
     fwpt_disasm_fn disasm;      /* may be NULL */
     void *disasm_ctx;
     uint8_t intx;               /* private: inside a TSX transaction (from the TSX events printed) */
+    const struct fwpt_resolver *resolver; /* the build's symbols (render/resolve.h), NULL: none */
 };
 
 /* One line per instruction or event.

@@ -497,6 +497,7 @@ struct flow_run {
     /* what the decode writes to and with (flow_setup) */
     struct fwpt_modules mods;
     struct fwpt_names names;
+    struct fwpt_resolver resolver; /* the symbol files of --symbols (resolve == NULL: none) */
     struct fwpt_errata errata;
     int listing, pictures, stdout_quiet, time_on;
     FILE *flame_f, *folded_f, *chrome_f, *report_f;
@@ -676,7 +677,7 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
         snprintf(r->sbr.v_reason, sizeof r->sbr.v_reason, "a trace file without sideband.json");
     }
     const int have_sym = r->sbr.sym.name && r->sbr.sym.name[0];
-    r->names = (struct fwpt_names){&r->mods, have_sym ? &r->sbr.sym : NULL, have_sym ? 1u : 0u};
+    r->names = (struct fwpt_names){&r->mods, have_sym ? &r->sbr.sym : NULL, have_sym ? 1u : 0u, NULL};
     if (!o->no_disasm && r->listing) {
         r->dz = calloc(1, sizeof *r->dz);
         fwpt_zydis_init(r->dz, fwpt_image_modules_read, &r->mods);
@@ -688,11 +689,11 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
     if (r->time_on)
         fwpt_flow_set_time(&r->flow, &o->tcfg);
     r->out = fwpt_file_sink(stdout), r->err_out = fwpt_file_sink(stderr);
-    r->pr = (struct fwpt_flow_printer){&r->out, o->fmt, &r->mods, r->dz ? fwpt_zydis_disasm : NULL, r->dz, 0};
+    r->pr = (struct fwpt_flow_printer){&r->out, o->fmt, &r->mods, r->dz ? fwpt_zydis_disasm : NULL, r->dz, 0, NULL};
     /* the decode errors: in line, but only the first few of a kind (a JSON listing: every one); on stderr when
      * stdout is promised nothing (pictures and files only) */
     r->stdout_quiet = !r->listing && !o->calls && !o->profile && !o->fsum.edges;
-    r->err_pr = (struct fwpt_flow_printer){&r->err_out, FWPT_FLOW_FMT_TEXT, &r->mods, NULL, NULL, 0};
+    r->err_pr = (struct fwpt_flow_printer){&r->err_out, FWPT_FLOW_FMT_TEXT, &r->mods, NULL, NULL, 0, NULL};
     r->es.pr = r->stdout_quiet ? &r->err_pr : &r->pr;
     r->es.all = r->listing && o->fmt == FWPT_FLOW_FMT_JSONL;
     if (o->calls || o->profile || r->pictures) {

@@ -97,7 +97,7 @@ static uint64_t list_once(struct input *in, const struct fwpt_sink *out, enum fw
             fwpt_flow_list_cut(&l, cut_ip, in->trace_size);
         fwpt_flow_list_flush(&l);
     } else {
-        struct fwpt_flow_printer pr = {out, fmt, &mods, disasm ? fwpt_zydis_disasm : NULL, &z, 0};
+        struct fwpt_flow_printer pr = {out, fmt, &mods, disasm ? fwpt_zydis_disasm : NULL, &z, 0, NULL};
         while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
             fwpt_flow_print_event(&pr, &ev);
             n += ev.kind == FWPT_FLOW_INSN;

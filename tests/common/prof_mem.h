@@ -52,7 +52,7 @@ static inline void prof_text(struct fwpt_profile *p, struct fwpt_modules *mods, 
                              struct mem *m)
 {
     struct fwpt_sink o = {mem_write, m};
-    struct fwpt_names names = {mods, NULL, 0};
+    struct fwpt_names names = {mods, NULL, 0, NULL};
     fwpt_profile_print(p, &o, top_n);
     fwpt_profile_calltree_print(p, &o, max_depth);
     fwpt_flame_folded_write(p, &names, &o);

@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fwpt_flow_init(&f, trace, tlen, code_image_read, &im, cache, 256) == FWPT_E_INVAL)
         abort(); /* E_NOSYNC: an input without PSB, its flow at the end at once */
     fwpt_flow_set_runaway_limit(&f, 2000);
-    struct fwpt_flow_printer pr = {&sb, fmt, nmods ? &mb : NULL, dis, NULL, 0};
+    struct fwpt_flow_printer pr = {&sb, fmt, nmods ? &mb : NULL, dis, NULL, 0, NULL};
     flow_print_to_end(&f, &pr, tlen);
     if (a.n != b.n || (a.n && memcmp(a.p, b.p, a.n)))
         abort(); /* the fast listing is not the printer's */

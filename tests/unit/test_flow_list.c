@@ -116,7 +116,7 @@ static void list_both(const uint8_t *trace, size_t len, struct code_image *c, co
         *calls_fast = disasm_calls;
 
     CHECK_EQ(fwpt_flow_init(&f, trace, len, code_image_read, c, cache, 4096), FWPT_OK);
-    struct fwpt_flow_printer pr = {&sb, k->fmt, k->mv ? &mb : NULL, k->disasm, NULL, 0};
+    struct fwpt_flow_printer pr = {&sb, k->fmt, k->mv ? &mb : NULL, k->disasm, NULL, 0, NULL};
     unsigned long e = flow_print_to_end(&f, &pr, len);
     if (errors)
         *errors += e;
@@ -269,7 +269,7 @@ TEST(random_event_streams_listed_both_ways)
         a.n = b.n = 0;
         fwpt_flow_list_init(&l, &sa, fmt, &ma, pre_mem, dis, NULL, round & 4 ? acache_mem : NULL,
                               round & 4 ? 64 : 0, buf, sizeof buf);
-        struct fwpt_flow_printer pr = {&sb, fmt, &mb, dis, NULL, 0};
+        struct fwpt_flow_printer pr = {&sb, fmt, &mb, dis, NULL, 0, NULL};
         unsigned kinds_seen = 0;
         for (int step = 0; step < 3000; step++) {
             uint64_t r = xorshift64(&rng);

@@ -86,7 +86,7 @@ static struct fwpt_modules mods = {mv, 2, 0};
 /* a printer in format fmt over mods, with the fake disassembler */
 static struct fwpt_flow_printer printer(int fmt)
 {
-    return (struct fwpt_flow_printer){&sink, fmt, &mods, fake_disasm, NULL, 0};
+    return (struct fwpt_flow_printer){&sink, fmt, &mods, fake_disasm, NULL, 0, NULL};
 }
 
 /* lookup by address: the module holding it and its index; past every module: none, and the count */

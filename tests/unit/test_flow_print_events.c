@@ -14,7 +14,7 @@ static const char *print(enum fwpt_flow_format fmt, const struct fwpt_flow_event
     struct fwpt_modules mods = {&m, 1, 0};
     struct fwpt_bufsink bs;
     struct fwpt_sink out = fwpt_bufsink_init(&bs, buf, sizeof buf - 1);
-    struct fwpt_flow_printer pr = {&out, fmt, &mods, NULL, NULL, 0};
+    struct fwpt_flow_printer pr = {&out, fmt, &mods, NULL, NULL, 0, NULL};
     fwpt_flow_print_event(&pr, ev);
     buf[bs.len < sizeof buf ? bs.len : sizeof buf - 1] = 0;
     return buf;

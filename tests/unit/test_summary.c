@@ -85,7 +85,7 @@ static void run_begin(struct run *r, const struct trace *t, const struct tables 
     prof_init(&r->pm, t->mods, tb);
     r->chrome = r->errs = (struct mem){0};
     r->cs = (struct fwpt_sink){mem_write, &r->chrome};
-    r->names = (struct fwpt_names){t->mods, NULL, 0};
+    r->names = (struct fwpt_names){t->mods, NULL, 0, NULL};
     fwpt_flame_chrome_begin(&r->ch, &r->pm.p, &r->names, &r->cs);
 }
 /* *o (cleared) gets the text both paths print: errors, profile texts, the Chrome trace, bytes skipped; *r
