@@ -24,6 +24,8 @@ static void flush(struct fwpt_time_spread *t, uint64_t d)
                 extra--;
             if (!d)
                 t->unweighted++;
+            if (t->addrs)
+                fwpt_addr_counts_add(t->addrs, e->ip, w);
         }
         fwpt_profile_add_weight(t->p, e, w);
     }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "analyze/annotate.h"
 #include "analyze/profile.h"
 
 struct fwpt_time_spread {
@@ -20,6 +21,7 @@ struct fwpt_time_spread {
     /* the duration: first and latest time seen (with a TSC), the ticks given out, instructions that got none */
     bool have_span;
     uint64_t first_tsc, last_tsc, ticks, unweighted;
+    struct fwpt_addr_counts *addrs; /* each instruction's ticks at its address too (NULL: not kept; set after init) */
 };
 
 /* buf: cap items held at most (a longer stretch without a time change counts 0 ticks for its instructions). */
