@@ -253,6 +253,13 @@ static void put_tree(const struct fwpt_sink *o, struct fwpt_profile *p, const st
     fwpt_puts(o, "</div>\n");
 }
 
+/* With the build's symbols: the source lines of the top functions. */
+static void put_lines(const struct fwpt_sink *o, const struct fwpt_report_run *run)
+{
+    if (run->lines)
+        fwpt_annotate_html(run->lines, FWPT_ANNOTATE_TOP, o);
+}
+
 void fwpt_report_html(const struct fwpt_report_run *run, struct fwpt_profile *p, const struct fwpt_names *names,
                       const struct fwpt_sink *o)
 {
@@ -288,6 +295,7 @@ void fwpt_report_html(const struct fwpt_report_run *run, struct fwpt_profile *p,
     fwpt_flame_svg(p, names, title, 0, o);
     fwpt_puts(o, "</div>\n");
     put_tree(o, p, names);
+    put_lines(o, run);
     fwpt_puts(o, "<script>\nfunction fwptTree(open) {\n"
                  "  document.querySelectorAll('#fwpt-tree details').forEach(function (d) { d.open = open; });\n"
                  "}\n</script>\n</body>\n</html>\n");

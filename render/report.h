@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "render/annotate.h"
 #include "render/flame.h"
 #include "sim/verify.h"
 
@@ -31,6 +32,7 @@ struct fwpt_report_run {
     bool no_psb;              /* no PSB in the trace: nothing could be decoded */
     bool cut;                 /* the trace ends with tracing on (no TIP.PGD after the last instruction) */
     uint64_t decode_errors;   /* flow decode errors */
+    struct fwpt_annotation *lines; /* the host with symbols: counts per source line (render/annotate.h); NULL: none */
 };
 
 /* Where the trace decoded differs from what the run recorded and verified (the size, no PSB, nothing decoded, the
