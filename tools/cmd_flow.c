@@ -35,6 +35,7 @@
 #include "analyze/time_spread.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
+#include "tools/flow_annotate.h"
 #include "tools/flow_summary.h"
 #include "tools/options.h"
 #include "tools/sideband.h"
@@ -153,6 +154,7 @@ struct flow_opts {
     uint32_t n_filter;
     const char *flame_path, *folded_path, *chrome_path, *report_path;
     struct flow_summary fsum; /* --edges, --coverage, --coverage-size */
+    struct flow_annotate ann; /* --annotate, --source-root; the report page's source lines */
 };
 
 static int set_image(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
@@ -290,6 +292,12 @@ static int set_split(void *dst, const struct fwpt_opt *o, const char *a, const c
     return 0;
 }
 
+static int set_source_root(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    (void)o, (void)a;
+    return flow_annotate_root(&((struct flow_opts *)dst)->ann, v);
+}
+
 /* --top, --depth: the uint64_t at o->off. */
 static int set_count(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
 {
@@ -365,6 +373,11 @@ static const struct fwpt_opt flow_options[] = {
              "                 ((h(from) >> 1) ^ h(to)) mod size; RET compression kept (docs/performance.md)\n"),
     VALUE("--coverage-size", NULL, "a power of two up to 1G", false, fsum.cov_size, set_cov_size,
           "  --coverage-size N  bitmap bytes, a power of two (K/M suffixes; default 64K)\n"),
+    VALUE("--annotate", NULL, "a function: NAME, Module!NAME or Module+0xOFF", false, ann.func, fwpt_opt_set_str,
+          "  --annotate FUNC  FUNC's source lines with the instructions (--by time: ticks) each took, from the\n"
+          "                 --symbols files: NAME (every function of that name), Module!NAME or Module+0xOFF\n"),
+    VALUE("--source-root", NULL, "OLD=NEW", false, ann, set_source_root,
+          "  --source-root OLD=NEW  read a source file whose path begins with OLD under NEW (repeatable)\n"),
     VALUE("--jobs", "-j", "1..256 threads", false, jobs, set_jobs,
           "  -j N, --jobs N threads for the summaries (default: the cores present); the trace is cut at\n"
           "                 PSBs, the output is that of one thread\n"),
@@ -663,7 +676,7 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
 {
     r->mods = (struct fwpt_modules){o->im.v, o->im.n, 0};
     r->pictures = o->flame_path || o->folded_path || o->chrome_path || o->report_path;
-    r->listing = !o->calls && !o->profile && !r->pictures && !o->fsum.edges && !o->fsum.cov_path;
+    r->listing = !o->calls && !o->profile && !r->pictures && !o->fsum.edges && !o->fsum.cov_path && !o->ann.func;
     o->fsum.jsonl = o->fmt == FWPT_FLOW_FMT_JSONL;
     r->flame_f = open_out(o->flame_path), r->folded_f = open_out(o->folded_path);
     r->chrome_f = open_out(o->chrome_path), r->report_f = open_out(o->report_path);
@@ -692,11 +705,11 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
     r->pr = (struct fwpt_flow_printer){&r->out, o->fmt, &r->mods, r->dz ? fwpt_zydis_disasm : NULL, r->dz, 0, NULL};
     /* the decode errors: in line, but only the first few of a kind (a JSON listing: every one); on stderr when
      * stdout is promised nothing (pictures and files only) */
-    r->stdout_quiet = !r->listing && !o->calls && !o->profile && !o->fsum.edges;
+    r->stdout_quiet = !r->listing && !o->calls && !o->profile && !o->fsum.edges && !o->ann.func;
     r->err_pr = (struct fwpt_flow_printer){&r->err_out, FWPT_FLOW_FMT_TEXT, &r->mods, NULL, NULL, 0, NULL};
     r->es.pr = r->stdout_quiet ? &r->err_pr : &r->pr;
     r->es.all = r->listing && o->fmt == FWPT_FLOW_FMT_JSONL;
-    if (o->calls || o->profile || r->pictures) {
+    if (o->calls || o->profile || r->pictures || (o->ann.func && o->by_time)) {
         size_t nfuncs = 1 << 16, nnodes = 1 << 18, nhash = 1 << 19;
         r->prof = malloc(sizeof *r->prof);
         fwpt_profile_init(r->prof, &r->mods, calloc(o->im.n + 1, sizeof(uint64_t)),
@@ -714,6 +727,16 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
         r->held = malloc((1u << 20) * sizeof *r->held);
         fwpt_time_spread_init(&r->spread, r->prof, r->held, 1u << 20);
     }
+    return FWPT_OPT_RUN;
+}
+
+/* The counts per address of --annotate and of a report page with symbols (after the resolver is set up). */
+static int flow_annotate_setup(struct flow_opts *o, struct flow_run *r)
+{
+    int rc = flow_annotate_begin(&o->ann, &r->resolver, o->report_path != NULL, o->fmt == FWPT_FLOW_FMT_JSONL);
+    if (rc)
+        return rc;
+    r->spread.addrs = o->ann.counts; /* --by time: each instruction's ticks */
     return FWPT_OPT_RUN;
 }
 
@@ -823,10 +846,13 @@ static int walk_events(struct flow_opts *o, struct flow_run *r)
         uint64_t tsc = 0;
         bool tok = r->time_on && fwpt_flow_time(&r->flow, &tsc) == FWPT_OK;
         r->any_time |= tok;
-        if (ev.kind == FWPT_FLOW_INSN)
+        if (ev.kind == FWPT_FLOW_INSN) {
             r->ninsns++;
-        else
+            if (o->ann.counts && !r->held)
+                fwpt_addr_counts_add(o->ann.counts, ev.ip, 1);
+        } else {
             r->nevents++;
+        }
         if (ev.kind == FWPT_FLOW_ERROR)
             r->errors++;
         if (!r->listing)
@@ -857,7 +883,7 @@ static int walk_events(struct flow_opts *o, struct flow_run *r)
 static int flow_decode(struct flow_opts *o, struct flow_run *r)
 {
     int rc;
-    if (!r->listing && !o->walk_insn && !o->by_time)
+    if (!r->listing && !o->walk_insn && !o->by_time && !o->ann.counts)
         rc = walk_summary(o, r);
     else if (r->listing && !o->slow_print && !o->show_time && !o->ticks)
         rc = list_fast(o, r);
@@ -868,7 +894,7 @@ static int flow_decode(struct flow_opts *o, struct flow_run *r)
     if (!r->listing)
         err_summary(&r->es);
     fwpt_progress_end(&r->prog);
-    if (r->listing || o->walk_insn || o->by_time)
+    if (r->listing || o->walk_insn || o->by_time || o->ann.counts)
         r->lost = fwpt_flow_bytes_skipped(&r->flow);
     if (r->fst != FWPT_E_EOS) {
         fprintf(stderr, "fwpt flow: the decoder stopped before the end of the trace: %s\n", fwpt_status_msg(r->fst));
@@ -985,15 +1011,22 @@ static int flow_steps(struct flow_opts *o, struct flow_run *r)
     int rc;
     quiet = o->quiet;
     if ((rc = flow_inputs(o, r)) != FWPT_OPT_RUN || (rc = flow_setup(o, r)) != FWPT_OPT_RUN ||
-        (rc = flow_decode(o, r)) != FWPT_OPT_RUN || (rc = flow_summaries(o, r)) != FWPT_OPT_RUN)
+        (rc = flow_annotate_setup(o, r)) != FWPT_OPT_RUN || (rc = flow_decode(o, r)) != FWPT_OPT_RUN ||
+        (rc = flow_summaries(o, r)) != FWPT_OPT_RUN)
         return rc;
+    if (flow_annotate_end(&o->ann, &r->resolver, &r->mods, o->by_time) != 0) {
+        fprintf(stderr, "fwpt flow: out of memory\n");
+        return 1;
+    }
+    r->sbr.run.lines = o->ann.counts ? &o->ann.ann : NULL; /* the report page's source lines of the top functions */
+    int bad_func = !r->nothing && flow_annotate_print(&o->ann, &r->out);
     int bad_out = !r->listing && !r->nothing && flow_summary_write(&o->fsum, &r->out, &r->mods) != 0;
     flow_summary_free(&o->fsum);
     fflush(stdout);
     int report_bad = flow_pictures(o, r);
     if (close_out(r->flame_f, o->flame_path) | close_out(r->folded_f, o->folded_path) |
         close_out(r->chrome_f, o->chrome_path) | close_out(r->report_f, o->report_path) | bad_out | report_bad |
-        r->nothing)
+        r->nothing | bad_func)
         return 1;
     return flow_status(r);
 }
@@ -1009,6 +1042,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     int rc = flow_parse(o, argc, argv);
     if (rc == FWPT_OPT_RUN)
         rc = flow_steps(o, r);
+    flow_annotate_free(&o->ann);
     free(r);
     free(o);
     return rc;
