@@ -1,6 +1,7 @@
 # The floors each unit and oracle test links (Makefile: "A unit or oracle test links the floors it tests"): the
 # lowest set that links; none: the test only runs the built tool. A floor missing here makes the link fail with
 # the undefined function named.
+TEST_FLOORS_test_annotate := analyze base decode render
 TEST_FLOORS_test_broken_input := none
 TEST_FLOORS_test_caps := arch base
 TEST_FLOORS_test_efi_options := base
