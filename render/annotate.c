@@ -505,7 +505,8 @@ void fwpt_annotate_html(struct fwpt_annotation *a, unsigned top, const struct fw
     if (!fwpt_annotate_group(a))
         return;
     fwpt_printf(o, "<h2>Source lines of the top functions</h2>\n<p>The %u function%s with the most %s (self), line "
-                   "by line.</p>\n<div id=\"fwpt-lines\">\n", (unsigned)(a->nfns < top ? a->nfns : top),
+                   "by line.</p>\n<div id=\"fwpt-lines\">\n"
+                   "<style>#fwpt-lines td.src { white-space: pre; font-family: monospace; }</style>\n", (unsigned)(a->nfns < top ? a->nfns : top),
                 a->nfns == 1 || top == 1 ? "" : "s", a->ticks ? "TSC ticks" : "instructions");
     const struct style st = {true, o};
     uint64_t below = UINT64_MAX;
