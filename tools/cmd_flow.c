@@ -153,8 +153,8 @@ struct flow_opts {
     uint64_t filter[FWPT_FLOW_FILTERS][2];
     uint32_t n_filter;
     const char *flame_path, *folded_path, *chrome_path, *report_path;
-    struct flow_summary fsum; /* --edges, --coverage, --coverage-size */
     struct flow_annotate ann; /* --annotate, --source-root; the report page's source lines */
+    struct flow_summary fsum; /* --edges, --coverage, --coverage-size */
 };
 
 static int set_image(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
@@ -882,7 +882,9 @@ static int walk_events(struct flow_opts *o, struct flow_run *r)
 /* The decode by the walk the options ask for, then how it ended: errors, bytes skipped, a cut, nothing. */
 static int flow_decode(struct flow_opts *o, struct flow_run *r)
 {
-    int rc;
+    int rc = flow_annotate_setup(o, r);
+    if (rc != FWPT_OPT_RUN)
+        return rc;
     if (!r->listing && !o->walk_insn && !o->by_time && !o->ann.counts)
         rc = walk_summary(o, r);
     else if (r->listing && !o->slow_print && !o->show_time && !o->ticks)
@@ -1011,8 +1013,7 @@ static int flow_steps(struct flow_opts *o, struct flow_run *r)
     int rc;
     quiet = o->quiet;
     if ((rc = flow_inputs(o, r)) != FWPT_OPT_RUN || (rc = flow_setup(o, r)) != FWPT_OPT_RUN ||
-        (rc = flow_annotate_setup(o, r)) != FWPT_OPT_RUN || (rc = flow_decode(o, r)) != FWPT_OPT_RUN ||
-        (rc = flow_summaries(o, r)) != FWPT_OPT_RUN)
+        (rc = flow_decode(o, r)) != FWPT_OPT_RUN || (rc = flow_summaries(o, r)) != FWPT_OPT_RUN)
         return rc;
     if (flow_annotate_end(&o->ann, &r->resolver, &r->mods, o->by_time) != 0) {
         fprintf(stderr, "fwpt flow: out of memory\n");
@@ -1042,8 +1043,8 @@ int fwpt_cmd_flow(int argc, char **argv)
     int rc = flow_parse(o, argc, argv);
     if (rc == FWPT_OPT_RUN)
         rc = flow_steps(o, r);
-    flow_annotate_free(&o->ann);
     free(r);
+    flow_annotate_free(&o->ann);
     free(o);
     return rc;
 }
