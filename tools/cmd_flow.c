@@ -705,7 +705,7 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
     r->pr = (struct fwpt_flow_printer){&r->out, o->fmt, &r->mods, r->dz ? fwpt_zydis_disasm : NULL, r->dz, 0, NULL};
     /* the decode errors: in line, but only the first few of a kind (a JSON listing: every one); on stderr when
      * stdout is promised nothing (pictures and files only) */
-    r->stdout_quiet = !r->listing && !o->calls && !o->profile && !o->fsum.edges && !o->ann.func;
+    r->stdout_quiet = !r->listing && !o->calls && !o->profile && !o->fsum.edges;
     r->err_pr = (struct fwpt_flow_printer){&r->err_out, FWPT_FLOW_FMT_TEXT, &r->mods, NULL, NULL, 0, NULL};
     r->es.pr = r->stdout_quiet ? &r->err_pr : &r->pr;
     r->es.all = r->listing && o->fmt == FWPT_FLOW_FMT_JSONL;
@@ -1015,14 +1015,14 @@ static int flow_steps(struct flow_opts *o, struct flow_run *r)
     if ((rc = flow_inputs(o, r)) != FWPT_OPT_RUN || (rc = flow_setup(o, r)) != FWPT_OPT_RUN ||
         (rc = flow_decode(o, r)) != FWPT_OPT_RUN || (rc = flow_summaries(o, r)) != FWPT_OPT_RUN)
         return rc;
+    int bad_out = !r->listing && !r->nothing && flow_summary_write(&o->fsum, &r->out, &r->mods) != 0;
+    flow_summary_free(&o->fsum);
     if (flow_annotate_end(&o->ann, &r->resolver, &r->mods, o->by_time) != 0) {
         fprintf(stderr, "fwpt flow: out of memory\n");
         return 1;
     }
     r->sbr.run.lines = o->ann.counts ? &o->ann.ann : NULL; /* the report page's source lines of the top functions */
     int bad_func = !r->nothing && flow_annotate_print(&o->ann, &r->out);
-    int bad_out = !r->listing && !r->nothing && flow_summary_write(&o->fsum, &r->out, &r->mods) != 0;
-    flow_summary_free(&o->fsum);
     fflush(stdout);
     int report_bad = flow_pictures(o, r);
     if (close_out(r->flame_f, o->flame_path) | close_out(r->folded_f, o->folded_path) |
