@@ -1,5 +1,6 @@
 /* fwpt — a function's counts per source line (see annotate.h). */
 #include "render/annotate.h"
+#include "base/json.h"
 #include "render/flame.h"
 
 #define CONTEXT 2 /* lines without counts shown before, after and between the lines with counts */
@@ -527,4 +528,51 @@ void fwpt_annotate_html(struct fwpt_annotation *a, unsigned top, const struct fw
         put_function(&st, a, best);
     }
     fwpt_puts(o, "</div>\n");
+}
+
+void fwpt_annotate_jsonl(struct fwpt_annotation *a, size_t fn, const struct fwpt_sink *o)
+{
+    const struct fwpt_annotate_fn *f = &a->fns[fn];
+    const char *main;
+    uint32_t eline;
+    size_t nr = rows_of(a, f, &main, &eline);
+    const struct fwpt_module *m = a->mods ? fwpt_image_module_find(a->mods, f->entry, NULL) : NULL;
+    struct fwpt_json j;
+    fwpt_json_init(&j, o);
+    fwpt_json_open(&j, NULL, '{');
+    fwpt_json_str(&j, "type", "annotate");
+    fwpt_json_str(&j, "function", f->name);
+    fwpt_json_hex(&j, "entry", f->entry);
+    if (m) {
+        fwpt_json_str(&j, "module", m->name);
+        fwpt_json_hex(&j, "module_offset", f->entry - m->base);
+    }
+    fwpt_json_str(&j, "unit", a->ticks ? "ticks" : "insns");
+    fwpt_json_dec(&j, "count", f->count);
+    fwpt_json_dec(&j, "total", a->total);
+    if (a->dropped)
+        fwpt_json_dec(&j, "dropped", a->dropped);
+    if (main)
+        fwpt_json_str(&j, "file", main);
+    if (eline)
+        fwpt_json_dec(&j, "line", eline);
+    fwpt_json_close(&j, '}');
+    fwpt_puts(o, "\n");
+    for (size_t k = 0; k < nr; k++) {
+        const struct fwpt_annotate_row *w = &a->rows[k];
+        fwpt_json_init(&j, o);
+        fwpt_json_open(&j, NULL, '{');
+        fwpt_json_str(&j, "type", "annotate_line");
+        fwpt_json_str(&j, "function", f->name);
+        fwpt_json_hex(&j, "entry", f->entry);
+        if (w->file) {
+            fwpt_json_str(&j, "file", w->file);
+            fwpt_json_dec(&j, "line", w->line);
+        }
+        if (w->inlined)
+            fwpt_json_bool(&j, "inlined", true);
+        fwpt_json_dec(&j, "count", w->count);
+        fwpt_json_close(&j, '}');
+        fwpt_puts(o, "\n");
+    }
 }

@@ -71,6 +71,12 @@ size_t fwpt_annotate_select(const struct fwpt_annotation *a, const char *func, s
  * not found. */
 void fwpt_annotate_text(struct fwpt_annotation *a, size_t fn, const struct fwpt_sink *o);
 
+/* The same as JSON lines (docs/formats.md): {"type":"annotate",..} (the function: name, entry, module and offset,
+ * unit, count, the trace's total, its file and entry line), then one {"type":"annotate_line",..} per line with
+ * counts, in the text's order (file and line when known, "inlined":true when inlined code is among its addresses);
+ * no source text (a program reads the file itself). */
+void fwpt_annotate_jsonl(struct fwpt_annotation *a, size_t fn, const struct fwpt_sink *o);
+
 /* The report page's section: the top functions by count, each as fwpt_annotate_text in an HTML table (nothing
  * when no function is known). */
 #define FWPT_ANNOTATE_TOP 5

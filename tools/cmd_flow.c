@@ -733,7 +733,7 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
 /* The counts per address of --annotate and of a report page with symbols (after the resolver is set up). */
 static int flow_annotate_setup(struct flow_opts *o, struct flow_run *r)
 {
-    int rc = flow_annotate_begin(&o->ann, &r->resolver, o->report_path != NULL, o->fmt == FWPT_FLOW_FMT_JSONL);
+    int rc = flow_annotate_begin(&o->ann, &r->resolver, o->report_path != NULL);
     if (rc)
         return rc;
     r->spread.addrs = o->ann.counts; /* --by time: each instruction's ticks */
@@ -1022,7 +1022,7 @@ static int flow_steps(struct flow_opts *o, struct flow_run *r)
         return 1;
     }
     r->sbr.run.lines = o->ann.counts ? &o->ann.ann : NULL; /* the report page's source lines of the top functions */
-    int bad_func = !r->nothing && flow_annotate_print(&o->ann, &r->out);
+    int bad_func = !r->nothing && flow_annotate_print(&o->ann, &r->out, o->fmt == FWPT_FLOW_FMT_JSONL);
     fflush(stdout);
     int report_bad = flow_pictures(o, r);
     if (close_out(r->flame_f, o->flame_path) | close_out(r->folded_f, o->folded_path) |

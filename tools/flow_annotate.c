@@ -30,17 +30,12 @@ int flow_annotate_root(struct flow_annotate *fa, const char *v)
     return 0;
 }
 
-int flow_annotate_begin(struct flow_annotate *fa, const struct fwpt_resolver *resolver, bool report, bool jsonl)
+int flow_annotate_begin(struct flow_annotate *fa, const struct fwpt_resolver *resolver, bool report)
 {
     const bool have = resolver && resolver->resolve;
     if (fa->func && !have) {
         fprintf(stderr, "fwpt flow: --annotate %s: needs --symbols (the build's symbol files name the functions and "
                         "their source lines)\n", fa->func);
-        return 2;
-    }
-    if (fa->func && jsonl) {
-        fprintf(stderr, "fwpt flow: --annotate prints text (--format jsonl has the listing's \"file\" and \"line\" "
-                        "of every instruction)\n");
         return 2;
     }
     if (!fa->func && !(report && have))
@@ -74,7 +69,7 @@ int flow_annotate_end(struct flow_annotate *fa, const struct fwpt_resolver *reso
     return 0;
 }
 
-int flow_annotate_print(struct flow_annotate *fa, const struct fwpt_sink *out)
+int flow_annotate_print(struct flow_annotate *fa, const struct fwpt_sink *out, bool jsonl)
 {
     if (!fa->func || !fa->counts)
         return 0;
@@ -95,6 +90,10 @@ int flow_annotate_print(struct flow_annotate *fa, const struct fwpt_sink *out)
         return 1;
     }
     for (size_t i = 0; i < k; i++) {
+        if (jsonl) {
+            fwpt_annotate_jsonl(&fa->ann, sel[i], out);
+            continue;
+        }
         if (i)
             fwpt_puts(out, "\n");
         fwpt_annotate_text(&fa->ann, sel[i], out);

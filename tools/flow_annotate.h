@@ -24,15 +24,15 @@ struct flow_annotate {
 int flow_annotate_root(struct flow_annotate *fa, const char *v);
 
 /* Starts counting when --annotate was given or report (a report page with symbols) is true: 0, else the exit
- * status (said on stderr: --annotate without a resolver, --format jsonl, out of memory). */
-int flow_annotate_begin(struct flow_annotate *fa, const struct fwpt_resolver *resolver, bool report, bool jsonl);
+ * status (said on stderr: --annotate without a resolver, out of memory). */
+int flow_annotate_begin(struct flow_annotate *fa, const struct fwpt_resolver *resolver, bool report);
 
 /* After the walk: the counts grouped by function (for the report page too). ticks: the counts are TSC ticks. */
 int flow_annotate_end(struct flow_annotate *fa, const struct fwpt_resolver *resolver, struct fwpt_modules *mods,
                       bool ticks);
 
-/* --annotate's text on out: 0, or 1 when FUNC names no function that ran (said on stderr). */
-int flow_annotate_print(struct flow_annotate *fa, const struct fwpt_sink *out);
+/* --annotate's text (jsonl: JSON lines) on out: 0, or 1 when FUNC names no function that ran (said on stderr). */
+int flow_annotate_print(struct flow_annotate *fa, const struct fwpt_sink *out, bool jsonl);
 
 void flow_annotate_free(struct flow_annotate *fa);
 

@@ -1,7 +1,8 @@
 /* test_annotate: the counts per address (analyze/annotate) and their lines (render/annotate) against a fake resolver
  * and fake source files whose answers the cases set, with the exact text and HTML expected: the hash (growth,
  * no room, order), the functions that ran, FUNC as a name, Module!NAME and Module+0xOFF (and the near names when
- * unknown), the text with the source, without it, inlined code from another file, the report page's section, and
+ * unknown), the text with the source, without it, inlined code from another file, the JSON lines, the report
+ * page's section, and
  * --by time's ticks through analyze/time_spread. */
 #include "tests/check.h"
 #include "tests/common/mem_sink.h"
@@ -299,6 +300,24 @@ TEST(text_file_not_readable_other_present)
                         "     insns       %   line  source\n"
                         "source file not found (the counts per line alone): /src/b.c\n"
                         "       100  100.00      3\n");
+    free(f->out.p);
+    free(f);
+}
+
+TEST(jsonl_of_a_function)
+{
+    struct fixture *f = malloc(sizeof *f);
+    setup(f, 1);
+    fwpt_annotate_jsonl(&f->a, 0, &f->sink);
+    CHECK_STR(f->out.p,
+              "{\"type\":\"annotate\",\"function\":\"alpha\",\"entry\":\"0x1100\",\"module\":\"Mod\",\"module_offset\":\"0x100\","
+              "\"unit\":\"insns\",\"count\":16,\"total\":182,\"file\":\"/src/a.c\",\"line\":10}\n"
+              "{\"type\":\"annotate_line\",\"function\":\"alpha\",\"entry\":\"0x1100\",\"file\":\"/src/a.c\",\"line\":10,\"count\":5}\n"
+              "{\"type\":\"annotate_line\",\"function\":\"alpha\",\"entry\":\"0x1100\",\"file\":\"/src/a.c\",\"line\":11,\"count\":5}\n"
+              "{\"type\":\"annotate_line\",\"function\":\"alpha\",\"entry\":\"0x1100\",\"file\":\"/src/a.c\",\"line\":20,\"count\":1}\n"
+              "{\"type\":\"annotate_line\",\"function\":\"alpha\",\"entry\":\"0x1100\",\"file\":\"/src/inc.h\",\"line\":5,"
+              "\"inlined\":true,\"count\":4}\n"
+              "{\"type\":\"annotate_line\",\"function\":\"alpha\",\"entry\":\"0x1100\",\"count\":1}\n");
     free(f->out.p);
     free(f);
 }
