@@ -4,7 +4,9 @@
 the instruction addresses of the listing (`fwpt flow DIR --no-disasm`, counted per address), the function of each
 from `nm -S` (the symbol whose [start, start + size) holds it), its file:line from `addr2line` (the line-table row:
 the inlined function's line for inlined code). Checked exactly: the header (name, Module+0xOFF, entry, count, the
-trace's total), each row's count and share, every line with counts present and none other, the `no line` row.
+trace's total), each row's count and share, every line with counts present and none other, the `no line` row;
+the same in --format jsonl with the files' full paths, "inlined" on the rows where `addr2line -i` prints more than
+one frame for one of the addresses.
 With --source-root OLD=NEW over a made-up copy of the main source file whose line N reads "fwpt line N": every
 row with text shows its own line's text, and the rows run from two lines before the first counted line to two
 after the last. An unknown name exits 1 naming near names; --annotate without --symbols exits 2; the report page
@@ -117,6 +119,41 @@ def main():
             f, ln = loc[a]
             want[(os.path.basename(f) if f else None, ln)] += counts[a]
         fcount = sum(counts[a] for a in addrs)
+
+        # inlined: addr2line -i prints more than one frame for the address
+        frames = collections.Counter()
+        cur = None
+        for l in run(["addr2line", "-a", "-i", "-e", debug] + ["0x%x" % (a - base) for a in addrs])[1].splitlines():
+            if re.match(r"^0x[0-9a-f]+$", l):
+                cur = int(l, 16) + base
+            elif cur is not None:
+                frames[cur] += 1
+        want_inl = set()
+        for a in addrs:
+            if frames[a] > 1:
+                f, ln = loc[a]
+                want_inl.add((f, ln))
+
+        # JSON lines: the same counts with the files as addr2line names them, "inlined" where addr2line -i says so
+        rc, out, err = run([tool, "flow", d, "-q", "--symbols", syms, "--annotate", name, "--format", "jsonl"])
+        recs = [json.loads(l) for l in out.splitlines()] if rc == 0 else []
+        jl = collections.Counter()
+        inl = set()
+        for r in recs[1:]:
+            k = (r.get("file"), r.get("line", 0))
+            jl[k] += r["count"]
+            if r.get("inlined"):
+                inl.add(k)
+        full = collections.Counter()
+        for a in addrs:
+            full[loc[a]] += counts[a]
+        check(recs and recs[0]["type"] == "annotate" and recs[0]["count"] == fcount and recs[0]["total"] == total and
+              recs[0]["entry"] == "0x%x" % entry and recs[0].get("file") == mainfile and recs[0].get("line") == eline,
+              "%s: jsonl header %s" % (name, recs[:1]))
+        check(jl == full, "%s: jsonl per-line counts %s, expected %s" % (name, sorted(jl.items(), key=str),
+                                                                        sorted(full.items(), key=str)))
+        check(inl == want_inl, "%s: jsonl inlined rows %s, addr2line -i: %s" % (name, sorted(inl, key=str),
+                                                                               sorted(want_inl, key=str)))
 
         rc, out, err = run([tool, "flow", d, "-q", "--symbols", syms, "--annotate", name])
         if not check(rc == 0, "--annotate %s: exit %d: %s" % (name, rc, err.strip()[:300])):
