@@ -68,8 +68,11 @@ static unsigned distance(const char *a, const char *b)
 
 static bool near_name(const char *func, const char *name)
 {
-    size_t n = fwpt_strlen(func);
-    return contains(name, func) || contains(func, name) || distance(func, name) <= (n < 8 ? 2u : n / 4);
+    size_t n = fwpt_strlen(func), m = fwpt_strlen(name);
+    size_t most = n < 8 ? 2 : n / 4; /* edits: at least as many as the lengths differ by */
+    if (contains(name, func) || contains(func, name))
+        return true;
+    return (n > m ? n - m : m - n) <= most && distance(func, name) <= most;
 }
 
 /* "Module+0xOFF" of addr, or "0xADDR" outside every module */
