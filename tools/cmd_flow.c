@@ -104,6 +104,11 @@ static int add_sideband_image(void *ctx, const struct fwpt_sideband_image *s)
         fprintf(stderr, "fwpt flow: %s: %zu bytes, but %s records %llu (0x%llx) for image %s: the file is cut short "
                 "(the code past byte %zu cannot be decoded)\n", s->path, s->code_size, c->sb_path,
                 (unsigned long long)s->size, (unsigned long long)s->size, m->name, s->code_size);
+    if (s->code_check < 0)
+        fprintf(stderr, "fwpt flow: %s: the code of image %s is not what the app recorded (CRC-32 of its executable "
+                "sections 0x%08x over %llu bytes; %s: 0x%08x over %llu): a file from another run, or changed? Its "
+                "instructions are decoded from these bytes\n", s->path, m->name, s->crc_file,
+                (unsigned long long)s->bytes_file, c->sb_path, s->crc_recorded, (unsigned long long)s->bytes_recorded);
     return 0;
 }
 
