@@ -9,7 +9,7 @@
 # where binutils 2.40 names another file of a DWARF 5 unit), inlined as addr2line -i; the images matched (the stderr
 # names: line) and no mismatch warning; the traced CpuDxe named from its own file, not the other CpuDxe's.
 # The app's side: sideband.json's fv_guid, CodeView path and code CRC-32 of those images, and the console's names:
-# line as docs/files.md shows it. Without the DEBUG build: NOT RUN, and a failure.
+# line as docs/files.md shows it, and the profile docs/symbols.md shows. Without the DEBUG build: NOT RUN, and a failure.
 # Prints "qemu-names-edk2: N passed, N failed".
 set -u
 . "$(dirname "$0")/lib.sh" qemu-names-edk2
@@ -32,7 +32,7 @@ if [ -f "$full/.unpacked" ] && [ -f "$full/DxeCore.debug" ]; then ok; else bad "
 byguid=$work/byguid
 mkdir -p "$byguid"
 tail -n +2 "$shared/MODULES.tsv" | while IFS=$'\t' read -r file module guid _; do
-    ln -s "$full/$file" "$byguid/sym_$guid.debug"
+    ln "$full/$file" "$byguid/sym_$guid.debug" 2>/dev/null || cp "$full/$file" "$byguid/sym_$guid.debug"
 done
 
 fw_label=debug
@@ -75,10 +75,25 @@ for im in sb["images"]:
 assert seen >= {"DxeCore", "Fat"}, seen
 print("sideband: %d images: fv_guid, path, pdb and code_crc32 as expected (%s)" % (len(sb["images"]), " ".join(sorted(seen))))
 PY
-# the console's names: line is the one docs/files.md shows for this run
-want=$(grep -m1 '^names: .* --symbols /build/edk2/' "$here/docs/files.md")
+# the console's names: line: the directory all CodeView paths share, then each traced image that has one, in the
+# order of sideband.json (by base); docs/files.md shows it for such a run (which images a read-file touches varies
+# from boot to boot: Metronome's Stall now and then; the command and the directory do not)
 got=$(grep -m1 '^names: ' "$work/rf.log")
-if [ -n "$want" ] && [ "$got" = "$want" ]; then ok; else bad "rf: the console's names: line differs from docs/files.md's"; printf '    run:  %s\n    page: %s\n' "$got" "$want"; fi
+want=$(python3 - "$d" <<'PY'
+import json, os, sys
+ims = [im for im in json.load(open(os.path.join(sys.argv[1], "sideband.json")))["images"] if im["pdb"]]
+common = os.path.commonprefix([im["pdb"] for im in ims]).rsplit("/", 1)[0]
+print("names: build/fwpt report <the copied \\fwpt directory> --symbols %s (CodeView paths: %s)" % (
+    common, ", ".join("%s: .../%s" % (im["name"], im["pdb"].rsplit("/", 1)[1]) for im in ims)))
+PY
+)
+if [ "$got" = "$want" ]; then ok; else bad "rf: the console's names: line is not what sideband.json's images give"; printf '    run:      %s\n    expected: %s\n' "$got" "$want"; fi
+page=$(grep -m1 '^names: .* --symbols /build/edk2/' "$here/docs/files.md")
+if [ -n "$page" ] && [ "${page%% (CodeView paths: *}" = "${got%% (CodeView paths: *}" ] && [[ "$page" =~ \(CodeView\ paths:\ (Fat|DxeCore):\ \.\.\./ ]]; then
+    ok
+else
+    bad "rf: docs/files.md's names: line is not this run's (up to the CodeView paths)"; printf '    run:  %s\n    page: %s\n' "$got" "$page"
+fi
 
 # 3. The host: each set of symbol files, every view checked against binutils.
 # check NAME SYMDIR CHECKER-OPTIONS...: fwpt flow with --symbols SYMDIR (profile and call tree in JSON lines and text,
@@ -109,6 +124,14 @@ check() {
 check symbols-only "$shared/debug" --by "CodeView path"
 check full-dwarf "$full" --dwarf --by "CodeView path"
 check by-guid "$byguid" --dwarf --by "FV file GUID" --file-pattern 'sym_{guid}.debug'
+
+# docs/symbols.md's example: the top of this run's profile with the full DWARF, as the page shows it
+# (the number of functions differs with the app's build: the FAT driver reads the disk image the build made)
+want=$(awk '/^<!-- example: names on the EDK2 DEBUG build/ { on = 1; next } on && /^```/ { if (++f == 2) exit; next } on' \
+    "$here/docs/symbols.md" | sed 's/(self; top 5 of [0-9]*)/(self; top 5 of N)/')
+got=$("$B/fwpt" flow "$d" --symbols "$full" --profile --top 5 2>/dev/null | sed -n '/^instructions per function entry/,$p' |
+    sed 's/(self; top 5 of [0-9]*)/(self; top 5 of N)/')
+if [ -n "$want" ] && [ "$got" = "$want" ]; then ok; else bad "docs/symbols.md's profile example differs from this run:"; diff <(echo "$want") <(echo "$got") | sed 's/^/    /'; fi
 
 # 4. Without --symbols nothing changes: the profile and call tree as before the symbols were asked for.
 "$B/fwpt" flow "$d" --profile --top 1000 --calls --depth 1000 >"$work/plain.txt" 2>"$work/plain.err"
