@@ -108,16 +108,18 @@ uint32_t fwpt_image_code_crc32(const uint8_t *image, uint64_t size, uint64_t *by
     unsigned nsec = (unsigned)image[pe + 6] | (unsigned)image[pe + 7] << 8;
     uint64_t sec = (uint64_t)pe + 24 + ((unsigned)image[pe + 20] | (unsigned)image[pe + 21] << 8);
     uint32_t crc = 0xffffffffu;
+    uint64_t next = 0; /* sections ascend and do not overlap (PE/COFF: "in ascending order"): each byte once at most */
     for (unsigned i = 0; i < nsec && sec + 40 * (uint64_t)(i + 1) <= size; i++) {
         const uint8_t *s = image + sec + 40 * (uint64_t)i;
         uint32_t vsize = le32(s + 8), rva = le32(s + 12);
-        if (!(le32(s + 36) & 0x20000000u))
-            continue;
         if (!vsize)
             vsize = le32(s + 16);
-        if (rva >= size)
+        if (rva >= size || rva < next)
             continue;
         uint64_t n = (uint64_t)rva + vsize > size ? size - rva : vsize;
+        next = rva + n;
+        if (!(le32(s + 36) & 0x20000000u))
+            continue;
         crc = crc32_update(crc, image + rva, n);
         *bytes += n;
     }

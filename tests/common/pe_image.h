@@ -17,7 +17,7 @@ struct pe_image_section {
 
 static inline void pe_image_put32(uint8_t *img, uint32_t off, uint32_t v) { memcpy(img + off, &v, 4); }
 
-/* size bytes of image: the headers and the n sections (each inside size) */
+/* size bytes of image: the headers and the n sections (each inside size, after the table's end at 0x188 + 40 n) */
 static inline void pe_image_build(uint8_t *img, uint32_t size, const struct pe_image_section *s, unsigned n)
 {
     memset(img, 0, size);

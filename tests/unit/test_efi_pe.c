@@ -140,6 +140,20 @@ TEST(code_crc32_executable_sections_only)
     CHECK_EQ(n, 0x80);
 }
 
+/* a section starting inside the one before it is not hashed again: at most each byte of the image once, however
+ * many entries the table has (65535 entries of the whole image would hash it 65535 times) */
+TEST(code_crc32_overlapping_sections_once)
+{
+    uint64_t n = 0;
+    const struct pe_image_section s[] = {
+        {0x400, 0x100, PE_IMAGE_SCN_CODE, 0x90}, {0x480, 0x100, PE_IMAGE_SCN_CODE, 0xc3}, {0x400, 0x100, PE_IMAGE_SCN_CODE, 0x90},
+        {0x600, 0x80, PE_IMAGE_SCN_CODE, 0xc3}};
+    pe_image_build(pe, sizeof pe, s, 4); /* the second fills 0x480.. with 0xc3 over the first's second half */
+    memset(pe + 0x400, 0x90, 0x100);
+    CHECK_EQ(fwpt_image_code_crc32(pe, sizeof pe, &n), 0xb5767c81u); /* 0x90 * 0x100, then 0xc3 * 0x80 at 0x600 */
+    CHECK_EQ(n, 0x180);
+}
+
 /* nothing to hash: not PE/COFF, no executable section, the section table past the end */
 TEST(code_crc32_nothing_to_hash)
 {
