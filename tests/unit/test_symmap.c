@@ -159,7 +159,46 @@ static char *slurp_text(const char *path, size_t *n)
 static const char *file_of(const struct fwpt_symmap *m, size_t i, const char **how)
 {
     const char *f = i < nimg ? fwpt_symmap_file(m, i, how) : NULL;
+    if (!f && how)
+        *how = "(none)";
     return f ? f : "(none)";
+}
+
+/* sideband.json's image keys for matching: pdb, path, fv_guid (else the GUID of path's FvFile(GUID)) */
+static char got[4][3][128];
+static int ngot;
+static int keep_ids(void *ctx, const struct fwpt_sideband_image *s)
+{
+    (void)ctx;
+    if (ngot < 4) {
+        snprintf(got[ngot][0], sizeof got[0][0], "%s", s->pdb);
+        snprintf(got[ngot][1], sizeof got[0][1], "%s", s->device_path);
+        snprintf(got[ngot][2], sizeof got[0][2], "%s", s->fv_guid);
+        ngot++;
+    }
+    return 0;
+}
+
+TEST(sideband_image_ids)
+{
+    const char *text =
+        "{\"images\":[{\"name\":\"DxeCore\",\"base\":\"0x1000\",\"size\":\"0x100\",\"pdb\":\"/b/DxeCore.dll\","
+        "\"path\":\"FvFile(D6A2CB7F-6A18-4E2F-B43B-9920A733700A)\"},"
+        "{\"name\":\"A\",\"base\":\"0x2000\",\"size\":\"0x100\",\"pdb\":\"\",\"path\":\"FvFile(d6a2cb7f-6a18-4e2f-b43b-"
+        "9920a733700a)\",\"fv_guid\":\"11111111-2222-3333-4444-555555555555\"},"
+        "{\"name\":\"B\",\"base\":\"0x3000\",\"size\":\"0x100\",\"path\":\"\\\\EFI\\\\BOOT\\\\BOOTX64.EFI\",\"fv_guid\":null},"
+        "{\"name\":\"C\",\"base\":\"0x4000\",\"size\":\"0x100\",\"path\":\"FvFile(not-a-guid)\"}]}";
+    ngot = 0;
+    CHECK_EQ(fwpt_sideband_images(text, ".", keep_ids, NULL), 0);
+    CHECK_EQ(ngot, 4);
+    CHECK_STR(got[0][0], "/b/DxeCore.dll");
+    CHECK_STR(got[0][1], "FvFile(D6A2CB7F-6A18-4E2F-B43B-9920A733700A)");
+    CHECK_STR(got[0][2], "D6A2CB7F-6A18-4E2F-B43B-9920A733700A");
+    CHECK_STR(got[1][0], "");
+    CHECK_STR(got[1][2], "11111111-2222-3333-4444-555555555555");
+    CHECK_STR(got[2][1], "\\EFI\\BOOT\\BOOTX64.EFI");
+    CHECK_STR(got[2][2], "");
+    CHECK_STR(got[3][2], "");
 }
 
 TEST(all_images_by_codeview_path)
@@ -578,6 +617,119 @@ TEST(flow_cli_without_matches)
     char *e = slurp_text(line, &n);
     CHECK(e && strstr(e, "names: 0 of 1 traced images matched (1 without a symbol file)\n"));
     free(e);
+    progen_free(&prog);
+}
+
+/* `fwpt CMD ARGS`: stdout and stderr into malloc'd strings (*so, *se), the exit status. */
+static int run2(const char *tool, const char *cmd, const char *args, char **so, char **se)
+{
+    char line[4000], a[600], b[600];
+    size_t n;
+    snprintf(a, sizeof a, "%s/run.out", scratch());
+    snprintf(b, sizeof b, "%s/run.err", scratch());
+    snprintf(line, sizeof line, "'%s' %s %s >%s 2>%s", tool, cmd, args, a, b);
+    int st = system(line);
+    *so = slurp_text(a, &n);
+    *se = slurp_text(b, &n);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A generated program with an ELF file of two functions over its code (assembled with .incbin, linked at 0 as
+ * gnu-efi links): fwpt dump names the IPs of TIP and FUP lines; fwpt flow matches it by its CodeView path; a stale
+ * copy (one byte of .text changed) is refused and the dump is as without --symbols. */
+TEST(dump_names_ips)
+{
+    char tool[1024];
+    if (!tool_find(tool, sizeof tool)) {
+        CHECK(!"fwpt tool present");
+        return;
+    }
+    struct progen prog;
+    struct progen_cfg cfg = {.seed = 5, .nfuncs = 6, .max_insns = 2000, .psb_period = 400};
+    CHECK(progen_build_checked(&cfg, &prog));
+    char dir[600], syms[600], path[900], args[2000];
+    snprintf(dir, sizeof dir, "%s/named", scratch());
+    snprintf(syms, sizeof syms, "%s/named-syms", scratch());
+    mkdir(dir, 0755);
+    mkdir(syms, 0755);
+    FILE *f = save_program_open(dir, &prog);
+    fprintf(f, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\","
+               "\"pdb\":\"/b/X64/Prog/DEBUG/Prog.dll\",\"path\":\"\\\\EFI\\\\Prog.efi\"}]}\n",
+            (unsigned long long)prog.base, prog.code_size, (unsigned long long)prog.base);
+    fclose(f);
+    const size_t half = prog.code_size / 2;
+    snprintf(path, sizeof path, "%s/p.s", syms);
+    f = fopen(path, "w");
+    fprintf(f, ".text\n.globl lower\n.type lower,@function\nlower: .incbin \"%s/img-%llx.bin\", 0, %zu\n.size lower, "
+               "%zu\n.globl upper\n.type upper,@function\nupper: .incbin \"%s/img-%llx.bin\", %zu, %zu\n.size upper, %zu\n",
+            dir, (unsigned long long)prog.base, half, half, dir, (unsigned long long)prog.base, half,
+            prog.code_size - half, prog.code_size - half);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/l.ld", syms);
+    write_file(path, "SECTIONS { . = 0; .text : { *(.text) } }\n", 41);
+    snprintf(args, sizeof args, "cd '%s' && as -o p.o p.s && ld -shared -T l.ld -o Prog.so p.o 2>/dev/null && rm p.o "
+             "p.s l.ld", syms);
+    CHECK(system(args) == 0);
+    char *o1, *e1, *o2, *e2;
+    CHECK_EQ(run2(tool, "dump", dir, &o1, &e1), 0);
+    snprintf(args, sizeof args, "%s --symbols %s", dir, syms);
+    CHECK_EQ(run2(tool, "dump", args, &o2, &e2), 0);
+    CHECK_STR(e2 ? e2 : "", "names: 1 of 1 traced images matched (1 by CodeView path; 0 without a symbol file)\n");
+    /* line by line: an IP line in the image ends with its function (+ offset), every other line unchanged */
+    unsigned named = 0, lines = 0;
+    char *p = o1, *q = o2;
+    while (p && q && *p && *q) {
+        char *pe = strchr(p, '\n'), *qe = strchr(q, '\n');
+        if (!pe || !qe)
+            break;
+        size_t pn = (size_t)(pe - p);
+        char want[700];
+        unsigned long long ip = 0;
+        const char *at = strstr(p, "  ip 0x");
+        snprintf(want, sizeof want, "%.*s", (int)pn, p);
+        if (at && at < pe && sscanf(at, "  ip 0x%llx", &ip) == 1 && ip >= prog.base && ip < prog.base + prog.code_size) {
+            uint64_t off = ip - prog.base, entry = off < half ? 0 : half;
+            size_t k = strlen(want);
+            snprintf(want + k, sizeof want - k, "  %s", off < half ? "lower" : "upper");
+            if (off != entry)
+                snprintf(want + strlen(want), sizeof want - strlen(want), "+0x%llx", (unsigned long long)(off - entry));
+            named++;
+        }
+        CHECK(strlen(want) == (size_t)(qe - q) && !strncmp(want, q, (size_t)(qe - q)));
+        lines++;
+        p = pe + 1, q = qe + 1;
+    }
+    CHECK(p && q && !*p && !*q);
+    CHECK(named > 20 && lines > named);
+    free(o2), free(e2);
+    /* fwpt flow: matched by the CodeView path; exit 0 */
+    snprintf(args, sizeof args, "%s --profile --symbols %s/Prog.so", dir, syms);
+    CHECK_EQ(run2(tool, "flow", args, &o2, &e2), 0);
+    CHECK_STR(e2 ? e2 : "", "names: 1 of 1 traced images matched (1 by CodeView path; 0 without a symbol file)\n");
+    free(o2), free(e2);
+    /* stale: one byte of .text changed (the file offset of .text from readelf) */
+    snprintf(path, sizeof path, "%s/Prog.so", syms);
+    snprintf(args, sizeof args, "readelf -SW '%s' | sed -n 's/.* .text *PROGBITS *[0-9a-f]* \\([0-9a-f]*\\) .*/\\1/p'",
+             path);
+    FILE *r = popen(args, "r");
+    unsigned long text_off = 0;
+    CHECK(r && fscanf(r, "%lx", &text_off) == 1 && text_off > 0);
+    if (r)
+        pclose(r);
+    f = fopen(path, "r+b");
+    int c = f && fseek(f, (long)text_off + 0x10, SEEK_SET) == 0 ? fgetc(f) : EOF;
+    if (c != EOF && fseek(f, (long)text_off + 0x10, SEEK_SET) == 0)
+        fputc(c ^ 1, f);
+    if (f)
+        fclose(f);
+    snprintf(args, sizeof args, "%s --symbols %s", dir, path);
+    CHECK_EQ(run2(tool, "dump", args, &o2, &e2), 0);
+    char want[2000];
+    snprintf(want, sizeof want, "fwpt dump: symbols for Prog do not match the traced image: .text differs at +0x10 "
+             "(stale build?): %s\nnames: 0 of 1 traced images matched (1 without a symbol file)\n", path);
+    CHECK_STR(e2 ? e2 : "", want);
+    CHECK(o1 && o2 && !strcmp(o1, o2));
+    free(o1), free(e1), free(o2), free(e2);
     progen_free(&prog);
 }
 
