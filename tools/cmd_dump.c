@@ -273,7 +273,8 @@ static void print_named(const struct fwpt_sink *out, const struct fwpt_packet *p
     char name[600];
     int k = snprintf(name, sizeof name, "  %s", r.function);
     if (pkt->ip.ip != r.function_entry && k > 0 && (size_t)k < sizeof name)
-        k += snprintf(name + k, sizeof name - (size_t)k, "+0x%llx", (unsigned long long)(pkt->ip.ip - r.function_entry));
+        k += snprintf(name + k, sizeof name - (size_t)k, "+0x%llx",
+                      (unsigned long long)(pkt->ip.ip - r.function_entry));
     if (r.file && r.line && k > 0 && (size_t)k < sizeof name) {
         const char *slash = strrchr(r.file, '/');
         snprintf(name + k, sizeof name - (size_t)k, " (%s:%u)", slash ? slash + 1 : r.file, (unsigned)r.line);
@@ -334,6 +335,7 @@ static void dump_usage(FILE *f)
     fputs("usage: fwpt dump FILE|DIR [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none] [--errata LIST]\n"
           "                 [--time|--tcal] [--time-delta] [--no-tcal] [--no-wall-clock] [--no-cyc] [--keep-tcal-on-ovf]\n"
           "                 [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N] [--cpuid-0x15.ebx N] [--quiet]\n"
+          "                 [--symbols P ...]\n"
           "  DIR          a saved \\fwpt\\ directory: its trace.pt; the processor and the timing configuration\n"
           "               come from its sideband.json (the options below override them)\n", f);
     fwpt_opt_help(&dump_cmd, f);

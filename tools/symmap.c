@@ -599,7 +599,8 @@ void fwpt_symmap_match(struct fwpt_symmap *m, const char *const *args, size_t na
                 len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", im[i].name);
             say(m, "--symbols %s: no symbol file there for any traced image (%zu file%s searched for NAME.debug, "
                 "NAME.so, NAME.pdb, NAME_GUID.debug, Guid.xref and OUTPUT/NAME.inf by CodeView path, FV file GUID and "
-                "name, for: %s%s)", m->dirs[d].path, m->dirs[d].files, m->dirs[d].files == 1 ? "" : "s", names, len >= 400 ? ", ..." : "");
+                "name, for: %s%s)", m->dirs[d].path, m->dirs[d].files, m->dirs[d].files == 1 ? "" : "s", names,
+                len >= 400 ? ", ..." : "");
         }
     /* sorted by base: the resolver's binary search */
     for (size_t a = 1; a < m->nmods; a++)

@@ -99,7 +99,7 @@ static int edk2(void)
 #define NEED_EDK2()                                                                                                    \
     do {                                                                                                               \
         if (!edk2()) {                                                                                                 \
-            CHECK(!"NOT RUN: ../shared/ovmf-debug (the EDK2 DEBUG build) is missing");                                  \
+            CHECK(!"NOT RUN: ../shared/ovmf-debug (the EDK2 DEBUG build) is missing");                              \
             return;                                                                                                    \
         }                                                                                                              \
     } while (0)
@@ -186,7 +186,8 @@ TEST(sideband_image_ids)
         "\"path\":\"FvFile(D6A2CB7F-6A18-4E2F-B43B-9920A733700A)\"},"
         "{\"name\":\"A\",\"base\":\"0x2000\",\"size\":\"0x100\",\"pdb\":\"\",\"path\":\"FvFile(d6a2cb7f-6a18-4e2f-b43b-"
         "9920a733700a)\",\"fv_guid\":\"11111111-2222-3333-4444-555555555555\"},"
-        "{\"name\":\"B\",\"base\":\"0x3000\",\"size\":\"0x100\",\"path\":\"\\\\EFI\\\\BOOT\\\\BOOTX64.EFI\",\"fv_guid\":null},"
+        "{\"name\":\"B\",\"base\":\"0x3000\",\"size\":\"0x100\",\"path\":\"\\\\EFI\\\\BOOT\\\\BOOTX64.EFI\","
+        "\"fv_guid\":null},"
         "{\"name\":\"C\",\"base\":\"0x4000\",\"size\":\"0x100\",\"path\":\"FvFile(not-a-guid)\"}]}";
     ngot = 0;
     CHECK_EQ(fwpt_sideband_images(text, ".", keep_ids, NULL), 0);
@@ -661,7 +662,8 @@ TEST(dump_names_ips)
     snprintf(path, sizeof path, "%s/p.s", syms);
     f = fopen(path, "w");
     fprintf(f, ".text\n.globl lower\n.type lower,@function\nlower: .incbin \"%s/img-%llx.bin\", 0, %zu\n.size lower, "
-               "%zu\n.globl upper\n.type upper,@function\nupper: .incbin \"%s/img-%llx.bin\", %zu, %zu\n.size upper, %zu\n",
+               "%zu\n.globl upper\n.type upper,@function\nupper: .incbin \"%s/img-%llx.bin\", %zu, %zu\n"
+               ".size upper, %zu\n",
             dir, (unsigned long long)prog.base, half, half, dir, (unsigned long long)prog.base, half,
             prog.code_size - half, prog.code_size - half);
     fclose(f);
@@ -687,7 +689,8 @@ TEST(dump_names_ips)
         unsigned long long ip = 0;
         const char *at = strstr(p, "  ip 0x");
         snprintf(want, sizeof want, "%.*s", (int)pn, p);
-        if (at && at < pe && sscanf(at, "  ip 0x%llx", &ip) == 1 && ip >= prog.base && ip < prog.base + prog.code_size) {
+        if (at && at < pe && sscanf(at, "  ip 0x%llx", &ip) == 1 && ip >= prog.base &&
+            ip < prog.base + prog.code_size) {
             uint64_t off = ip - prog.base, entry = off < half ? 0 : half;
             size_t k = strlen(want);
             snprintf(want + k, sizeof want - k, "  %s", off < half ? "lower" : "upper");
