@@ -33,6 +33,7 @@ struct cand {
     int bad;                 /* refused once (said): not tried again */
     int used;                /* matched to an image */
     int tried;               /* compared with an image by its name (what it said is said) */
+    int valid;               /* fwpt_symbols_open took it once */
 };
 
 struct xref {
@@ -381,17 +382,26 @@ static int try_cand(struct fwpt_symmap *m, struct cand *c, const struct fwpt_sym
         c->bad = 1;
         return 0;
     }
-    if (fd < 0 || fwpt_symbols_open(s, c->path, place, err, sizeof err) != FWPT_OK) {
-        if (fd < 0)
-            snprintf(err, sizeof err, "%s: %s", c->path, strerror(errno));
+    /* the first time: fwpt_symbols_open says what is wrong with the file; after that the bytes are compared
+     * first and the file opened for the one image that agrees */
+    enum fwpt_status st = fd < 0 ? FWPT_E_IO : FWPT_OK;
+    if (fd >= 0 && !c->valid)
+        st = fwpt_symbols_open(s, c->path, place, err, sizeof err);
+    else if (fd < 0)
+        snprintf(err, sizeof err, "%s: %s", c->path, strerror(errno));
+    if (st == FWPT_OK) {
+        c->valid = 1;
+        byte_check(fd, place, im, k);
+        if (k->agrees && !*s)
+            st = fwpt_symbols_open(s, c->path, place, err, sizeof err);
+    }
+    if (fd >= 0)
+        close(fd);
+    if (st != FWPT_OK) {
         say(m, "symbols for %s: %s", im->name, err);
-        if (fd >= 0)
-            close(fd);
         c->bad = 1;
         return 0;
     }
-    byte_check(fd, place, im, k);
-    close(fd);
     if (!k->agrees) {
         fwpt_symbols_close(*s);
         *s = NULL;
@@ -436,7 +446,7 @@ static int codeview_suffix(const char *cv, const struct cand *c)
         b--;
     const char *dot = strrchr(b, '.');
     size_t n = dot ? (size_t)(dot - b) : strlen(b);
-    if (strlen(c->name) != n || strncmp(b, c->name, n))
+    if (strlen(c->name) != n || strncasecmp(b, c->name, n)) /* a Windows build's paths may differ in case */
         return 0;
     int k = 1;
     const char *p = b, *q = base_name(c->path); /* walk back a directory at a time */
@@ -447,12 +457,20 @@ static int codeview_suffix(const char *cv, const struct cand *c)
             ps--;
         while (qs > c->path && qs[-1] != '/')
             qs--;
-        if (pe - ps != qe - qs || pe == ps || strncmp(ps, qs, (size_t)(pe - ps)))
+        if (pe - ps != qe - qs || pe == ps || strncasecmp(ps, qs, (size_t)(pe - ps)))
             break;
         k++;
         p = ps, q = qs;
     }
     return k;
+}
+
+/* The image's name is the file's name, or is it with an extension (--image hello.efi@ADDR names "hello.efi"). */
+static int same_name(const char *file_name, const char *image_name)
+{
+    size_t n = strlen(file_name);
+    return !strncmp(file_name, image_name, n) &&
+           (!image_name[n] || (image_name[n] == '.' && !strchr(image_name + n + 1, '.')));
 }
 
 static int rank_order(const void *a, const void *b)
@@ -487,7 +505,7 @@ static int match_named(struct fwpt_symmap *m, size_t i, const struct fwpt_symmap
             continue; /* placed by hand, or the build says it is another FV file's */
         int cv = codeview_suffix(im->codeview, c);
         int g = (c->guid[0] && !strcmp(c->guid, guid)) || (xname && !c->guid[0] && !strcmp(c->name, xname));
-        int nm = !strcmp(c->name, im->name);
+        int nm = same_name(c->name, im->name);
         if (cv || g || nm)
             r[nr++] = (struct ranked){c, cv * 4 + g * 2 + nm};
     }
@@ -569,8 +587,9 @@ void fwpt_symmap_match(struct fwpt_symmap *m, const char *const *args, size_t na
      * agrees with; none: the warning for the one it comes closest to (the latest first difference) */
     for (size_t j = 0; j < m->nc; j++) {
         struct cand *c = &m->c[j];
-        if (!c->given || c->at_set || c->used || c->bad || c->tried)
+        if (!c->given || c->at_set || c->used || c->bad)
             continue;
+        const int said = c->tried; /* compared by name already, and said why not */
         size_t best = n;
         struct check bk = {0};
         int any = 0;
@@ -586,9 +605,9 @@ void fwpt_symmap_match(struct fwpt_symmap *m, const char *const *args, size_t na
                 best = i, bk = k;
             }
         }
-        if (!any && !c->bad && best < n)
+        if (!any && !c->bad && !said && best < n)
             warn_stale(m, &im[best], c, &bk);
-        else if (!any && !c->bad)
+        else if (!any && !c->bad && !said)
             say(m, "--symbols %s: its code agrees with none of the %zu traced images (no names from it)", c->path, n);
     }
     for (size_t d = 0; d < m->ndirs; d++)

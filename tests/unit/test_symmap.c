@@ -263,6 +263,16 @@ TEST(cpudxe_two_modules)
     CHECK_STR(how, "name");
     CHECK_STR(msgs, "names: 2 of 2 traced images matched (2 by name; 0 without a symbol file)\n");
     fwpt_symmap_free(m);
+    /* named as --image names an image, after its file: CpuDxe.efi is CpuDxe, CpuDxe.x.efi is not (the file tried
+     * for CpuDxe.efi by its name is tried for it by the bytes) */
+    two[0].name = "CpuDxe.efi", two[1].name = "CpuDxe.x.efi";
+    m = match(both, 2, two, 2);
+    CHECK_STR(file_of(m, 0, &how), ca);
+    CHECK_STR(how, "name");
+    CHECK_STR(file_of(m, 1, &how), cb);
+    CHECK_STR(how, "code bytes");
+    CHECK_STR(msgs, "names: 2 of 2 traced images matched (1 by name, 1 by code bytes; 0 without a symbol file)\n");
+    fwpt_symmap_free(m);
 }
 
 /* One byte of DxeCore's .text changed (at CoreLocateHandleBuffer's entry, +0x3aa6; .text's file offset is its
