@@ -283,6 +283,7 @@ struct dump {
     char pending[512]; /* the procedure whose address line comes next */
     int pending_global;
     uint32_t cur_sec; /* SECTION HEADER #n being read, 0: none */
+    int orig;         /* past "Original Section Headers" (before an OMAP reordering): not the image's */
 };
 
 static enum fwpt_status add_func(struct fwpt_symbols_pdb *s, const char *name, int global, uint32_t seg,
@@ -326,7 +327,12 @@ static enum fwpt_status dump_line(struct fwpt_symbols_pdb *s, struct dump *d, ch
         d->have_age = 1;
         return FWPT_OK;
     }
-    if (sscanf(t, "SECTION HEADER #%llu", &a) == 1) {
+    if (strstr(t, "Original Section Headers")) {
+        d->orig = 1;
+        d->cur_sec = 0;
+        return FWPT_OK;
+    }
+    if (!d->orig && sscanf(t, "SECTION HEADER #%llu", &a) == 1) {
         d->cur_sec = a >= 1 && a <= MAX_SECTIONS ? (uint32_t)a : 0;
         if (d->cur_sec && d->cur_sec > s->nsec)
             s->nsec = d->cur_sec;

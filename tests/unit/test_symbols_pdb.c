@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BASE 0x7f3a2000ull /* a load address: page aligned, not 0, not the PE's ImageBase */
@@ -255,7 +256,12 @@ static struct fwpt_symbols_pdb *open_demo(const char *pdb_name, uint64_t base)
     char pdb[600], err[600];
     snprintf(pdb, sizeof pdb, "%s/%s", build_dir(), pdb_name);
     struct fwpt_symbols_pdb *s = NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     enum fwpt_status st = fwpt_symbols_open_pdb(&s, pdb, demo.image, demo.size, base, err, sizeof err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("symbols_pdb: opened %s in %.1f ms\n", pdb,
+           (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
     CHECK_EQ(st, FWPT_OK);
     if (st != FWPT_OK)
         fprintf(stderr, "test_symbols_pdb: %s\n", err);
@@ -270,12 +276,18 @@ TEST(every_byte_as_pdbutil)
         return;
     struct fwpt_resolver r = fwpt_symbols_pdb_resolver(s);
     unsigned bytes = 0, inl = 0, several = 0, bad = 0, sites = 0;
+    uint64_t ns = 0;
     for (unsigned i = 0; i < nprocs; i++) {
         struct proc *p = &procs[i];
         sites += p->nsites;
         for (uint32_t rva = p->rva; rva < p->rva + p->size; rva++) {
             struct fwpt_resolved a;
-            CHECK_EQ(fwpt_resolve(&r, BASE + rva, &a), 1);
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            int known = fwpt_resolve(&r, BASE + rva, &a);
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
+            CHECK_EQ(known, 1);
             CHECK_STR(a.function, p->name);
             CHECK_EQ(a.function_entry, BASE + p->rva);
             int in_site = 0;
@@ -315,8 +327,9 @@ TEST(every_byte_as_pdbutil)
     CHECK(a1.function == a2.function && a1.file == a2.file && a1.line == a2.line);
     CHECK(fwpt_symbols_pdb_failure(s) == NULL);
     printf("symbols_pdb: %u procedures, %u bytes at 0x%llx: names and entries as llvm-pdbutil --symbols, lines as "
-           "--l (%u at an offset with several rows), %u inlined (%u S_INLINESITE); %llu asked of llvm-symbolizer\n",
-           nprocs, bytes, (unsigned long long)BASE, several, inl, sites, (unsigned long long)looked1);
+           "--l (%u at an offset with several rows), %u inlined (%u S_INLINESITE); %llu asked of llvm-symbolizer, "
+           "%.1f us each\n", nprocs, bytes, (unsigned long long)BASE, several, inl, sites, (unsigned long long)looked1,
+           bytes ? ns / 1000.0 / bytes : 0.0);
     fwpt_symbols_pdb_close(s);
 }
 
