@@ -192,11 +192,12 @@ int fwpt_pe_codeview(const uint8_t *img, size_t size, struct fwpt_codeview *cv, 
 
 /* ---- LLVM's tools ---- */
 
-/* The tool: $ENV when set, else NAME or NAME-14 (Debian 12's llvm-14 package) found in PATH. */
+/* The tool: $ENV when set (a path, or a name looked for in PATH), else NAME or NAME-14 (Debian 12's llvm-14
+ * package) found in PATH. */
 static int find_tool(const char *name, const char *env, char *out, size_t cap)
 {
     const char *e = getenv(env);
-    if (e && *e) {
+    if (e && *e && strchr(e, '/')) {
         snprintf(out, cap, "%s", e);
         return access(out, X_OK) == 0;
     }
@@ -204,6 +205,8 @@ static int find_tool(const char *name, const char *env, char *out, size_t cap)
     if (!path || !*path)
         path = "/usr/local/bin:/usr/bin:/bin";
     const char *suffixes[] = {"", "-14"};
+    if (e && *e)
+        name = e, suffixes[1] = "";
     for (size_t s = 0; s < sizeof suffixes / sizeof *suffixes; s++)
         for (const char *p = path; *p;) {
             size_t len = strcspn(p, ":");

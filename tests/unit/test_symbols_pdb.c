@@ -507,6 +507,12 @@ TEST(missing_tools_refused)
     setenv("FWPT_LLVM_SYMBOLIZER", "/nonexistent/llvm-symbolizer", 1);
     refused(fwpt_symbols_open_pdb(&s, src, demo.image, demo.size, BASE, err, sizeof err), FWPT_E_IO, &s, err, src,
             "needs /nonexistent/llvm-symbolizer");
+    setenv("FWPT_LLVM_SYMBOLIZER", "no-such-llvm-symbolizer", 1); /* a name: looked for in PATH */
+    refused(fwpt_symbols_open_pdb(&s, src, demo.image, demo.size, BASE, err, sizeof err), FWPT_E_IO, &s, err, src,
+            "needs no-such-llvm-symbolizer (");
+    setenv("FWPT_LLVM_SYMBOLIZER", "llvm-symbolizer", 1);
+    CHECK_EQ(fwpt_symbols_open_pdb(&s, src, demo.image, demo.size, BASE, err, sizeof err), FWPT_OK);
+    fwpt_symbols_pdb_close(s);
     unsetenv("FWPT_LLVM_SYMBOLIZER");
 }
 
