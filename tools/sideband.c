@@ -403,7 +403,7 @@ int fwpt_file_load(const char *path, uint8_t **data, size_t *size)
 }
 
 struct image_fields {
-    char name[256], file[512];
+    char name[256], file[512], pdb[1024], dpath[1024], fv_guid[64];
     uint64_t base, size, crc, crc_bytes;
     int have_base, have_size, have_crc, have_crc_bytes;
     unsigned index;
@@ -416,7 +416,12 @@ static int read_image(void *ctx, const char *obj)
 {
     struct image_fields *v = ctx;
     unsigned index = v->index++;
-    struct fwpt_sideband_image im = {.name = v->name[0] ? v->name : "?", .base = v->base, .index = index};
+    struct fwpt_sideband_image im = {.name = v->name[0] ? v->name : "?", .base = v->base, .index = index,
+                                     .pdb = v->pdb, .device_path = v->dpath, .fv_guid = v->fv_guid};
+    /* the FV file GUID: its own key, else the device path's last node FvFile(GUID) (as efi/symbols.c writes it) */
+    const char *fv = strstr(v->dpath, "FvFile(");
+    if (!v->fv_guid[0] && fv && strlen(fv) >= 7 + 36 + 1 && fv[7 + 36] == ')')
+        snprintf(v->fv_guid, sizeof v->fv_guid, "%.36s", fv + 7);
     /* a member there but not read: a value of the wrong kind (null stands for "not given") */
     static const char *const keys[4] = {"base", "size", "name", "file"};
     const int read[4] = {v->have_base, v->have_size, v->name[0] != 0, v->file[0] != 0};
@@ -474,6 +479,9 @@ int fwpt_sideband_images(const char *text, const char *dir,
         {"file", v.file, sizeof v.file, NULL, NULL},
         {"base", NULL, 0, &v.base, &v.have_base},
         {"size", NULL, 0, &v.size, &v.have_size},
+        {"pdb", v.pdb, sizeof v.pdb, NULL, NULL},
+        {"path", v.dpath, sizeof v.dpath, NULL, NULL},
+        {"fv_guid", v.fv_guid, sizeof v.fv_guid, NULL, NULL},
         {"code_crc32", NULL, 0, &v.crc, &v.have_crc},
         {"code_bytes", NULL, 0, &v.crc_bytes, &v.have_crc_bytes},
     };
