@@ -38,6 +38,7 @@
 #include "tools/flow_summary.h"
 #include "tools/options.h"
 #include "tools/sideband.h"
+#include "tools/symmap.h"
 #include "tools/zydis.h"
 
 static bool quiet; /* --quiet: no notes on stderr (errors still); read by note, a fwpt_note_fn without context */
@@ -53,10 +54,16 @@ __attribute__((format(printf, 1, 2))) static void note(const char *fmt, ...)
     va_end(ap);
 }
 
-/* The images: decode/image's map, grown here (names and code are heap copies kept to the end). */
+/* The images: decode/image's map, grown here (names and code are heap copies kept to the end); and what
+ * sideband.json records for matching symbol files to them (by base: the map is sorted later). */
 struct images {
     struct fwpt_module *v;
     size_t n, cap;
+    struct image_ids {
+        uint64_t base;
+        char *pdb, *fv_guid;
+    } *ids;
+    size_t nids;
 };
 
 static struct fwpt_module *add_image(struct images *im)
@@ -97,6 +104,11 @@ static int add_sideband_image(void *ctx, const struct fwpt_sideband_image *s)
     m->size = s->size;
     m->code = s->code;
     m->code_size = s->code_size;
+    struct image_ids *ids = realloc(c->im->ids, (c->im->nids + 1) * sizeof *ids);
+    if (ids) {
+        c->im->ids = ids;
+        ids[c->im->nids++] = (struct image_ids){s->base, strdup(s->pdb), strdup(s->fv_guid)};
+    }
     if (s->err)
         fprintf(stderr, "fwpt flow: %s: %s (image %s without code: its instructions cannot be decoded)\n", s->path,
                 strerror(s->err), m->name);
@@ -153,6 +165,8 @@ struct flow_opts {
     uint32_t n_filter;
     const char *flame_path, *folded_path, *chrome_path, *report_path;
     struct flow_summary fsum; /* --edges, --coverage, --coverage-size */
+    const char **symbols;     /* --symbols, as given */
+    size_t nsymbols;
 };
 
 static int set_image(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
@@ -180,6 +194,20 @@ static int set_image(void *dst, const struct fwpt_opt *o, const char *a, const c
     if (slash)
         memmove(name, slash + 1, strlen(slash + 1) + 1);
     m->name = name;
+    return 0;
+}
+
+static int set_symbols(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    struct flow_opts *fo = dst;
+    (void)o, (void)a;
+    const char **p = realloc(fo->symbols, (fo->nsymbols + 1) * sizeof *p);
+    if (!p) {
+        fprintf(stderr, "fwpt flow: out of memory\n");
+        return 1;
+    }
+    fo->symbols = p;
+    p[fo->nsymbols++] = v;
     return 0;
 }
 
@@ -311,6 +339,11 @@ static int set_count(void *dst, const struct fwpt_opt *o, const char *a, const c
 static const struct fwpt_opt flow_options[] = {
     VALUE("--image", NULL, "FILE@ADDR", false, im, set_image,
           "  --image F@A    code of image file F loaded at address A (hex; repeatable)\n"),
+    VALUE("--symbols", NULL, "a symbol file, a directory or FILE@BASE", false, symbols, set_symbols,
+          "  --symbols P    names and source lines from the build's symbol files (repeatable): P an ELF file\n"
+          "                 (EDK2 .debug, gnu-efi .so), a directory searched (an EDK2 Build/ tree), or FILE@BASE;\n"
+          "                 each traced image gets the file its CodeView path, FV file GUID or name points to,\n"
+          "                 only when that file's code agrees with the traced bytes (docs/symbols.md)\n"),
     VALUE("--format", NULL, "'text' or 'jsonl'", true, format, fwpt_opt_set_str,
           "  --format F     text (default) or jsonl: one JSON object per instruction/event (and per row of\n"
           "                 --profile, --calls, --edges)\n"),
@@ -498,6 +531,7 @@ struct flow_run {
     struct fwpt_modules mods;
     struct fwpt_names names;
     struct fwpt_resolver resolver; /* the symbol files of --symbols (resolve == NULL: none) */
+    struct fwpt_symmap *symmap;    /* what resolver answers from */
     struct fwpt_errata errata;
     int listing, pictures, stdout_quiet, time_on;
     FILE *flame_f, *folded_f, *chrome_f, *report_f;
@@ -656,6 +690,31 @@ static int flow_decoder(const struct flow_opts *o, struct flow_run *r, size_t fr
     fwpt_flow_set_filter(&r->flow, (const uint64_t (*)[2])o->filter, o->n_filter);
     fwpt_flow_set_iflags(&r->flow, o->iflags);
     return 0;
+}
+
+/* --symbols: the symbol files matched to the images (tools/symmap) into r->resolver. What cannot be used is said
+ * on stderr and changes nothing else: those images keep Module+0xOFF. */
+static void flow_symbols(struct flow_opts *o, struct flow_run *r)
+{
+    if (!o->nsymbols)
+        return;
+    struct fwpt_symmap_image *v = calloc(o->im.n + 1, sizeof *v);
+    r->symmap = fwpt_symmap_new("fwpt flow", stderr, o->quiet);
+    if (!v || !r->symmap) {
+        fprintf(stderr, "fwpt flow: out of memory (no names)\n");
+        free(v);
+        return;
+    }
+    for (size_t k = 0; k < o->im.n; k++) {
+        const struct fwpt_module *m = &o->im.v[k];
+        v[k] = (struct fwpt_symmap_image){m->name, m->base, m->size, m->code, (size_t)m->code_size, NULL, NULL};
+        for (size_t j = 0; j < o->im.nids; j++)
+            if (o->im.ids[j].base == m->base)
+                v[k].codeview = o->im.ids[j].pdb, v[k].fv_guid = o->im.ids[j].fv_guid;
+    }
+    fwpt_symmap_match(r->symmap, o->symbols, o->nsymbols, v, o->im.n);
+    r->resolver = fwpt_symmap_resolver(r->symmap);
+    free(v);
 }
 
 /* What the decode writes to (the output files opened first, so a bad path fails at once) and decodes with. */
@@ -984,7 +1043,7 @@ static int flow_steps(struct flow_opts *o, struct flow_run *r)
 {
     int rc;
     quiet = o->quiet;
-    if ((rc = flow_inputs(o, r)) != FWPT_OPT_RUN || (rc = flow_setup(o, r)) != FWPT_OPT_RUN ||
+    if ((rc = flow_inputs(o, r)) != FWPT_OPT_RUN || (flow_symbols(o, r), (rc = flow_setup(o, r)) != FWPT_OPT_RUN) ||
         (rc = flow_decode(o, r)) != FWPT_OPT_RUN || (rc = flow_summaries(o, r)) != FWPT_OPT_RUN)
         return rc;
     int bad_out = !r->listing && !r->nothing && flow_summary_write(&o->fsum, &r->out, &r->mods) != 0;
@@ -1009,6 +1068,10 @@ int fwpt_cmd_flow(int argc, char **argv)
     int rc = flow_parse(o, argc, argv);
     if (rc == FWPT_OPT_RUN)
         rc = flow_steps(o, r);
+    if (r->symmap) {
+        fwpt_symmap_summary(r->symmap);
+        fwpt_symmap_free(r->symmap);
+    }
     free(r);
     free(o);
     return rc;

@@ -402,7 +402,7 @@ int fwpt_file_load(const char *path, uint8_t **data, size_t *size)
 }
 
 struct image_fields {
-    char name[256], file[512];
+    char name[256], file[512], pdb[1024], dpath[1024], fv_guid[64];
     uint64_t base, size;
     int have_base, have_size;
     unsigned index;
@@ -415,7 +415,12 @@ static int read_image(void *ctx, const char *obj)
 {
     struct image_fields *v = ctx;
     unsigned index = v->index++;
-    struct fwpt_sideband_image im = {v->name[0] ? v->name : "?", v->base, 0, NULL, 0, NULL, 0, index, NULL, NULL, ""};
+    struct fwpt_sideband_image im = {v->name[0] ? v->name : "?", v->base, 0, NULL, 0, NULL, 0, index, NULL, NULL, "",
+                                     v->pdb, v->dpath, v->fv_guid};
+    /* the FV file GUID: its own key, else the device path's last node FvFile(GUID) (as efi/symbols.c writes it) */
+    const char *fv = strstr(v->dpath, "FvFile(");
+    if (!v->fv_guid[0] && fv && strlen(fv) >= 7 + 36 + 1 && fv[7 + 36] == ')')
+        snprintf(v->fv_guid, sizeof v->fv_guid, "%.36s", fv + 7);
     /* a member there but not read: a value of the wrong kind (null stands for "not given") */
     static const char *const keys[4] = {"base", "size", "name", "file"};
     const int read[4] = {v->have_base, v->have_size, v->name[0] != 0, v->file[0] != 0};
@@ -466,6 +471,9 @@ int fwpt_sideband_images(const char *text, const char *dir,
         {"file", v.file, sizeof v.file, NULL, NULL},
         {"base", NULL, 0, &v.base, &v.have_base},
         {"size", NULL, 0, &v.size, &v.have_size},
+        {"pdb", v.pdb, sizeof v.pdb, NULL, NULL},
+        {"path", v.dpath, sizeof v.dpath, NULL, NULL},
+        {"fv_guid", v.fv_guid, sizeof v.fv_guid, NULL, NULL},
     };
     return json_array_objects(fwpt_json_value(text, "images"), f, sizeof f / sizeof f[0], read_image, &v);
 }

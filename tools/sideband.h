@@ -52,6 +52,9 @@ struct fwpt_sideband_image {
     const char *bad_key; /* a key whose value is not what it should be ("base", "size", "name", "file"), else NULL */
     const char *expected; /* what that value should be, as a message says it */
     char bad_value[64];  /* that value as written */
+    const char *pdb;     /* "pdb": the CodeView path of its debug entry, "" when it has none */
+    const char *device_path; /* "path": where it was loaded from (FvFile(GUID), \\EFI\\BOOT\\BOOTX64.EFI), or "" */
+    const char *fv_guid; /* its FV file GUID: "fv_guid", else the GUID of a device path FvFile(GUID), else "" */
 };
 /* Each image of the "images" list that has a base or a bad value (im->bad_key), handed to each(ctx, im) (name and path live during the call;
  * return nonzero to stop with -1). A "file" is a name in dir: one with a '/', "." or "..", or cut to fit, is a bad
