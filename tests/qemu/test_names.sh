@@ -34,7 +34,7 @@ mkdir -p "$h"
 copy=(--copy "$B/names.efi=/fwpt/names.efi")
 
 # 1. Where LoadImage puts the image, in a boot that steps only the start of the call.
-boot_tcg 120 probe max "${copy[@]}" -- trace load-image '\fwpt\names.efi' backend=soft steps=20000 quiet shutdown
+boot_fw release 120 probe max "${copy[@]}" -- trace load-image '\fwpt\names.efi' backend=soft steps=20000 quiet shutdown
 rc_is probe 0
 loaded='^target: load-image returned EFI_SUCCESS \(0x0\), StartImage EFI status \(0x4e4d\), image at (0x[0-9a-f]+) size (0x[0-9a-f]+)$'
 if read -r lo size < <(sed -nE "s/$loaded/\1 \2/p" "$work/probe.log") && [ -n "$size" ]; then
@@ -46,7 +46,7 @@ fi
 hi=$(printf '0x%x' $((lo + size - 1)))
 
 # 2. The whole call, traced inside the image only.
-boot_tcg 300 names max "${copy[@]}" -- trace load-image '\fwpt\names.efi' backend=soft "filter=$lo-$hi" quiet shutdown
+boot_fw release 300 names max "${copy[@]}" -- trace load-image '\fwpt\names.efi' backend=soft "filter=$lo-$hi" quiet shutdown
 rc_is names 0
 has names "target: load-image returned EFI_SUCCESS (0x0), StartImage EFI status (0x4e4d), image at $lo size $size"
 has names "trace: IA32_RTIT_CTL 0x100002105, ADDR0 filter $lo-$hi"
