@@ -164,7 +164,9 @@ def jsonl_pairs():
 
 def check_jsonl(types, addr_key, listing):
     rows = 0
-    for k, (p, n) in enumerate(jsonl_pairs()):
+    pairs = list(jsonl_pairs())
+    lookup([int(p[addr_key], 16) for p, _ in pairs if p.get("type") in types and addr_key in p])  # one addr2line run
+    for k, (p, n) in enumerate(pairs):
         added = {key: n[key] for key in n if key not in p}
         rest = {key: n[key] for key in n if key in p}
         if rest != p:
@@ -205,6 +207,7 @@ def check_listing_text():
     if len(plain) != len(named):
         fail("%d lines with --symbols, %d without" % (len(named), len(plain)))
     addrs = set()
+    lookup([int(m.group(1), 16) for m in map(LIST.match, plain) if m])  # one addr2line run
     for k, (p, n) in enumerate(zip(plain, named)):
         mp, mn = LIST.match(p), LIST.match(n)
         if not mp:
@@ -214,7 +217,6 @@ def check_listing_text():
         if not mn or mn.group(1) != mp.group(1) or mn.group(3).split() != mp.group(3).split():
             fail("line %d: '%s' is not '%s' with another name column" % (k + 1, n, p))
         a = int(mp.group(1), 16)
-        lookup([a])
         col = mn.group(2)
         if func(a) is None:
             if col != mp.group(2):
