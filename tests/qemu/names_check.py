@@ -13,6 +13,7 @@ Usage: names_check.py CHECK ELF SIDEBAND.json MODULE PLAIN NAMED [WANT...]
   calls      text of `fwpt flow DIR --calls`: each node gets "  NAME (FILE:LINE)"
   listing    text listing: the module+offset column of each instruction line becomes "FUNC+0xOFF (FILE:LINE)"
   listing-jsonl  JSON lines listing: "insn" records get function, function_offset, file, line, inlined
+  edges, edges-jsonl  --edges: both ends of each edge, text "0xA (NAME (FILE:LINE))", JSON from_/to_ keys
   folded     folded stacks: each frame's name
   chrome     Trace Event Format: each slice's name
   flame-dom  the flame graph's DOM (headless Chromium): each frame's title
@@ -329,6 +330,76 @@ def check_report_dom():
     return rows, check_flame_dom(pdom, ndom, "the report's flame graph")
 
 
+EDGE = re.compile(r"(0x[0-9a-f]+) \((.+)\)")
+
+
+def check_edges_text():
+    """--edges: 'FROM (where) -> TO (where): N', each where NAME [(FILE:LINE)] when nm has a function"""
+    plain, named = open(plain_path).read().splitlines(), open(named_path).read().splitlines()
+    if len(plain) != len(named):
+        fail("%d lines with --symbols, %d without" % (len(named), len(plain)))
+    ends = 0
+    for k, (p, n) in enumerate(zip(plain, named)):
+        if not re.match(r"0x[0-9a-f]+ \(.* -> 0x[0-9a-f]+ \(.*\): \d+$", p):
+            if p != n:
+                fail("line %d changed: '%s' -> '%s'" % (k + 1, p, n))
+            continue
+        (pf, pt), (nf, nt) = p.split(" -> "), n.split(" -> ")
+        pt, pc = pt.rsplit(": ", 1)
+        nt, nc = nt.rsplit(": ", 1)
+        if pc != nc:
+            fail("line %d: count %s, without --symbols %s" % (k + 1, nc, pc))
+        for pe, ne in ((pf, nf), (pt, nt)):
+            mp, mn = EDGE.fullmatch(pe), EDGE.fullmatch(ne)
+            if not mp or not mn or mp.group(1) != mn.group(1):
+                fail("line %d: '%s' is not '%s' with another name" % (k + 1, ne, pe))
+            a = int(mp.group(1), 16)
+            if func(a) is None:
+                if mn.group(2) != mp.group(2):
+                    fail("line %d: 0x%x has no function in nm, but reads '%s'" % (k + 1, a, mn.group(2)))
+                continue
+            mm = re.fullmatch(r"(\S+)(?: \((.*):(\d+)\))?", mn.group(2))
+            expect_name(a, mm.group(1), "line %d" % (k + 1))
+            fl, ln, _ = src(a)
+            got = (mm.group(2), int(mm.group(3))) if mm.group(2) is not None else (None, 0)
+            if got != ((os.path.basename(fl), ln) if fl else (None, 0)):
+                fail("line %d: 0x%x's source is %s, addr2line: %s:%s" % (k + 1, a, got, fl, ln))
+            ends += 1
+    if not ends:
+        fail("no edge end inside %s named" % module)
+    return ends
+
+
+def check_edges_jsonl():
+    """edge records: from_/to_ function, file, line, inlined for each end (file and line wherever addr2line knows)"""
+    pairs = list(jsonl_pairs())
+    lookup([int(p[e], 16) for p, _ in pairs if p.get("type") == "edge" for e in ("from", "to")])
+    ends = 0
+    for k, (p, n) in enumerate(pairs):
+        added = {key: n[key] for key in n if key not in p}
+        if {key: n[key] for key in n if key in p} != p:
+            fail("record %d changed: %s -> %s" % (k + 1, p, n))
+        exp = {}
+        for e in ("from", "to") if p.get("type") == "edge" else ():
+            a = int(p[e], 16)
+            fl, ln, frames = src(a)
+            names = name_of(a)
+            if names:
+                got = added.get(e + "_function")
+                exp[e + "_function"] = got if got in names else names[0]
+                named_seen.add(exp[e + "_function"].split("+")[0])
+                ends += 1
+            if fl:
+                exp[e + "_file"], exp[e + "_line"] = fl, ln
+            if frames > 1:
+                exp[e + "_inlined"] = True
+        if added != exp:
+            fail("record %d (%s -> %s): added %s, expected %s (nm, addr2line)" % (k + 1, p.get("from"), p.get("to"), added, exp))
+    if not ends:
+        fail("no edge end inside %s named" % module)
+    return ends
+
+
 def main():
     if check == "profile":
         n = check_text_rows(re.compile(r"^\s+\d+\s+\d+  (0x[0-9a-f]+)  \S+$"), "profile")
@@ -346,6 +417,10 @@ def main():
         recs = check_jsonl(("insn",), "ip", True)
         msg = "%d insn records: function+offset as nm, file:line as addr2line, inlined as addr2line -i (%d addresses inlined)" % (
             recs, sum(1 for a, w in where.items() if w[2] > 1 and func(a)))
+    elif check == "edges":
+        msg = "%d edge ends named as nm, lines as addr2line" % check_edges_text()
+    elif check == "edges-jsonl":
+        msg = "%d edge ends named as nm; file, line, inlined as addr2line" % check_edges_jsonl()
     elif check == "folded":
         msg = "%d frames named as nm, the rest as without --symbols" % check_folded()
     elif check == "chrome":

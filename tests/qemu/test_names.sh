@@ -65,6 +65,8 @@ views=(
     "calls-jsonl|flow $d --calls --depth 1000 --format jsonl"
     "listing|flow $d"
     "listing-jsonl|flow $d --format jsonl"
+    "edges|flow $d --edges"
+    "edges-jsonl|flow $d --edges --format jsonl"
 )
 for v in "${views[@]}"; do
     n=${v%%|*}
