@@ -10,7 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "decode/image.h"
 #include "render/resolve.h"
 
 struct fake_resolver {
@@ -63,6 +65,69 @@ static inline struct fwpt_resolver fake_resolver_init(struct fake_resolver *f, u
     snprintf(f->files[1], sizeof f->files[1], "C:\\edk2\\MdePkg\\Library\\Base\\Str\"ing.c");
     snprintf(f->files[2], sizeof f->files[2], "relative/File.c");
     return (struct fwpt_resolver){fake_resolve, f};
+}
+
+/* The benches' resolver: fake_resolve over each module of mods (a function every 64 bytes from the module's
+ * base), behind a direct-mapped cache of 4096 addresses as tools/symbols_dw.c's, a miss costing miss_ns of busy
+ * CPU time (what one lookup through libdwfl costs: docs/performance.md). */
+struct costly_resolver {
+    struct fake_resolver f;
+    struct fwpt_modules *mods;
+    double miss_ns;
+    unsigned long misses, hits;
+    struct costly_slot {
+        uint64_t a;
+        int valid, known;
+        struct fwpt_resolved r;
+    } slot[4096];
+};
+
+static inline double costly_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static inline int costly_resolve(void *ctx, uint64_t a, struct fwpt_resolved *out)
+{
+    struct costly_resolver *c = ctx;
+    struct costly_slot *s = &c->slot[(a ^ (a >> 12)) & 4095];
+    if (s->valid && s->a == a) {
+        c->hits++;
+        *out = s->r;
+        return s->known;
+    }
+    c->misses++;
+    const double until = costly_cpu_ns() + c->miss_ns;
+    while (costly_cpu_ns() < until)
+        ;
+    const struct fwpt_module *m = fwpt_image_module_find(c->mods, a, NULL);
+    s->known = 0;
+    memset(&s->r, 0, sizeof s->r);
+    if (m) {
+        c->f.base = m->base;
+        c->f.size = m->size;
+        s->known = fake_resolve(&c->f, a, &s->r);
+    }
+    s->a = a;
+    s->valid = 1;
+    *out = s->r;
+    return s->known;
+}
+
+/* A fresh resolver (empty cache) over mods. */
+static inline struct fwpt_resolver costly_resolver_init(struct costly_resolver *c, struct fwpt_modules *mods,
+                                                        double miss_ns)
+{
+    fake_resolver_init(&c->f, 0, 0);
+    for (unsigned k = 0; k < 64; k++) /* plain names: the benches measure the common case */
+        snprintf(c->f.names[k], sizeof c->f.names[k], "CoreFunction_%u", k);
+    c->mods = mods;
+    c->miss_ns = miss_ns;
+    c->misses = c->hits = 0;
+    memset(c->slot, 0, sizeof c->slot);
+    return (struct fwpt_resolver){costly_resolve, c};
 }
 
 #endif
