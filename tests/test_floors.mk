@@ -19,6 +19,7 @@ TEST_FLOORS_test_flow_tool := base decode
 TEST_FLOORS_test_fw_images := none
 TEST_FLOORS_test_init_status := analyze base decode
 TEST_FLOORS_test_names := analyze base decode render sim
+TEST_FLOORS_test_names_dw := analyze base decode render
 TEST_FLOORS_test_insn := base decode
 TEST_FLOORS_test_packet_fast := base decode
 TEST_FLOORS_test_packet_opcodes := base decode
