@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Names from a gnu-efi build's own symbols, end to end, on Debian's OVMF under TCG (docs/symbols.md). build/names.efi
 # (tests/qemu/efi/names.c, -g) is traced with `trace load-image` under backend=soft: a first boot learns where
-# LoadImage puts it (and keeps the first 20000 steps: fwpt's own code around the call, then DxeCore), a second traces
-# the whole call with an IP filter on that range, so the trace holds the image's code only. On the host, every view
+# LoadImage puts it (and keeps the first 20000 steps: fwpt's own code around the call, then DxeCore), a second (the
+# README's ./run-qemu.sh line, with this firmware's range) traces the whole call with an IP filter on that range, so
+# the trace holds the image's code only. On the host, every view
 # of `fwpt flow|report --symbols build/names.so` is the same command's output without --symbols with the names of
 # the contract, as binutils give them (tests/qemu/names_check.py: nm for names, addr2line for file:line and
 # inlined), and the pictures still agree with the call tree (tests/qemu/pictures.py); headless Chromium renders the
@@ -45,8 +46,21 @@ else
 fi
 hi=$(printf '0x%x' $((lo + size - 1)))
 
-# 2. The whole call, traced inside the image only.
-boot_fw release 300 names max "${copy[@]}" -- trace load-image '\fwpt\names.efi' backend=soft "filter=$lo-$hi" quiet shutdown
+# 2. The whole call, traced inside the image only: README.md's line as written there, with the range of this firmware.
+line=$(grep -o '^ *\./run-qemu\.sh --copy build/names\.efi=.* filter=0x[0-9a-f]*-0x[0-9a-f]* .*' "$here/README.md" | head -n 1)
+if [ -n "$line" ]; then ok; else bad "README.md has no './run-qemu.sh --copy build/names.efi=... filter=A-B ...' line"; finish; fi
+read -r -a words <<<"${line#*./run-qemu.sh }"
+args=()
+for ((i = 0; i < ${#words[@]}; i++)); do
+    w=${words[i]//\'/}
+    case $w in
+    --out) i=$((i + 1)) ;; # the test's own directory instead
+    --copy) args+=(--copy "${words[i + 1]/#build\//$B/}"); i=$((i + 1)) ;;
+    filter=*) args+=("filter=$lo-$hi") ;;
+    *) args+=("$w") ;;
+    esac
+done
+boot_fw release 300 names max "${args[@]}"
 rc_is names 0
 has names "target: load-image returned EFI_SUCCESS (0x0), StartImage EFI status (0x4e4d), image at $lo size $size"
 has names "trace: IA32_RTIT_CTL 0x100002105, ADDR0 filter $lo-$hi"
