@@ -11,7 +11,7 @@ is checked against the symbol file at (address - the image's recorded base), the
   rule tests/unit/test_symbols.c applies); `"inlined":true` exactly where `addr2line -i` prints more than one frame;
   without DWARF (--dwarf not given): no file, line or inlined at all.
 Checked: JSON lines (--jsonl: profile `function` and call-tree `call` records; --listing: every distinct `insn`
-address), the text profile and call tree (--text: `0xENTRY  Module+0xOFF  NAME (FILE:LINE)`, the file's basename),
+address; --edges: both ends of every edge, its from_/to_ keys), the text profile and call tree (--text: `0xENTRY  Module+0xOFF  NAME (FILE:LINE)`, the file's basename),
 folded stacks (--folded: no frame of a checked module left as Module+0xOFF where a function holds it) and the stderr
 (--stderr: `names: N of M traced images matched (...)` with every EDK2 image that has a symbol file matched, --by
 naming how, and no warning). Each check prints "ok ..." or "FAIL ..."; the last line is
@@ -34,13 +34,14 @@ ap.add_argument("--jsonl", help="fwpt flow --profile --calls --format jsonl outp
 ap.add_argument("--text", help="fwpt flow --profile --calls output")
 ap.add_argument("--listing", help="fwpt flow --format jsonl output (the instruction listing)")
 ap.add_argument("--folded", help="fwpt flow --folded output")
+ap.add_argument("--edges", help="fwpt flow --edges --format jsonl output")
 ap.add_argument("--stderr", help="fwpt flow's stderr")
 ap.add_argument("--by", help="how every matched image must be matched, as the names: line says it (e.g. 'CodeView path')")
 ap.add_argument("--file-pattern", default="{debug_file}", help="the name of a module's file in --symbols")
 args = ap.parse_args()
 passed = failed = 0
 referee = 0  # file:line where addr2line names another file and the line-table row is the referee
-for k in ("jsonl", "text", "listing", "folded", "stderr"):
+for k in ("jsonl", "text", "listing", "folded", "edges", "stderr"):
     f = getattr(args, k)
     if f and not os.path.isfile(f):
         print("FAIL %s: no such file (fwpt flow did not write it)" % f)
@@ -323,6 +324,27 @@ if args.listing:
         args.listing, sum(n.values()), ", ".join("%s %d" % kv for kv in n.items()),
         ", file:line as addr2line (%d by the line-table row), inlined as addr2line -i (%d)" % (referee - ref0, inl)
         if args.dwarf else ", no file:line", len(bad)))
+
+# --edges (JSON lines): both ends of every edge, as from_/to_ keys, named as the profile names an address.
+if args.edges:
+    recs = [json.loads(l) for l in open(args.edges) if '"type":"edge"' in l]
+    ends = [(r, end) for r in recs for end in ("from", "to")]
+    for m, (base, size, elf) in images.items():
+        elf.ask([int(r[e], 16) - base for r, e in ends if base <= int(r[e], 16) < base + size] if args.dwarf else [])
+    bad, n = [], 0
+    for r, end in ends:
+        e = expected(int(r[end], 16))
+        if not e:
+            continue
+        n += 1
+        sub = {k[len(end) + 1:]: v for k, v in r.items() if k.startswith(end + "_")}
+        why = record_ok(sub, e)
+        if why:
+            bad.append("edge %s end %s (%s+0x%x): %s" % (end, r[end], e["module"], e["elf"], why))
+    for b in bad[:10]:
+        print("    " + b)
+    check(n > 0 and not bad, "%s: %d edge ends in the checked modules (of %d edges) named as nm%s (%d differ)" % (
+        args.edges, n, len(recs), ", file:line as addr2line, inlined as addr2line -i" if args.dwarf else "", len(bad)))
 
 # Folded stacks: no frame of a checked module is left Module+0xOFF where a function symbol holds it.
 if args.folded:

@@ -4,8 +4,8 @@
 # --symbols` with that build's .debug files: symbols only (debug/), full DWARF (debug-full.tar.xz, unpacked once into
 # BUILD/ovmf-debug-full), and the same files renamed sym_FILEGUID.debug (matched by the FV file GUID alone).
 # tests/qemu/names_edk2.py checks the output against binutils: every function of the profile and the call tree (JSON
-# lines and text) and every distinct instruction address of the listing in DxeCore, Fat and CpuDxe named as nm names
-# the symbol at (address - recorded base), file:line as addr2line prints it (objdump --dwarf=decodedline the referee
+# lines and text), every distinct instruction address of the listing, both ends of every edge (--edges) and the
+# folded frames in DxeCore, Fat and CpuDxe named as nm names the symbol at (address - recorded base), file:line as addr2line prints it (objdump --dwarf=decodedline the referee
 # where binutils 2.40 names another file of a DWARF 5 unit), inlined as addr2line -i; the images matched (the stderr
 # names: line) and no mismatch warning; the traced CpuDxe named from its own file, not the other CpuDxe's.
 # The app's side: sideband.json's fv_guid, CodeView path and code CRC-32 of those images, and the console's names:
@@ -108,10 +108,12 @@ check() {
     local rc2=$?
     "$B/fwpt" flow "$d" --symbols "$syms" --format jsonl --no-disasm >"$p.listing" 2>/dev/null
     local rc3=$?
-    if [ "$rc1$rc2$rc3" = 000 ]; then ok; else bad "$name: fwpt flow --symbols $syms: exit $rc1 $rc2 $rc3, expected 0"; head -n 5 "$p.err" | sed 's/^/    /'; fi
+    "$B/fwpt" flow "$d" --symbols "$syms" --edges --format jsonl >"$p.edges" 2>/dev/null
+    local rc4=$?
+    if [ "$rc1$rc2$rc3$rc4" = 0000 ]; then ok; else bad "$name: fwpt flow --symbols $syms: exit $rc1 $rc2 $rc3 $rc4, expected 0"; head -n 5 "$p.err" | sed 's/^/    /'; fi
     python3 "$here/tests/qemu/names_edk2.py" --dir "$d" --symbols "$syms" --modules "$shared/MODULES.tsv" \
         --module DxeCore --module Fat --module CpuDxe --jsonl "$p.jsonl" --text "$p.txt" --listing "$p.listing" \
-        --folded "$p.folded" --stderr "$p.err" "$@" >"$p.check" 2>&1
+        --folded "$p.folded" --edges "$p.edges" --stderr "$p.err" "$@" >"$p.check" 2>&1
     local n f
     n=$(sed -n 's/^names-edk2-check: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$p.check")
     f=$(sed -n 's/^names-edk2-check: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$p.check")
