@@ -40,10 +40,9 @@ static void put_guid(char *out, size_t cap, const EFI_GUID *g)
     out[b.len] = 0;
 }
 
-/* Images loaded from a firmware volume have a MEDIA_PIWG_FW_FILE_DP (4/6) node naming the FFS file;
- * its UI section holds the module's name ("DxeCore"). */
-static bool fv_file_name(EFI_LOADED_IMAGE *li, char *file, size_t file_cap, char *name, size_t name_cap,
-                         char guid[40])
+/* Images loaded from a firmware volume have a MEDIA_PIWG_FW_FILE_DP (4/6) node naming the FFS file (its GUID into
+ * gs); its UI section holds the module's name ("DxeCore"). */
+static bool fv_file_name(EFI_LOADED_IMAGE *li, char *file, size_t file_cap, char *name, size_t name_cap, char gs[40])
 {
     static EFI_GUID fv2_guid = FWPT_FV2_GUID;
     EFI_DEVICE_PATH *dp = li->FilePath, *last = NULL;
@@ -58,7 +57,6 @@ static bool fv_file_name(EFI_LOADED_IMAGE *li, char *file, size_t file_cap, char
         return false;
     EFI_GUID g;
     CopyMem(&g, (UINT8 *)last + 4, sizeof g);
-    char *gs = guid;
     put_guid(gs, 40, &g);
     struct fwpt_bufsink b;
     struct fwpt_sink o = fwpt_bufsink_init(&b, file, file_cap - 1);
