@@ -1,6 +1,7 @@
 /* fwpt — folded stacks, flame graph (SVG) and Trace Event Format of the call tree (see flame.h). */
 #include "render/flame.h"
 #include "base/json.h"
+#include "render/names.h"
 
 /* ---- names and text ---- */
 
@@ -22,6 +23,12 @@ void fwpt_flame_frame_name(const struct fwpt_names *n, uint64_t entry, char out[
     struct fwpt_sink s = fwpt_bufsink_init(&b, out, FWPT_FRAME_NAME_MAX - 1);
     if (entry == FWPT_FLOW_NO_IP) {
         fwpt_puts(&s, "(root)");
+        out[b.len] = 0;
+        return;
+    }
+    struct fwpt_resolved r;
+    if (n && fwpt_resolve(n->resolver, entry, &r) && r.function) { /* the build's name first */
+        fwpt_name_put(&s, &r, entry);
         out[b.len] = 0;
         return;
     }

@@ -32,6 +32,7 @@
 #include "render/flow_print.h"
 #include "analyze/profile.h"
 #include "render/report.h"
+#include "render/profile_print.h"
 #include "analyze/time_spread.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
@@ -736,7 +737,8 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
         snprintf(r->sbr.v_reason, sizeof r->sbr.v_reason, "a trace file without sideband.json");
     }
     const int have_sym = r->sbr.sym.name && r->sbr.sym.name[0];
-    r->names = (struct fwpt_names){&r->mods, have_sym ? &r->sbr.sym : NULL, have_sym ? 1u : 0u, NULL};
+    /* the views ask r->resolver (filled from --symbols; resolve == NULL: none, and every name is Module+0xOFF) */
+    r->names = (struct fwpt_names){&r->mods, have_sym ? &r->sbr.sym : NULL, have_sym ? 1u : 0u, &r->resolver};
     if (!o->no_disasm && r->listing) {
         r->dz = calloc(1, sizeof *r->dz);
         fwpt_zydis_init(r->dz, fwpt_image_modules_read, &r->mods);
@@ -748,11 +750,12 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
     if (r->time_on)
         fwpt_flow_set_time(&r->flow, &o->tcfg);
     r->out = fwpt_file_sink(stdout), r->err_out = fwpt_file_sink(stderr);
-    r->pr = (struct fwpt_flow_printer){&r->out, o->fmt, &r->mods, r->dz ? fwpt_zydis_disasm : NULL, r->dz, 0, NULL};
+    r->pr = (struct fwpt_flow_printer){&r->out, o->fmt, &r->mods, r->dz ? fwpt_zydis_disasm : NULL, r->dz, 0,
+                                       &r->resolver};
     /* the decode errors: in line, but only the first few of a kind (a JSON listing: every one); on stderr when
      * stdout is promised nothing (pictures and files only) */
     r->stdout_quiet = !r->listing && !o->calls && !o->profile && !o->fsum.edges;
-    r->err_pr = (struct fwpt_flow_printer){&r->err_out, FWPT_FLOW_FMT_TEXT, &r->mods, NULL, NULL, 0, NULL};
+    r->err_pr = (struct fwpt_flow_printer){&r->err_out, FWPT_FLOW_FMT_TEXT, &r->mods, NULL, NULL, 0, &r->resolver};
     r->es.pr = r->stdout_quiet ? &r->err_pr : &r->pr;
     r->es.all = r->listing && o->fmt == FWPT_FLOW_FMT_JSONL;
     if (o->calls || o->profile || r->pictures) {
@@ -808,6 +811,7 @@ static int walk_summary(struct flow_opts *o, struct flow_run *r)
 struct fast_list {
     char obuf[1 << 16]; /* one fwrite per 64 KiB */
     struct fwpt_list_asm acache[1 << 14];
+    struct fwpt_list_name ncache[1 << 14]; /* 4 MiB: the names of 16K addresses (docs/performance.md) */
     struct fwpt_flow_lister lister;
 };
 
@@ -821,6 +825,7 @@ static int list_fast(struct flow_opts *o, struct flow_run *r)
     }
     fwpt_flow_list_init(&fl->lister, &r->out, o->fmt, &r->mods, pre, r->dz ? fwpt_zydis_disasm : NULL, r->dz,
                         fl->acache, sizeof fl->acache / sizeof fl->acache[0], fl->obuf, sizeof fl->obuf);
+    fwpt_flow_list_names(&fl->lister, &r->resolver, fl->ncache, sizeof fl->ncache / sizeof fl->ncache[0]);
     const struct fwpt_flow_obuf_insn *bv;
     uint32_t bn;
     struct fwpt_flow_event ev;
@@ -973,13 +978,13 @@ static int flow_summaries(struct flow_opts *o, struct flow_run *r)
                                   jsonl ? &r->err_out : &r->out);
     if (r->prof && !r->nothing) {
         if (o->profile && jsonl)
-            fwpt_profile_print_jsonl(r->prof, &r->out, (size_t)o->top);
+            fwpt_profile_print_jsonl(r->prof, r->names.resolver, &r->out, (size_t)o->top);
         else if (o->profile)
-            fwpt_profile_print(r->prof, &r->out, (size_t)o->top);
+            fwpt_profile_print(r->prof, r->names.resolver, &r->out, (size_t)o->top);
         if (o->calls && jsonl)
-            fwpt_profile_calltree_print_jsonl(r->prof, &r->out, (uint32_t)o->depth);
+            fwpt_profile_calltree_print_jsonl(r->prof, r->names.resolver, &r->out, (uint32_t)o->depth);
         else if (o->calls)
-            fwpt_profile_calltree_print(r->prof, &r->out, (uint32_t)o->depth);
+            fwpt_profile_calltree_print(r->prof, r->names.resolver, &r->out, (uint32_t)o->depth);
     }
     return FWPT_OPT_RUN;
 }
@@ -1046,7 +1051,7 @@ static int flow_steps(struct flow_opts *o, struct flow_run *r)
     if ((rc = flow_inputs(o, r)) != FWPT_OPT_RUN || (flow_symbols(o, r), (rc = flow_setup(o, r)) != FWPT_OPT_RUN) ||
         (rc = flow_decode(o, r)) != FWPT_OPT_RUN || (rc = flow_summaries(o, r)) != FWPT_OPT_RUN)
         return rc;
-    int bad_out = !r->listing && !r->nothing && flow_summary_write(&o->fsum, &r->out, &r->mods) != 0;
+    int bad_out = !r->listing && !r->nothing && flow_summary_write(&o->fsum, &r->out, &r->mods, r->names.resolver) != 0;
     flow_summary_free(&o->fsum);
     fflush(stdout);
     int report_bad = flow_pictures(o, r);

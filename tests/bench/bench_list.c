@@ -4,7 +4,10 @@
  * what `fwpt flow --slow-print` still runs), on the real firmware traces of FWPT_BENCH_FW (make bench records
  * them) and on a generated program. Each listing is a whole fresh one (disassembly cache empty), repeated for a
  * third of a second, the best kept; both must write the same bytes (checked once per input, the bench fails
- * otherwise). Prints each rate, the ratio, and the totals over the firmware traces. */
+ * otherwise). Prints each rate, the ratio, and the totals over the firmware traces. With names: the same through
+ * a resolver (tests/common/fake_resolver.h's costly_resolver: a function every 64 bytes of each image, lines that
+ * change every 4 bytes, a fresh cache each listing, a miss costing MISS_NS of CPU time as a libdwfl lookup does;
+ * docs/performance.md) and the listing's name cache (render/flow_list.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 #include "decode/flow.h"
 #include "render/flow_list.h"
 #include "render/flow_print.h"
+#include "tests/common/fake_resolver.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/progen.h"
 #include "tests/common/tool_run.h"
@@ -65,16 +69,21 @@ static void file_write(void *ctx, const char *s, size_t n) { fwrite(s, 1, n, (FI
 static struct fwpt_flow_block cache[1 << 16];
 static struct fwpt_list_asm acache[1 << 14];
 static char obuf[1 << 16];
+static struct fwpt_list_name ncache[1 << 14]; /* as tools/cmd_flow.c's */
+#define MISS_NS 2500.0
+static struct costly_resolver costly;
 
 /* One whole listing of in as `fwpt flow` makes it (fast: render/flow_list; else the event printer). */
 static uint64_t list_once(struct input *in, const struct fwpt_sink *out, enum fwpt_flow_format fmt, int disasm,
-                          int fast)
+                          int fast, int names)
 {
     static struct fwpt_flow f;
     static struct fwpt_zydis z;
     static struct fwpt_flow_lister l;
     static struct fwpt_list_module pre[128];
-    struct fwpt_modules mods = {in->mv, in->nim, 0};
+    struct fwpt_modules mods = {in->mv, in->nim, 0}, rmods = {in->mv, in->nim, 0};
+    const char *mns = getenv("FWPT_BENCH_MISS_NS"); /* another miss cost (ns), to see the listing's own share */
+    struct fwpt_resolver res = costly_resolver_init(&costly, &rmods, mns ? atof(mns) : MISS_NS);
     fwpt_zydis_init(&z, read_code, in);
     if (fwpt_flow_init(&f, in->trace, in->trace_size, read_code, in, cache, sizeof cache / sizeof cache[0]) != FWPT_OK)
         abort(); /* the bench traces start with a PSB */
@@ -84,6 +93,8 @@ static uint64_t list_once(struct input *in, const struct fwpt_sink *out, enum fw
     if (fast) {
         fwpt_flow_list_init(&l, out, fmt, &mods, pre, disasm ? fwpt_zydis_disasm : NULL, &z, acache,
                               sizeof acache / sizeof acache[0], obuf, sizeof obuf);
+        if (names)
+            fwpt_flow_list_names(&l, &res, ncache, sizeof ncache / sizeof ncache[0]);
         const struct fwpt_flow_obuf_insn *v;
         uint32_t k;
         while (fwpt_flow_next_batch(&f, &v, &k, &ev) == FWPT_OK) {
@@ -97,7 +108,7 @@ static uint64_t list_once(struct input *in, const struct fwpt_sink *out, enum fw
             fwpt_flow_list_cut(&l, cut_ip, in->trace_size);
         fwpt_flow_list_flush(&l);
     } else {
-        struct fwpt_flow_printer pr = {out, fmt, &mods, disasm ? fwpt_zydis_disasm : NULL, &z, 0, NULL};
+        struct fwpt_flow_printer pr = {out, fmt, &mods, disasm ? fwpt_zydis_disasm : NULL, &z, 0, names ? &res : NULL};
         while (fwpt_flow_next(&f, &ev) == FWPT_OK) {
             fwpt_flow_print_event(&pr, &ev);
             n += ev.kind == FWPT_FLOW_INSN;
@@ -109,13 +120,14 @@ static uint64_t list_once(struct input *in, const struct fwpt_sink *out, enum fw
 }
 
 /* Best seconds of one listing to /dev/null, over repetitions for about 1/3 s (at least 2). */
-static double best_time(struct input *in, FILE *null, enum fwpt_flow_format fmt, int disasm, int fast, uint64_t *n)
+static double best_time(struct input *in, FILE *null, enum fwpt_flow_format fmt, int disasm, int fast, int names,
+                        uint64_t *n)
 {
     struct fwpt_sink s = {file_write, null};
     double best = 1e30, spent = 0;
     for (int r = 0; r < 2 || spent < 0.33; r++) {
         double t = now();
-        *n = list_once(in, &s, fmt, disasm, fast);
+        *n = list_once(in, &s, fmt, disasm, fast, names);
         fflush(null);
         t = now() - t;
         spent += t;
@@ -124,8 +136,10 @@ static double best_time(struct input *in, FILE *null, enum fwpt_flow_format fmt,
     return best;
 }
 
-#define NCONF 4
-static const char *const conf_name[NCONF] = {"text --no-disasm", "jsonl --no-disasm", "text", "jsonl"};
+#define NCONF 8
+static const char *const conf_name[NCONF] = {"text --no-disasm", "jsonl --no-disasm", "text", "jsonl",
+                                             "text --no-disasm, names", "jsonl --no-disasm, names", "text, names",
+                                             "jsonl, names"};
 static double tot_insns[NCONF], tot_new[NCONF], tot_old[NCONF];
 
 static int measure(struct input *in, int add_to_total)
@@ -136,16 +150,19 @@ static int measure(struct input *in, int add_to_total)
     int rc = 0;
     for (int c = 0; c < NCONF; c++) {
         enum fwpt_flow_format fmt = c & 1 ? FWPT_FLOW_FMT_JSONL : FWPT_FLOW_FMT_TEXT;
-        int disasm = c >= 2;
+        int disasm = c & 2, names = c >= 4;
         struct mem a = {0}, b = {0};
         struct fwpt_sink sa = {mem_write, &a}, sb = {mem_write, &b};
-        list_once(in, &sa, fmt, disasm, 1);
-        list_once(in, &sb, fmt, disasm, 0);
+        list_once(in, &sa, fmt, disasm, 1, names);
+        list_once(in, &sb, fmt, disasm, 0, names);
         int same = a.n == b.n && !memcmp(a.p, b.p, a.n);
         uint64_t n_new, n_old;
-        double t_new = best_time(in, null, fmt, disasm, 1, &n_new);
-        double t_old = best_time(in, null, fmt, disasm, 0, &n_old);
-        printf("%-18s %9.1f M insn/s (%7.4f s), before %6.1f M insn/s (%7.4f s): %5.1fx; %zu bytes, %s\n",
+        double t_new = best_time(in, null, fmt, disasm, 1, names, &n_new);
+        const unsigned long misses = costly.misses;
+        double t_old = best_time(in, null, fmt, disasm, 0, names, &n_old);
+        if (names)
+            printf("(names: the resolver missed %lu addresses per listing)\n", misses);
+        printf("%-26s %9.1f M insn/s (%7.4f s), before %6.1f M insn/s (%7.4f s): %5.1fx; %zu bytes, %s\n",
                conf_name[c], n_new / t_new / 1e6, t_new, n_old / t_old / 1e6, t_old, t_old / t_new, a.n,
                same ? "the same bytes" : "BYTES DIFFER");
         if (!same || n_new != n_old)
@@ -160,6 +177,50 @@ static int measure(struct input *in, int add_to_total)
     }
     fclose(null);
     return rc;
+}
+
+/* The steady rate with names: the trace repeated to about 10M instructions (each copy from its PSB, as
+ * bench_summary repeats them), listed by the fast path without and with names: the resolver's misses (once per
+ * address) spread over a trace of the size a hardware run records. */
+static double rep_insns[4], rep_time[4];
+static int measure_repeated(struct input *in)
+{
+    FILE *null = fopen("/dev/null", "wb");
+    struct fwpt_sink s = {file_write, null};
+    const uint8_t *one = in->trace;
+    const size_t len = in->trace_size;
+    uint64_t n1 = list_once(in, &s, FWPT_FLOW_FMT_TEXT, 0, 1, 0);
+    size_t copies = n1 ? (size_t)(10000000 / n1) + 1 : 1;
+    uint8_t *all = malloc(len * copies);
+    if (!null || !all) {
+        free(all);
+        return 1;
+    }
+    for (size_t k = 0; k < copies; k++)
+        memcpy(all + k * len, one, len);
+    in->trace = all;
+    in->trace_size = len * copies;
+    printf("%zu copies (%llu instructions):", copies, (unsigned long long)(n1 * copies));
+    for (int c = 0; c < 4; c++) {
+        uint64_t n;
+        double best = 1e30;
+        for (int r = 0; r < 3; r++) {
+            double t = now();
+            n = list_once(in, &s, c & 1 ? FWPT_FLOW_FMT_JSONL : FWPT_FLOW_FMT_TEXT, 0, 1, c >= 2);
+            fflush(null);
+            t = now() - t;
+            best = t < best ? t : best;
+        }
+        printf(" %s%s %.1f M insn/s;", c & 1 ? "jsonl" : "text", c >= 2 ? " names" : "", n / best / 1e6);
+        rep_insns[c] += (double)n;
+        rep_time[c] += best;
+    }
+    printf("\n");
+    in->trace = one;
+    in->trace_size = len;
+    free(all);
+    fclose(null);
+    return 0;
 }
 
 /* sideband.json's images, read as fwpt flow reads them (tools/sideband) */
@@ -227,6 +288,7 @@ static int bench_dir(const char *name, const char *dir)
     in.trace_size = n;
     printf("--- firmware: %s (%zu trace bytes, %zu images)\n", name, n, in.nim);
     rc = measure(&in, 1);
+    rc |= measure_repeated(&in);
 out:
     for (size_t i = 0; i < in.nim; i++)
         free(in.im[i].code);
@@ -274,10 +336,16 @@ int main(void)
         rc |= bench_dir(t[i].name, t[i].dir);
     free(t);
     if (n > 0) {
-        printf("--- listing rate over the %d firmware traces (fwpt flow to /dev/null; target: 10x before)\n", n);
+        printf("--- listing rate over the %d firmware traces (fwpt flow to /dev/null; target: 10x before; with names: at least 30 M insn/s)\n", n);
         for (int c = 0; c < NCONF; c++)
-            printf("listing %-18s %7.1f M insn/s, before %6.1f M insn/s: ratio %.1fx\n", conf_name[c],
+            printf("listing %-26s %7.1f M insn/s, before %6.1f M insn/s: ratio %.1fx\n", conf_name[c],
                    tot_insns[c] / tot_new[c] / 1e6, tot_insns[c] / tot_old[c] / 1e6, tot_old[c] / tot_new[c]);
+    }
+    if (n > 0) {
+        printf("--- the steady rate, each firmware trace repeated to about 10M instructions, --no-disasm:\n");
+        for (int c = 0; c < 4; c++)
+            printf("listing %-5s%-6s %7.1f M insn/s\n", c & 1 ? "jsonl" : "text", c >= 2 ? " names" : "",
+                   rep_insns[c] / rep_time[c] / 1e6);
     }
     if (rc)
         printf("bench_list: MISMATCH between the listings\n");

@@ -6,7 +6,12 @@
  * Figures: one thread's CPU time, best of 5 (the machine is shared); the thread counts in wall time, best of 5
  * (CPU time does not show a speed-up). The summary walk counts the profile and call tree (profile), the
  * coverage bitmap (cov) or both; the per-instruction walk feeds fwpt_profile_add (profile) or only counts;
- * libipt's block decoder only counts. Each pair must agree on the instruction count. */
+ * libipt's block decoder only counts. Each pair must agree on the instruction count.
+ *
+ * Names: the summary walk with the profile, then the profile (top 40) and the whole call tree printed as JSON lines
+ * (to a sink that only counts), without a resolver and with one (tests/common/fake_resolver.h's costly_resolver:
+ * a fresh cache each run, a miss costing MISS_NS of CPU time, what a libdwfl lookup costs; docs/performance.md):
+ * every node's entry is named once, after the walk. */
 #include <intel-pt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +23,8 @@
 #include "render/flow_print.h"
 #include "analyze/parallel_host.h"
 #include "analyze/summary.h"
+#include "render/profile_print.h"
+#include "tests/common/fake_resolver.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/ipt_blk.h"
 #include "tests/common/prof_mem.h"
@@ -54,10 +61,21 @@ static void prof_init(struct prof_mem *m, struct fwpt_modules *mods)
     prof_mem_init(m, mods, mods->n, 1 << 16, 1 << 18, 1 << 19);
 }
 
-enum { W_INSN, W_INSN_PROF, W_BLK, W_SUM, W_SUM_PROF, W_SUM_COV, W_SUM_BOTH, W_COUNT };
+enum { W_INSN, W_INSN_PROF, W_BLK, W_SUM, W_SUM_PROF, W_SUM_COV, W_SUM_BOTH, W_SUM_PRINT, W_SUM_NAMES, W_COUNT };
 static const char *const wname[W_COUNT] = {"fwpt flow_next (count only)", "fwpt flow_next + profile",
                                            "libipt pt_blk_next (count only)", "summary (walk only)",
-                                           "summary + profile", "summary + coverage", "summary + profile + cov"};
+                                           "summary + profile", "summary + coverage", "summary + profile + cov",
+                                           "summary + profile, printed", "summary + profile, printed, names"};
+
+#define MISS_NS 2500.0 /* one lookup through libdwfl (tools/symbols_dw.c) on build/fwpt.so: docs/performance.md */
+static struct costly_resolver costly;
+static uint64_t printed_bytes, names_misses, names_hits;
+static double print_time; /* CPU time of the last printing (W_SUM_PRINT, W_SUM_NAMES) */
+static void count_write(void *ctx, const char *p, size_t n)
+{
+    (void)p;
+    *(uint64_t *)ctx += n;
+}
 
 /* One walk of the whole trace: instructions it stood for. */
 static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_image_section_cache *isc, int *isid)
@@ -93,7 +111,7 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
     }
     if (w != W_SUM) {
         /* what fwpt flow -j 1 does: fwpt_parallel_run in this thread */
-        bool prof = w == W_SUM_PROF || w == W_SUM_BOTH, cv = w == W_SUM_COV || w == W_SUM_BOTH;
+        bool prof = w == W_SUM_PROF || w == W_SUM_BOTH || w >= W_SUM_PRINT, cv = w == W_SUM_COV || w == W_SUM_BOTH;
         if (prof)
             prof_init(pm, &in->mods);
         struct fwpt_par_setup ps = {.trace = in->trace, .len = in->len, .read = fw_images_read, .read_ctx = &in->code,
@@ -105,6 +123,18 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
         if (prof && pm->p.insns != n)
             n = 0; /* the profile must count them all */
         fwpt_parallel_out_free(&po);
+        if (w >= W_SUM_PRINT) { /* the profile and the whole call tree, named after the walk (W_SUM_NAMES) */
+            struct fwpt_resolver res = costly_resolver_init(&costly, &in->mods, MISS_NS);
+            const struct fwpt_resolver *r = w == W_SUM_NAMES ? &res : NULL;
+            struct fwpt_sink o = {count_write, &printed_bytes};
+            printed_bytes = 0;
+            print_time = cpu_now();
+            fwpt_profile_print_jsonl(&pm->p, r, &o, 40);
+            fwpt_profile_calltree_print_jsonl(&pm->p, r, &o, UINT32_MAX); /* every node */
+            print_time = cpu_now() - print_time;
+            names_misses = costly.misses;
+            names_hits = costly.hits;
+        }
         return n;
     }
     /* the walk alone, no counts */
@@ -132,13 +162,20 @@ static int measure(struct input *in)
     static struct prof_mem pm;
     double best[W_COUNT];
     uint64_t cnt[W_COUNT];
-    for (int w = 0; w < W_COUNT; w++) {
+    double print_best[2] = {1e30, 1e30};
+    for (int w = 0; w < W_COUNT; w++)
         best[w] = 1e30;
-        for (int rep = 0; rep < 5; rep++) {
+    for (int w = 0; w < W_COUNT; w++) {
+        /* without and with names: taken in turns, best of 15 each (the difference is small, the machine shared) */
+        const int pair = w == W_SUM_PRINT, reps = pair ? 30 : w == W_SUM_NAMES ? 0 : 5;
+        for (int rep = 0; rep < reps; rep++) {
+            const int v = pair && (rep & 1) ? W_SUM_NAMES : w;
             double t = cpu_now();
-            cnt[w] = walk(w, in, &pm, isc, isid);
+            cnt[v] = walk(v, in, &pm, isc, isid);
             t = cpu_now() - t;
-            best[w] = t < best[w] ? t : best[w];
+            best[v] = t < best[v] ? t : best[v];
+            if (pair && print_time < print_best[v == W_SUM_NAMES])
+                print_best[v == W_SUM_NAMES] = print_time;
         }
         printf("  %-32s %8.1f M insn/s (%.4f s, %llu instructions)\n", wname[w], (double)cnt[w] / best[w] / 1e6,
                best[w], (unsigned long long)cnt[w]);
@@ -154,6 +191,14 @@ static int measure(struct input *in)
     printf("  ratio summary (walk only) / libipt pt_blk:  %6.1fx\n", best[W_BLK] / best[W_SUM]);
     printf("  ratio summary + profile / flow_next + profile: %6.1fx\n", best[W_INSN_PROF] / best[W_SUM_PROF]);
     printf("  ratio summary (walk only) / flow_next (count only): %6.1fx\n", best[W_INSN] / best[W_SUM]);
+    printf("  names: %.4f s with, %.4f s without: %+.2f%% (target within 3%%); the printing alone %.3f ms with, %.3f ms "
+           "without: names add %.2f%% to the walk; %llu nodes, %llu functions, resolver asked %llu times (%llu misses "
+           "at %.0f ns), %llu bytes printed\n",
+           best[W_SUM_NAMES], best[W_SUM_PRINT], 100.0 * (best[W_SUM_NAMES] - best[W_SUM_PRINT]) / best[W_SUM_PRINT],
+           print_best[1] * 1e3, print_best[0] * 1e3, 100.0 * (print_best[1] - print_best[0]) / best[W_SUM_PRINT],
+           (unsigned long long)pm.p.nnodes, (unsigned long long)pm.p.nfuncs,
+           (unsigned long long)(names_misses + names_hits), (unsigned long long)names_misses, MISS_NS,
+           (unsigned long long)printed_bytes);
     if (!ok)
         printf("MISMATCH between walks\n");
     return ok ? 0 : 1;

@@ -4,6 +4,7 @@
 
 #include "render/flow_print.h"
 #include "analyze/profile.h"
+#include "render/profile_print.h"
 #include "tests/check.h"
 
 static char buf[8192];
@@ -212,7 +213,7 @@ TEST(profile_and_call_tree)
     CHECK_EQ(prof.nfuncs, 3);
     CHECK_EQ(prof.nnodes, 4); /* root, A, A>B, A>H */
     reset();
-    fwpt_profile_print(&prof, &sink, 10);
+    fwpt_profile_print(&prof, NULL, &sink, 10);
     CHECK_STR(out(), "instructions per module (12 in all)\n"
                      "             9  DxeCore\n"
                      "             2  Bds\n"
@@ -223,7 +224,7 @@ TEST(profile_and_call_tree)
                      "               1          1  0x2000  Bds+0x0\n"
                      "               1          1  0x2080  Bds+0x80\n");
     reset();
-    fwpt_profile_calltree_print(&prof, &sink, 8);
+    fwpt_profile_calltree_print(&prof, NULL, &sink, 8);
     CHECK_STR(out(), "call tree: calls, instructions (self / with callees), entry\n"
                      "      calls        self       total  function\n"
                      "          0           5          12  (root)\n"
