@@ -1043,6 +1043,45 @@ TEST(pdb_missing_tool)
     }
 }
 
+/* The PDB's llvm-symbolizer stops answering after its first answer (a wrapper passing one line on): the next
+ * lookup keeps the function only, and the end of the run says so, naming the module and the PDB. */
+TEST(pdb_helper_stops)
+{
+    NEED_PDB();
+    char script[600], want[2000];
+    snprintf(script, sizeof script, "%s/one-answer.sh", scratch());
+    const char *body = "#!/bin/sh\nhead -n 1 | { llvm-symbolizer \"$@\" 2>/dev/null || llvm-symbolizer-14 \"$@\"; }\n";
+    write_file(script, body, strlen(body));
+    chmod(script, 0755);
+    setenv("FWPT_LLVM_SYMBOLIZER", script, 1);
+    struct fwpt_symmap_image one = pdb_image(&demo_pe, "pdbdemo", "pdbdemo.pdb");
+    const char *args[] = {demo_pdb};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct fwpt_symmap *m = fwpt_symmap_new("fwpt flow", f, 0);
+    fwpt_symmap_match(m, args, 1, &one, 1);
+    unsetenv("FWPT_LLVM_SYMBOLIZER");
+    struct fwpt_resolver r = fwpt_symmap_resolver(m);
+    struct fwpt_resolved x = {0};
+    struct pproc procs[16];
+    size_t np = pdb_procs(demo_pdb, &demo_pe, procs, 16);
+    CHECK(np == 5 && fwpt_resolve(&r, PDB_BASE + procs[2].rva + 2, &x) == 1);
+    CHECK_STR(x.function ? x.function : "(none)", np == 5 ? procs[2].name : "?");
+    CHECK(x.file == NULL && x.line == 0);
+    fwpt_symmap_summary(m);
+    fwpt_symmap_free(m);
+    fclose(f);
+    /* why: "it exited" or the write's error, as the timing falls */
+    snprintf(want, sizeof want, "fwpt flow: symbols for pdbdemo: %s: llvm-symbolizer stopped answering (", demo_pdb);
+    CHECK(buf && !strncmp(buf, want, strlen(want)));
+    CHECK(buf && strstr(buf, "): file and line not known after this\nnames: 1 of 1 traced images matched (1 by "
+                             "CodeView path; 0 without a symbol file)\n"));
+    if (!buf || strncmp(buf, want, strlen(want)))
+        fprintf(stderr, "got:\n%s", buf ? buf : "");
+    free(buf);
+}
+
 /* fwpt flow DIR --symbols build/pdbdemo.pdb --profile --format jsonl on a trace through pdbdemo's code section: a
  * generated program whose code replaces the section's bytes in the loaded image (the headers and the CodeView entry
  * kept). Each function record inside the code section carries the keys of the PDB's answer for its entry
