@@ -18,3 +18,5 @@ $(B)/pdbdemo.efi $(B)/pdbdemo.pdb &: $(B)/pdb/pdbdemo.obj
 $(B)/pdbdemo-changed.efi $(B)/pdbdemo-changed.pdb &: $(B)/pdb/pdbdemo-changed.obj
 	$(LLD_LINK) /nologo /subsystem:efi_application /entry:efi_main /debug /nodefaultlib /pdbaltpath:%_PDB% \
 		/out:$(B)/pdbdemo-changed.efi /pdb:$(B)/pdbdemo-changed.pdb $<
+# tests/qemu/test_names_pdb.sh traces build/pdbdemo.efi and names it through both PDBs
+EXTRA_QEMU_DEPS += $(B)/pdbdemo.efi $(B)/pdbdemo-changed.efi

@@ -347,9 +347,10 @@ static const struct fwpt_opt flow_options[] = {
           "  --image F@A    code of image file F loaded at address A (hex; repeatable)\n"),
     VALUE("--symbols", NULL, "a symbol file, a directory or FILE@BASE", false, symbols, set_symbols,
           "  --symbols P    names and source lines from the build's symbol files (repeatable): P an ELF file\n"
-          "                 (EDK2 .debug, gnu-efi .so), a directory searched (an EDK2 Build/ tree), or FILE@BASE;\n"
-          "                 each traced image gets the file its CodeView path, FV file GUID or name points to,\n"
-          "                 only when that file's code agrees with the traced bytes (docs/symbols.md)\n"),
+          "                 (EDK2 .debug, gnu-efi .so), a PDB, a directory searched (an EDK2 Build/ tree), or\n"
+          "                 FILE@BASE; each traced image gets the file its CodeView path, FV file GUID or name\n"
+          "                 points to, only when that file's code agrees with the traced bytes (a PDB: its\n"
+          "                 GUID/age are the image's) (docs/symbols.md)\n"),
     VALUE("--format", NULL, "'text' or 'jsonl'", true, format, fwpt_opt_set_str,
           "  --format F     text (default) or jsonl: one JSON object per instruction/event (and per row of\n"
           "                 --profile, --calls, --edges)\n"),

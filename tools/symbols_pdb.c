@@ -395,8 +395,9 @@ static int func_order(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* Runs llvm-pdbutil over the PDB once and reads its signature, sections and procedures into s and d. */
-static enum fwpt_status read_dump(struct fwpt_symbols_pdb *s, struct dump *d, char *err, size_t n)
+/* Runs llvm-pdbutil over the PDB once and reads its signature, sections and procedures into s and d (summary_only:
+ * the signature only). */
+static enum fwpt_status read_dump(struct fwpt_symbols_pdb *s, struct dump *d, int summary_only, char *err, size_t n)
 {
     char tool[512];
     if (!find_tool("llvm-pdbutil", "FWPT_LLVM_PDBUTIL", tool, sizeof tool)) {
@@ -405,6 +406,8 @@ static enum fwpt_status read_dump(struct fwpt_symbols_pdb *s, struct dump *d, ch
     }
     FILE *errs = tmpfile();
     char *argv[] = {tool, "dump", "--summary", "--symbols", "--section-headers", s->path, NULL};
+    if (summary_only)
+        argv[3] = s->path, argv[4] = NULL;
     int fd = -1;
     pid_t pid = spawn(argv, -1, &fd, errs ? fileno(errs) : -1);
     if (pid < 0) {
@@ -752,11 +755,9 @@ out:
     return st;
 }
 
-enum fwpt_status fwpt_symbols_open_pdb(struct fwpt_symbols_pdb **out, const char *path, const uint8_t *image,
-                                       size_t size, uint64_t load_base, char *err, size_t err_size)
+/* The file at path is a regular file beginning with the PDB magic: FWPT_OK, else why in err. */
+static enum fwpt_status check_magic(const char *path, char *err, size_t err_size)
 {
-    *out = NULL;
-    say(err, err_size, "%s", "");
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         say(err, err_size, "%s: %s", path, strerror(errno));
@@ -779,6 +780,60 @@ enum fwpt_status fwpt_symbols_open_pdb(struct fwpt_symbols_pdb **out, const char
         say(err, err_size, "%s: not a PDB (no \"Microsoft C/C++ MSF 7.00\" header)", path);
         return FWPT_E_INVAL;
     }
+    return FWPT_OK;
+}
+
+int fwpt_pdb_tools(char *err, size_t err_size)
+{
+    char tool[512];
+    static const char *const names[][2] = {{"llvm-pdbutil", "FWPT_LLVM_PDBUTIL"},
+                                           {"llvm-symbolizer", "FWPT_LLVM_SYMBOLIZER"}};
+    for (size_t i = 0; i < 2; i++)
+        if (!find_tool(names[i][0], names[i][1], tool, sizeof tool)) {
+            say(err, err_size, "reading a PDB needs %s (Debian package llvm-14 or llvm), not found", tool);
+            return 0;
+        }
+    return 1;
+}
+
+enum fwpt_status fwpt_pdb_signature(const char *path, char guid[40], uint32_t *age, char *err, size_t err_size)
+{
+    guid[0] = 0;
+    *age = 0;
+    enum fwpt_status st = check_magic(path, err, err_size);
+    if (st != FWPT_OK)
+        return st;
+    struct fwpt_symbols_pdb *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        say(err, err_size, "%s: out of memory", path);
+        return FWPT_E_NOMEM;
+    }
+    s->fd = -1;
+    struct dump d = {0};
+    st = read_dump(s, &d, 1, err, err_size);
+    if (st == FWPT_OK && (!d.have_guid || !d.have_age)) {
+        say(err, err_size, "%s: llvm-pdbutil printed no GUID and age for it", path);
+        st = FWPT_E_INVAL;
+    }
+    if (st == FWPT_OK) {
+        size_t len = strnlen(d.guid, 39); /* "{8-4-4-4-12}" */
+        memcpy(guid, d.guid, len);
+        guid[len] = 0;
+        *age = d.age;
+    }
+    fwpt_symbols_pdb_close(s);
+    return st;
+}
+
+enum fwpt_status fwpt_symbols_open_pdb(struct fwpt_symbols_pdb **out, const char *path, const uint8_t *image,
+                                       size_t size, uint64_t load_base, char *err, size_t err_size)
+{
+    *out = NULL;
+    say(err, err_size, "%s", "");
+    enum fwpt_status mst = check_magic(path, err, err_size);
+    if (mst != FWPT_OK)
+        return mst;
     struct fwpt_codeview cv;
     char why[300];
     if (!image || fwpt_pe_codeview(image, size, &cv, why, sizeof why) != 0) {
@@ -797,7 +852,7 @@ enum fwpt_status fwpt_symbols_open_pdb(struct fwpt_symbols_pdb **out, const char
     s->fd = -1;
     s->base = load_base;
     struct dump d = {0};
-    enum fwpt_status st = read_dump(s, &d, err, err_size);
+    enum fwpt_status st = read_dump(s, &d, 0, err, err_size);
     if (st != FWPT_OK)
         goto fail;
     char want[40];

@@ -50,6 +50,11 @@ struct fwpt_symbols_pdb;
 enum fwpt_status fwpt_symbols_open_pdb(struct fwpt_symbols_pdb **out, const char *path, const uint8_t *image,
                                        size_t size, uint64_t load_base, char *err, size_t err_size);
 void fwpt_symbols_pdb_close(struct fwpt_symbols_pdb *s);
+/* The PDB's own signature (`llvm-pdbutil dump --summary`), without opening it for lookups: its GUID as
+ * fwpt_guid_text prints it and its age; the statuses and messages of fwpt_symbols_open_pdb. */
+enum fwpt_status fwpt_pdb_signature(const char *path, char guid[40], uint32_t *age, char *err, size_t err_size);
+/* 1 when llvm-pdbutil and llvm-symbolizer are both found; else 0, err naming the missing one and its package. */
+int fwpt_pdb_tools(char *err, size_t err_size);
 /* The resolver answering for s (valid until fwpt_symbols_pdb_close). Function and entry: the S_GPROC32/S_LPROC32
  * symbol holding the address; file and line: the function's line table (llvm-symbolizer's outermost frame, as
  * `llvm-pdbutil dump --l` lists it); inlined: llvm-symbolizer names inlined frames at the address. */

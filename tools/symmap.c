@@ -1,6 +1,8 @@
 /* fwpt — matching the symbol files of --symbols to the traced images (tools/symmap.h). Candidates are ranked by
- * what the trace recorded (CodeView path, FV file GUID, name); the first whose executable sections agree with the
- * traced bytes is used (the ELF read through elfutils' libelf). docs/symbols.md says the rules and why. */
+ * what the trace recorded (CodeView path, FV file GUID, name); the first whose code agrees with the traced image is
+ * used: an ELF file's executable sections against the traced bytes (read through elfutils' libelf), a PDB's
+ * GUID and age against the image's CodeView RSDS entry (a PDB holds no code). docs/symbols.md says the rules and
+ * why. */
 #define _XOPEN_SOURCE 700
 #include "tools/symmap.h"
 
@@ -18,6 +20,7 @@
 
 #include "base/text.h"
 #include "tools/symbols_dw.h"
+#include "tools/symbols_pdb.h"
 
 #define GUID_LEN 36
 
@@ -34,6 +37,9 @@ struct cand {
     int used;                /* matched to an image */
     int tried;               /* compared with an image by its name (what it said is said) */
     int valid;               /* fwpt_symbols_open took it once */
+    int pdb;                 /* 1: a PDB (its magic), 0: not, -1: not looked at yet */
+    char pdb_guid[40];       /* a PDB's signature, read once (pdb_age valid when pdb_guid[0]) */
+    uint32_t pdb_age;
 };
 
 struct xref {
@@ -41,10 +47,18 @@ struct xref {
     char name[256];
 };
 
+/* An opened symbol file of either kind: what answers and how it closes. */
+struct backend {
+    struct fwpt_resolver r;
+    void (*close)(void *obj);
+    const char *(*failure)(const void *obj); /* NULL, or why its answers stopped (a PDB's helper) */
+    void *obj;
+};
+
 struct mod {
     uint64_t lo, hi; /* runtime range answered for */
-    struct fwpt_symbols *s;
-    struct fwpt_resolver r;
+    struct backend b;
+    char name[64]; /* the image's (for a late warning) */
 };
 
 struct slot { /* what image i got */
@@ -69,6 +83,7 @@ struct fwpt_symmap {
     struct slot *slots;
     size_t nimages;
     size_t tried; /* images some candidate was tried for */
+    int no_pdb;   /* LLVM's PDB tools are missing (said once): PDBs are not read */
 };
 
 __attribute__((format(printf, 2, 3))) static void say(const struct fwpt_symmap *m, const char *fmt, ...)
@@ -142,6 +157,7 @@ static struct cand *add_cand(struct fwpt_symmap *m, const char *path, int dir)
     memset(c, 0, sizeof *c);
     c->path = strdup(path);
     c->dir = dir;
+    c->pdb = -1;
     const char *b = base_name(path);
     const char *dot = strrchr(b, '.');
     size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
@@ -272,8 +288,9 @@ static void add_arg(struct fwpt_symmap *m, const char *arg)
 /* ---- the byte check ---- */
 struct check {
     int agrees;
+    int stale; /* what disagrees says the file is of another build (the warning adds "stale build?") */
     uint64_t compared;
-    char why[256]; /* what disagrees, as the warning says it */
+    char why[512]; /* what disagrees, as the warning says it */
     uint64_t at;   /* image offset of the first difference (closest match: the largest) */
 };
 
@@ -340,6 +357,7 @@ static void byte_check(int fd, uint64_t place, const struct fwpt_symmap_image *i
                 }
             if (!ok) {
                 k->at = off + i;
+                k->stale = 1;
                 snprintf(k->why, sizeof k->why, "%s differs at +0x%llx", sname, (unsigned long long)(off + i));
                 goto out;
             }
@@ -358,13 +376,88 @@ out:
         elf_end(elf);
 }
 
-/* The candidate c for image im placed at `place`: 1 and *s opened when it agrees; else *k says why not (an
+static void close_elf(void *obj)
+{
+    fwpt_symbols_close(obj);
+}
+
+static void close_pdb(void *obj)
+{
+    fwpt_symbols_pdb_close(obj);
+}
+
+static const char *pdb_failure(const void *obj)
+{
+    return fwpt_symbols_pdb_failure(obj);
+}
+
+static void backend_close(struct backend *b)
+{
+    if (b->close)
+        b->close(b->obj);
+    *b = (struct backend){0};
+}
+
+/* The PDB c for image im placed at `place`. A PDB holds no code: its "code agrees" check is its GUID and age
+ * against the image's CodeView RSDS entry (PE/COFF specification, "Debug Directory (Image Only)"), which the linker
+ * writes from the same link. The signature is read once per file, the LLVM tools looked for once per run. */
+static int try_pdb(struct fwpt_symmap *m, struct cand *c, const struct fwpt_symmap_image *im, uint64_t place,
+                   struct backend *b, struct check *k)
+{
+    char err[700];
+    if (m->no_pdb) {
+        c->bad = 1;
+        return 0;
+    }
+    if (!fwpt_pdb_tools(err, sizeof err)) {
+        say(m, "symbols for %s: %s: %s (no names from PDBs)", im->name, c->path, err);
+        m->no_pdb = c->bad = 1;
+        return 0;
+    }
+    if (!c->pdb_guid[0] && fwpt_pdb_signature(c->path, c->pdb_guid, &c->pdb_age, err, sizeof err) != FWPT_OK) {
+        say(m, "symbols for %s: %s", im->name, err);
+        c->bad = 1;
+        return 0;
+    }
+    const uint64_t recorded = im->code ? (im->code_size < im->size ? im->code_size : im->size) : 0;
+    if (place < im->base || place - im->base >= recorded) {
+        snprintf(k->why, sizeof k->why, "the trace recorded none of its bytes at 0x%llx: no CodeView entry to "
+                 "compare the PDB's GUID/age with", (unsigned long long)place);
+        return 0;
+    }
+    const uint8_t *head = im->code + (place - im->base);
+    const size_t n = (size_t)(recorded - (place - im->base));
+    struct fwpt_codeview cv;
+    char why[300], have[40];
+    if (fwpt_pe_codeview(head, n, &cv, why, sizeof why) != 0) {
+        snprintf(k->why, sizeof k->why, "the traced image names no PDB: %s", why);
+        return 0;
+    }
+    fwpt_guid_text(cv.guid, have);
+    if (strcasecmp(have, c->pdb_guid) || cv.age != c->pdb_age) {
+        k->stale = 1;
+        snprintf(k->why, sizeof k->why, "the PDB's GUID/age %s/%u differs from the image's %s/%u", c->pdb_guid,
+                 c->pdb_age, have, cv.age);
+        return 0;
+    }
+    struct fwpt_symbols_pdb *p;
+    if (fwpt_symbols_open_pdb(&p, c->path, head, n, place, err, sizeof err) != FWPT_OK) {
+        say(m, "symbols for %s: %s", im->name, err);
+        c->bad = 1;
+        return 0;
+    }
+    k->agrees = 1;
+    *b = (struct backend){fwpt_symbols_pdb_resolver(p), close_pdb, pdb_failure, p};
+    return 1;
+}
+
+/* The candidate c for image im placed at `place`: 1 and *b opened when it agrees; else *k says why not (an
  * unreadable or refused file is said at once and marked bad). */
 static int try_cand(struct fwpt_symmap *m, struct cand *c, const struct fwpt_symmap_image *im, uint64_t place,
-                    struct fwpt_symbols **s, struct check *k)
+                    struct backend *b, struct check *k)
 {
     char err[512];
-    *s = NULL;
+    *b = (struct backend){0};
     *k = (struct check){0};
     if (c->bad)
         return 0;
@@ -372,28 +465,28 @@ static int try_cand(struct fwpt_symmap *m, struct cand *c, const struct fwpt_sym
     if (c->dir >= 0)
         m->dirs[c->dir].tried = 1;
     int fd = open(c->path, O_RDONLY | O_CLOEXEC);
-    char magic[32] = "";
-    if (fd >= 0 && pread(fd, magic, sizeof magic, 0) < 0)
-        magic[0] = 0;
-    if (fd >= 0 && !memcmp(magic, "Microsoft C/C++ MSF 7.00", 24)) {
-        say(m, "symbols for %s: %s: a PDB: this build of fwpt reads ELF symbol files only (no names from it)",
-            im->name, c->path);
+    if (fd >= 0 && c->pdb < 0) {
+        uint8_t magic[FWPT_PDB_MAGIC_SIZE];
+        ssize_t got = pread(fd, magic, sizeof magic, 0);
+        c->pdb = got > 0 && fwpt_symfile_kind(magic, (size_t)got) == FWPT_SYMFILE_PDB;
+    }
+    if (fd >= 0 && c->pdb == 1) {
         close(fd);
-        c->bad = 1;
-        return 0;
+        return try_pdb(m, c, im, place, b, k);
     }
     /* the first time: fwpt_symbols_open says what is wrong with the file; after that the bytes are compared
      * first and the file opened for the one image that agrees */
+    struct fwpt_symbols *s = NULL;
     enum fwpt_status st = fd < 0 ? FWPT_E_IO : FWPT_OK;
     if (fd >= 0 && !c->valid)
-        st = fwpt_symbols_open(s, c->path, place, err, sizeof err);
+        st = fwpt_symbols_open(&s, c->path, place, err, sizeof err);
     else if (fd < 0)
         snprintf(err, sizeof err, "%s: %s", c->path, strerror(errno));
     if (st == FWPT_OK) {
         c->valid = 1;
         byte_check(fd, place, im, k);
-        if (k->agrees && !*s)
-            st = fwpt_symbols_open(s, c->path, place, err, sizeof err);
+        if (k->agrees && !s)
+            st = fwpt_symbols_open(&s, c->path, place, err, sizeof err);
     }
     if (fd >= 0)
         close(fd);
@@ -403,26 +496,28 @@ static int try_cand(struct fwpt_symmap *m, struct cand *c, const struct fwpt_sym
         return 0;
     }
     if (!k->agrees) {
-        fwpt_symbols_close(*s);
-        *s = NULL;
+        fwpt_symbols_close(s);
+        return 0;
     }
-    return k->agrees;
+    *b = (struct backend){fwpt_symbols_resolver(s), close_elf, NULL, s};
+    return 1;
 }
 
 static void warn_stale(const struct fwpt_symmap *m, const struct fwpt_symmap_image *im, const struct cand *c,
                        const struct check *k)
 {
     say(m, "symbols for %s do not match the traced image: %s%s: %s", im->name, k->why,
-        strstr(k->why, "differs at") ? " (stale build?)" : "", c->path);
+        k->stale ? " (stale build?)" : "", c->path);
 }
 
 static void use(struct fwpt_symmap *m, size_t i, const struct fwpt_symmap_image *im, struct cand *c,
-                struct fwpt_symbols *s, const char *how)
+                const struct backend *b, const char *how)
 {
     m->mods = realloc(m->mods, (m->nmods + 1) * sizeof *m->mods);
     if (!m->mods)
         exit(1);
-    m->mods[m->nmods++] = (struct mod){im->base, im->base + im->size, s, fwpt_symbols_resolver(s)};
+    m->mods[m->nmods] = (struct mod){im->base, im->base + im->size, *b, ""};
+    snprintf(m->mods[m->nmods++].name, sizeof m->mods[0].name, "%s", im->name);
     m->slots[i] = (struct slot){c->path, how};
     c->used = 1;
     if (c->dir >= 0)
@@ -434,6 +529,16 @@ struct ranked {
     struct cand *c;
     int score; /* (CodeView suffix) * 4 + FV file GUID * 2 + name */
 };
+
+/* The CodeView path's file and the candidate's have the same extension (".../pdbdemo.pdb" and pdbdemo.pdb). */
+static int same_ext(const char *cv, const struct cand *c)
+{
+    const char *b = cv + strlen(cv);
+    while (b > cv && b[-1] != '/' && b[-1] != '\\')
+        b--;
+    const char *x = strrchr(b, '.'), *y = strrchr(base_name(c->path), '.');
+    return x && y && !strcasecmp(x, y);
+}
 
 /* 1 + the directories the CodeView path and the file's path share at their ends, when the names agree; else 0.
  * The CodeView path is the build's: .../X64/MdeModulePkg/Core/Dxe/DxeMain/DEBUG/DxeCore.dll (or .pdb). */
@@ -504,6 +609,7 @@ static int match_named(struct fwpt_symmap *m, size_t i, const struct fwpt_symmap
         if (c->at_set || (c->guid[0] && guid[0] && strcmp(c->guid, guid)))
             continue; /* placed by hand, or the build says it is another FV file's */
         int cv = codeview_suffix(im->codeview, c);
+        cv = cv ? 2 * cv + same_ext(im->codeview, c) : 0; /* the file the CodeView path names first: a PDB */
         int g = (c->guid[0] && !strcmp(c->guid, guid)) || (xname && !c->guid[0] && !strcmp(c->name, xname));
         int nm = same_name(c->name, im->name);
         if (cv || g || nm)
@@ -516,12 +622,12 @@ static int match_named(struct fwpt_symmap *m, size_t i, const struct fwpt_symmap
     m->tried++;
     qsort(r, nr, sizeof *r, rank_order);
     struct check *k = calloc(nr, sizeof *k);
-    struct fwpt_symbols *s = NULL;
+    struct backend s = {0};
     size_t win = nr;
     for (size_t j = 0; k && j < nr; j++) {
         if (win < nr && r[j].score < r[win].score)
             break;
-        struct fwpt_symbols *t;
+        struct backend t;
         if (!try_cand(m, r[j].c, im, im->base, &t, &k[j]))
             continue;
         if (win == nr) {
@@ -531,10 +637,10 @@ static int match_named(struct fwpt_symmap *m, size_t i, const struct fwpt_symmap
         /* a second file of the same rank agrees too: the first (by path) is used, the choice said */
         say(m, "symbols for %s: two symbol files agree with the traced image: %s, %s; using %s", im->name,
             r[win].c->path, r[j].c->path, r[win].c->path);
-        fwpt_symbols_close(t);
+        backend_close(&t);
     }
     if (win < nr) {
-        use(m, i, im, r[win].c, s, how_of(r[win].score));
+        use(m, i, im, r[win].c, &s, how_of(r[win].score));
     } else {
         for (size_t j = 0; k && j < nr; j++)
             if (!r[j].c->bad && k[j].why[0])
@@ -570,13 +676,13 @@ void fwpt_symmap_match(struct fwpt_symmap *m, const char *const *args, size_t na
                 (unsigned long long)c->at, (unsigned long long)c->at);
             continue;
         }
-        struct fwpt_symbols *s;
+        struct backend s;
         struct check k;
         if (m->slots[i].file)
             say(m, "--symbols %s@0x%llx: image %s already has %s (not used)", c->path, (unsigned long long)c->at,
                 im[i].name, m->slots[i].file);
         else if (try_cand(m, c, &im[i], c->at, &s, &k))
-            use(m, i, &im[i], c, s, "FILE@BASE");
+            use(m, i, &im[i], c, &s, "FILE@BASE");
         else if (!c->bad)
             warn_stale(m, &im[i], c, &k);
     }
@@ -596,10 +702,10 @@ void fwpt_symmap_match(struct fwpt_symmap *m, const char *const *args, size_t na
         for (size_t i = 0; i < n && !c->bad; i++) {
             if (m->slots[i].file)
                 continue;
-            struct fwpt_symbols *s;
+            struct backend s;
             struct check k;
             if (try_cand(m, c, &im[i], im[i].base, &s, &k)) {
-                use(m, i, &im[i], c, s, "code bytes");
+                use(m, i, &im[i], c, &s, c->pdb == 1 ? "PDB GUID/age" : "code bytes");
                 any = 1;
             } else if (k.at && (best == n || k.at > bk.at)) {
                 best = i, bk = k;
@@ -607,6 +713,9 @@ void fwpt_symmap_match(struct fwpt_symmap *m, const char *const *args, size_t na
         }
         if (!any && !c->bad && !said && best < n)
             warn_stale(m, &im[best], c, &bk);
+        else if (!any && !c->bad && !said && c->pdb == 1)
+            say(m, "--symbols %s: the CodeView entry of none of the %zu traced images names this PDB's GUID/age "
+                "%s/%u (no names from it)", c->path, n, c->pdb_guid, c->pdb_age);
         else if (!any && !c->bad && !said)
             say(m, "--symbols %s: its code agrees with none of the %zu traced images (no names from it)", c->path, n);
     }
@@ -642,7 +751,7 @@ static int resolve(void *ctx, uint64_t address, struct fwpt_resolved *out)
             hi = mid;
     }
     if (lo && address < m->mods[lo - 1].hi)
-        return m->mods[lo - 1].r.resolve(m->mods[lo - 1].r.ctx, address, out);
+        return m->mods[lo - 1].b.r.resolve(m->mods[lo - 1].b.r.ctx, address, out);
     *out = (struct fwpt_resolved){0};
     return 0;
 }
@@ -663,12 +772,18 @@ const char *fwpt_symmap_file(const struct fwpt_symmap *m, size_t i, const char *
 
 void fwpt_symmap_summary(const struct fwpt_symmap *m)
 {
+    for (size_t i = 0; i < m->nmods; i++) { /* a PDB's helper that stopped answering: its later lines are missing */
+        const char *why = m->mods[i].b.failure ? m->mods[i].b.failure(m->mods[i].b.obj) : NULL;
+        if (why)
+            say(m, "symbols for %s: %s", m->mods[i].name, why);
+    }
     if (m->quiet)
         return;
-    static const char *const hows[] = {"CodeView path", "FV file GUID", "name", "code bytes", "FILE@BASE"};
+    static const char *const hows[] = {"CodeView path", "FV file GUID", "name", "code bytes", "PDB GUID/age",
+                                       "FILE@BASE"};
     char by[256] = "";
     size_t len = 0, matched = 0;
-    for (size_t h = 0; h < 5; h++) {
+    for (size_t h = 0; h < sizeof hows / sizeof *hows; h++) {
         size_t k = 0;
         for (size_t i = 0; i < m->nimages; i++)
             k += m->slots[i].file && !strcmp(m->slots[i].how, hows[h]);
@@ -685,7 +800,7 @@ void fwpt_symmap_free(struct fwpt_symmap *m)
     if (!m)
         return;
     for (size_t i = 0; i < m->nmods; i++)
-        fwpt_symbols_close(m->mods[i].s);
+        backend_close(&m->mods[i].b);
     for (size_t i = 0; i < m->nc; i++)
         free(m->c[i].path);
     for (size_t i = 0; i < m->ninf; i++)

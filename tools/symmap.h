@@ -1,7 +1,8 @@
 /* fwpt — the symbol files of --symbols matched to the traced images, as one resolver for the whole trace
  * (render/resolve.h). Each traced image gets the symbol file the trace's own records point to (its CodeView path,
- * its FV file GUID, its name; or FILE@BASE by hand), and only when that file's code agrees with the traced bytes
- * (docs/symbols.md: the matching and the byte check). Host only: files, directories, elfutils' libelf. */
+ * its FV file GUID, its name; or FILE@BASE by hand), and only when that file's code agrees with the traced bytes (a
+ * PDB: when its GUID and age are those of the image's CodeView entry) (docs/symbols.md: the matching and the byte
+ * check). Host only: files, directories, elfutils' libelf, LLVM's PDB tools (tools/symbols_pdb.h). */
 #ifndef FWPT_TOOLS_SYMMAP_H
 #define FWPT_TOOLS_SYMMAP_H
 
@@ -33,9 +34,10 @@ void fwpt_symmap_match(struct fwpt_symmap *m, const char *const *args, size_t na
 /* The resolver answering for every matched image (valid until fwpt_symmap_free); "not known" elsewhere. */
 struct fwpt_resolver fwpt_symmap_resolver(struct fwpt_symmap *m);
 /* The symbol file used for image i of fwpt_symmap_match's list, NULL: none; *how (when not NULL) says by what it was
- * matched: "CodeView path", "FV file GUID", "name", "code bytes", "by hand". */
+ * matched: "CodeView path", "FV file GUID", "name", "code bytes", "PDB GUID/age", "FILE@BASE". */
 const char *fwpt_symmap_file(const struct fwpt_symmap *m, size_t i, const char **how);
-/* The note of the end of a run: "names: N of M traced images matched (...)", on msg (not when quiet). */
+/* The note of the end of a run: "names: N of M traced images matched (...)", on msg (not when quiet); before it, a
+ * warning for each PDB whose llvm-symbolizer stopped answering during the run (its later lines are not known). */
 void fwpt_symmap_summary(const struct fwpt_symmap *m);
 void fwpt_symmap_free(struct fwpt_symmap *m);
 

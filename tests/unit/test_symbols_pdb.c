@@ -11,6 +11,8 @@
  * Refusals: another build's PDB (pdbdemo-changed.pdb: one function changed), not a PDB, missing, cut short, an
  * image without CodeView entry, a missing llvm-symbolizer or llvm-pdbutil, a helper that stops answering. */
 #include "tests/check.h"
+#include "tests/common/pe_load.h"
+#include "tests/common/tool_run.h"
 #include "tools/symbols_pdb.h"
 
 #include <errno.h>
@@ -48,64 +50,6 @@ static void cleanup(void)
         if (system(cmd) != 0)
             fprintf(stderr, "test_symbols_pdb: could not remove %s\n", tmpdir);
     }
-}
-
-static uint8_t *read_all(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *b = malloc(cap);
-    size_t got;
-    while (b && (got = fread(b + len, 1, cap - len, f)) > 0)
-        if ((len += got) == cap)
-            b = realloc(b, cap *= 2);
-    fclose(f);
-    *n = len;
-    return b;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-struct pe {
-    uint8_t *image; /* as loaded: SizeOfImage bytes, RVA == offset */
-    size_t size;
-    unsigned nsec;
-    struct { char name[9]; uint32_t rva, vsize, flags; } sec[16];
-};
-
-/* The PE/COFF file at path laid out as a loader does: the headers, then each section's raw data at its RVA. */
-static int load_pe(const char *path, struct pe *pe)
-{
-    size_t n;
-    uint8_t *f = read_all(path, &n);
-    memset(pe, 0, sizeof *pe);
-    if (!f || n < 0x200 || f[0] != 'M') {
-        free(f);
-        return 0;
-    }
-    const uint8_t *nt = f + le32(f + 0x3c), *opt = nt + 24;
-    unsigned nsec = nt[6] | nt[7] << 8, optsize = nt[20] | nt[21] << 8;
-    pe->size = le32(opt + 56);
-    pe->image = calloc(1, pe->size);
-    memcpy(pe->image, f, le32(opt + 60));
-    const uint8_t *sh = opt + optsize;
-    for (unsigned i = 0; i < nsec && i < 16; i++, sh += 40) {
-        uint32_t vsize = le32(sh + 8), rva = le32(sh + 12), raw = le32(sh + 16), at = le32(sh + 20);
-        memcpy(pe->sec[i].name, sh, 8);
-        pe->sec[i].rva = rva;
-        pe->sec[i].vsize = vsize;
-        pe->sec[i].flags = le32(sh + 36);
-        if (raw)
-            memcpy(pe->image + rva, f + at, raw < vsize ? raw : vsize);
-    }
-    pe->nsec = nsec;
-    free(f);
-    return 1;
 }
 
 /* ---- llvm-pdbutil's dumps, read here as the referee ---- */
@@ -473,7 +417,7 @@ TEST(bad_files_refused)
     char src[600];
     snprintf(src, sizeof src, "%s/pdbdemo.pdb", build_dir());
     size_t n;
-    uint8_t *pdb = read_all(src, &n);
+    uint8_t *pdb = (uint8_t *)slurp(src, &n);
     CHECK(pdb && n > 8192);
     snprintf(path, sizeof path, "%s/cut.pdb", scratch());
     FILE *f = fopen(path, "wb");

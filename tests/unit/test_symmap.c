@@ -10,10 +10,12 @@
  * without --symbols. */
 #include "tests/check.h"
 #include "tests/common/progen.h"
+#include "tests/common/pe_load.h"
 #include "tests/common/progen_check.h"
 #include "tests/common/tool_run.h"
 #include "tools/sideband.h"
 #include "tools/symbols_dw.h"
+#include "tools/symbols_pdb.h"
 #include "tools/symmap.h"
 
 #include <stdint.h>
@@ -367,9 +369,12 @@ TEST(bad_files_refused)
     const char *args[] = {path};
     char want[1600];
     struct fwpt_symmap *m = match(args, 1, &img[image("DxeCore", 0)], 1);
-    snprintf(want, sizeof want, "fwpt flow: symbols for DxeCore: %s: a PDB: this build of fwpt reads ELF symbol "
-             "files only (no names from it)\nnames: 0 of 1 traced images matched (1 without a symbol file)\n", path);
-    CHECK_STR(msgs, want);
+    snprintf(want, sizeof want, "fwpt flow: symbols for DxeCore: %s: ", path); /* then llvm-pdbutil, as found */
+    CHECK(!strncmp(msgs, want, strlen(want)));
+    CHECK(strstr(msgs, "llvm-pdbutil dump failed (exit 1): llvm-pdbutil: The PDB file is corrupt. MSF superblock is "
+                       "missing\nnames: 0 of 1 traced images matched (1 without a symbol file)\n") != NULL);
+    if (strncmp(msgs, want, strlen(want)))
+        fprintf(stderr, "got:\n%s", msgs);
     fwpt_symmap_free(m);
     /* missing */
     snprintf(path, sizeof path, "%s/none.debug", dir);
@@ -743,6 +748,429 @@ TEST(dump_names_ips)
     CHECK_STR(e2 ? e2 : "", want);
     CHECK(o1 && o2 && !strcmp(o1, o2));
     free(o1), free(e1), free(o2), free(e2);
+    progen_free(&prog);
+}
+
+/* ---- PDB-built images: build/pdbdemo.efi + .pdb and the build with one function changed (tests/pdb.mk), each
+ * laid out as a loader lays it out at PDB_BASE (not 0, not the PE's ImageBase) ---- */
+#define PDB_BASE 0x7d440000ull
+static struct pe demo_pe, changed_pe;
+static char demo_pdb[600], changed_pdb[600];
+
+static int pdb_ready(void)
+{
+    static int done, ok;
+    if (done)
+        return ok;
+    done = 1;
+    const char *b = getenv("FWPT_BUILD") ? getenv("FWPT_BUILD") : "build";
+    char efi[600], efi2[600];
+    snprintf(efi, sizeof efi, "%s/pdbdemo.efi", b);
+    snprintf(efi2, sizeof efi2, "%s/pdbdemo-changed.efi", b);
+    snprintf(demo_pdb, sizeof demo_pdb, "%s/pdbdemo.pdb", b);
+    snprintf(changed_pdb, sizeof changed_pdb, "%s/pdbdemo-changed.pdb", b);
+    ok = load_pe(efi, &demo_pe) && load_pe(efi2, &changed_pe) && access(demo_pdb, R_OK) == 0 &&
+         access(changed_pdb, R_OK) == 0;
+    if (!ok)
+        fprintf(stderr, "test_symmap: NOT RUN: the PDB cases: no %s, %s or their PDBs (make %s %s)\n", efi, efi2, efi,
+                efi2);
+    return ok;
+}
+
+#define NEED_PDB()                                                                                                     \
+    do {                                                                                                               \
+        if (!pdb_ready()) {                                                                                            \
+            CHECK(!"NOT RUN: build/pdbdemo.efi and its PDBs are missing");                                            \
+            return;                                                                                                    \
+        }                                                                                                              \
+    } while (0)
+
+static struct fwpt_symmap_image pdb_image(const struct pe *pe, const char *name, const char *codeview)
+{
+    return (struct fwpt_symmap_image){name, PDB_BASE, pe->size, pe->image, pe->size, codeview, ""};
+}
+
+/* The referee, llvm-pdbutil: a PDB's "GUID: {...}" and "Age: N" (dump --summary), its procedures (dump --symbols:
+ * S_GPROC32/S_LPROC32, segment:offset in decimal, code size) placed by the PE's section table. */
+static FILE *pdbutil(const char *args)
+{
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd, "llvm-pdbutil %s 2>/dev/null || llvm-pdbutil-14 %s", args, args);
+    return popen(cmd, "r");
+}
+
+static void pdb_summary(const char *pdb, char *sig, size_t cap)
+{
+    char args[800], line[512], guid[64] = "?";
+    unsigned age = 0;
+    snprintf(args, sizeof args, "dump --summary '%s'", pdb);
+    FILE *p = pdbutil(args);
+    while (p && fgets(line, sizeof line, p)) {
+        sscanf(line, " GUID: %63s", guid);
+        sscanf(line, " Age: %u", &age);
+    }
+    if (p)
+        pclose(p);
+    snprintf(sig, cap, "%s/%u", guid, age); /* as the warning writes it */
+}
+
+struct pproc {
+    char name[64];
+    uint32_t rva, size;
+};
+
+static size_t pdb_procs(const char *pdb, const struct pe *pe, struct pproc *out, size_t cap)
+{
+    char args[800], line[512], name[64] = "";
+    size_t n = 0;
+    snprintf(args, sizeof args, "dump --symbols '%s'", pdb);
+    FILE *p = pdbutil(args);
+    while (p && fgets(line, sizeof line, p)) {
+        const char *q = strchr(line, '`');
+        unsigned seg, off, size;
+        const char *a = strstr(line, "addr = ");
+        if ((strstr(line, "| S_GPROC32 ") || strstr(line, "| S_LPROC32 ")) && q)
+            sscanf(q + 1, "%63[^`]", name);
+        else if (name[0] && a && sscanf(a, "addr = %u:%u, code size = %u", &seg, &off, &size) == 3 && seg >= 1 &&
+                 seg <= pe->nsec && n < cap) {
+            snprintf(out[n].name, sizeof out[n].name, "%s", name);
+            out[n].rva = pe->sec[seg - 1].rva + off;
+            out[n++].size = size;
+            name[0] = 0;
+        }
+    }
+    if (p)
+        pclose(p);
+    return n;
+}
+
+/* Two answers alike in every field. */
+static int same_answer(int ka, const struct fwpt_resolved *a, int kb, const struct fwpt_resolved *b)
+{
+    return ka == kb && a->function_entry == b->function_entry && a->line == b->line && a->inlined == b->inlined &&
+           !a->function == !b->function && (!a->function || !strcmp(a->function, b->function)) && !a->file == !b->file &&
+           (!a->file || !strcmp(a->file, b->file));
+}
+
+/* The image's CodeView path names pdbdemo.pdb: the PDB matched by it (the image's own name ties it to nothing);
+ * every procedure llvm-pdbutil lists is named at its entry and its last byte, and every byte of the code section
+ * answers as the PDB opened alone at that base; outside the image nothing is known. */
+TEST(pdb_by_codeview_path)
+{
+    NEED_PDB();
+    struct fwpt_symmap_image one = pdb_image(&demo_pe, "app", "C:\\work\\Build\\pdbdemo.pdb");
+    const char *args[] = {demo_pdb};
+    const char *how;
+    struct fwpt_symmap *m = match(args, 1, &one, 1);
+    CHECK_STR(msgs, "names: 1 of 1 traced images matched (1 by CodeView path; 0 without a symbol file)\n");
+    CHECK_STR(fwpt_symmap_file(m, 0, &how) ? fwpt_symmap_file(m, 0, &how) : "(none)", demo_pdb);
+    CHECK_STR(how, "CodeView path");
+    struct fwpt_resolver r = fwpt_symmap_resolver(m);
+    struct pproc procs[16];
+    size_t np = pdb_procs(demo_pdb, &demo_pe, procs, 16);
+    CHECK_EQ(np, 5);
+    for (size_t k = 0; k < np; k++) {
+        struct fwpt_resolved x;
+        uint64_t at[2] = {PDB_BASE + procs[k].rva, PDB_BASE + procs[k].rva + procs[k].size - 1};
+        for (int e = 0; e < 2; e++) {
+            CHECK_EQ(fwpt_resolve(&r, at[e], &x), 1);
+            CHECK_STR(x.function ? x.function : "(none)", procs[k].name);
+            CHECK_EQ(x.function_entry, PDB_BASE + procs[k].rva);
+        }
+    }
+    struct fwpt_symbols_pdb *alone = NULL;
+    char err[600];
+    CHECK(fwpt_symbols_open_pdb(&alone, demo_pdb, demo_pe.image, demo_pe.size, PDB_BASE, err, sizeof err) == FWPT_OK);
+    unsigned compared = 0, same = 0;
+    for (unsigned i = 0; alone && i < demo_pe.nsec; i++) {
+        if (!(demo_pe.sec[i].flags & 0x20000000u)) /* IMAGE_SCN_MEM_EXECUTE */
+            continue;
+        struct fwpt_resolver r1 = fwpt_symbols_pdb_resolver(alone);
+        for (uint64_t a = PDB_BASE + demo_pe.sec[i].rva; a < PDB_BASE + demo_pe.sec[i].rva + demo_pe.sec[i].vsize; a++) {
+            struct fwpt_resolved x, y;
+            int kx = fwpt_resolve(&r, a, &x), ky = fwpt_resolve(&r1, a, &y);
+            compared++;
+            same += same_answer(kx, &x, ky, &y);
+        }
+    }
+    fwpt_symbols_pdb_close(alone);
+    CHECK(compared > 250);
+    CHECK_EQ(same, compared);
+    struct fwpt_resolved x;
+    CHECK_EQ(fwpt_resolve(&r, PDB_BASE - 1, &x), 0);
+    CHECK_EQ(fwpt_resolve(&r, PDB_BASE + demo_pe.size, &x), 0);
+    CHECK_EQ(fwpt_resolve(&r, PDB_BASE, &x), 0); /* the headers: no code */
+    fwpt_symmap_free(m);
+}
+
+/* A directory holding both builds' PDBs and a file pdbdemo.debug that is not ELF: each image gets the PDB its
+ * CodeView path names; the path's .pdb ranks pdbdemo.pdb above pdbdemo.debug, which is never tried (said if it
+ * were). */
+TEST(pdb_in_directory)
+{
+    NEED_PDB();
+    char dir[600], path[900], path2[900], junk[900];
+    snprintf(dir, sizeof dir, "%s/pdbs", scratch());
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/pdbdemo.pdb", dir);
+    snprintf(path2, sizeof path2, "%s/pdbdemo-changed.pdb", dir);
+    snprintf(junk, sizeof junk, "%s/pdbdemo.debug", dir);
+    sh("cp '%s' '%s'", demo_pdb, path);
+    sh("cp '%s' '%s'", changed_pdb, path2);
+    write_file(junk, "not ELF\n", 8);
+    struct fwpt_symmap_image two[2] = {pdb_image(&demo_pe, "pdbdemo", "pdbdemo.pdb"),
+                                       pdb_image(&changed_pe, "pdbdemo-changed", "pdbdemo-changed.pdb")};
+    two[1].base = PDB_BASE + 0x10000;
+    const char *args[] = {dir};
+    const char *how;
+    struct fwpt_symmap *m = match(args, 1, two, 2);
+    CHECK_STR(msgs, "names: 2 of 2 traced images matched (2 by CodeView path; 0 without a symbol file)\n");
+    CHECK_STR(file_of(m, 0, &how), path);
+    CHECK_STR(how, "CodeView path");
+    CHECK_STR(file_of(m, 1, &how), path2);
+    struct fwpt_resolver r = fwpt_symmap_resolver(m);
+    struct fwpt_resolved x;
+    struct pproc procs[16];
+    size_t np = pdb_procs(changed_pdb, &changed_pe, procs, 16);
+    CHECK(np >= 5);
+    for (size_t k = 0; k < np; k++) {
+        CHECK_EQ(fwpt_resolve(&r, two[1].base + procs[k].rva, &x), 1);
+        CHECK_STR(x.function ? x.function : "(none)", procs[k].name);
+    }
+    fwpt_symmap_free(m);
+}
+
+/* FILE@BASE places the PDB by hand (no name ties it); a base without the image's headers there is said. Given by
+ * itself with no name tying it, the PDB finds the image whose CodeView entry has its GUID/age. */
+TEST(pdb_file_at_base_and_by_signature)
+{
+    NEED_PDB();
+    struct fwpt_symmap_image one = pdb_image(&demo_pe, "app", "");
+    char arg[900], want[2000];
+    snprintf(arg, sizeof arg, "%s@0x%llx", demo_pdb, PDB_BASE);
+    const char *args[] = {arg};
+    const char *how;
+    struct fwpt_symmap *m = match(args, 1, &one, 1);
+    CHECK_STR(msgs, "names: 1 of 1 traced images matched (1 by FILE@BASE; 0 without a symbol file)\n");
+    CHECK_STR(file_of(m, 0, &how), demo_pdb);
+    CHECK_STR(how, "FILE@BASE");
+    struct fwpt_resolver r = fwpt_symmap_resolver(m);
+    struct fwpt_resolved x;
+    struct pproc procs[16];
+    size_t np = pdb_procs(demo_pdb, &demo_pe, procs, 16);
+    CHECK(np == 5 && fwpt_resolve(&r, PDB_BASE + procs[np - 1].rva + 1, &x) == 1);
+    CHECK_STR(x.function ? x.function : "(none)", procs[np - 1].name);
+    fwpt_symmap_free(m);
+    snprintf(arg, sizeof arg, "%s@0x%llx", demo_pdb, PDB_BASE + 0x1000);
+    m = match(args, 1, &one, 1);
+    snprintf(want, sizeof want, "fwpt flow: symbols for app do not match the traced image: the traced image names no "
+             "PDB: no PE/COFF image at the load base (no MZ header): %s\nnames: 0 of 1 traced images matched (1 "
+             "without a symbol file)\n", demo_pdb);
+    CHECK_STR(msgs, want);
+    fwpt_symmap_free(m);
+    /* no name, no CodeView path recorded: each of the two PDBs finds its image by the GUID/age in its bytes */
+    struct fwpt_symmap_image two[2] = {pdb_image(&changed_pe, "app1", NULL), pdb_image(&demo_pe, "app2", NULL)};
+    two[1].base = PDB_BASE + 0x10000;
+    const char *both[] = {demo_pdb, changed_pdb};
+    m = match(both, 2, two, 2);
+    CHECK_STR(msgs, "names: 2 of 2 traced images matched (2 by PDB GUID/age; 0 without a symbol file)\n");
+    CHECK_STR(file_of(m, 0, &how), changed_pdb);
+    CHECK_STR(how, "PDB GUID/age");
+    CHECK_STR(file_of(m, 1, NULL), demo_pdb);
+    fwpt_symmap_free(m);
+}
+
+/* The changed build's PDB under the name the image's CodeView path gives: refused with the contract's warning, both
+ * signatures as llvm-pdbutil prints them; given by itself (no name tie) it is said to fit no image. */
+TEST(pdb_other_build_refused)
+{
+    NEED_PDB();
+    char dir[600], path[900], want[2000], have_sig[128], pdb_sig[128];
+    snprintf(dir, sizeof dir, "%s/stale-pdb", scratch());
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/pdbdemo.pdb", dir);
+    sh("cp '%s' '%s'", changed_pdb, path);
+    pdb_summary(demo_pdb, have_sig, sizeof have_sig); /* the image's own PDB has the image's GUID/age */
+    pdb_summary(changed_pdb, pdb_sig, sizeof pdb_sig);
+    CHECK(strcmp(have_sig, pdb_sig) != 0 && have_sig[0] == '{' && pdb_sig[0] == '{');
+    struct fwpt_symmap_image one = pdb_image(&demo_pe, "pdbdemo", "pdbdemo.pdb");
+    const char *args[] = {dir};
+    struct fwpt_symmap *m = match(args, 1, &one, 1);
+    snprintf(want, sizeof want, "fwpt flow: symbols for pdbdemo do not match the traced image: the PDB's GUID/age %s "
+             "differs from the image's %s (stale build?): %s\nnames: 0 of 1 traced images matched (1 without a "
+             "symbol file)\n", pdb_sig, have_sig, path);
+    CHECK_STR(msgs, want);
+    CHECK(fwpt_symmap_file(m, 0, NULL) == NULL);
+    CHECK(fwpt_symmap_resolver(m).resolve == NULL);
+    fwpt_symmap_free(m);
+    const char *files[] = {changed_pdb};
+    m = match(files, 1, &one, 1);
+    snprintf(want, sizeof want, "fwpt flow: --symbols %s: the CodeView entry of none of the 1 traced images names this "
+             "PDB's GUID/age %s (no names from it)\nnames: 0 of 1 traced images matched (1 without a symbol file)\n",
+             changed_pdb, pdb_sig);
+    CHECK_STR(msgs, want);
+    fwpt_symmap_free(m);
+}
+
+/* Without llvm-pdbutil or llvm-symbolizer: one line naming the tool and its package, however many PDBs and images;
+ * an ELF file given beside them still matches. */
+TEST(pdb_missing_tool)
+{
+    NEED_PDB();
+    char dir[600], path[900], want[2000];
+    snprintf(dir, sizeof dir, "%s/pdbs2", scratch());
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/pdbdemo.pdb", dir);
+    sh("cp '%s' '%s'", demo_pdb, path);
+    snprintf(path, sizeof path, "%s/pdbdemo-changed.pdb", dir);
+    sh("cp '%s' '%s'", changed_pdb, path);
+    struct fwpt_symmap_image two[2] = {pdb_image(&demo_pe, "pdbdemo", "pdbdemo.pdb"),
+                                       pdb_image(&changed_pe, "pdbdemo-changed", "pdbdemo-changed.pdb")};
+    two[1].base = PDB_BASE + 0x10000;
+    const char *args[] = {dir};
+    const char *tools[][2] = {{"FWPT_LLVM_PDBUTIL", "llvm-pdbutil"}, {"FWPT_LLVM_SYMBOLIZER", "llvm-symbolizer"}};
+    for (int t = 0; t < 2; t++) {
+        char none[300];
+        snprintf(none, sizeof none, "%s/no/%s", scratch(), tools[t][1]);
+        setenv(tools[t][0], none, 1);
+        struct fwpt_symmap *m = match(args, 1, two, 2);
+        snprintf(want, sizeof want, "fwpt flow: symbols for pdbdemo: %s/pdbdemo.pdb: reading a PDB needs %s (Debian "
+                 "package llvm-14 or llvm), not found (no names from PDBs)\nnames: 0 of 2 traced images matched (2 "
+                 "without a symbol file)\n", dir, none);
+        CHECK_STR(msgs, want);
+        fwpt_symmap_free(m);
+        unsetenv(tools[t][0]);
+    }
+}
+
+/* The PDB's llvm-symbolizer stops answering after its first answer (a wrapper passing one line on): the next
+ * lookup keeps the function only, and the end of the run says so, naming the module and the PDB. */
+TEST(pdb_helper_stops)
+{
+    NEED_PDB();
+    char script[600], want[2000];
+    snprintf(script, sizeof script, "%s/one-answer.sh", scratch());
+    const char *body = "#!/bin/sh\nhead -n 1 | { llvm-symbolizer \"$@\" 2>/dev/null || llvm-symbolizer-14 \"$@\"; }\n";
+    write_file(script, body, strlen(body));
+    chmod(script, 0755);
+    setenv("FWPT_LLVM_SYMBOLIZER", script, 1);
+    struct fwpt_symmap_image one = pdb_image(&demo_pe, "pdbdemo", "pdbdemo.pdb");
+    const char *args[] = {demo_pdb};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct fwpt_symmap *m = fwpt_symmap_new("fwpt flow", f, 0);
+    fwpt_symmap_match(m, args, 1, &one, 1);
+    unsetenv("FWPT_LLVM_SYMBOLIZER");
+    struct fwpt_resolver r = fwpt_symmap_resolver(m);
+    struct fwpt_resolved x = {0};
+    struct pproc procs[16];
+    size_t np = pdb_procs(demo_pdb, &demo_pe, procs, 16);
+    CHECK(np == 5 && fwpt_resolve(&r, PDB_BASE + procs[2].rva + 2, &x) == 1);
+    CHECK_STR(x.function ? x.function : "(none)", np == 5 ? procs[2].name : "?");
+    CHECK(x.file == NULL && x.line == 0);
+    fwpt_symmap_summary(m);
+    fwpt_symmap_free(m);
+    fclose(f);
+    /* why: "it exited" or the write's error, as the timing falls */
+    snprintf(want, sizeof want, "fwpt flow: symbols for pdbdemo: %s: llvm-symbolizer stopped answering (", demo_pdb);
+    CHECK(buf && !strncmp(buf, want, strlen(want)));
+    CHECK(buf && strstr(buf, "): file and line not known after this\nnames: 1 of 1 traced images matched (1 by "
+                             "CodeView path; 0 without a symbol file)\n"));
+    if (!buf || strncmp(buf, want, strlen(want)))
+        fprintf(stderr, "got:\n%s", buf ? buf : "");
+    free(buf);
+}
+
+/* fwpt flow DIR --symbols build/pdbdemo.pdb --profile --format jsonl on a trace through pdbdemo's code section: a
+ * generated program whose code replaces the section's bytes in the loaded image (the headers and the CodeView entry
+ * kept). Each function record inside the code section carries the keys of the PDB's answer for its entry
+ * ("function", "file", "line", "inlined"), the others none; stderr is the names line; exit status 0. */
+TEST(flow_profile_names_through_pdb)
+{
+    NEED_PDB();
+    char tool[1024];
+    if (!tool_find(tool, sizeof tool)) {
+        CHECK(!"fwpt tool present");
+        return;
+    }
+    unsigned text = demo_pe.nsec;
+    for (unsigned i = 0; i < demo_pe.nsec && text == demo_pe.nsec; i++)
+        if (demo_pe.sec[i].flags & 0x20000000u)
+            text = i;
+    CHECK(text < demo_pe.nsec);
+    if (text == demo_pe.nsec)
+        return;
+    struct progen prog;
+    struct progen_cfg cfg = {.seed = 3, .nfuncs = 4, .max_insns = 600, .psb_period = 400};
+    CHECK(progen_build_checked(&cfg, &prog));
+    const uint32_t rva = demo_pe.sec[text].rva, room = demo_pe.sec[text + 1].rva - rva;
+    CHECK(prog.code_size <= room); /* the next section (the CodeView entry's) stays */
+    const uint64_t base = prog.base - rva;
+    uint8_t *image = malloc(demo_pe.size);
+    memcpy(image, demo_pe.image, demo_pe.size);
+    memcpy(image + rva, prog.code, prog.code_size < room ? prog.code_size : room);
+    char dir[600], path[900], args[2000];
+    snprintf(dir, sizeof dir, "%s/pdbtrace", scratch());
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/trace.pt", dir);
+    write_file(path, prog.trace, prog.trace_size);
+    snprintf(path, sizeof path, "%s/img-%llx.bin", dir, (unsigned long long)base);
+    write_file(path, image, demo_pe.size);
+    snprintf(path, sizeof path, "%s/sideband.json", dir);
+    char sb[600];
+    int n = snprintf(sb, sizeof sb, "{\"images\":[{\"name\":\"pdbdemo\",\"base\":\"0x%llx\",\"size\":\"0x%zx\","
+                     "\"file\":\"img-%llx.bin\",\"pdb\":\"pdbdemo.pdb\",\"path\":\"\\\\fwpt\\\\pdbdemo.efi\"}]}\n",
+                     (unsigned long long)base, demo_pe.size, (unsigned long long)base);
+    write_file(path, sb, (size_t)n);
+    snprintf(args, sizeof args, "%s --profile --format jsonl --symbols %s", dir, demo_pdb);
+    char *so = NULL, *se = NULL;
+    CHECK_EQ(run2(tool, "flow", args, &so, &se), 0);
+    CHECK_STR(se ? se : "", "names: 1 of 1 traced images matched (1 by CodeView path; 0 without a symbol file)\n");
+    struct fwpt_symbols_pdb *alone = NULL;
+    char err[600];
+    CHECK(fwpt_symbols_open_pdb(&alone, demo_pdb, image, demo_pe.size, base, err, sizeof err) == FWPT_OK);
+    struct fwpt_resolver r1 = alone ? fwpt_symbols_pdb_resolver(alone) : (struct fwpt_resolver){0};
+    unsigned records = 0, named = 0, right = 0;
+    for (char *line = so; line && *line;) {
+        char *end = strchr(line, '\n');
+        if (!end)
+            break;
+        *end = 0;
+        unsigned long long entry;
+        const char *e = strstr(line, "\"entry\":\"0x");
+        if (!strncmp(line, "{\"type\":\"function\"", 18) && e && sscanf(e, "\"entry\":\"0x%llx", &entry) == 1) {
+            struct fwpt_resolved x;
+            int known = fwpt_resolve(&r1, entry, &x);
+            char frag[1200];
+            int k = snprintf(frag, sizeof frag, "\"module\":\"pdbdemo\",\"module_offset\":\"0x%llx\"",
+                             (unsigned long long)(entry - base));
+            if (known && x.function) /* the contract's name: FUNC at the entry, else FUNC+0xOFF */
+                k += snprintf(frag + k, sizeof frag - (size_t)k, ",\"function\":\"%s", x.function);
+            if (known && x.function && entry != x.function_entry)
+                k += snprintf(frag + k, sizeof frag - (size_t)k, "+0x%llx",
+                              (unsigned long long)(entry - x.function_entry));
+            if (known && x.function)
+                k += snprintf(frag + k, sizeof frag - (size_t)k, "\"");
+            if (known && x.file)
+                k += snprintf(frag + k, sizeof frag - (size_t)k, ",\"file\":\"%s\",\"line\":%u", x.file, x.line);
+            if (known && x.inlined)
+                k += snprintf(frag + k, sizeof frag - (size_t)k, ",\"inlined\":true");
+            snprintf(frag + k, sizeof frag - (size_t)k, ",\"self\":");
+            records++;
+            named += known && x.function;
+            right += strstr(line, frag) != NULL;
+            if (!strstr(line, frag))
+                fprintf(stderr, "flow_profile_names_through_pdb: %s\n  lacks %s\n", line, frag);
+        }
+        line = end + 1;
+    }
+    fwpt_symbols_pdb_close(alone);
+    CHECK(records >= 3);
+    CHECK(named >= 1);
+    CHECK_EQ(right, records);
+    printf("flow_profile_names_through_pdb: %u function records, %u named through the PDB\n", records, named);
+    free(so), free(se), free(image);
     progen_free(&prog);
 }
 
