@@ -20,3 +20,5 @@ $(B)/pdbdemo-changed.efi $(B)/pdbdemo-changed.pdb &: $(B)/pdb/pdbdemo-changed.ob
 		/out:$(B)/pdbdemo-changed.efi /pdb:$(B)/pdbdemo-changed.pdb $<
 # tests/qemu/test_names_pdb.sh traces build/pdbdemo.efi and names it through both PDBs
 EXTRA_QEMU_DEPS += $(B)/pdbdemo.efi $(B)/pdbdemo-changed.efi
+# test_efi_pe reads the RSDS entry of build/pdbdemo.efi against llvm-pdbutil's summary of its PDB.
+$(B)/tests/test_efi_pe: $(B)/pdbdemo.efi

@@ -3,6 +3,7 @@
  * zlib's crc32 values of the same bytes. */
 #include "tests/check.h"
 #include "tests/common/pe_image.h"
+#include "tests/common/pe_load.h"
 #include "decode/image.h"
 #include "efi/pe.c"
 
@@ -107,6 +108,40 @@ TEST(rsds_guid_and_age)
     build(0x20b, "RSDS", "/b/x.pdb");
     put32(0x200 + 12, 4);                    /* not CodeView */
     CHECK(!fwpt_pe_debug_guid(img, sizeof img, guid, &age));
+}
+
+/* build/pdbdemo.efi (tests/pdb.mk: lld-link /debug) as loaded: its RSDS GUID, read as an EFI_GUID (Data1..Data3
+ * little-endian, as sideband.json's "pdb_guid" writes it), and its age are those llvm-pdbutil says of its PDB */
+TEST(rsds_guid_of_pdbdemo_is_its_pdbs)
+{
+    char efi[600], cmd[1400], line[600], want[64] = "", got[64];
+    unsigned want_age = 0;
+    const char *b = getenv("FWPT_BUILD") ? getenv("FWPT_BUILD") : "build";
+    struct pe demo;
+    snprintf(efi, sizeof efi, "%s/pdbdemo.efi", b);
+    CHECK(load_pe(efi, &demo));
+    if (!demo.image) {
+        fprintf(stderr, "efi-pe: no %s (make %s)\n", efi, efi);
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "llvm-pdbutil dump --summary '%s/pdbdemo.pdb'", b);
+    FILE *p = popen(cmd, "r");
+    while (p && fgets(line, sizeof line, p)) {
+        sscanf(line, " GUID: {%63[^}]}", want);
+        sscanf(line, " Age: %u", &want_age);
+    }
+    if (p)
+        pclose(p);
+    uint8_t g[16];
+    uint32_t age = 0;
+    CHECK(fwpt_pe_debug_guid(demo.image, demo.size, g, &age));
+    snprintf(got, sizeof got, "%08X-%04X-%04X-%02X%02X-%02X%02X%02X%02X%02X%02X",
+             (unsigned)(g[0] | g[1] << 8 | g[2] << 16 | (uint32_t)g[3] << 24), (unsigned)(g[4] | g[5] << 8),
+             (unsigned)(g[6] | g[7] << 8), g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+    CHECK_STR(got, want);
+    CHECK(want_age > 0);
+    CHECK_EQ(age, want_age);
+    free(demo.image);
 }
 
 static uint8_t pe[0x800];
