@@ -12,6 +12,7 @@
  * image without CodeView entry, a missing llvm-symbolizer or llvm-pdbutil, a helper that stops answering. */
 #include "tests/check.h"
 #include "tests/common/pe_load.h"
+#include "tests/common/scratch.h"
 #include "tests/common/tool_run.h"
 #include "tools/symbols_pdb.h"
 
@@ -23,33 +24,14 @@
 
 #define BASE 0x7f3a2000ull /* a load address: page aligned, not 0, not the PE's ImageBase */
 
-static const char *build_dir(void)
-{
-    return getenv("FWPT_BUILD") ? getenv("FWPT_BUILD") : "build";
-}
-
-static char tmpdir[256];
-
 static const char *scratch(void)
 {
-    if (!tmpdir[0]) {
-        snprintf(tmpdir, sizeof tmpdir, "%s/fwpt-pdb-test.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-        if (!mkdtemp(tmpdir)) {
-            perror("mkdtemp");
-            exit(1);
-        }
-    }
-    return tmpdir;
+    return scratch_dir("fwpt-pdb-test");
 }
 
 static void cleanup(void)
 {
-    char cmd[400];
-    if (tmpdir[0] && !getenv("FWPT_TEST_KEEP")) {
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "test_symbols_pdb: could not remove %s\n", tmpdir);
-    }
+    scratch_remove("test_symbols_pdb");
 }
 
 /* ---- llvm-pdbutil's dumps, read here as the referee ---- */

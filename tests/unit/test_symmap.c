@@ -12,6 +12,7 @@
 #include "tests/common/progen.h"
 #include "tests/common/pe_load.h"
 #include "tests/common/progen_check.h"
+#include "tests/common/scratch.h"
 #include "tests/common/tool_run.h"
 #include "tools/sideband.h"
 #include "tools/symbols_dw.h"
@@ -26,21 +27,13 @@
 #define LOAD_BASE 0x7e000000ull /* the first image's base; the others follow, 64 KiB aligned */
 #define MAX_IMAGES 128
 
-static char tmpdir[256];
 static char debug_dir[700]; /* ../shared/ovmf-debug/debug */
 static struct fwpt_symmap_image img[MAX_IMAGES];
 static size_t nimg;
 
 static const char *scratch(void)
 {
-    if (!tmpdir[0]) {
-        snprintf(tmpdir, sizeof tmpdir, "%s/fwpt-symmap.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-        if (!mkdtemp(tmpdir)) {
-            perror("mkdtemp");
-            exit(1);
-        }
-    }
-    return tmpdir;
+    return scratch_dir("fwpt-symmap");
 }
 
 static void sh(const char *fmt, const char *a, const char *b)
@@ -68,13 +61,9 @@ static int edk2(void)
     if (done)
         return ok;
     done = 1;
-    const char *fd = getenv("FWPT_OVMF_DEBUG") ? getenv("FWPT_OVMF_DEBUG") : "../shared/ovmf-debug/OVMF.fd";
-    char dir[600], cmd[1600], *slash;
-    snprintf(dir, sizeof dir, "%s", fd);
-    slash = strrchr(dir, '/');
-    if (slash)
-        *slash = 0;
-    snprintf(debug_dir, sizeof debug_dir, "%s/debug", dir);
+    const char *fd = ovmf_debug_fd();
+    char dir[600], cmd[1600];
+    snprintf(debug_dir, sizeof debug_dir, "%s/debug", ovmf_debug_dir());
     snprintf(cmd, sizeof cmd, "%s/DxeCore.debug", debug_dir);
     if (access(fd, R_OK) != 0 || access(cmd, R_OK) != 0) {
         fprintf(stderr, "test_symmap: NOT RUN: the EDK2 cases: no %s or %s (set FWPT_OVMF_DEBUG to "
@@ -763,7 +752,7 @@ static int pdb_ready(void)
     if (done)
         return ok;
     done = 1;
-    const char *b = getenv("FWPT_BUILD") ? getenv("FWPT_BUILD") : "build";
+    const char *b = build_dir();
     char efi[600], efi2[600];
     snprintf(efi, sizeof efi, "%s/pdbdemo.efi", b);
     snprintf(efi2, sizeof efi2, "%s/pdbdemo-changed.efi", b);
@@ -1177,11 +1166,6 @@ TEST(flow_profile_names_through_pdb)
 int main(int argc, char **argv)
 {
     int rc = check_run(argc, argv, "test_symmap");
-    if (tmpdir[0] && !getenv("FWPT_TEST_KEEP")) {
-        char cmd[400];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "test_symmap: could not remove %s\n", tmpdir);
-    }
+    scratch_remove("test_symmap");
     return rc;
 }
