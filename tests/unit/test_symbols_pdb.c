@@ -151,6 +151,14 @@ static int referee(void)
     return 1;
 }
 
+/* A case that needs the referee: one check that it was read, else the case ends there. */
+#define NEED_REFEREE()                                                                                                 \
+    do {                                                                                                               \
+        CHECK(referee());                                                                                              \
+        if (!referee())                                                                                                \
+            return;                                                                                                    \
+    } while (0)
+
 /* The line-table answer for rva: 0 when no block holds it; *nlines candidates into lines[]. */
 static unsigned table_lines(uint32_t rva, const char **file, unsigned lines[8])
 {
@@ -290,9 +298,7 @@ TEST(outside_the_code_is_not_known)
 /* The image's CodeView entry as llvm-readobj prints it, and the PDB's signature as llvm-pdbutil prints it. */
 TEST(codeview_entry)
 {
-    CHECK(referee());
-    if (!referee())
-        return;
+    NEED_REFEREE();
     struct fwpt_codeview cv;
     char err[300], guid[40], line[600], want_guid[64] = "";
     unsigned want_age = 0;
@@ -356,9 +362,7 @@ static void refused(enum fwpt_status got, enum fwpt_status want, struct fwpt_sym
 /* pdbdemo-changed.pdb is the PDB of a build with one function changed: the traced pdbdemo.efi refuses it. */
 TEST(another_build_refused)
 {
-    CHECK(referee());
-    if (!referee())
-        return;
+    NEED_REFEREE();
     char pdb[600], err[600];
     snprintf(pdb, sizeof pdb, "%s/pdbdemo-changed.pdb", build_dir());
     struct fwpt_symbols_pdb *s = (struct fwpt_symbols_pdb *)&s;
@@ -382,9 +386,7 @@ TEST(another_build_refused)
 
 TEST(bad_files_refused)
 {
-    CHECK(referee());
-    if (!referee())
-        return;
+    NEED_REFEREE();
     char path[600], err[600];
     struct fwpt_symbols_pdb *s = (struct fwpt_symbols_pdb *)&s;
     snprintf(path, sizeof path, "%s/no-such.pdb", scratch());
@@ -420,9 +422,7 @@ TEST(bad_files_refused)
 
 TEST(missing_tools_refused)
 {
-    CHECK(referee());
-    if (!referee())
-        return;
+    NEED_REFEREE();
     char src[600], err[600];
     snprintf(src, sizeof src, "%s/pdbdemo.pdb", build_dir());
     struct fwpt_symbols_pdb *s = (struct fwpt_symbols_pdb *)&s;
@@ -446,9 +446,7 @@ TEST(missing_tools_refused)
  * carry the function only; nothing hangs or crashes. */
 TEST(helper_dies)
 {
-    CHECK(referee());
-    if (!referee())
-        return;
+    NEED_REFEREE();
     char script[600], err[600], src[600];
     snprintf(script, sizeof script, "%s/one-answer.sh", scratch());
     FILE *f = fopen(script, "w");
@@ -482,9 +480,7 @@ TEST(helper_dies)
 
 TEST(either_kind)
 {
-    CHECK(referee());
-    if (!referee())
-        return;
+    NEED_REFEREE();
     char path[600], err[600];
     CHECK_EQ(fwpt_symfile_kind("\x7f" "ELF\2", 5), FWPT_SYMFILE_ELF);
     CHECK_EQ(fwpt_symfile_kind(FWPT_PDB_MAGIC, FWPT_PDB_MAGIC_SIZE), FWPT_SYMFILE_PDB);

@@ -563,10 +563,7 @@ TEST(map_resolves_as_the_file)
 TEST(flow_cli_without_matches)
 {
     char tool[1024];
-    if (!tool_find(tool, sizeof tool)) {
-        CHECK(!"fwpt tool present");
-        return;
-    }
+    TOOL_FIND_OR_RETURN(tool);
     struct progen prog;
     struct progen_cfg cfg = {.seed = 11, .nfuncs = 6, .max_insns = 2000, .psb_period = 400};
     CHECK(progen_build_checked(&cfg, &prog));
@@ -645,10 +642,7 @@ static int run2(const char *tool, const char *cmd, const char *args, char **so, 
 TEST(dump_names_ips)
 {
     char tool[1024];
-    if (!tool_find(tool, sizeof tool)) {
-        CHECK(!"fwpt tool present");
-        return;
-    }
+    TOOL_FIND_OR_RETURN(tool);
     struct progen prog;
     struct progen_cfg cfg = {.seed = 5, .nfuncs = 6, .max_insns = 2000, .psb_period = 400};
     CHECK(progen_build_checked(&cfg, &prog));
@@ -1079,10 +1073,7 @@ TEST(flow_profile_names_through_pdb)
 {
     NEED_PDB();
     char tool[1024];
-    if (!tool_find(tool, sizeof tool)) {
-        CHECK(!"fwpt tool present");
-        return;
-    }
+    TOOL_FIND_OR_RETURN(tool);
     unsigned text = demo_pe.nsec;
     for (unsigned i = 0; i < demo_pe.nsec && text == demo_pe.nsec; i++)
         if (demo_pe.sec[i].flags & 0x20000000u)
