@@ -201,4 +201,30 @@ TEST(profile_and_call_tree)
                      "          1           1           1    0x2080  Bds+0x80\n");
 }
 
+/* The call tree no deeper than max_depth: A's callees (depth 2) left out below 2, everything but the root below 1,
+ * in the text and in JSON lines. */
+TEST(call_tree_depth_cut)
+{
+    static struct small_profile sp;
+    small_profile_init(&sp, &mods);
+    small_profile_add(&sp);
+    reset();
+    fwpt_profile_calltree_print(&sp.p, NULL, &sink, 1);
+    CHECK_STR(out(), "call tree: calls, instructions (self / with callees), entry\n"
+                     "      calls        self       total  function\n"
+                     "          0           5          12  (root)\n"
+                     "          2           5           7  0x1040  DxeCore+0x40\n");
+    reset();
+    fwpt_profile_calltree_print(&sp.p, NULL, &sink, 0);
+    CHECK_STR(out(), "call tree: calls, instructions (self / with callees), entry\n"
+                     "      calls        self       total  function\n"
+                     "          0           5          12  (root)\n");
+    reset();
+    fwpt_profile_calltree_print_jsonl(&sp.p, NULL, &sink, 1);
+    CHECK_STR(out(), "{\"type\":\"call_tree\",\"unit\":\"insns\",\"nodes\":4,\"max_depth\":1}\n"
+                     "{\"type\":\"call\",\"id\":0,\"parent\":null,\"depth\":0,\"calls\":0,\"self\":5,\"total\":12}\n"
+                     "{\"type\":\"call\",\"id\":1,\"parent\":0,\"depth\":1,\"entry\":\"0x1040\",\"module\":\"DxeCore\","
+                     "\"module_offset\":\"0x40\",\"calls\":2,\"self\":5,\"total\":7}\n");
+}
+
 TEST_MAIN("flow_print")
