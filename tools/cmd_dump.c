@@ -207,6 +207,17 @@ static int set_timing(void *dst, const struct fwpt_opt *o, const char *a, const 
     return 0;
 }
 
+/* --symbols P: P appended; --symbols given last (the table's parser leaves a missing value to dump's setters) is
+ * refused as the other options refuse it. */
+static int set_symbols(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    if (!v) {
+        fprintf(stderr, "fwpt dump: --symbols: expected %s, got '(nothing)'\n", o->value);
+        return 2;
+    }
+    return fwpt_opt_add_str(dst, o, a, v);
+}
+
 static int keep_image(void *ctx, const struct fwpt_sideband_image *s)
 {
     (void)ctx;
@@ -306,7 +317,7 @@ static const struct fwpt_opt dump_options[] = {
           "  --cpuid-0x15.eax N, --cpuid-0x15.ebx N  the TSC / core crystal clock ratio (EBX/EAX)\n"),
     VALUE("--cpuid-0x15.ebx", "a number", false, set_timing, NULL),
     {"--symbols", NULL, "a symbol file, a directory or FILE@BASE", false, offsetof(struct dump_opts, symbols),
-     fwpt_opt_add_str,
+     set_symbols,
      "  --symbols P  text: TIP, TIP.PGE, TIP.PGD and FUP lines end with the IP's function and source line\n"
      "               from the build's symbol files (as fwpt flow --symbols; repeatable)\n"},
     FLAG("--quiet", "-q", quiet, "  -q, --quiet  no progress line on stderr\n"),
