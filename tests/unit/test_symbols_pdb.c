@@ -11,6 +11,7 @@
  * Refusals: another build's PDB (pdbdemo-changed.pdb: one function changed), not a PDB, missing, cut short, an
  * image without CodeView entry, a missing llvm-symbolizer or llvm-pdbutil, a helper that stops answering. */
 #include "tests/check.h"
+#include "tests/common/pdbutil.h"
 #include "tests/common/pe_load.h"
 #include "tests/common/scratch.h"
 #include "tests/common/tool_run.h"
@@ -61,13 +62,6 @@ static unsigned nblocks;
 static struct pe demo;
 static int referee_read;
 
-static FILE *run(const char *args)
-{
-    char cmd[1600];
-    snprintf(cmd, sizeof cmd, "llvm-pdbutil %s", args);
-    return popen(cmd, "r");
-}
-
 /* Reads the referee once: 0 when something is missing (said loudly). */
 static int referee(void)
 {
@@ -82,7 +76,7 @@ static int referee(void)
         return 0;
     }
     snprintf(args, sizeof args, "dump --symbols '%s'", pdb);
-    FILE *p = run(args);
+    FILE *p = pdbutil_popen(args);
     struct proc *cur = NULL;
     int in_site = 0;
     while (p && fgets(line, sizeof line, p)) {
@@ -114,7 +108,7 @@ static int referee(void)
     if (p)
         pclose(p);
     snprintf(args, sizeof args, "dump --l '%s'", pdb);
-    p = run(args);
+    p = pdbutil_popen(args);
     char file[512] = "";
     struct block *b = NULL;
     uint32_t seg_rva = 0;
@@ -305,21 +299,15 @@ TEST(codeview_entry)
     CHECK_EQ(fwpt_pe_codeview(demo.image, demo.size, &cv, err, sizeof err), 0);
     fwpt_guid_text(cv.guid, guid);
     char args[700];
-    snprintf(args, sizeof args, "dump --summary '%s/pdbdemo.pdb'", build_dir());
-    FILE *p = run(args);
-    while (p && fgets(line, sizeof line, p)) {
-        sscanf(line, " GUID: %63s", want_guid);
-        sscanf(line, " Age: %u", &want_age);
-    }
-    if (p)
-        pclose(p);
+    snprintf(args, sizeof args, "%s/pdbdemo.pdb", build_dir());
+    pdbutil_summary(args, want_guid, sizeof want_guid, &want_age);
     CHECK_STR(guid, want_guid);
     CHECK_EQ(cv.age, want_age);
     CHECK_STR(cv.path, "pdbdemo.pdb"); /* /pdbaltpath:%_PDB% */
     /* the same bytes as llvm-readobj's PDBGUID line */
     snprintf(args, sizeof args, "llvm-readobj-14 --coff-debug-directory '%s/pdbdemo.efi' 2>/dev/null || "
              "llvm-readobj --coff-debug-directory '%s/pdbdemo.efi'", build_dir(), build_dir());
-    p = popen(args, "r");
+    FILE *p = popen(args, "r");
     unsigned g[16], seen = 0;
     while (p && fgets(line, sizeof line, p)) {
         char *q = strstr(line, "PDBGUID: (");

@@ -9,6 +9,7 @@
  * RUN. Last, `fwpt flow DIR --symbols X` on a generated program: warnings on stderr, stdout and exit status as
  * without --symbols. */
 #include "tests/check.h"
+#include "tests/common/pdbutil.h"
 #include "tests/common/progen.h"
 #include "tests/common/pe_load.h"
 #include "tests/common/progen_check.h"
@@ -775,25 +776,11 @@ static struct fwpt_symmap_image pdb_image(const struct pe *pe, const char *name,
 
 /* The referee, llvm-pdbutil: a PDB's "GUID: {...}" and "Age: N" (dump --summary), its procedures (dump --symbols:
  * S_GPROC32/S_LPROC32, segment:offset in decimal, code size) placed by the PE's section table. */
-static FILE *pdbutil(const char *args)
-{
-    char cmd[2000];
-    snprintf(cmd, sizeof cmd, "llvm-pdbutil %s 2>/dev/null || llvm-pdbutil-14 %s", args, args);
-    return popen(cmd, "r");
-}
-
 static void pdb_summary(const char *pdb, char *sig, size_t cap)
 {
-    char args[800], line[512], guid[64] = "?";
-    unsigned age = 0;
-    snprintf(args, sizeof args, "dump --summary '%s'", pdb);
-    FILE *p = pdbutil(args);
-    while (p && fgets(line, sizeof line, p)) {
-        sscanf(line, " GUID: %63s", guid);
-        sscanf(line, " Age: %u", &age);
-    }
-    if (p)
-        pclose(p);
+    char guid[64];
+    unsigned age;
+    pdbutil_summary(pdb, guid, sizeof guid, &age);
     snprintf(sig, cap, "%s/%u", guid, age); /* as the warning writes it */
 }
 
@@ -807,7 +794,7 @@ static size_t pdb_procs(const char *pdb, const struct pe *pe, struct pproc *out,
     char args[800], line[512], name[64] = "";
     size_t n = 0;
     snprintf(args, sizeof args, "dump --symbols '%s'", pdb);
-    FILE *p = pdbutil(args);
+    FILE *p = pdbutil_popen(args);
     while (p && fgets(line, sizeof line, p)) {
         const char *q = strchr(line, '`');
         unsigned seg, off, size;
