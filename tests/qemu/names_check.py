@@ -103,11 +103,17 @@ def check_named(a, col, what):
         fail("%s: 0x%x's source is %s:%s, addr2line: %s:%s" % (what, a, got[1], got[2], fl, ln))
 
 
-def check_text_rows(rowre, what):
-    """profile / calls: each named line = the plain line + '  NAME' [+ ' (FILE:LINE)']"""
+def line_pairs(what):
+    """PLAIN's and NAMED's lines, as many in each"""
     plain, named = open(plain_path).read().splitlines(), open(named_path).read().splitlines()
     if len(plain) != len(named):
-        fail("%d lines with --symbols, %d without" % (len(named), len(plain)))
+        fail("%d %s with --symbols, %d without" % (len(named), what, len(plain)))
+    return plain, named
+
+
+def check_text_rows(rowre, what):
+    """profile / calls: each named line = the plain line + '  NAME' [+ ' (FILE:LINE)']"""
+    plain, named = line_pairs("lines")
     rows = 0
     for k, (p, n) in enumerate(zip(plain, named)):
         m = rowre.match(p)
@@ -177,9 +183,7 @@ def check_jsonl(types, addr_key, listing):
 
 
 def check_listing_text():
-    plain, named = open(plain_path).read().splitlines(), open(named_path).read().splitlines()
-    if len(plain) != len(named):
-        fail("%d lines with --symbols, %d without" % (len(named), len(plain)))
+    plain, named = line_pairs("lines")
     addrs = set()
     lookup([m[0] for m in map(listing_line, plain) if m])  # one addr2line run
     for k, (p, n) in enumerate(zip(plain, named)):
@@ -227,9 +231,7 @@ def same_frame(p, n, what):
 
 
 def check_folded():
-    plain, named = open(plain_path).read().splitlines(), open(named_path).read().splitlines()
-    if len(plain) != len(named):
-        fail("%d stacks with --symbols, %d without" % (len(named), len(plain)))
+    plain, named = line_pairs("stacks")
     n_named = 0
     for k, (p, n) in enumerate(zip(plain, named)):
         ps, pc = p.rsplit(" ", 1)
@@ -302,9 +304,7 @@ EDGE = re.compile(r"(0x[0-9a-f]+) \((.+)\)")
 
 def check_edges_text():
     """--edges: 'FROM (where) -> TO (where): N', each where NAME [(FILE:LINE)] when nm has a function"""
-    plain, named = open(plain_path).read().splitlines(), open(named_path).read().splitlines()
-    if len(plain) != len(named):
-        fail("%d lines with --symbols, %d without" % (len(named), len(plain)))
+    plain, named = line_pairs("lines")
     ends = 0
     for k, (p, n) in enumerate(zip(plain, named)):
         if not re.match(r"0x[0-9a-f]+ \(.* -> 0x[0-9a-f]+ \(.*\): \d+$", p):
