@@ -177,6 +177,15 @@ size_t fwpt_profile_next_top(const struct fwpt_profile *p, size_t prev)
     return best;
 }
 
+uint32_t fwpt_profile_next_node(const struct fwpt_profile *p, uint32_t n, bool skip_children)
+{
+    if (!skip_children && p->nodes[n].first_child)
+        return p->nodes[n].first_child;
+    while (n && !p->nodes[n].next_sibling)
+        n = p->nodes[n].parent;
+    return n ? p->nodes[n].next_sibling : 0;
+}
+
 void fwpt_profile_calltree_totals(struct fwpt_profile *p)
 {
     /* children are created after their parents, so a reverse pass sums subtrees */

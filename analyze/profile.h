@@ -85,5 +85,8 @@ void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_even
 /* Each node's total (instructions with its callees) from the nodes' own counts: what the call tree, the flame
  * graph and the report page show. Their printers: render/profile_print.h. */
 void fwpt_profile_calltree_totals(struct fwpt_profile *p);
+/* The call tree walked depth first, without recursion: the node after n (children first, then the next sibling of
+ * n or of its nearest ancestor that has one; 0 when none is left), n's children skipped when skip_children. */
+uint32_t fwpt_profile_next_node(const struct fwpt_profile *p, uint32_t n, bool skip_children);
 
 #endif

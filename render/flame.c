@@ -51,16 +51,6 @@ void fwpt_flame_frame_name(const struct fwpt_names *n, uint64_t entry, char out[
     out[b.len] = 0;
 }
 
-/* Depth-first successor of node n (0: done); children skipped when skip_children. */
-static uint32_t next_node(const struct fwpt_profile *p, uint32_t n, int skip_children)
-{
-    if (!skip_children && p->nodes[n].first_child)
-        return p->nodes[n].first_child;
-    while (n && !p->nodes[n].next_sibling)
-        n = p->nodes[n].parent;
-    return n ? p->nodes[n].next_sibling : 0;
-}
-
 /* ---- folded stacks ---- */
 
 /* flamegraph.pl splits frames at ';' and the count at the last space: neither may be in a name. */
@@ -93,7 +83,7 @@ void fwpt_flame_folded_write(struct fwpt_profile *p, const struct fwpt_names *na
             put_folded_path(p, names, n, out);
             fwpt_printf(out, " %lu\n", p->nodes[n].insns);
         }
-        n = next_node(p, n, p->nodes[n].depth >= FWPT_FLAME_MAX_DEPTH);
+        n = fwpt_profile_next_node(p, n, p->nodes[n].depth >= FWPT_FLAME_MAX_DEPTH);
         if (!n)
             break;
     }
@@ -234,7 +224,7 @@ void fwpt_flame_svg(struct fwpt_profile *p, const struct fwpt_names *names, cons
             if (d->depth > maxd)
                 maxd = d->depth;
         }
-        n = next_node(p, n, d->depth > FWPT_FLAME_MAX_DEPTH || (!d->total && n));
+        n = fwpt_profile_next_node(p, n, d->depth > FWPT_FLAME_MAX_DEPTH || (!d->total && n));
         if (!n)
             break;
     }
@@ -296,7 +286,7 @@ void fwpt_flame_svg(struct fwpt_profile *p, const struct fwpt_names *names, cons
             fwpt_put_xml(o, name);
             fwpt_puts(o, "</text></g>\n");
         }
-        n = next_node(p, n, skip);
+        n = fwpt_profile_next_node(p, n, skip);
         if (!n)
             break;
     }

@@ -83,7 +83,7 @@ void fwpt_profile_calltree_print(struct fwpt_profile *p, const struct fwpt_resol
     put_u64_w(out, p->nodes[0].insns, 12);
     put_u64_w(out, p->nodes[0].total, 12);
     fwpt_puts(out, "  (root)\n");
-    /* depth-first, iterative: next node = first child, else next sibling of self or an ancestor */
+    /* depth first, no deeper than max_depth */
     uint32_t n = p->nodes[0].first_child;
     while (n) {
         const struct fwpt_profile_node *d = &p->nodes[n];
@@ -97,14 +97,7 @@ void fwpt_profile_calltree_print(struct fwpt_profile *p, const struct fwpt_resol
             put_entry(p, r, out, d->entry);
             fwpt_putc(out, '\n');
         }
-        if (d->first_child && d->depth < max_depth) {
-            n = d->first_child;
-            continue;
-        }
-        while (n && !p->nodes[n].next_sibling)
-            n = p->nodes[n].parent;
-        if (n)
-            n = p->nodes[n].next_sibling;
+        n = fwpt_profile_next_node(p, n, d->depth >= max_depth);
     }
 }
 
@@ -198,14 +191,7 @@ void fwpt_profile_calltree_print_jsonl(struct fwpt_profile *p, const struct fwpt
             json_num(out, "total", d->total);
             fwpt_puts(out, "}\n");
         }
-        if (d->first_child && d->depth < max_depth) {
-            n = d->first_child;
-            continue;
-        }
-        while (n && !p->nodes[n].next_sibling)
-            n = p->nodes[n].parent;
-        if (n)
-            n = p->nodes[n].next_sibling;
+        n = fwpt_profile_next_node(p, n, d->depth >= max_depth);
     }
 }
 

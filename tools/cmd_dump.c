@@ -33,8 +33,7 @@ struct dump_opts {
     struct fwpt_time_config tcfg;
     struct fwpt_time_show show;
     unsigned tcfg_given; /* bit 1: --nom-freq, bit 2: --mtc-freq (as fwpt_sideband_time's found) */
-    const char **symbols; /* --symbols, as given */
-    size_t nsymbols;
+    struct fwpt_opt_list symbols; /* --symbols, as given */
 };
 
 /* --symbols: the saved directory's images (sideband.json) matched to the symbol files; the text dump names the IP
@@ -208,18 +207,15 @@ static int set_timing(void *dst, const struct fwpt_opt *o, const char *a, const 
     return 0;
 }
 
+/* --symbols P: P appended; --symbols given last (the table's parser leaves a missing value to dump's setters) is
+ * refused as the other options refuse it. */
 static int set_symbols(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
 {
-    struct dump_opts *d = dst;
-    (void)o, (void)a;
-    const char **p = realloc(d->symbols, (d->nsymbols + 1) * sizeof *p);
-    if (!p) {
-        fprintf(stderr, "fwpt dump: out of memory\n");
-        return 1;
+    if (!v) {
+        fprintf(stderr, "fwpt dump: --symbols: expected %s, got '(nothing)'\n", o->value);
+        return 2;
     }
-    d->symbols = p;
-    p[d->nsymbols++] = v;
-    return 0;
+    return fwpt_opt_add_str(dst, o, a, v);
 }
 
 static int keep_image(void *ctx, const struct fwpt_sideband_image *s)
@@ -240,7 +236,7 @@ static int keep_image(void *ctx, const struct fwpt_sideband_image *s)
 /* The images of sideband.json (sb, of directory dir; NULL: a raw trace, none) matched to --symbols. */
 static void dump_symbols(const struct dump_opts *d, const char *sb, const char *dir)
 {
-    if (!d->nsymbols || names.map)
+    if (!d->symbols.n || names.map)
         return;
     if (sb && fwpt_sideband_images(sb, dir, keep_image, NULL) != 0)
         fprintf(stderr, "fwpt dump: %s/sideband.json: no usable \"images\" list (names for the images read)\n", dir);
@@ -250,7 +246,7 @@ static void dump_symbols(const struct dump_opts *d, const char *sb, const char *
     names.map = fwpt_symmap_new("fwpt dump", stderr, 0);
     if (!names.map)
         return;
-    fwpt_symmap_match(names.map, d->symbols, d->nsymbols, names.v, names.n);
+    fwpt_symmap_match(names.map, d->symbols.v, d->symbols.n, names.v, names.n);
     names.r = fwpt_symmap_resolver(names.map);
 }
 
@@ -320,9 +316,10 @@ static const struct fwpt_opt dump_options[] = {
     VALUE("--cpuid-0x15.eax", "a number", false, set_timing,
           "  --cpuid-0x15.eax N, --cpuid-0x15.ebx N  the TSC / core crystal clock ratio (EBX/EAX)\n"),
     VALUE("--cpuid-0x15.ebx", "a number", false, set_timing, NULL),
-    VALUE("--symbols", "a symbol file, a directory or FILE@BASE", false, set_symbols,
-          "  --symbols P  text: TIP, TIP.PGE, TIP.PGD and FUP lines end with the IP's function and source line\n"
-          "               from the build's symbol files (as fwpt flow --symbols; repeatable)\n"),
+    {"--symbols", NULL, "a symbol file, a directory or FILE@BASE", false, offsetof(struct dump_opts, symbols),
+     set_symbols,
+     "  --symbols P  text: TIP, TIP.PGE, TIP.PGD and FUP lines end with the IP's function and source line\n"
+     "               from the build's symbol files (as fwpt flow --symbols; repeatable)\n"},
     FLAG("--quiet", "-q", quiet, "  -q, --quiet  no progress line on stderr\n"),
 };
 

@@ -171,8 +171,7 @@ struct flow_opts {
     uint32_t n_filter;
     const char *flame_path, *folded_path, *chrome_path, *report_path;
     struct flow_summary fsum; /* --edges, --coverage, --coverage-size */
-    const char **symbols;     /* --symbols, as given */
-    size_t nsymbols;
+    struct fwpt_opt_list symbols; /* --symbols, as given */
 };
 
 static int set_image(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
@@ -200,20 +199,6 @@ static int set_image(void *dst, const struct fwpt_opt *o, const char *a, const c
     if (slash)
         memmove(name, slash + 1, strlen(slash + 1) + 1);
     m->name = name;
-    return 0;
-}
-
-static int set_symbols(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
-{
-    struct flow_opts *fo = dst;
-    (void)o, (void)a;
-    const char **p = realloc(fo->symbols, (fo->nsymbols + 1) * sizeof *p);
-    if (!p) {
-        fprintf(stderr, "fwpt flow: out of memory\n");
-        return 1;
-    }
-    fo->symbols = p;
-    p[fo->nsymbols++] = v;
     return 0;
 }
 
@@ -345,7 +330,7 @@ static int set_count(void *dst, const struct fwpt_opt *o, const char *a, const c
 static const struct fwpt_opt flow_options[] = {
     VALUE("--image", NULL, "FILE@ADDR", false, im, set_image,
           "  --image F@A    code of image file F loaded at address A (hex; repeatable)\n"),
-    VALUE("--symbols", NULL, "a symbol file, a directory or FILE@BASE", false, symbols, set_symbols,
+    VALUE("--symbols", NULL, "a symbol file, a directory or FILE@BASE", false, symbols, fwpt_opt_add_str,
           "  --symbols P    names and source lines from the build's symbol files (repeatable): P an ELF file\n"
           "                 (EDK2 .debug, gnu-efi .so), a PDB, a directory searched (an EDK2 Build/ tree), or\n"
           "                 FILE@BASE; each traced image gets the file its CodeView path, FV file GUID or name\n"
@@ -703,7 +688,7 @@ static int flow_decoder(const struct flow_opts *o, struct flow_run *r, size_t fr
  * on stderr and changes nothing else: those images keep Module+0xOFF. */
 static void flow_symbols(struct flow_opts *o, struct flow_run *r)
 {
-    if (!o->nsymbols)
+    if (!o->symbols.n)
         return;
     struct fwpt_symmap_image *v = calloc(o->im.n + 1, sizeof *v);
     r->symmap = fwpt_symmap_new("fwpt flow", stderr, o->quiet);
@@ -719,7 +704,7 @@ static void flow_symbols(struct flow_opts *o, struct flow_run *r)
             if (o->im.ids[j].base == m->base)
                 v[k].codeview = o->im.ids[j].pdb, v[k].fv_guid = o->im.ids[j].fv_guid;
     }
-    fwpt_symmap_match(r->symmap, o->symbols, o->nsymbols, v, o->im.n);
+    fwpt_symmap_match(r->symmap, o->symbols.v, o->symbols.n, v, o->im.n);
     r->resolver = fwpt_symmap_resolver(r->symmap);
     free(v);
 }

@@ -3,10 +3,10 @@
 same command with and without --symbols (PLAIN, NAMED) and an ELF file with symbols placed at the base the saved
 trace recorded for MODULE (sideband.json), and asks: is NAMED exactly PLAIN, with the names of THE NAMES CONTRACT
 (docs/symbols.md) where the ELF file knows the function, and nothing else changed?
-The oracle is binutils: the function holding runtime address A is the symbol `nm -S` lists as FUNC holding
-A - base (the name `FUNC` at its start, `FUNC+0xOFF` inside); the source position is `addr2line -e ELF`'s first
-frame (the file as it prints it, the line), `inlined` is `addr2line -i` printing more than one frame. An address
-outside MODULE, or one nm has no function for, keeps PLAIN's bytes.
+The oracle is binutils (tests/qemu/names_oracle.py's Elf): the function holding runtime address A is the function
+symbol nm lists holding A - base (the name `FUNC` at its start, `FUNC+0xOFF` inside); the source position is
+`addr2line -e ELF`'s first frame (the file as it prints it, the line), `inlined` is `addr2line -i` printing more
+than one frame. An address outside MODULE, or one nm has no function for, keeps PLAIN's bytes.
 Usage: names_check.py CHECK ELF SIDEBAND.json MODULE PLAIN NAMED [WANT...]
   profile    text of `fwpt flow DIR --profile`: each function row gets "  NAME (FILE:LINE)" after its columns
   profile-jsonl, calls-jsonl  JSON lines of --profile / --calls: "function", "file", "line", "inlined" added
@@ -22,10 +22,10 @@ WANT: names that must appear among the named ones (so that a run naming nothing 
 Prints one line; exits 1 on failure."""
 import html
 import json
-import os
 import re
-import subprocess
 import sys
+
+from names_oracle import Elf, func_name, jsonl, listing_line, named_text, parse_named, sideband_images
 
 check, elf, sideband, module, plain_path, named_path = sys.argv[1:7]
 want = sys.argv[7:]
@@ -36,51 +36,31 @@ def fail(msg):
     sys.exit(1)
 
 
-base = [int(im["base"], 16) for im in json.load(open(sideband))["images"] if im["name"] == module]
+base = [(int(im["base"], 16), int(im["size"], 16)) for im in sideband_images(sideband) if im["name"] == module]
 if len(base) != 1:
     fail("%s: %d images named %s" % (sideband, len(base), module))
-base = base[0]
-funcs = []  # (start, end, name): nm's FUNC symbols with a size
-for line in subprocess.run(["nm", "-S", "-f", "sysv", "--defined-only", elf], capture_output=True, text=True,
-                           check=True).stdout.splitlines():
-    p = [x.strip() for x in line.split("|")]
-    if len(p) == 7 and p[3] == "FUNC" and p[4]:
-        funcs.append((int(p[1], 16), int(p[1], 16) + int(p[4], 16), p[0]))
-if not funcs:
+base, size = base[0]
+symbols = Elf(elf)
+if not symbols.iv:
     fail("nm lists no function of %s" % elf)
-size = [int(im["size"], 16) for im in json.load(open(sideband))["images"] if im["name"] == module][0]
-where = {}  # runtime address -> (file, line, frames) as addr2line prints them; file None when unknown
+
+
+def inside(a):
+    return base <= a < base + size
 
 
 def lookup(addrs):
-    todo = sorted(set(a for a in addrs if a not in where and base <= a < base + size))
-    if not todo:
-        return
-    out = subprocess.run(["addr2line", "-a", "-i", "-e", elf], input="".join("%x\n" % (a - base) for a in todo),
-                         capture_output=True, text=True, check=True).stdout.splitlines()
-    recs = []
-    for line in out:
-        if re.fullmatch(r"0x[0-9a-f]+", line):
-            recs.append([])
-        else:
-            recs[-1].append(re.sub(r" \(discriminator \d+\)$", "", line))
-    if len(recs) != len(todo):
-        fail("addr2line answered %d of %d addresses" % (len(recs), len(todo)))
-    for a, frames in zip(todo, recs):
-        f, _, ln = frames[0].rpartition(":")
-        known = f and f != "??" and ln.isdigit() and ln != "0"
-        where[a] = (f if known else None, int(ln) if known else 0, len(frames))
+    """addr2line for the runtime addresses inside MODULE, in one run"""
+    symbols.ask([a - base for a in addrs if inside(a)])
 
 
 def func(a):
-    """(name, entry) of the function holding runtime address a, None outside MODULE or without one"""
-    if not base <= a < base + size:
+    """(names, entry) of the function holding runtime address a, None outside MODULE or without one"""
+    held = symbols.names(a - base) if inside(a) else []
+    if not held:
         return None
-    names = sorted(n for s, e, n in funcs if s <= a - base < e)
-    if not names:
-        return None
-    start = [s for s, e, n in funcs if n == names[0]][0]
-    return names, base + start
+    names = sorted({n for n, s in held})
+    return names, base + [s for n, s in held if n == names[0]][0]
 
 
 def name_of(a):
@@ -88,12 +68,12 @@ def name_of(a):
     f = func(a)
     if not f:
         return None
-    return [n if a == f[1] else "%s+0x%x" % (n, a - f[1]) for n in f[0]]
+    return [func_name(n, a - f[1]) for n in f[0]]
 
 
 def src(a):
-    lookup([a])
-    return where.get(a, (None, 0, 0))
+    """(file or None, line, frames) of runtime address a as addr2line prints them"""
+    return symbols.src(a - base) if inside(a) else (None, 0, 0)
 
 
 named_seen = set()
@@ -111,20 +91,29 @@ def expect_name(a, got, what):
     named_seen.add(got.split("+")[0])
 
 
-def text_suffix(a):
-    """what the text profile and call tree add after an entry's columns"""
-    f = func(a)
-    if not f:
-        return None
+def check_named(a, col, what):
+    """col, what a text view prints for a known function: 'NAME' [+ ' (FILE:LINE)'], NAME as nm, FILE:LINE as
+    addr2line"""
+    got = parse_named(col)
+    if not got:
+        fail("%s: '%s' is not 'NAME (FILE:LINE)'" % (what, col))
+    expect_name(a, got[0], what)
     fl, ln, _ = src(a)
-    return fl, ln
+    if col != named_text(got[0], fl, ln):
+        fail("%s: 0x%x's source is %s:%s, addr2line: %s:%s" % (what, a, got[1], got[2], fl, ln))
+
+
+def line_pairs(what):
+    """PLAIN's and NAMED's lines, as many in each"""
+    plain, named = open(plain_path).read().splitlines(), open(named_path).read().splitlines()
+    if len(plain) != len(named):
+        fail("%d %s with --symbols, %d without" % (len(named), what, len(plain)))
+    return plain, named
 
 
 def check_text_rows(rowre, what):
     """profile / calls: each named line = the plain line + '  NAME' [+ ' (FILE:LINE)']"""
-    plain, named = open(plain_path).read().splitlines(), open(named_path).read().splitlines()
-    if len(plain) != len(named):
-        fail("%d lines with --symbols, %d without" % (len(named), len(plain)))
+    plain, named = line_pairs("lines")
     rows = 0
     for k, (p, n) in enumerate(zip(plain, named)):
         m = rowre.match(p)
@@ -141,23 +130,16 @@ def check_text_rows(rowre, what):
                 fail("line %d: 0x%x has no function in nm, but the line gained '%s'" % (k + 1, a, rest))
             continue
         rows += 1
-        mm = re.fullmatch(r"  (\S+)(?: \((.*):(\d+)\))?", rest)
-        if not mm:
+        if not rest.startswith("  "):
             fail("line %d: '%s' after the columns is not '  NAME (FILE:LINE)'" % (k + 1, rest))
-        expect_name(a, mm.group(1), "%s line %d" % (what, k + 1))
-        fl, ln, _ = src(a)
-        got = (mm.group(2), int(mm.group(3))) if mm.group(2) is not None else (None, 0)
-        exp = (os.path.basename(fl), ln) if fl else (None, 0)
-        if got != exp:
-            fail("line %d: 0x%x's source is %s, addr2line: %s" % (k + 1, a, got, exp))
+        check_named(a, rest[2:], "%s line %d" % (what, k + 1))
     if not rows:
         fail("no row inside %s" % module)
     return rows
 
 
 def jsonl_pairs():
-    plain = [json.loads(l) for l in open(plain_path) if l.strip()]
-    named = [json.loads(l) for l in open(named_path) if l.strip()]
+    plain, named = jsonl(plain_path), jsonl(named_path)
     if len(plain) != len(named):
         fail("%d records with --symbols, %d without" % (len(named), len(plain)))
     return zip(plain, named)
@@ -200,36 +182,25 @@ def check_jsonl(types, addr_key, listing):
     return rows
 
 
-LIST = re.compile(r"(0x[0-9a-f]{16})  (\S+(?: \([^)]*\))?)( +\d+  .*|\s*\d+)$")
-
-
 def check_listing_text():
-    plain, named = open(plain_path).read().splitlines(), open(named_path).read().splitlines()
-    if len(plain) != len(named):
-        fail("%d lines with --symbols, %d without" % (len(named), len(plain)))
+    plain, named = line_pairs("lines")
     addrs = set()
-    lookup([int(m.group(1), 16) for m in map(LIST.match, plain) if m])  # one addr2line run
+    lookup([m[0] for m in map(listing_line, plain) if m])  # one addr2line run
     for k, (p, n) in enumerate(zip(plain, named)):
-        mp, mn = LIST.match(p), LIST.match(n)
+        mp, mn = listing_line(p), listing_line(n)
         if not mp:
             if p != n:
                 fail("line %d changed: '%s' -> '%s'" % (k + 1, p, n))
             continue
-        if not mn or mn.group(1) != mp.group(1) or mn.group(3).split() != mp.group(3).split():
+        if not mn or mn[0] != mp[0] or mn[2].split() != mp[2].split():
             fail("line %d: '%s' is not '%s' with another name column" % (k + 1, n, p))
-        a = int(mp.group(1), 16)
-        col = mn.group(2)
+        a, col = mp[0], mn[1]
         if func(a) is None:
-            if col != mp.group(2):
-                fail("line %d: 0x%x has no function in nm, but its column is '%s', not '%s'" % (k + 1, a, col, mp.group(2)))
+            if col != mp[1]:
+                fail("line %d: 0x%x has no function in nm, but its column is '%s', not '%s'" % (k + 1, a, col, mp[1]))
             continue
         addrs.add(a)
-        mm = re.fullmatch(r"(\S+)(?: \((.*):(\d+)\))?", col)
-        expect_name(a, mm.group(1), "line %d" % (k + 1))
-        fl, ln, _ = src(a)
-        got = (mm.group(2), int(mm.group(3))) if mm.group(2) is not None else (None, 0)
-        if got != ((os.path.basename(fl), ln) if fl else (None, 0)):
-            fail("line %d: 0x%x's source is %s, addr2line: %s:%s" % (k + 1, a, got, fl, ln))
+        check_named(a, col, "line %d" % (k + 1))
         if len(n) - len(n.lstrip()) != len(p) - len(p.lstrip()):
             fail("line %d: indented differently" % (k + 1))
     if not addrs:
@@ -260,9 +231,7 @@ def same_frame(p, n, what):
 
 
 def check_folded():
-    plain, named = open(plain_path).read().splitlines(), open(named_path).read().splitlines()
-    if len(plain) != len(named):
-        fail("%d stacks with --symbols, %d without" % (len(named), len(plain)))
+    plain, named = line_pairs("stacks")
     n_named = 0
     for k, (p, n) in enumerate(zip(plain, named)):
         ps, pc = p.rsplit(" ", 1)
@@ -335,9 +304,7 @@ EDGE = re.compile(r"(0x[0-9a-f]+) \((.+)\)")
 
 def check_edges_text():
     """--edges: 'FROM (where) -> TO (where): N', each where NAME [(FILE:LINE)] when nm has a function"""
-    plain, named = open(plain_path).read().splitlines(), open(named_path).read().splitlines()
-    if len(plain) != len(named):
-        fail("%d lines with --symbols, %d without" % (len(named), len(plain)))
+    plain, named = line_pairs("lines")
     ends = 0
     for k, (p, n) in enumerate(zip(plain, named)):
         if not re.match(r"0x[0-9a-f]+ \(.* -> 0x[0-9a-f]+ \(.*\): \d+$", p):
@@ -358,12 +325,7 @@ def check_edges_text():
                 if mn.group(2) != mp.group(2):
                     fail("line %d: 0x%x has no function in nm, but reads '%s'" % (k + 1, a, mn.group(2)))
                 continue
-            mm = re.fullmatch(r"(\S+)(?: \((.*):(\d+)\))?", mn.group(2))
-            expect_name(a, mm.group(1), "line %d" % (k + 1))
-            fl, ln, _ = src(a)
-            got = (mm.group(2), int(mm.group(3))) if mm.group(2) is not None else (None, 0)
-            if got != ((os.path.basename(fl), ln) if fl else (None, 0)):
-                fail("line %d: 0x%x's source is %s, addr2line: %s:%s" % (k + 1, a, got, fl, ln))
+            check_named(a, mn.group(2), "line %d" % (k + 1))
             ends += 1
     if not ends:
         fail("no edge end inside %s named" % module)
@@ -416,7 +378,7 @@ def main():
     elif check == "listing-jsonl":
         recs = check_jsonl(("insn",), "ip", True)
         msg = "%d insn records: function+offset as nm, file:line as addr2line, inlined as addr2line -i (%d addresses inlined)" % (
-            recs, sum(1 for a, w in where.items() if w[2] > 1 and func(a)))
+            recs, sum(1 for a, w in symbols.a2l.items() if w[2] > 1 and func(base + a)))
     elif check == "edges":
         msg = "%d edge ends named as nm, lines as addr2line" % check_edges_text()
     elif check == "edges-jsonl":

@@ -4,8 +4,8 @@
 For the traced images of the modules asked (--module, e.g. DxeCore, Fat, CpuDxe), each matched to its .debug file by
 the FV file GUID sideband.json records (MODULES.tsv: debug_file, module, file_guid), every address the output names
 is checked against the symbol file at (address - the image's recorded base), the address rule of docs/symbols.md:
-- the function: the STT_FUNC symbols (`readelf -sW`; one without a size ends at the next) holding the address, each
-  of them listed by `nm` at that address; `FUNC` at its start, else `FUNC+0xOFF`; none holding it: no name at all;
+- the function: the function symbols holding the address (tests/qemu/names_oracle.py's Elf: readelf and nm); `FUNC`
+  at its start, else `FUNC+0xOFF`; none holding it: no name at all;
 - file and line (--dwarf): `addr2line -e FILE ADDR`'s first frame (the discriminator cut), where binutils 2.40 names
   another file of a DWARF 5 unit than the row does, the row `objdump --dwarf=decodedline` prints is the referee (the
   rule tests/unit/test_symbols.c applies); `"inlined":true` exactly where `addr2line -i` prints more than one frame;
@@ -17,12 +17,12 @@ folded stacks (--folded: no frame of a checked module left as Module+0xOFF where
 naming how, and no warning). Each check prints "ok ..." or "FAIL ..."; the last line is
 "names-edk2-check: N passed, N failed"."""
 import argparse
-import bisect
 import json
 import os
 import re
-import subprocess
 import sys
+
+from names_oracle import Elf, func_name, jsonl, named_text, sideband_images
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--dir", required=True, help="the saved directory (sideband.json)")
@@ -60,81 +60,9 @@ def check(cond, what):
     return cond
 
 
-def run(cmd):
-    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-
-
-sb = json.load(open(os.path.join(args.dir, "sideband.json")))
+sb = {"images": sideband_images(args.dir)}
 rows = [l.rstrip("\n").split("\t") for l in open(args.modules)][1:]
 by_guid = {r[2].lower(): r for r in rows if len(r) > 2}
-
-
-class Elf:
-    """One .debug file: its function symbols, and addr2line/objdump answers asked for in one batch."""
-
-    def __init__(self, path):
-        self.path = path
-        funcs = []
-        for l in run(["readelf", "-sW", path]).splitlines():
-            f = l.split()
-            if len(f) == 8 and f[3] == "FUNC" and f[6] != "UND":
-                funcs.append((int(f[1], 16), int(f[2], 0), f[7]))
-        funcs.sort()
-        starts = sorted({s for s, _, _ in funcs})
-        self.iv = []  # (start, end, name)
-        for s, n, name in funcs:
-            if not n:
-                k = bisect.bisect_right(starts, s)
-                n = (starts[k] - s) if k < len(starts) else 0
-            if n:
-                self.iv.append((s, s + n, name))
-        self.nm = set()
-        for l in run(["nm", "--defined-only", path]).splitlines():
-            f = l.split()
-            if len(f) == 3:
-                self.nm.add((int(f[0], 16), f[2]))
-        self.a2l = {}
-        self.rows = None
-
-    def names(self, a):
-        """[(name, start)] of the function symbols holding a, each as nm lists it"""
-        return [(n, s) for s, e, n in self.iv if s <= a < e and (s, n) in self.nm]
-
-    def ask(self, addrs):
-        todo = sorted(set(addrs) - set(self.a2l))
-        if not todo:
-            return
-        out = subprocess.run(["addr2line", "-a", "-i", "-e", self.path], input="".join("0x%x\n" % a for a in todo),
-                             check=True, capture_output=True, text=True).stdout.splitlines()
-        cur = None
-        for l in out:
-            if l.startswith("0x"):
-                cur = int(l, 16)
-                self.a2l[cur] = [None, 0]
-                continue
-            if cur is None:
-                continue
-            if self.a2l[cur][1] == 0:
-                self.a2l[cur][0] = l.split(" (discriminator")[0]
-            self.a2l[cur][1] += 1
-
-    def row_says(self, a, file, line):
-        """the line-table row for a (the last of those at the greatest address <= a) names file and line, as
-        `objdump --dwarf=decodedline` prints it (a name longer than 35 characters: its last 35)"""
-        if self.rows is None:
-            self.rows = []
-            for l in run(["objdump", "--dwarf=decodedline", self.path]).splitlines():
-                f = l.split()
-                if len(f) >= 3 and f[2].startswith("0x") and f[1].isdigit():
-                    self.rows.append((int(f[2], 16), int(f[1]), f[0]))
-            self.rows.sort(key=lambda r: r[0])  # stable: at one address, the order printed
-            self.row_addrs = [r[0] for r in self.rows]
-        k = bisect.bisect_right(self.row_addrs, a)
-        best = self.rows[k - 1] if k else None
-        if not best or best[1] != line:
-            return False
-        k = len(best[2])
-        return file.endswith(best[2]) and (k >= 35 or file[len(file) - k - 1] == "/")
 
 
 # The images checked: the traced image of each module, its .debug file found by the FV file GUID it recorded.
@@ -173,17 +101,15 @@ def expected(ip, listing=False):
     cands = elf.names(a)
     e = {"module": m, "elf": a, "names": set(), "offsets": set()}
     for n, s in cands:
-        e["names"].add(n if (listing or a == s) else "%s+0x%x" % (n, a - s))
+        e["names"].add(n if listing else func_name(n, a - s))
         e["offsets"].add("0x%x" % (a - s))
     e["known"] = bool(cands)
     e["file"] = e["line"] = None
     e["inlined"] = False
     if args.dwarf:
-        elf.ask([a])
-        w, frames = elf.a2l[a]
-        f, _, ln = (w or "").rpartition(":")
-        if f and f != "??" and ln not in ("?", "0", ""):
-            e["file"], e["line"] = f, int(ln)
+        f, ln, frames = elf.src(a)
+        if f:
+            e["file"], e["line"] = f, ln
         e["inlined"] = frames > 1
     return e
 
@@ -225,7 +151,7 @@ def record_ok(r, e, listing=False):
 # JSON lines: the profile's functions and the call tree's nodes.
 named = {}  # entry -> the record's function, file, line (the text views must say the same)
 if args.jsonl:
-    recs = [json.loads(l) for l in open(args.jsonl) if l.strip()]
+    recs = jsonl(args.jsonl)
     n = {m: 0 for m in images}
     bad = []
     for r in recs:
@@ -282,9 +208,8 @@ if args.text:
         want = ""
         fn, file, line = named.get(ip, (None, None, None))
         if e["known"]:
-            want = "  " + (fn if fn in e["names"] else sorted(e["names"])[0])
-            if e["file"] is not None:
-                want += " (%s:%d)" % (os.path.basename(file if line_ok(e, file, line) else e["file"]), e["line"])
+            want = "  " + named_text(fn if fn in e["names"] else sorted(e["names"])[0],
+                                     file if e["file"] is not None and line_ok(e, file, line) else e["file"], e["line"])
         if mt.group(3) != want:
             bad.append("%r, expected %r after %s" % (l.rstrip("\n"), want, mt.group(2)))
     for b in bad[:10]:

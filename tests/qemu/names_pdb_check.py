@@ -11,8 +11,9 @@ jsonl with --profile, --calls, none), profile.txt, calls.txt, listing.txt (text)
 - the line tables of `llvm-pdbutil dump --l`: the row at the greatest offset at or below the address, the block's
   first row before its first row (clang writes no row of the caller over code it inlined: the call's line), any of
   the rows when several share that offset (tests/unit/test_symbols_pdb.c's rule).
-The name of an address is PROC at the procedure's start, else PROC+0xOFF (THE NAMES CONTRACT); text views print the
-file's basename, JSON the file as the PDB gives it. Every function record, call-tree node and distinct listing address
+The name of an address is PROC at the procedure's start, else PROC+0xOFF (THE NAMES CONTRACT, as
+tests/qemu/names_oracle.py writes and reads it); text views print the file's basename, JSON the file as the PDB
+gives it. Every function record, call-tree node and distinct listing address
 inside the image is checked; outside it nothing may carry a name. Prints one line of counts; exit 1 on a mismatch,
 each one said.
 """
@@ -22,6 +23,8 @@ import re
 import struct
 import subprocess
 import sys
+
+from names_oracle import func_name, listing_line, parse_named, sideband_images
 
 
 def pdbutil(*args):
@@ -89,9 +92,8 @@ def main():
     blocks = line_blocks(pdb, secs)
     if len(procs) < 5 or len(blocks) < 5:
         sys.exit(f"names_pdb_check: llvm-pdbutil listed {len(procs)} procedures and {len(blocks)} line blocks")
-    sb = json.load(open(os.path.join(d, "sideband.json")))
     pdbname = os.path.basename(pdb).lower()
-    ims = [im for im in sb["images"] if re.split(r"[\\/]", im.get("pdb") or "")[-1].lower() == pdbname]
+    ims = [im for im in sideband_images(d) if re.split(r"[\\/]", im.get("pdb") or "")[-1].lower() == pdbname]
     if len(ims) != 1:
         sys.exit(f"names_pdb_check: {len(ims)} traced images name {pdbname} in their CodeView entry, 1 expected")
     im = ims[0]
@@ -102,7 +104,7 @@ def main():
         rva = addr - base
         for name, start, n in procs:
             if start <= rva < start + n:
-                return name if rva == start else f"{name}+0x{rva - start:x}", name, rva - start
+                return func_name(name, rva - start), name, rva - start
         return None, None, None
 
     def lines_of(addr):
@@ -176,22 +178,22 @@ def main():
                 continue
             addr = int(m.group(1), 16)
             full, file, lines = text_name(addr)
-            got = re.fullmatch(r"  (\S+) \((\S+):(\d+)\)", m.group(3))
-            if not got or got.group(1) != full or got.group(2) != file or int(got.group(3)) not in lines:
+            got = parse_named(m.group(3)[2:]) if m.group(3).startswith("  ") else None
+            if not got or got[0] != full or got[1] is None or got[1] != file or got[2] not in lines:
                 bad.append(f"{fname}: {line.strip()!r}: expected '  {full} ({file}:{sorted(lines or [])})'")
             ntext += 1
     nlisted = 0
     for line in open(os.path.join(out, "listing.txt")):
-        m = re.match(r"^0x([0-9a-f]{16})  (\S+)( \((\S+):(\d+)\))? ", line)
+        m = listing_line(line.rstrip("\n"))
         if not m:
             continue
-        addr = int(m.group(1), 16)
+        addr, (name, nfile, nline) = m[0], parse_named(m[1])
         if not base <= addr < base + size:
-            if m.group(3):
+            if nfile is not None:
                 bad.append(f"listing.txt: a name outside {module}: {line.strip()}")
             continue
         full, file, lines = text_name(addr)
-        if m.group(2) != full or m.group(4) != file or int(m.group(5) or 0) not in lines:
+        if name != full or nfile != file or (nline or 0) not in lines:
             bad.append(f"listing.txt: {line.strip()!r}: expected {full} ({file}:{sorted(lines or [])})")
         nlisted += 1
     for b in bad[:40]:

@@ -16,6 +16,7 @@
 #include "render/report.h"
 #include "tests/check.h"
 #include "tests/common/mem_sink.h"
+#include "tests/common/small_profile.h"
 
 /* ---- the symbol table ---- */
 struct row {
@@ -61,61 +62,23 @@ static int nothing_resolve(void *ctx, uint64_t a, struct fwpt_resolved *out)
 }
 static const struct fwpt_resolver names_res = {table_resolve, NULL}, none_res = {nothing_resolve, NULL};
 
-/* ---- a profile with known counts (test_flow_print's sequence): calls of A (twice), B and an interrupt H ---- */
+/* ---- a profile with known counts (tests/common/small_profile.h): calls of A (twice), B and an interrupt H ---- */
 static const struct fwpt_module mv[] = {{"DxeCore", 0x1000, 0x1000, NULL, 0}, {"Bds", 0x2000, 0x100, NULL, 0}};
 static struct fwpt_modules mods = {mv, 2, 0};
 
-static struct fwpt_flow_event insn(uint64_t ip, uint8_t size, uint8_t iclass)
-{
-    struct fwpt_flow_event e;
-    memset(&e, 0, sizeof e);
-    e.kind = FWPT_FLOW_INSN;
-    e.ip = ip;
-    e.size = size;
-    e.iclass = iclass;
-    e.mode = 64;
-    return e;
-}
-
-struct prof {
-    struct fwpt_profile p;
-    struct fwpt_profile_func funcs[16];
-    struct fwpt_profile_node nodes[16];
-    uint32_t hash[32];
-    uint64_t modc[3];
-};
-
-/* The sequence into pr->p; with a Trace Event writer c (names n) when c is not NULL. */
-static void profile_run(struct prof *pr, struct fwpt_chrome *c, const struct fwpt_names *n, struct mem *cm)
+/* The sequence of tests/common/small_profile.h into s->p; with a Trace Event writer c (names n) when c is not
+ * NULL. */
+static void profile_run(struct small_profile *s, struct fwpt_chrome *c, const struct fwpt_names *n, struct mem *cm)
 {
     static struct fwpt_sink cs;
-    fwpt_profile_init(&pr->p, &mods, pr->modc, pr->funcs, 16, pr->nodes, 16, pr->hash, 32);
+    small_profile_init(s, &mods);
     if (c) {
         cs = (struct fwpt_sink){mem_write, cm};
-        fwpt_flame_chrome_begin(c, &pr->p, n, &cs);
+        fwpt_flame_chrome_begin(c, &s->p, n, &cs);
     }
-    struct fwpt_flow_event seq[16];
-    size_t k = 0;
-    seq[k++] = insn(0x1000, 4, FWPT_IC_OTHER);
-    seq[k++] = insn(0x1004, 5, FWPT_IC_CALL_REL); /* call A = 0x1040 */
-    seq[k++] = insn(0x1040, 5, FWPT_IC_CALL_REL); /* A: call next (zero-length) */
-    seq[k++] = insn(0x1045, 1, FWPT_IC_OTHER);
-    seq[k++] = insn(0x1046, 5, FWPT_IC_CALL_REL); /* A: call B = 0x2000 */
-    seq[k++] = insn(0x2000, 1, FWPT_IC_RET);
-    memset(&seq[k], 0, sizeof seq[k]);
-    seq[k].kind = FWPT_FLOW_INTERRUPT;            /* H = 0x2080: not known to the table */
-    seq[k].ip = 0x104b;
-    seq[k++].to = 0x2080;
-    seq[k++] = insn(0x2080, 2, FWPT_IC_IRET);
-    seq[k++] = insn(0x104b, 1, FWPT_IC_RET);
-    seq[k++] = insn(0x1009, 5, FWPT_IC_CALL_REL); /* call A again */
-    seq[k++] = insn(0x1040, 1, FWPT_IC_RET);
-    seq[k++] = insn(0x100e, 1, FWPT_IC_OTHER);
-    seq[k++] = insn(0x9000, 1, FWPT_IC_OTHER);    /* no module */
-    for (size_t i = 0; i < k; i++)
-        fwpt_profile_add(&pr->p, &seq[i]);
+    small_profile_add(s);
     if (c)
-        fwpt_flame_chrome_end(c, &pr->p);
+        fwpt_flame_chrome_end(c, &s->p);
 }
 
 /* What one view writes, into m (cleared first). */
@@ -123,7 +86,7 @@ enum view { V_PROFILE, V_CALLS, V_PROFILE_JSON, V_CALLS_JSON, V_FOLDED, V_SVG, V
             V_EDGES_JSON, V_COUNT };
 static void view(enum view v, const struct fwpt_resolver *r, struct mem *m)
 {
-    static struct prof pr;
+    static struct small_profile pr;
     static struct fwpt_chrome ch;
     m->n = 0;
     mem_write(m, "", 0);
@@ -313,7 +276,7 @@ static void listing(enum fwpt_flow_format fmt, const struct fwpt_resolver *r, st
     mem_write(b, "", 0);
     struct fwpt_flow_printer pr = {&sa, fmt, &ma, NULL, NULL, 0, r};
     for (size_t i = 0; i < NLISTED; i++) {
-        struct fwpt_flow_event e = insn(listed[i].ip, listed[i].size, listed[i].iclass);
+        struct fwpt_flow_event e = flow_insn(listed[i].ip, listed[i].size, listed[i].iclass);
         fwpt_flow_print_event(&pr, &e);
     }
     fwpt_flow_list_init(&l, &sb, fmt, &mb, pre, NULL, NULL, NULL, 0, buf, sizeof buf);

@@ -12,6 +12,7 @@
 #include "render/profile_print.h"
 #include "tests/check.h"
 #include "tests/common/mem_sink.h"
+#include "tests/common/small_profile.h"
 #include "tools/symbols_dw.h"
 
 #define BASE 0x7e000000ull
@@ -105,12 +106,7 @@ TEST(listing_and_profile_as_nm_and_addr2line)
             snprintf(want_text, sizeof want_text, "0x%016llx  %-28s  1\n", BASE + ea, want_col);
             struct mem m = {0};
             struct fwpt_sink o = {mem_write, &m};
-            struct fwpt_flow_event ev;
-            memset(&ev, 0, sizeof ev);
-            ev.kind = FWPT_FLOW_INSN;
-            ev.ip = BASE + ea;
-            ev.size = 1;
-            ev.mode = 64;
+            struct fwpt_flow_event ev = flow_insn(BASE + ea, 1, FWPT_IC_OTHER);
             struct fwpt_flow_printer pr = {&o, FWPT_FLOW_FMT_TEXT, &mods, NULL, NULL, 0, &r};
             fwpt_flow_print_event(&pr, &ev);
             CHECK_STR(m.p, want_text);
@@ -129,24 +125,12 @@ TEST(listing_and_profile_as_nm_and_addr2line)
             free(m.p);
         }
         /* the profile: one call of the function, named after its entry */
-        static struct fwpt_profile prof;
-        static struct fwpt_profile_func pf[16];
-        static struct fwpt_profile_node pn[16];
-        static uint32_t ph[32];
-        uint64_t modc[2];
-        fwpt_profile_init(&prof, &mods, modc, pf, 16, pn, 16, ph, 32);
-        struct fwpt_flow_event call, in;
-        memset(&call, 0, sizeof call);
-        call.kind = FWPT_FLOW_INSN;
-        call.ip = 0x1000;
-        call.size = 5;
-        call.iclass = FWPT_IC_CALL_REL;
-        in = call;
-        in.ip = BASE + a;
-        in.size = 1;
-        in.iclass = FWPT_IC_OTHER;
-        fwpt_profile_add(&prof, &call);
-        fwpt_profile_add(&prof, &in);
+        static struct small_profile prof;
+        small_profile_init(&prof, &mods);
+        struct fwpt_flow_event call = flow_insn(0x1000, 5, FWPT_IC_CALL_REL);
+        struct fwpt_flow_event in = flow_insn(BASE + a, 1, FWPT_IC_OTHER);
+        fwpt_profile_add(&prof.p, &call);
+        fwpt_profile_add(&prof.p, &in);
         char file[900], want[1400];
         unsigned line = 0;
         if (addr2line(a, file, sizeof file, &line))
@@ -157,7 +141,7 @@ TEST(listing_and_profile_as_nm_and_addr2line)
                      funcs[i]);
         struct mem m = {0};
         struct fwpt_sink o = {mem_write, &m};
-        fwpt_profile_print(&prof, &r, &o, 5);
+        fwpt_profile_print(&prof.p, &r, &o, 5);
         CHECK(strstr(m.p, want) != NULL);
         if (!strstr(m.p, want))
             fprintf(stderr, "  profile:\n%s  want %s", m.p, want);

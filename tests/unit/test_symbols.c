@@ -8,6 +8,7 @@
  * inlined ranges, read once) answer exactly as the per-address libdw walk on every byte from the first function
  * symbol's start to the last one's end of DxeCore, Fat (full DWARF) and build/fwpt.so. */
 #include "tests/check.h"
+#include "tests/common/scratch.h"
 #include "tools/symbols_dw.h"
 
 #include <elf.h>
@@ -28,43 +29,15 @@ struct probe {
     int frames;      /* addr2line -i: frames printed for this address */
 };
 
-static char tmpdir[256];
-
 static const char *scratch(void)
 {
-    if (!tmpdir[0]) {
-        snprintf(tmpdir, sizeof tmpdir, "%s/fwpt-symbols.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-        if (!mkdtemp(tmpdir)) {
-            perror("mkdtemp");
-            exit(1);
-        }
-    }
-    return tmpdir;
+    return scratch_dir("fwpt-symbols");
 }
 
-static void cleanup(void)
+/* ../shared/ovmf-debug (tests/common/scratch.h), or NULL said loudly. */
+static const char *edk2_dir(void)
 {
-    char cmd[400];
-    if (tmpdir[0] && !getenv("FWPT_TEST_KEEP")) {
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "test_symbols: could not remove %s\n", tmpdir);
-    }
-}
-
-/* ../shared/ovmf-debug (the folder of $FWPT_OVMF_DEBUG, as tests/qemu/lib.sh finds it), or NULL said loudly. */
-static const char *ovmf_debug_dir(void)
-{
-    static char dir[512];
-    const char *fd = getenv("FWPT_OVMF_DEBUG");
-    if (!fd)
-        fd = "../shared/ovmf-debug/OVMF.fd";
-    snprintf(dir, sizeof dir, "%s", fd);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = 0;
-    else
-        snprintf(dir, sizeof dir, ".");
+    const char *dir = ovmf_debug_dir();
     char probe[600];
     snprintf(probe, sizeof probe, "%s/debug/DxeCore.debug", dir);
     if (access(probe, R_OK) != 0) {
@@ -80,7 +53,7 @@ static const char *full_debug(const char *module)
 {
     static char path[8][600];
     static int n;
-    const char *dir = ovmf_debug_dir();
+    const char *dir = edk2_dir();
     if (!dir)
         return NULL;
     for (int i = 0; i < n; i++)
@@ -394,7 +367,7 @@ TEST(tables_every_byte)
 
 TEST(dxecore_symbols_only)
 {
-    const char *dir = ovmf_debug_dir();
+    const char *dir = edk2_dir();
     CHECK(dir != NULL);
     if (!dir)
         return;
@@ -428,7 +401,7 @@ TEST(dxecore_known_address)
 TEST(fwpt_so)
 {
     char f[600];
-    snprintf(f, sizeof f, "%s/fwpt.so", getenv("FWPT_BUILD") ? getenv("FWPT_BUILD") : "build");
+    snprintf(f, sizeof f, "%s/fwpt.so", build_dir());
     CHECK(access(f, R_OK) == 0);
     CHECK(compare_with_binutils(f, FWPT_BASE, 1) > 500);
 }
@@ -472,7 +445,7 @@ TEST(missing_file)
 TEST(truncated_file)
 {
     char src[600], f[400];
-    snprintf(src, sizeof src, "%s/fwpt.so", getenv("FWPT_BUILD") ? getenv("FWPT_BUILD") : "build");
+    snprintf(src, sizeof src, "%s/fwpt.so", build_dir());
     FILE *in = fopen(src, "rb");
     CHECK(in != NULL);
     if (!in)
@@ -521,6 +494,6 @@ TEST(other_machine)
 int main(int argc, char **argv)
 {
     int rc = check_run(argc, argv, "symbols");
-    cleanup();
+    scratch_remove("test_symbols");
     return rc;
 }

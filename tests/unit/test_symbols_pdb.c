@@ -11,7 +11,9 @@
  * Refusals: another build's PDB (pdbdemo-changed.pdb: one function changed), not a PDB, missing, cut short, an
  * image without CodeView entry, a missing llvm-symbolizer or llvm-pdbutil, a helper that stops answering. */
 #include "tests/check.h"
+#include "tests/common/pdbutil.h"
 #include "tests/common/pe_load.h"
+#include "tests/common/scratch.h"
 #include "tests/common/tool_run.h"
 #include "tools/symbols_pdb.h"
 
@@ -23,33 +25,14 @@
 
 #define BASE 0x7f3a2000ull /* a load address: page aligned, not 0, not the PE's ImageBase */
 
-static const char *build_dir(void)
-{
-    return getenv("FWPT_BUILD") ? getenv("FWPT_BUILD") : "build";
-}
-
-static char tmpdir[256];
-
 static const char *scratch(void)
 {
-    if (!tmpdir[0]) {
-        snprintf(tmpdir, sizeof tmpdir, "%s/fwpt-pdb-test.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-        if (!mkdtemp(tmpdir)) {
-            perror("mkdtemp");
-            exit(1);
-        }
-    }
-    return tmpdir;
+    return scratch_dir("fwpt-pdb-test");
 }
 
 static void cleanup(void)
 {
-    char cmd[400];
-    if (tmpdir[0] && !getenv("FWPT_TEST_KEEP")) {
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "test_symbols_pdb: could not remove %s\n", tmpdir);
-    }
+    scratch_remove("test_symbols_pdb");
 }
 
 /* ---- llvm-pdbutil's dumps, read here as the referee ---- */
@@ -79,13 +62,6 @@ static unsigned nblocks;
 static struct pe demo;
 static int referee_read;
 
-static FILE *run(const char *args)
-{
-    char cmd[1600];
-    snprintf(cmd, sizeof cmd, "llvm-pdbutil %s", args);
-    return popen(cmd, "r");
-}
-
 /* Reads the referee once: 0 when something is missing (said loudly). */
 static int referee(void)
 {
@@ -100,7 +76,7 @@ static int referee(void)
         return 0;
     }
     snprintf(args, sizeof args, "dump --symbols '%s'", pdb);
-    FILE *p = run(args);
+    FILE *p = pdbutil_popen(args);
     struct proc *cur = NULL;
     int in_site = 0;
     while (p && fgets(line, sizeof line, p)) {
@@ -132,7 +108,7 @@ static int referee(void)
     if (p)
         pclose(p);
     snprintf(args, sizeof args, "dump --l '%s'", pdb);
-    p = run(args);
+    p = pdbutil_popen(args);
     char file[512] = "";
     struct block *b = NULL;
     uint32_t seg_rva = 0;
@@ -168,6 +144,14 @@ static int referee(void)
     referee_read = 1;
     return 1;
 }
+
+/* A case that needs the referee: one check that it was read, else the case ends there. */
+#define NEED_REFEREE()                                                                                                 \
+    do {                                                                                                               \
+        CHECK(referee());                                                                                              \
+        if (!referee())                                                                                                \
+            return;                                                                                                    \
+    } while (0)
 
 /* The line-table answer for rva: 0 when no block holds it; *nlines candidates into lines[]. */
 static unsigned table_lines(uint32_t rva, const char **file, unsigned lines[8])
@@ -308,30 +292,22 @@ TEST(outside_the_code_is_not_known)
 /* The image's CodeView entry as llvm-readobj prints it, and the PDB's signature as llvm-pdbutil prints it. */
 TEST(codeview_entry)
 {
-    CHECK(referee());
-    if (!referee())
-        return;
+    NEED_REFEREE();
     struct fwpt_codeview cv;
     char err[300], guid[40], line[600], want_guid[64] = "";
     unsigned want_age = 0;
     CHECK_EQ(fwpt_pe_codeview(demo.image, demo.size, &cv, err, sizeof err), 0);
     fwpt_guid_text(cv.guid, guid);
     char args[700];
-    snprintf(args, sizeof args, "dump --summary '%s/pdbdemo.pdb'", build_dir());
-    FILE *p = run(args);
-    while (p && fgets(line, sizeof line, p)) {
-        sscanf(line, " GUID: %63s", want_guid);
-        sscanf(line, " Age: %u", &want_age);
-    }
-    if (p)
-        pclose(p);
+    snprintf(args, sizeof args, "%s/pdbdemo.pdb", build_dir());
+    pdbutil_summary(args, want_guid, sizeof want_guid, &want_age);
     CHECK_STR(guid, want_guid);
     CHECK_EQ(cv.age, want_age);
     CHECK_STR(cv.path, "pdbdemo.pdb"); /* /pdbaltpath:%_PDB% */
     /* the same bytes as llvm-readobj's PDBGUID line */
     snprintf(args, sizeof args, "llvm-readobj-14 --coff-debug-directory '%s/pdbdemo.efi' 2>/dev/null || "
              "llvm-readobj --coff-debug-directory '%s/pdbdemo.efi'", build_dir(), build_dir());
-    p = popen(args, "r");
+    FILE *p = popen(args, "r");
     unsigned g[16], seen = 0;
     while (p && fgets(line, sizeof line, p)) {
         char *q = strstr(line, "PDBGUID: (");
@@ -374,9 +350,7 @@ static void refused(enum fwpt_status got, enum fwpt_status want, struct fwpt_sym
 /* pdbdemo-changed.pdb is the PDB of a build with one function changed: the traced pdbdemo.efi refuses it. */
 TEST(another_build_refused)
 {
-    CHECK(referee());
-    if (!referee())
-        return;
+    NEED_REFEREE();
     char pdb[600], err[600];
     snprintf(pdb, sizeof pdb, "%s/pdbdemo-changed.pdb", build_dir());
     struct fwpt_symbols_pdb *s = (struct fwpt_symbols_pdb *)&s;
@@ -400,9 +374,7 @@ TEST(another_build_refused)
 
 TEST(bad_files_refused)
 {
-    CHECK(referee());
-    if (!referee())
-        return;
+    NEED_REFEREE();
     char path[600], err[600];
     struct fwpt_symbols_pdb *s = (struct fwpt_symbols_pdb *)&s;
     snprintf(path, sizeof path, "%s/no-such.pdb", scratch());
@@ -438,9 +410,7 @@ TEST(bad_files_refused)
 
 TEST(missing_tools_refused)
 {
-    CHECK(referee());
-    if (!referee())
-        return;
+    NEED_REFEREE();
     char src[600], err[600];
     snprintf(src, sizeof src, "%s/pdbdemo.pdb", build_dir());
     struct fwpt_symbols_pdb *s = (struct fwpt_symbols_pdb *)&s;
@@ -464,9 +434,7 @@ TEST(missing_tools_refused)
  * carry the function only; nothing hangs or crashes. */
 TEST(helper_dies)
 {
-    CHECK(referee());
-    if (!referee())
-        return;
+    NEED_REFEREE();
     char script[600], err[600], src[600];
     snprintf(script, sizeof script, "%s/one-answer.sh", scratch());
     FILE *f = fopen(script, "w");
@@ -500,9 +468,7 @@ TEST(helper_dies)
 
 TEST(either_kind)
 {
-    CHECK(referee());
-    if (!referee())
-        return;
+    NEED_REFEREE();
     char path[600], err[600];
     CHECK_EQ(fwpt_symfile_kind("\x7f" "ELF\2", 5), FWPT_SYMFILE_ELF);
     CHECK_EQ(fwpt_symfile_kind(FWPT_PDB_MAGIC, FWPT_PDB_MAGIC_SIZE), FWPT_SYMFILE_PDB);

@@ -9,9 +9,11 @@
  * RUN. Last, `fwpt flow DIR --symbols X` on a generated program: warnings on stderr, stdout and exit status as
  * without --symbols. */
 #include "tests/check.h"
+#include "tests/common/pdbutil.h"
 #include "tests/common/progen.h"
 #include "tests/common/pe_load.h"
 #include "tests/common/progen_check.h"
+#include "tests/common/scratch.h"
 #include "tests/common/tool_run.h"
 #include "tools/sideband.h"
 #include "tools/symbols_dw.h"
@@ -26,21 +28,13 @@
 #define LOAD_BASE 0x7e000000ull /* the first image's base; the others follow, 64 KiB aligned */
 #define MAX_IMAGES 128
 
-static char tmpdir[256];
 static char debug_dir[700]; /* ../shared/ovmf-debug/debug */
 static struct fwpt_symmap_image img[MAX_IMAGES];
 static size_t nimg;
 
 static const char *scratch(void)
 {
-    if (!tmpdir[0]) {
-        snprintf(tmpdir, sizeof tmpdir, "%s/fwpt-symmap.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-        if (!mkdtemp(tmpdir)) {
-            perror("mkdtemp");
-            exit(1);
-        }
-    }
-    return tmpdir;
+    return scratch_dir("fwpt-symmap");
 }
 
 static void sh(const char *fmt, const char *a, const char *b)
@@ -68,13 +62,9 @@ static int edk2(void)
     if (done)
         return ok;
     done = 1;
-    const char *fd = getenv("FWPT_OVMF_DEBUG") ? getenv("FWPT_OVMF_DEBUG") : "../shared/ovmf-debug/OVMF.fd";
-    char dir[600], cmd[1600], *slash;
-    snprintf(dir, sizeof dir, "%s", fd);
-    slash = strrchr(dir, '/');
-    if (slash)
-        *slash = 0;
-    snprintf(debug_dir, sizeof debug_dir, "%s/debug", dir);
+    const char *fd = ovmf_debug_fd();
+    char dir[600], cmd[1600];
+    snprintf(debug_dir, sizeof debug_dir, "%s/debug", ovmf_debug_dir());
     snprintf(cmd, sizeof cmd, "%s/DxeCore.debug", debug_dir);
     if (access(fd, R_OK) != 0 || access(cmd, R_OK) != 0) {
         fprintf(stderr, "test_symmap: NOT RUN: the EDK2 cases: no %s or %s (set FWPT_OVMF_DEBUG to "
@@ -574,10 +564,7 @@ TEST(map_resolves_as_the_file)
 TEST(flow_cli_without_matches)
 {
     char tool[1024];
-    if (!tool_find(tool, sizeof tool)) {
-        CHECK(!"fwpt tool present");
-        return;
-    }
+    TOOL_FIND_OR_RETURN(tool);
     struct progen prog;
     struct progen_cfg cfg = {.seed = 11, .nfuncs = 6, .max_insns = 2000, .psb_period = 400};
     CHECK(progen_build_checked(&cfg, &prog));
@@ -656,10 +643,7 @@ static int run2(const char *tool, const char *cmd, const char *args, char **so, 
 TEST(dump_names_ips)
 {
     char tool[1024];
-    if (!tool_find(tool, sizeof tool)) {
-        CHECK(!"fwpt tool present");
-        return;
-    }
+    TOOL_FIND_OR_RETURN(tool);
     struct progen prog;
     struct progen_cfg cfg = {.seed = 5, .nfuncs = 6, .max_insns = 2000, .psb_period = 400};
     CHECK(progen_build_checked(&cfg, &prog));
@@ -763,7 +747,7 @@ static int pdb_ready(void)
     if (done)
         return ok;
     done = 1;
-    const char *b = getenv("FWPT_BUILD") ? getenv("FWPT_BUILD") : "build";
+    const char *b = build_dir();
     char efi[600], efi2[600];
     snprintf(efi, sizeof efi, "%s/pdbdemo.efi", b);
     snprintf(efi2, sizeof efi2, "%s/pdbdemo-changed.efi", b);
@@ -792,25 +776,11 @@ static struct fwpt_symmap_image pdb_image(const struct pe *pe, const char *name,
 
 /* The referee, llvm-pdbutil: a PDB's "GUID: {...}" and "Age: N" (dump --summary), its procedures (dump --symbols:
  * S_GPROC32/S_LPROC32, segment:offset in decimal, code size) placed by the PE's section table. */
-static FILE *pdbutil(const char *args)
-{
-    char cmd[2000];
-    snprintf(cmd, sizeof cmd, "llvm-pdbutil %s 2>/dev/null || llvm-pdbutil-14 %s", args, args);
-    return popen(cmd, "r");
-}
-
 static void pdb_summary(const char *pdb, char *sig, size_t cap)
 {
-    char args[800], line[512], guid[64] = "?";
-    unsigned age = 0;
-    snprintf(args, sizeof args, "dump --summary '%s'", pdb);
-    FILE *p = pdbutil(args);
-    while (p && fgets(line, sizeof line, p)) {
-        sscanf(line, " GUID: %63s", guid);
-        sscanf(line, " Age: %u", &age);
-    }
-    if (p)
-        pclose(p);
+    char guid[64];
+    unsigned age;
+    pdbutil_summary(pdb, guid, sizeof guid, &age);
     snprintf(sig, cap, "%s/%u", guid, age); /* as the warning writes it */
 }
 
@@ -824,7 +794,7 @@ static size_t pdb_procs(const char *pdb, const struct pe *pe, struct pproc *out,
     char args[800], line[512], name[64] = "";
     size_t n = 0;
     snprintf(args, sizeof args, "dump --symbols '%s'", pdb);
-    FILE *p = pdbutil(args);
+    FILE *p = pdbutil_popen(args);
     while (p && fgets(line, sizeof line, p)) {
         const char *q = strchr(line, '`');
         unsigned seg, off, size;
@@ -1090,10 +1060,7 @@ TEST(flow_profile_names_through_pdb)
 {
     NEED_PDB();
     char tool[1024];
-    if (!tool_find(tool, sizeof tool)) {
-        CHECK(!"fwpt tool present");
-        return;
-    }
+    TOOL_FIND_OR_RETURN(tool);
     unsigned text = demo_pe.nsec;
     for (unsigned i = 0; i < demo_pe.nsec && text == demo_pe.nsec; i++)
         if (demo_pe.sec[i].flags & 0x20000000u)
@@ -1177,11 +1144,6 @@ TEST(flow_profile_names_through_pdb)
 int main(int argc, char **argv)
 {
     int rc = check_run(argc, argv, "test_symmap");
-    if (tmpdir[0] && !getenv("FWPT_TEST_KEEP")) {
-        char cmd[400];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "test_symmap: could not remove %s\n", tmpdir);
-    }
+    scratch_remove("test_symmap");
     return rc;
 }
