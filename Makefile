@@ -213,9 +213,18 @@ usb-image: $(B)/fwpt-usb.img
 $(B)/fwpt-usb.img: $(B)/fwpt.efi tools/mkimage.sh
 	tools/mkimage.sh usb $@ $(B)/fwpt.efi
 
-# real firmware traces (OVMF under QEMU/TCG, backend=soft) beside the synthetic inputs; kept between runs
+# real firmware traces (OVMF under QEMU/TCG, backend=soft) beside the synthetic inputs; kept between runs. The same
+# four on the EDK2 DEBUG OVMF, with its full-DWARF symbol files unpacked, for the benches with real names (without
+# ../shared/ovmf-debug, bench_list and bench_summary say NOT RUN for those).
 bench: all $(BENCHES)
 	tests/bench/firmware-traces.sh $(B) $(B)/bench/fw
+	@if [ -f "$(FWPT_OVMF_DEBUG)" ]; then \
+		tests/bench/firmware-traces.sh $(B) $(B)/bench/fw-debug "$(FWPT_OVMF_DEBUG)" || exit 1; \
+		[ -d $(B)/bench/ovmf-debug-full ] || { rm -rf $(B)/bench/ovmf-debug-full.tmp && \
+		mkdir -p $(B)/bench/ovmf-debug-full.tmp && \
+		tar -xJf "$(dir $(FWPT_OVMF_DEBUG))debug-full.tar.xz" -C $(B)/bench/ovmf-debug-full.tmp && \
+		mv $(B)/bench/ovmf-debug-full.tmp $(B)/bench/ovmf-debug-full; } || exit 1; \
+	else echo "NOT RUN: the benches with real names: no $(FWPT_OVMF_DEBUG)"; fi
 	@for b in $(BENCHES); do echo "=== $$b"; FWPT_BENCH_FW=$(B)/bench/fw $$b || exit 1; done
 fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do echo "=== $$f ($(FUZZ_SECONDS) s)"; \

@@ -1,6 +1,5 @@
 /* fwpt — the profile and the call tree (see profile.h). */
 #include "analyze/profile.h"
-#include "base/json.h"
 #include "analyze/profile_priv.h"
 
 void fwpt_profile_init(struct fwpt_profile *p, struct fwpt_modules *mods, uint64_t *mod_insns,
@@ -161,27 +160,6 @@ void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_even
     count_run(p, ev->ip, w, mi, ev->iclass, ev->ip + ev->size);
 }
 
-static void put_u64_w(const struct fwpt_sink *o, uint64_t v, unsigned width)
-{
-    char buf[24];
-    struct fwpt_bufsink b;
-    struct fwpt_sink s = fwpt_bufsink_init(&b, buf, sizeof buf - 1);
-    fwpt_put_dec(&s, v);
-    buf[b.len] = 0;
-    for (size_t k = b.len; k < width; k++)
-        fwpt_putc(o, ' ');
-    fwpt_puts(o, buf);
-}
-
-static void put_entry(struct fwpt_profile *p, const struct fwpt_sink *o, uint64_t entry)
-{
-    fwpt_put_0x(o, entry);
-    if (fwpt_image_module_find(p->mods, entry, NULL)) {
-        fwpt_puts(o, "  ");
-        fwpt_image_module_put_where(p->mods, o, entry, 0);
-    }
-}
-
 size_t fwpt_profile_next_top(const struct fwpt_profile *p, size_t prev)
 {
     const struct fwpt_profile_func *q = prev == (size_t)-1 ? NULL : &p->funcs[prev];
@@ -199,43 +177,13 @@ size_t fwpt_profile_next_top(const struct fwpt_profile *p, size_t prev)
     return best;
 }
 
-void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n)
+uint32_t fwpt_profile_next_node(const struct fwpt_profile *p, uint32_t n, bool skip_children)
 {
-    size_t nm = p->mods ? p->mods->n : 0;
-    fwpt_puts(out, fwpt_profile_unit(p, false));
-    fwpt_puts(out, " per module (");
-    fwpt_put_dec(out, p->insns);
-    fwpt_puts(out, " in all)\n");
-    for (size_t i = 0; i <= nm; i++) {
-        if (!p->mod_insns[i])
-            continue;
-        put_u64_w(out, p->mod_insns[i], 14);
-        fwpt_puts(out, "  ");
-        fwpt_puts(out, i < nm ? p->mods->v[i].name : "(no module)");
-        fwpt_putc(out, '\n');
-    }
-    fwpt_puts(out, fwpt_profile_unit(p, false));
-    fwpt_puts(out, " per function entry (self; top ");
-    fwpt_put_dec(out, top_n < p->nfuncs ? top_n : p->nfuncs);
-    fwpt_puts(out, " of ");
-    fwpt_put_dec(out, p->nfuncs);
-    fwpt_puts(out, p->unit == FWPT_PROFILE_UNIT_TICKS ? ")\n           ticks      calls  entry\n"
-                                                       : ")\n           insns      calls  entry\n");
-    /* top_n by repeated scans (no sorting memory): insns descending, then entry ascending */
-    size_t shown = 0, best = (size_t)-1;
-    while (shown < top_n && (best = fwpt_profile_next_top(p, best)) != (size_t)-1) {
-        put_u64_w(out, p->funcs[best].insns, 16);
-        put_u64_w(out, p->funcs[best].calls, 11);
-        fwpt_puts(out, "  ");
-        put_entry(p, out, p->funcs[best].entry);
-        fwpt_putc(out, '\n');
-        shown++;
-    }
-    if (p->dropped) {
-        fwpt_puts(out, "(");
-        fwpt_put_dec(out, p->dropped);
-        fwpt_puts(out, " function/call-tree entries did not fit the tables)\n");
-    }
+    if (!skip_children && p->nodes[n].first_child)
+        return p->nodes[n].first_child;
+    while (n && !p->nodes[n].next_sibling)
+        n = p->nodes[n].parent;
+    return n ? p->nodes[n].next_sibling : 0;
 }
 
 void fwpt_profile_calltree_totals(struct fwpt_profile *p)
@@ -245,136 +193,6 @@ void fwpt_profile_calltree_totals(struct fwpt_profile *p)
         p->nodes[i].total = p->nodes[i].insns;
     for (size_t i = p->nnodes; i-- > 1;)
         p->nodes[p->nodes[i].parent].total += p->nodes[i].total;
-}
-
-void fwpt_profile_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth)
-{
-    fwpt_profile_calltree_totals(p);
-    fwpt_puts(out, "call tree: calls, ");
-    fwpt_puts(out, fwpt_profile_unit(p, false));
-    fwpt_puts(out, " (self / with callees), entry\n");
-    fwpt_puts(out, "      calls        self       total  function\n");
-    put_u64_w(out, 0, 11);
-    put_u64_w(out, p->nodes[0].insns, 12);
-    put_u64_w(out, p->nodes[0].total, 12);
-    fwpt_puts(out, "  (root)\n");
-    /* depth-first, iterative: next node = first child, else next sibling of self or an ancestor */
-    uint32_t n = p->nodes[0].first_child;
-    while (n) {
-        const struct fwpt_profile_node *d = &p->nodes[n];
-        if (d->depth <= max_depth) {
-            put_u64_w(out, d->calls, 11);
-            put_u64_w(out, d->insns, 12);
-            put_u64_w(out, d->total, 12);
-            fwpt_puts(out, "  ");
-            for (uint32_t k = 1; k < d->depth; k++)
-                fwpt_puts(out, "  ");
-            put_entry(p, out, d->entry);
-            fwpt_putc(out, '\n');
-        }
-        if (d->first_child && d->depth < max_depth) {
-            n = d->first_child;
-            continue;
-        }
-        while (n && !p->nodes[n].next_sibling)
-            n = p->nodes[n].parent;
-        if (n)
-            n = p->nodes[n].next_sibling;
-    }
-}
-
-/* ,"entry":"0x..","module":"..","module_offset":"0x.." (the last two when a module holds entry) */
-static void json_entry(struct fwpt_profile *p, const struct fwpt_sink *o, uint64_t entry)
-{
-    fwpt_puts(o, ",\"entry\":\"");
-    fwpt_put_0x(o, entry);
-    fwpt_putc(o, '"');
-    const struct fwpt_module *m = p->mods ? fwpt_image_module_find(p->mods, entry, NULL) : NULL;
-    if (m) {
-        fwpt_puts(o, ",\"module\":");
-        fwpt_put_json_str(o, m->name);
-        fwpt_puts(o, ",\"module_offset\":\"");
-        fwpt_put_0x(o, entry - m->base);
-        fwpt_putc(o, '"');
-    }
-}
-
-static void json_num(const struct fwpt_sink *o, const char *key, uint64_t v)
-{
-    fwpt_puts(o, ",\"");
-    fwpt_puts(o, key);
-    fwpt_puts(o, "\":");
-    fwpt_put_dec(o, v);
-}
-
-void fwpt_profile_print_jsonl(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n)
-{
-    size_t nm = p->mods ? p->mods->n : 0;
-    fwpt_puts(out, "{\"type\":\"profile\",\"unit\":\"");
-    fwpt_puts(out, fwpt_profile_unit(p, true));
-    fwpt_putc(out, '"');
-    json_num(out, "total", p->insns);
-    json_num(out, "functions", p->nfuncs);
-    json_num(out, "shown", top_n < p->nfuncs ? top_n : p->nfuncs);
-    json_num(out, "dropped", p->dropped);
-    fwpt_puts(out, "}\n");
-    for (size_t i = 0; i <= nm; i++) {
-        if (!p->mod_insns[i])
-            continue;
-        fwpt_puts(out, "{\"type\":\"module_total\",\"module\":");
-        if (i < nm)
-            fwpt_put_json_str(out, p->mods->v[i].name);
-        else
-            fwpt_puts(out, "null");
-        json_num(out, "count", p->mod_insns[i]);
-        fwpt_puts(out, "}\n");
-    }
-    size_t shown = 0, best = (size_t)-1;
-    while (shown < top_n && (best = fwpt_profile_next_top(p, best)) != (size_t)-1) {
-        fwpt_puts(out, "{\"type\":\"function\"");
-        json_entry(p, out, p->funcs[best].entry);
-        json_num(out, "self", p->funcs[best].insns);
-        json_num(out, "calls", p->funcs[best].calls);
-        fwpt_puts(out, "}\n");
-        shown++;
-    }
-}
-
-void fwpt_profile_calltree_print_jsonl(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth)
-{
-    fwpt_profile_calltree_totals(p);
-    fwpt_puts(out, "{\"type\":\"call_tree\",\"unit\":\"");
-    fwpt_puts(out, fwpt_profile_unit(p, true));
-    fwpt_putc(out, '"');
-    json_num(out, "nodes", p->nnodes);
-    json_num(out, "max_depth", max_depth);
-    fwpt_puts(out, "}\n{\"type\":\"call\",\"id\":0,\"parent\":null,\"depth\":0,\"calls\":0");
-    json_num(out, "self", p->nodes[0].insns);
-    json_num(out, "total", p->nodes[0].total);
-    fwpt_puts(out, "}\n");
-    uint32_t n = p->nodes[0].first_child;
-    while (n) {
-        const struct fwpt_profile_node *d = &p->nodes[n];
-        if (d->depth <= max_depth) {
-            fwpt_puts(out, "{\"type\":\"call\"");
-            json_num(out, "id", n);
-            json_num(out, "parent", d->parent);
-            json_num(out, "depth", d->depth);
-            json_entry(p, out, d->entry);
-            json_num(out, "calls", d->calls);
-            json_num(out, "self", d->insns);
-            json_num(out, "total", d->total);
-            fwpt_puts(out, "}\n");
-        }
-        if (d->first_child && d->depth < max_depth) {
-            n = d->first_child;
-            continue;
-        }
-        while (n && !p->nodes[n].next_sibling)
-            n = p->nodes[n].parent;
-        if (n)
-            n = p->nodes[n].next_sibling;
-    }
 }
 
 /* ---- the tables' lookups for analyze/sumprof.c (analyze/profile_priv.h) ---- */

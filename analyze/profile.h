@@ -1,6 +1,6 @@
 /* fwpt — the flow's summaries: instructions (or ticks) per module and per function entry, and the
  * call tree with counts, from the instructions and events in order. Freestanding: tables are
- * caller-provided; printing goes through struct fwpt_sink. */
+ * caller-provided; render/profile_print.h prints them (text and JSON lines, with the build's names). */
 #ifndef FWPT_ANALYZE_PROFILE_H
 #define FWPT_ANALYZE_PROFILE_H
 
@@ -82,17 +82,11 @@ const char *fwpt_profile_unit(const struct fwpt_profile *p, bool short_name);
 
 /* The same, an instruction counting w (analyze/time_spread: its TSC ticks) instead of 1. */
 void fwpt_profile_add_weight(struct fwpt_profile *p, const struct fwpt_flow_event *ev, uint64_t w);
-/* Instructions per module, then the top_n functions by instructions (self). */
-void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n);
-/* The call tree, indented by depth (up to max_depth levels), with calls and instructions
- * (self and total) per node. */
 /* Each node's total (instructions with its callees) from the nodes' own counts: what the call tree, the flame
- * graph and the report page show. */
+ * graph and the report page show. Their printers: render/profile_print.h. */
 void fwpt_profile_calltree_totals(struct fwpt_profile *p);
-void fwpt_profile_calltree_print(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth);
-/* The same as JSON lines (docs/formats.md): {"type":"profile",..}, one "module_total" per module, one "function"
- * per function shown; {"type":"call_tree",..}, then one "call" per node shown (id, parent, depth). */
-void fwpt_profile_print_jsonl(struct fwpt_profile *p, const struct fwpt_sink *out, size_t top_n);
-void fwpt_profile_calltree_print_jsonl(struct fwpt_profile *p, const struct fwpt_sink *out, uint32_t max_depth);
+/* The call tree walked depth first, without recursion: the node after n (children first, then the next sibling of
+ * n or of its nearest ancestor that has one; 0 when none is left), n's children skipped when skip_children. */
+uint32_t fwpt_profile_next_node(const struct fwpt_profile *p, uint32_t n, bool skip_children);
 
 #endif

@@ -4,6 +4,12 @@
 void fwpt_put_json_str(const struct fwpt_sink *o, const char *s)
 {
     fwpt_putc(o, '"');
+    fwpt_put_json_chars(o, s);
+    fwpt_putc(o, '"');
+}
+
+void fwpt_put_json_chars(const struct fwpt_sink *o, const char *s)
+{
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\') {
@@ -16,7 +22,6 @@ void fwpt_put_json_str(const struct fwpt_sink *o, const char *s)
             fwpt_putc(o, (char)c);
         }
     }
-    fwpt_putc(o, '"');
 }
 
 void fwpt_json_init(struct fwpt_json *j, const struct fwpt_sink *o)

@@ -11,6 +11,8 @@
 
 /* s as a JSON string: quotes, '"' and '\' escaped, control characters as \u00XX. */
 void fwpt_put_json_str(const struct fwpt_sink *o, const char *s);
+/* The same without the quotes (a string written in parts). */
+void fwpt_put_json_chars(const struct fwpt_sink *o, const char *s);
 
 #define FWPT_JSON_DEPTH 16
 

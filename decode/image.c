@@ -72,3 +72,56 @@ size_t fwpt_image_modules_read(void *ctx, uint64_t ip, const uint8_t **bytes)
     *bytes = v->code + (ip - v->base);
     return (size_t)(v->code_size - (ip - v->base));
 }
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* CRC-32 of ISO-HDLC (reflected polynomial 0xedb88320, initial and final XOR 0xffffffff, as zlib's crc32), four
+ * bits at a time: the firmware hashes every traced image's code with it. */
+static uint32_t crc32_update(uint32_t crc, const uint8_t *p, uint64_t n)
+{
+    static const uint32_t nibble[16] = {
+        0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac, 0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
+        0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c, 0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+    };
+    for (uint64_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        crc = (crc >> 4) ^ nibble[crc & 15];
+        crc = (crc >> 4) ^ nibble[crc & 15];
+    }
+    return crc;
+}
+
+/* PE/COFF specification: e_lfanew at 0x3c -> "PE\0\0", the COFF file header (NumberOfSections at +6,
+ * SizeOfOptionalHeader at +20), then the section table after the optional header: 40-byte entries, VirtualSize at
+ * +8, VirtualAddress at +12, SizeOfRawData at +16, Characteristics at +36 (IMAGE_SCN_MEM_EXECUTE 0x20000000). */
+uint32_t fwpt_image_code_crc32(const uint8_t *image, uint64_t size, uint64_t *bytes)
+{
+    *bytes = 0;
+    if (size < 0x40 || image[0] != 'M' || image[1] != 'Z')
+        return 0;
+    uint32_t pe = le32(image + 0x3c);
+    if ((uint64_t)pe + 24 > size || le32(image + pe) != 0x00004550u)
+        return 0;
+    unsigned nsec = (unsigned)image[pe + 6] | (unsigned)image[pe + 7] << 8;
+    uint64_t sec = (uint64_t)pe + 24 + ((unsigned)image[pe + 20] | (unsigned)image[pe + 21] << 8);
+    uint32_t crc = 0xffffffffu;
+    uint64_t next = 0; /* sections ascend and do not overlap (PE/COFF: "in ascending order"): each byte once at most */
+    for (unsigned i = 0; i < nsec && sec + 40 * (uint64_t)(i + 1) <= size; i++) {
+        const uint8_t *s = image + sec + 40 * (uint64_t)i;
+        uint32_t vsize = le32(s + 8), rva = le32(s + 12);
+        if (!vsize)
+            vsize = le32(s + 16);
+        if (rva >= size || rva < next)
+            continue;
+        uint64_t n = (uint64_t)rva + vsize > size ? size - rva : vsize;
+        next = rva + n;
+        if (!(le32(s + 36) & 0x20000000u))
+            continue;
+        crc = crc32_update(crc, image + rva, n);
+        *bytes += n;
+    }
+    return *bytes ? ~crc : 0;
+}

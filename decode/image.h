@@ -38,4 +38,12 @@ size_t fwpt_image_modules_read(void *ctx, uint64_t ip, const uint8_t **bytes);
 /* "Module+0xoff", or nothing outside every module; padded to width when width > 0. */
 void fwpt_image_module_put_where(struct fwpt_modules *mods, const struct fwpt_sink *o, uint64_t ip, unsigned width);
 
+/* The CRC-32 (ISO-HDLC, as zlib's crc32) of a PE/COFF image's code, the image as loaded (an RVA is an offset into
+ * image; size bytes): the bytes of every section marked IMAGE_SCN_MEM_EXECUTE, in section-table order, each from its
+ * VirtualAddress for its VirtualSize (SizeOfRawData when that is 0), cut at size; a section that starts inside
+ * the one before it is skipped (the table ascends: each byte is hashed once at most). *bytes: how many were hashed; 0
+ * (and 0 returned) when image is not PE/COFF or has no such section. The app records it per traced image
+ * (sideband.json "code_crc32"); the host checks img-BASE.bin against it. */
+uint32_t fwpt_image_code_crc32(const uint8_t *image, uint64_t size, uint64_t *bytes);
+
 #endif

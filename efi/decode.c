@@ -7,6 +7,7 @@
 #include "render/flow_print.h"
 #include "analyze/profile.h"
 #include "render/pkt_print.h"
+#include "render/profile_print.h"
 #include "efi/pipeline.h"
 #include "efi/pool.h"
 #include "efi/progress.h"
@@ -195,12 +196,12 @@ void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt)
         s->flow_errors++;
     }
     if (summary) {
-        fwpt_profile_print(&s->fs.prof, &tsink, FWPT_RUN_CONSOLE_TOP_FUNCS * 5);
+        fwpt_profile_print(&s->fs.prof, NULL, &tsink, FWPT_RUN_CONSOLE_TOP_FUNCS * 5);
         fwpt_puts(&tsink, "\n");
-        fwpt_profile_calltree_print(&s->fs.prof, &tsink, 64);
+        fwpt_profile_calltree_print(&s->fs.prof, NULL, &tsink, 64);
         fwpt_puts(&tsink, "\n");
         if (!s->opt->quiet)
-            fwpt_profile_print(&s->fs.prof, &s->o, FWPT_RUN_CONSOLE_TOP_FUNCS);
+            fwpt_profile_print(&s->fs.prof, NULL, &s->o, FWPT_RUN_CONSOLE_TOP_FUNCS);
     }
     fwpt_printf(&tsink, "instructions and events in order (%lu instructions, %lu decode errors):\n", s->insns,
                 s->flow_errors);

@@ -32,8 +32,19 @@ const char *fwpt_run_profile_name(const struct fwpt_run *s)
 }
 
 /* The array key of loaded images: only those the trace touched (IMG_TOUCHED), each with base, size and the members
- * asked for, in this order: name, base, size, file, pdb, path; each on a line of its own when newline. */
-enum { IMG_TOUCHED = 1, IMG_NAME = 2, IMG_FILE = 4, IMG_PDB = 8, IMG_PATH = 16 };
+ * asked for, in this order: name, base, size, file, pdb, path; with IMG_IDS also what the host matches symbol files
+ * and checks img-BASE.bin by: pdb_guid and pdb_age after pdb, fv_guid after path, then code_crc32 and code_bytes
+ * (docs/formats.md); each image on a line of its own when newline. */
+enum { IMG_TOUCHED = 1, IMG_NAME = 2, IMG_FILE = 4, IMG_PDB = 8, IMG_PATH = 16, IMG_IDS = 32 };
+
+/* a string member, null when empty */
+static void kv_str_or_null(struct fwpt_json *j, const char *k, const char *v)
+{
+    if (v[0])
+        fwpt_json_str(j, k, v);
+    else
+        fwpt_json_null(j, k);
+}
 static void json_images(struct fwpt_json *j, const struct fwpt_run *s, const char *key, unsigned what, bool newline)
 {
     char fn[40];
@@ -56,8 +67,26 @@ static void json_images(struct fwpt_json *j, const struct fwpt_run *s, const cha
         }
         if (what & IMG_PDB)
             kv_str(j, "pdb", m->pdb);
+        if (what & IMG_IDS) {
+            kv_str_or_null(j, "pdb_guid", m->pdb_guid);
+            if (m->pdb_guid[0])
+                fwpt_json_dec(j, "pdb_age", m->pdb_age);
+            else
+                fwpt_json_null(j, "pdb_age");
+        }
         if (what & IMG_PATH)
             kv_str(j, "path", m->file);
+        if (what & IMG_IDS) {
+            kv_str_or_null(j, "fv_guid", m->fv_guid);
+            /* the code sections only: a section that is written (.data) changes while the files are written */
+            uint64_t hashed;
+            uint32_t crc = fwpt_image_code_crc32(fwpt_image_bytes(m), m->size, &hashed);
+            if (hashed)
+                fwpt_json_hex(j, "code_crc32", crc);
+            else
+                fwpt_json_null(j, "code_crc32");
+            fwpt_json_dec(j, "code_bytes", hashed);
+        }
         fwpt_json_close(j, '}');
     }
     fwpt_json_close(j, ']');
@@ -174,7 +203,7 @@ static void sideband(struct fwpt_run *s, const struct fwpt_sink *o)
     kv_str(j, "reason", s->tr.rb.reason);
     fwpt_json_close(j, '}');
     /* images the trace touches, each dumped: what the host decoder loads */
-    json_images(j, s, "images", IMG_TOUCHED | IMG_NAME | IMG_FILE | IMG_PDB | IMG_PATH, 1);
+    json_images(j, s, "images", IMG_TOUCHED | IMG_NAME | IMG_FILE | IMG_PDB | IMG_PATH | IMG_IDS, 1);
     /* the memory ranges dumped (the same images, as ranges) */
     json_images(j, s, "memory", IMG_TOUCHED | IMG_FILE, 0);
     /* every loaded image, dumped or not */
@@ -206,6 +235,62 @@ void fwpt_run_ptxed_line(struct fwpt_run *s)
         fwpt_printf(o, " --raw %s:0x%lx", fn, m->base);
     }
     fwpt_puts(o, "\n");
+}
+
+/* The directory all of the traced images' CodeView paths are in (up to and without the last '/' or '\\' they share)
+ * into dir, "" when they share none but the root or no image has one; returns how many have one. */
+static unsigned codeview_dir(const struct fwpt_run *s, char *dir, size_t cap)
+{
+    unsigned n = 0;
+    size_t len = 0;
+    const char *first = NULL;
+    for (unsigned i = 0; i < s->syms.count; i++) {
+        const struct fwpt_image *m = &s->syms.img[i];
+        if (!m->touched || !m->pdb[0])
+            continue;
+        if (!n++) {
+            first = m->pdb;
+            len = fwpt_strlen(first);
+        }
+        size_t k = 0;
+        while (k < len && m->pdb[k] == first[k])
+            k++;
+        len = k;
+    }
+    while (len > 0 && first[len - 1] != '/' && first[len - 1] != '\\')
+        len--;
+    if (len > 0)
+        len--; /* the separator */
+    if (len >= cap)
+        len = 0;
+    fwpt_memcpy(dir, first ? first : "", len);
+    dir[len] = 0;
+    return n;
+}
+
+void fwpt_run_names_line(struct fwpt_run *s)
+{
+    const struct fwpt_sink *o = &s->o;
+    char dir[160];
+    unsigned n = codeview_dir(s, dir, sizeof dir);
+    fwpt_printf(o, "names: build/fwpt report <the copied %s directory> --symbols %s", s->opt->out_dir,
+                dir[0] ? dir : "<your build's Build/ directory, or its .debug/.so/.pdb files>");
+    if (!n) {
+        fwpt_puts(o, " (no traced image has a CodeView path naming its symbol file)\n");
+        return;
+    }
+    fwpt_puts(o, " (CodeView paths: ");
+    for (unsigned i = 0, k = 0; i < s->syms.count; i++) {
+        const struct fwpt_image *m = &s->syms.img[i];
+        if (!m->touched || !m->pdb[0])
+            continue;
+        const char *b = m->pdb;
+        for (const char *p = m->pdb; *p; p++)
+            if (*p == '/' || *p == '\\')
+                b = p + 1;
+        fwpt_printf(o, "%s%s: %s%s", k++ ? ", " : "", m->name, b == m->pdb ? "" : ".../", b);
+    }
+    fwpt_puts(o, ")\n");
 }
 
 EFI_STATUS fwpt_run_write_outputs(struct fwpt_run *s, struct fwpt_membuf *packets, struct fwpt_membuf *flowtxt)

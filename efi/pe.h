@@ -11,6 +11,10 @@
  * the image as loaded (RVA == offset), size its SizeOfImage; every offset is bounds-checked.
  * false when there is none. */
 bool fwpt_pe_debug_name(const uint8_t *image, uint64_t size, char *pdb, size_t pdb_cap, char *name, size_t name_cap);
+/* The GUID and age of the image's CodeView RSDS record (PE/COFF specification, "Debug Type": IMAGE_DEBUG_TYPE_CODEVIEW),
+ * which a PDB must carry to belong to it: the GUID's 16 bytes as stored (Data1..Data3 little-endian), the age.
+ * false when the record is NB10 (no GUID) or there is none. The same record fwpt_pe_debug_name reads. */
+bool fwpt_pe_debug_guid(const uint8_t *image, uint64_t size, uint8_t guid[16], uint32_t *age);
 /* Basename of a '/' or '\\' path without its last extension ("\\EFI\\BOOT\\BOOTX64.EFI" -> "BOOTX64"). */
 void fwpt_path_basename(const char *path, char *out, size_t cap);
 

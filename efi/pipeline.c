@@ -680,6 +680,7 @@ static EFI_STATUS run(struct fwpt_run *s)
     fwpt_membuf_free(&packets);
     fwpt_membuf_free(&flowtxt);
     fwpt_run_ptxed_line(s);
+    fwpt_run_names_line(s);
     if (EFI_ERROR(wst))
         fwpt_run_say(s, "file: some files could not be written (see above); the console has the summaries only. Free "
                         "space on the volume (run-qemu.sh: FWPT_IMG_MB=N), or trace less (size=, listing=)", NULL);

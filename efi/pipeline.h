@@ -158,6 +158,9 @@ void fwpt_flow_summary_free(struct fwpt_flow_summary *fs);
  * report.html, img-BASE.bin), and the ptxed command line that decodes them elsewhere. */
 EFI_STATUS fwpt_run_write_outputs(struct fwpt_run *s, struct fwpt_membuf *packets, struct fwpt_membuf *flowtxt);
 void fwpt_run_ptxed_line(struct fwpt_run *s);
+/* "names: build/fwpt report <the copied DIR directory> --symbols BUILD (CodeView paths: ...)": the host command that
+ * names functions and source lines, with the directory the traced images' CodeView paths share. */
+void fwpt_run_names_line(struct fwpt_run *s);
 /* the profile actually emulated (the default one when none was named) */
 const char *fwpt_run_profile_name(const struct fwpt_run *s);
 

@@ -40,9 +40,9 @@ static void put_guid(char *out, size_t cap, const EFI_GUID *g)
     out[b.len] = 0;
 }
 
-/* Images loaded from a firmware volume have a MEDIA_PIWG_FW_FILE_DP (4/6) node naming the FFS file;
- * its UI section holds the module's name ("DxeCore"). */
-static bool fv_file_name(EFI_LOADED_IMAGE *li, char *file, size_t file_cap, char *name, size_t name_cap)
+/* Images loaded from a firmware volume have a MEDIA_PIWG_FW_FILE_DP (4/6) node naming the FFS file (its GUID into
+ * gs); its UI section holds the module's name ("DxeCore"). */
+static bool fv_file_name(EFI_LOADED_IMAGE *li, char *file, size_t file_cap, char *name, size_t name_cap, char gs[40])
 {
     static EFI_GUID fv2_guid = FWPT_FV2_GUID;
     EFI_DEVICE_PATH *dp = li->FilePath, *last = NULL;
@@ -57,8 +57,7 @@ static bool fv_file_name(EFI_LOADED_IMAGE *li, char *file, size_t file_cap, char
         return false;
     EFI_GUID g;
     CopyMem(&g, (UINT8 *)last + 4, sizeof g);
-    char gs[40];
-    put_guid(gs, sizeof gs, &g);
+    put_guid(gs, 40, &g);
     struct fwpt_bufsink b;
     struct fwpt_sink o = fwpt_bufsink_init(&b, file, file_cap - 1);
     fwpt_puts(&o, "FvFile(");
@@ -78,6 +77,18 @@ static bool fv_file_name(EFI_LOADED_IMAGE *li, char *file, size_t file_cap, char
     ascii_from16(buf, name, name_cap);
     FreePool(buf);
     return true;
+}
+
+/* The CodeView RSDS GUID and age of the image's bytes (the PDB's identity), "" when it has none. */
+static void debug_guid(struct fwpt_image *m, const uint8_t *bytes)
+{
+    uint8_t g[16];
+    m->pdb_guid[0] = 0;
+    if (fwpt_pe_debug_guid(bytes, m->size, g, &m->pdb_age)) {
+        EFI_GUID eg;
+        CopyMem(&eg, g, sizeof eg);
+        put_guid(m->pdb_guid, sizeof m->pdb_guid, &eg);
+    }
 }
 
 /* decode/image's map of the images, rebuilt whenever img changes. */
@@ -121,7 +132,7 @@ EFI_STATUS fwpt_symbols_load(struct fwpt_symbols *s)
         m->base = (uint64_t)(UINTN)li->ImageBase;
         m->size = li->ImageSize;
         char fvname[64];
-        bool from_fv = li->FilePath && fv_file_name(li, m->file, sizeof m->file, fvname, sizeof fvname);
+        bool from_fv = li->FilePath && fv_file_name(li, m->file, sizeof m->file, fvname, sizeof fvname, m->fv_guid);
         if (li->FilePath && !from_fv) {
             CHAR16 *p = DevicePathToStr(li->FilePath);
             if (p) {
@@ -137,6 +148,7 @@ EFI_STATUS fwpt_symbols_load(struct fwpt_symbols *s)
             else
                 fwpt_memcpy(m->name, "image", 6);
         }
+        debug_guid(m, li->ImageBase);
     }
     FreePool(h);
     /* sort by base (insertion: a few hundred images at most) */
@@ -172,6 +184,7 @@ EFI_STATUS fwpt_symbols_add(struct fwpt_symbols *s, uint64_t base, uint64_t size
     m->code = code;
     if (!fwpt_pe_debug_name(code, size, m->pdb, sizeof m->pdb, m->name, sizeof m->name))
         fwpt_path_basename(path, m->name, sizeof m->name);
+    debug_guid(m, code);
     size_t k = 0;
     for (; path[k] && k + 1 < sizeof m->file; k++)
         m->file[k] = path[k];

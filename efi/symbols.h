@@ -15,6 +15,9 @@ struct fwpt_image {
     char name[64];   /* "PciBusDxe", "fwpt" */
     char file[160];  /* device path of the file, "" when unknown */
     char pdb[160];   /* PDB path from the debug directory, "" when none */
+    char pdb_guid[40]; /* its CodeView RSDS GUID ("" when none: no record, or NB10) and age: a PDB's identity */
+    uint32_t pdb_age;
+    char fv_guid[40]; /* the FV file's GUID (MEDIA_PIWG_FW_FILE_DP), "" when not loaded from a firmware volume */
     bool touched;    /* the trace has an IP inside */
     uint64_t insns;  /* instructions decoded inside (flow decoder) */
     const uint8_t *code; /* a copy of the image's bytes (an image unloaded since), NULL: live memory */

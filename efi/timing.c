@@ -7,6 +7,7 @@
 #include "efi/pipeline.h"
 #include "efi/pool.h"
 #include "analyze/time_spread.h"
+#include "render/profile_print.h"
 
 #define TIME_FUNCS 4096u   /* functions the time profile tells apart (power of two) */
 #define TIME_NODES 16384u  /* call-tree nodes */
@@ -40,7 +41,7 @@ void fwpt_efi_time_report(struct fwpt_flow *f, const struct fwpt_time_config *tc
         fwpt_time_spread_end(t);
         fwpt_time_spread_duration(t, tcfg, crystal_hz, soft, out);
         if (t->ticks)
-            fwpt_profile_print(prof, out, top); /* where the time went: modules, then functions */
+            fwpt_profile_print(prof, NULL, out, top); /* where the time went: modules, then functions */
     }
     void *v[] = {mod, funcs, nodes, hash, held, prof, t};
     for (unsigned i = 0; i < sizeof v / sizeof v[0]; i++)

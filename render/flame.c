@@ -1,6 +1,7 @@
 /* fwpt — folded stacks, flame graph (SVG) and Trace Event Format of the call tree (see flame.h). */
 #include "render/flame.h"
 #include "base/json.h"
+#include "render/names.h"
 
 /* ---- names and text ---- */
 
@@ -25,6 +26,12 @@ void fwpt_flame_frame_name(const struct fwpt_names *n, uint64_t entry, char out[
         out[b.len] = 0;
         return;
     }
+    struct fwpt_resolved r;
+    if (n && fwpt_resolve(n->resolver, entry, &r) && r.function) { /* the build's name first */
+        fwpt_name_put(&s, &r, entry);
+        out[b.len] = 0;
+        return;
+    }
     for (size_t i = 0; n && i < n->nsyms; i++) {
         if (n->syms[i].addr == entry && n->syms[i].name && n->syms[i].name[0]) {
             for (const char *c = n->syms[i].name; *c && *c != ' '; c++)
@@ -42,16 +49,6 @@ void fwpt_flame_frame_name(const struct fwpt_names *n, uint64_t entry, char out[
         fwpt_put_0x(&s, entry);
     }
     out[b.len] = 0;
-}
-
-/* Depth-first successor of node n (0: done); children skipped when skip_children. */
-static uint32_t next_node(const struct fwpt_profile *p, uint32_t n, int skip_children)
-{
-    if (!skip_children && p->nodes[n].first_child)
-        return p->nodes[n].first_child;
-    while (n && !p->nodes[n].next_sibling)
-        n = p->nodes[n].parent;
-    return n ? p->nodes[n].next_sibling : 0;
 }
 
 /* ---- folded stacks ---- */
@@ -86,7 +83,7 @@ void fwpt_flame_folded_write(struct fwpt_profile *p, const struct fwpt_names *na
             put_folded_path(p, names, n, out);
             fwpt_printf(out, " %lu\n", p->nodes[n].insns);
         }
-        n = next_node(p, n, p->nodes[n].depth >= FWPT_FLAME_MAX_DEPTH);
+        n = fwpt_profile_next_node(p, n, p->nodes[n].depth >= FWPT_FLAME_MAX_DEPTH);
         if (!n)
             break;
     }
@@ -227,7 +224,7 @@ void fwpt_flame_svg(struct fwpt_profile *p, const struct fwpt_names *names, cons
             if (d->depth > maxd)
                 maxd = d->depth;
         }
-        n = next_node(p, n, d->depth > FWPT_FLAME_MAX_DEPTH || (!d->total && n));
+        n = fwpt_profile_next_node(p, n, d->depth > FWPT_FLAME_MAX_DEPTH || (!d->total && n));
         if (!n)
             break;
     }
@@ -289,7 +286,7 @@ void fwpt_flame_svg(struct fwpt_profile *p, const struct fwpt_names *names, cons
             fwpt_put_xml(o, name);
             fwpt_puts(o, "</text></g>\n");
         }
-        n = next_node(p, n, skip);
+        n = fwpt_profile_next_node(p, n, skip);
         if (!n)
             break;
     }

@@ -18,7 +18,8 @@ struct fwpt_symbol {
     const char *name; /* cut at the first space */
 };
 
-/* How frames are named: the symbol at the entry, else Module+0xOFFSET, else 0xADDRESS. */
+/* How frames are named: the build's name (resolver: "FUNC", or "FUNC+0xOFF" for an entry inside one), else the
+ * symbol at the entry, else Module+0xOFFSET, else 0xADDRESS. */
 struct fwpt_names {
     struct fwpt_modules *mods;      /* may be NULL */
     const struct fwpt_symbol *syms; /* may be NULL */
@@ -27,7 +28,8 @@ struct fwpt_names {
 };
 
 #define FWPT_FRAME_NAME_MAX 96
-/* The name of the function entered at entry (FWPT_FLOW_NO_IP: "(root)"), NUL-terminated in out. */
+/* The name of the function entered at entry (FWPT_FLOW_NO_IP: "(root)"), NUL-terminated in out (a longer name
+ * is cut at FWPT_FRAME_NAME_MAX - 1 bytes). */
 void fwpt_flame_frame_name(const struct fwpt_names *n, uint64_t entry, char out[FWPT_FRAME_NAME_MAX]);
 
 

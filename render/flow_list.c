@@ -1,6 +1,7 @@
 /* fwpt — fast instruction listings (see flow_list.h). Every instruction line is the one print_text or
  * print_jsonl (flow_print.c) writes for a FWPT_FLOW_INSN event; test_flow_list compares the two. */
 #include "render/flow_list.h"
+#include "render/names.h"
 
 #define COPY(d, s, n) __builtin_memcpy((d), (s), (n)) /* constant n: inlined, also in firmware */
 
@@ -192,6 +193,45 @@ static inline const struct fwpt_module *find(struct fwpt_flow_lister *l, uint64_
 
 static inline size_t asm_slot(uint64_t ip) { return (size_t)(ip ^ ip >> 13); }
 
+void fwpt_flow_list_names(struct fwpt_flow_lister *l, const struct fwpt_resolver *r, struct fwpt_list_name *cache,
+                          size_t ncache)
+{
+    l->pr.resolver = r;
+    l->ncache = r && r->resolve && ncache ? cache : NULL;
+    l->nmask = ncache - 1;
+    if (l->ncache)
+        fwpt_memset(cache, 0, ncache * sizeof *cache);
+}
+
+/* What the build's symbols add for ip (struct fwpt_list_name), from the cache, or asked once and kept; NULL when
+ * the printer must write the line (no cache, or too long to keep). */
+static const struct fwpt_list_name *name_at(struct fwpt_flow_lister *l, uint64_t ip)
+{
+    if (!l->ncache)
+        return NULL;
+    struct fwpt_list_name *e = &l->ncache[asm_slot(ip) & l->nmask];
+    if (e->used && e->ip == ip)
+        return e->slow ? NULL : e;
+    struct fwpt_resolved r;
+    struct fwpt_bufsink b;
+    struct fwpt_sink s = fwpt_bufsink_init(&b, e->text, FWPT_LIST_NAME_TEXT);
+    e->ip = ip;
+    e->used = 1;
+    e->named = 0;
+    if (fwpt_resolve(l->pr.resolver, ip, &r)) {
+        if (l->pr.format == FWPT_FLOW_FMT_JSONL) {
+            fwpt_name_put_json(&s, &r, ip, "", true);
+        } else if (fwpt_name_put_text(&s, &r, ip)) {
+            e->named = 1;
+            while (b.len < 28 && !b.overflow)
+                fwpt_putc(&s, ' ');
+        }
+    }
+    e->slow = b.overflow != 0;
+    e->len = (uint8_t)b.len;
+    return e->slow ? NULL : e;
+}
+
 /* What the printer appends for the disassembly: "  TEXT" or ",\"asm\":\"TEXT\"" (nothing when the hook has
  * none), from the cache when it holds (ip, mode). Up to 772 bytes. */
 static char *put_asm(struct fwpt_flow_lister *l, char *d, uint64_t ip, uint8_t mode)
@@ -252,6 +292,7 @@ static inline __attribute__((always_inline)) void list_lines(struct fwpt_flow_li
                                                              const bool json)
 {
     const int have_mods = l->pr.mods && l->pr.mods->n;
+    const int names = l->pr.resolver && l->pr.resolver->resolve;
     for (uint32_t k = 0; k < n; k++) {
         const struct fwpt_flow_obuf_insn *in = &v[k];
         if (l->cap - l->len < FWPT_LIST_LINE_MAX)
@@ -270,7 +311,18 @@ static inline __attribute__((always_inline)) void list_lines(struct fwpt_flow_li
             d[19] = ' ';
             d += 20;
         }
-        if (have_mods) {
+        const struct fwpt_list_name *nm = NULL;
+        if (names) {
+            nm = name_at(l, in->ip);
+            if (!nm) {
+                list_slow(l, in);
+                continue;
+            }
+        }
+        if (!json && nm && nm->named) {
+            copy16(d, nm->text, nm->len); /* the function's column in place of the module's */
+            d += nm->len;
+        } else if (have_mods) {
             size_t idx;
             const struct fwpt_module *m = find(l, in->ip, &idx);
             char *w = d;
@@ -293,6 +345,10 @@ static inline __attribute__((always_inline)) void list_lines(struct fwpt_flow_li
             }
         }
         if (json) {
+            if (nm) {
+                copy16(d, nm->text, nm->len);
+                d += nm->len;
+            }
             if (l->pr.disasm)
                 d = put_asm(l, d, in->ip, in->mode);
             if (l->pr.intx) {

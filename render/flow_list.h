@@ -3,7 +3,9 @@
  * sink when full. Per module a prefix is formatted once ("Name+0x", ",\"module\":\"Name\",\"module_offset\":\"0x"); hex
  * digits are made eight at a time; the module lookup is a range check on the last module (and on the last gap
  * between modules); the disassembly hook, when there is one, is asked once per (address, mode) and its text kept
- * in a small cache. Events, and instructions the fast path leaves out (very long module names), go through
+ * in a small cache; so are the build's names (fwpt_flow_list_names: the resolver is asked once per address, its
+ * column or JSON keys kept formatted). Events, and instructions the fast path leaves out (very long module or
+ * function names), go through
  * fwpt_flow_print_event into the same buffer, so the output is the printer's, byte for byte.
  *
  *     static char buf[1 << 16];
@@ -37,8 +39,19 @@ struct fwpt_list_asm {
     char text[117];          /* "  mov eax, ebx" (text) or ",\"asm\":\"mov eax, ebx\"" (jsonl) */
 };
 
+/* One name cache entry: what the build's symbols add for ip, formatted as the printer writes it: text, the column
+ * "FUNC+0xOFF (FILE:LINE)" padded to 28 (named: the resolver knows the function; else the module's column);
+ * JSON, the keys after "module_offset" (render/names.h). */
+#define FWPT_LIST_NAME_TEXT 240u
+struct fwpt_list_name {
+    uint64_t ip;
+    uint8_t used, named, slow; /* slow: longer than FWPT_LIST_NAME_TEXT, left to the printer */
+    uint8_t len;               /* bytes in text */
+    char text[FWPT_LIST_NAME_TEXT + 4];
+};
+
 /* Free room kept at the buffer's end for one instruction line; the buffer must hold at least twice this. */
-#define FWPT_LIST_LINE_MAX 1024u
+#define FWPT_LIST_LINE_MAX 1280u
 
 struct fwpt_flow_lister {
     struct fwpt_flow_printer pr;      /* events, and what the fast path leaves out; pr.out is bsink */
@@ -51,6 +64,8 @@ struct fwpt_flow_lister {
     size_t amask;
     uint64_t gap_lo, gap_hi;          /* [gap_lo, gap_hi]: addresses in no module (when gap_valid) */
     uint8_t gap_valid;
+    struct fwpt_list_name *ncache;    /* the names of the instructions' addresses (fwpt_flow_list_names) */
+    size_t nmask;
     uint64_t insns;                   /* instructions listed */
 };
 
@@ -61,6 +76,11 @@ struct fwpt_flow_lister {
 void fwpt_flow_list_init(struct fwpt_flow_lister *l, const struct fwpt_sink *out, enum fwpt_flow_format fmt,
                            struct fwpt_modules *mods, struct fwpt_list_module *pre, fwpt_disasm_fn disasm,
                            void *disasm_ctx, struct fwpt_list_asm *acache, size_t nacache, char *buf, size_t cap);
+/* Names from the build's symbols (render/resolve.h; NULL: none), as the printer shows them, through a cache of
+ * ncache entries (a power of two) the caller owns (NULL, 0: every named instruction through the printer). The
+ * resolver must give the same answer for the same address during one listing. */
+void fwpt_flow_list_names(struct fwpt_flow_lister *l, const struct fwpt_resolver *r, struct fwpt_list_name *cache,
+                          size_t ncache);
 /* n consecutive instructions (kind FWPT_FLOW_INSN), as fwpt_flow_next_batch gives them. */
 void fwpt_flow_list_insns(struct fwpt_flow_lister *l, const struct fwpt_flow_obuf_insn *v, uint32_t n);
 /* One event (or instruction). */

@@ -1,6 +1,7 @@
 /* fwpt — flow printers (see flow_print.h). */
 #include "render/flow_print.h"
 #include "base/json.h"
+#include "render/names.h"
 
 /* ,"key":"0x<v>" */
 static void json_0x(const struct fwpt_sink *o, const char *key, uint64_t v)
@@ -449,6 +450,9 @@ static void json_insn(const struct fwpt_flow_printer *p, const struct fwpt_flow_
         fwpt_put_json_str(o, m->name);
         json_0x(o, "module_offset", ev->ip - m->base);
     }
+    struct fwpt_resolved r;
+    if (fwpt_resolve(p->resolver, ev->ip, &r))
+        fwpt_name_put_json(o, &r, ev->ip, "", true);
     char text[128];
     if (p->disasm && p->disasm(p->disasm_ctx, ev->ip, ev->mode, text, sizeof text)) {
         text[sizeof text - 1] = 0;
@@ -476,14 +480,37 @@ static void print_jsonl(const struct fwpt_flow_printer *p, const struct fwpt_flo
     fwpt_puts(o, "}\n");
 }
 
-/* The instruction line, text: "0x<ip16>  Module+0xoff  <size>[ ?]  <disassembly>" */
+/* A sink that passes on what it is given and counts it. */
+struct counter {
+    const struct fwpt_sink *o;
+    size_t n;
+};
+static void count_write(void *ctx, const char *s, size_t n)
+{
+    struct counter *c = ctx;
+    c->o->write(c->o->ctx, s, n);
+    c->n += n;
+}
+
+/* The instruction line, text: "0x<ip16>  Module+0xoff  <size>[ ?]  <disassembly>" (the build's
+ * "FUNC+0xOFF (FILE:LINE)" in place of Module+0xoff when the resolver knows the function) */
 static void text_insn(const struct fwpt_flow_printer *p, const struct fwpt_flow_event *ev)
 {
     const struct fwpt_sink *o = p->out;
     fwpt_puts(o, "0x");
     fwpt_put_hex(o, ev->ip, 16);
     fwpt_puts(o, "  ");
-    fwpt_image_module_put_where(p->mods, o, ev->ip, p->mods && p->mods->n ? 28 : 0);
+    struct fwpt_resolved r;
+    if (fwpt_resolve(p->resolver, ev->ip, &r) && r.function) {
+        /* the build's name in the module's column: "FUNC+0xOFF (FILE:LINE)", padded as the column is */
+        struct counter c = {o, 0};
+        const struct fwpt_sink cs = {count_write, &c};
+        fwpt_name_put_text(&cs, &r, ev->ip);
+        for (size_t k = c.n; k < 28; k++)
+            fwpt_putc(o, ' ');
+    } else {
+        fwpt_image_module_put_where(p->mods, o, ev->ip, p->mods && p->mods->n ? 28 : 0);
+    }
     fwpt_puts(o, ev->size < 10 ? "  " : " ");
     fwpt_put_dec(o, ev->size);
     if (p->intx)

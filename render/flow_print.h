@@ -31,7 +31,10 @@ struct fwpt_flow_printer {
 
 /* One line per instruction or event.
  * text:  "0x<ip16>  Module+0xoff  <size>  <disassembly>"  /  "-- <event> ..."
- * jsonl: {"type":"insn","ip":"0x..","size":N[,"module":"..","offset":"0x.."][,"asm":".."][,"spec":true]}
+ *        (with a resolver that knows the function: "FUNC+0xOFF (FILE:LINE)" in Module+0xoff's column, 28 wide)
+ * jsonl: {"type":"insn","ip":"0x..","size":N[,"module":"..","offset":"0x.."][,"function":"FUNC",
+ *         "function_offset":"0x..","file":"..","line":N,"inlined":true][,"asm":".."][,"spec":true]}
+ *        (the names' keys each when the resolver knows it: render/names.h)
  *        {"type":"enabled","ip":"0x..","offset":N[,"sync":true][,"resumed":true]}
  *        {"type":"disabled"[,"ip":"0x.."][,"target":"0x.."],"async":true|false,"offset":N}
  *          (async: ip = the FUP's, the next instruction not executed; target: the TIP.PGD's IP, if any)

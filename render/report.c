@@ -1,7 +1,20 @@
 /* fwpt — the report page (see report.h). */
 #include "render/report.h"
+#include "render/names.h"
 
 static const char *or_dash(const char *s) { return s && s[0] ? s : "-"; }
+
+/* The entry's address, then " (FILE:LINE)" when the build's symbols know its line (the source position). */
+static void put_entry_at(const struct fwpt_sink *o, const struct fwpt_names *names, uint64_t entry)
+{
+    fwpt_put_0x(o, entry);
+    struct fwpt_resolved r;
+    if (names && fwpt_resolve(names->resolver, entry, &r) && r.file && r.line) {
+        fwpt_puts(o, " (");
+        fwpt_put_xml(o, fwpt_name_basename(r.file));
+        fwpt_printf(o, ":%u)", r.line);
+    }
+}
 
 
 unsigned fwpt_report_mismatch(const struct fwpt_report_run *r, const struct fwpt_sink *o)
@@ -181,7 +194,7 @@ static void put_functions(const struct fwpt_sink *o, const struct fwpt_profile *
         fwpt_printf(o, "</td><td class=\"n\">%lu</td><td>", f->calls);
         fwpt_put_xml(o, name);
         fwpt_puts(o, "</td><td class=\"a\">");
-        fwpt_put_0x(o, f->entry);
+        put_entry_at(o, names, f->entry);
         fwpt_puts(o, "</td></tr>\n");
     }
     fwpt_puts(o, "</table>\n");
@@ -201,7 +214,7 @@ static void put_tree_row(const struct fwpt_sink *o, const struct fwpt_profile *p
     fwpt_put_xml(o, name);
     if (n) {
         fwpt_puts(o, " <span class=\"a\">");
-        fwpt_put_0x(o, d->entry);
+        put_entry_at(o, names, d->entry);
         fwpt_puts(o, "</span>");
     }
 }

@@ -21,6 +21,7 @@
 #include "tools/options.h"
 #include "tools/progress.h"
 #include "tools/sideband.h"
+#include "tools/symmap.h"
 
 /* What fwpt dump was asked: filled by fwpt_opt_parse from the option table below. */
 struct dump_opts {
@@ -32,7 +33,17 @@ struct dump_opts {
     struct fwpt_time_config tcfg;
     struct fwpt_time_show show;
     unsigned tcfg_given; /* bit 1: --nom-freq, bit 2: --mtc-freq (as fwpt_sideband_time's found) */
+    struct fwpt_opt_list symbols; /* --symbols, as given */
 };
+
+/* --symbols: the saved directory's images (sideband.json) matched to the symbol files; the text dump names the IP
+ * of TIP, TIP.PGE, TIP.PGD and FUP packets with them. */
+static struct dump_names {
+    struct fwpt_symmap_image *v;
+    size_t n;
+    struct fwpt_symmap *map;
+    struct fwpt_resolver r;
+} names;
 
 /* The names --errata accepts: the fields of struct fwpt_errata (arch/errata.h's list). */
 static const struct {
@@ -196,6 +207,79 @@ static int set_timing(void *dst, const struct fwpt_opt *o, const char *a, const 
     return 0;
 }
 
+/* --symbols P: P appended; --symbols given last (the table's parser leaves a missing value to dump's setters) is
+ * refused as the other options refuse it. */
+static int set_symbols(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
+{
+    if (!v) {
+        fprintf(stderr, "fwpt dump: --symbols: expected %s, got '(nothing)'\n", o->value);
+        return 2;
+    }
+    return fwpt_opt_add_str(dst, o, a, v);
+}
+
+static int keep_image(void *ctx, const struct fwpt_sideband_image *s)
+{
+    (void)ctx;
+    struct fwpt_symmap_image *v = realloc(names.v, (names.n + 1) * sizeof *v);
+    if (!v)
+        return 1;
+    names.v = v;
+    if (!s->bad_key) /* bad values are fwpt flow's to say: the dump decodes no code */
+        v[names.n++] = (struct fwpt_symmap_image){strdup(s->name), s->base, s->size, s->code, s->code_size,
+                                                  strdup(s->pdb), strdup(s->fv_guid)};
+    else
+        free(s->code);
+    return 0;
+}
+
+/* The images of sideband.json (sb, of directory dir; NULL: a raw trace, none) matched to --symbols. */
+static void dump_symbols(const struct dump_opts *d, const char *sb, const char *dir)
+{
+    if (!d->symbols.n || names.map)
+        return;
+    if (sb && fwpt_sideband_images(sb, dir, keep_image, NULL) != 0)
+        fprintf(stderr, "fwpt dump: %s/sideband.json: no usable \"images\" list (names for the images read)\n", dir);
+    if (!sb)
+        fprintf(stderr, "fwpt dump: --symbols: %s holds no images to match symbol files to (a saved \\fwpt\\ "
+                        "directory's sideband.json lists them)\n", dir ? dir : d->file);
+    names.map = fwpt_symmap_new("fwpt dump", stderr, 0);
+    if (!names.map)
+        return;
+    fwpt_symmap_match(names.map, d->symbols.v, d->symbols.n, names.v, names.n);
+    names.r = fwpt_symmap_resolver(names.map);
+}
+
+/* A text line of an IP packet with the IP's function: "  FUNC[+0xOFF] (FILE:LINE)" before its newline. */
+static void print_named(const struct fwpt_sink *out, const struct fwpt_packet *pkt, const char *col_id,
+                        const char *col)
+{
+    struct fwpt_resolved r;
+    const int ip_pkt = pkt->type == FWPT_PKT_TIP || pkt->type == FWPT_PKT_TIP_PGE || pkt->type == FWPT_PKT_TIP_PGD ||
+                       pkt->type == FWPT_PKT_FUP;
+    if (!ip_pkt || pkt->ip.suppressed || !fwpt_resolve(&names.r, pkt->ip.ip, &r) || !r.function) {
+        fwpt_pkt_print_text_col(out, pkt, col_id, col);
+        return;
+    }
+    char line[512];
+    struct fwpt_bufsink b;
+    struct fwpt_sink t = fwpt_bufsink_init(&b, line, sizeof line - 1);
+    fwpt_pkt_print_text_col(&t, pkt, col_id, col);
+    line[b.len && line[b.len - 1] == '\n' ? b.len - 1 : b.len] = 0;
+    char name[600];
+    int k = snprintf(name, sizeof name, "  %s", r.function);
+    if (pkt->ip.ip != r.function_entry && k > 0 && (size_t)k < sizeof name)
+        k += snprintf(name + k, sizeof name - (size_t)k, "+0x%llx",
+                      (unsigned long long)(pkt->ip.ip - r.function_entry));
+    if (r.file && r.line && k > 0 && (size_t)k < sizeof name) {
+        const char *slash = strrchr(r.file, '/');
+        snprintf(name + k, sizeof name - (size_t)k, " (%s:%u)", slash ? slash + 1 : r.file, (unsigned)r.line);
+    }
+    fwpt_puts(out, line);
+    fwpt_puts(out, name);
+    fwpt_puts(out, "\n");
+}
+
 #define FLAG(name, alias, field, help) {name, alias, NULL, false, offsetof(struct dump_opts, field), NULL, help}
 #define VALUE(name, value, eq, set, help) {name, NULL, value, eq, 0, set, help}
 
@@ -232,6 +316,10 @@ static const struct fwpt_opt dump_options[] = {
     VALUE("--cpuid-0x15.eax", "a number", false, set_timing,
           "  --cpuid-0x15.eax N, --cpuid-0x15.ebx N  the TSC / core crystal clock ratio (EBX/EAX)\n"),
     VALUE("--cpuid-0x15.ebx", "a number", false, set_timing, NULL),
+    {"--symbols", NULL, "a symbol file, a directory or FILE@BASE", false, offsetof(struct dump_opts, symbols),
+     set_symbols,
+     "  --symbols P  text: TIP, TIP.PGE, TIP.PGD and FUP lines end with the IP's function and source line\n"
+     "               from the build's symbol files (as fwpt flow --symbols; repeatable)\n"},
     FLAG("--quiet", "-q", quiet, "  -q, --quiet  no progress line on stderr\n"),
 };
 
@@ -244,6 +332,7 @@ static void dump_usage(FILE *f)
     fputs("usage: fwpt dump FILE|DIR [--format text|jsonl] [--offset N] [--sync] [--cpu F/M[/S]|none] [--errata LIST]\n"
           "                 [--time|--tcal] [--time-delta] [--no-tcal] [--no-wall-clock] [--no-cyc] [--keep-tcal-on-ovf]\n"
           "                 [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N] [--cpuid-0x15.ebx N] [--quiet]\n"
+          "                 [--symbols P ...]\n"
           "  DIR          a saved \\fwpt\\ directory: its trace.pt; the processor and the timing configuration\n"
           "               come from its sideband.json (the options below override them)\n", f);
     fwpt_opt_help(&dump_cmd, f);
@@ -287,6 +376,7 @@ static int dump_sideband(struct dump_opts *d, const char *dir, char *path, size_
             else
                 d->cpu = sb_cpu;
         }
+        dump_symbols(d, sb, dir);
         free(sb);
     } else if (errno != ENOENT) {
         fprintf(stderr, "fwpt dump: cannot read '%s': %s\n", path, strerror(errno));
@@ -443,6 +533,8 @@ static int dump_packets(struct dump_opts *d, const struct dump_trace *t, unsigne
             dump_time(d, &tm, &out, &pkt, &col_id, col);
         if (d->jsonl)
             fwpt_pkt_print_json_col(&out, &pkt, col_id, col);
+        else if (names.r.resolve)
+            print_named(&out, &pkt, col_id, col);
         else
             fwpt_pkt_print_text_col(&out, &pkt, col_id, col);
     }
@@ -466,6 +558,7 @@ int fwpt_cmd_dump(int argc, char **argv)
     }
     if ((rc = dump_open(&d, &t)) != FWPT_OPT_RUN)
         return rc;
+    dump_symbols(&d, NULL, NULL);
     unsigned long long packets = 0, errors = 0;
     rc = dump_packets(&d, &t, &packets, &errors);
     if (errors)
@@ -473,5 +566,9 @@ int fwpt_cmd_dump(int argc, char **argv)
                 packets, errors);
     if (t.len)
         munmap((void *)t.buf, t.len);
+    if (names.map) {
+        fwpt_symmap_summary(names.map);
+        fwpt_symmap_free(names.map);
+    }
     return rc || t.refused || errors ? (rc ? rc : 1) : t.recorded_bytes && t.recorded_bytes != t.len ? 3 : 0;
 }

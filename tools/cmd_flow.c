@@ -32,6 +32,7 @@
 #include "render/flow_print.h"
 #include "analyze/profile.h"
 #include "render/report.h"
+#include "render/profile_print.h"
 #include "analyze/time_spread.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
@@ -39,6 +40,7 @@
 #include "tools/flow_summary.h"
 #include "tools/options.h"
 #include "tools/sideband.h"
+#include "tools/symmap.h"
 #include "tools/zydis.h"
 
 static bool quiet; /* --quiet: no notes on stderr (errors still); read by note, a fwpt_note_fn without context */
@@ -54,10 +56,16 @@ __attribute__((format(printf, 1, 2))) static void note(const char *fmt, ...)
     va_end(ap);
 }
 
-/* The images: decode/image's map, grown here (names and code are heap copies kept to the end). */
+/* The images: decode/image's map, grown here (names and code are heap copies kept to the end); and what
+ * sideband.json records for matching symbol files to them (by base: the map is sorted later). */
 struct images {
     struct fwpt_module *v;
     size_t n, cap;
+    struct image_ids {
+        uint64_t base;
+        char *pdb, *fv_guid;
+    } *ids;
+    size_t nids;
 };
 
 static struct fwpt_module *add_image(struct images *im)
@@ -98,6 +106,11 @@ static int add_sideband_image(void *ctx, const struct fwpt_sideband_image *s)
     m->size = s->size;
     m->code = s->code;
     m->code_size = s->code_size;
+    struct image_ids *ids = realloc(c->im->ids, (c->im->nids + 1) * sizeof *ids);
+    if (ids) {
+        c->im->ids = ids;
+        ids[c->im->nids++] = (struct image_ids){s->base, strdup(s->pdb), strdup(s->fv_guid)};
+    }
     if (s->err)
         fprintf(stderr, "fwpt flow: %s: %s (image %s without code: its instructions cannot be decoded)\n", s->path,
                 strerror(s->err), m->name);
@@ -105,6 +118,11 @@ static int add_sideband_image(void *ctx, const struct fwpt_sideband_image *s)
         fprintf(stderr, "fwpt flow: %s: %zu bytes, but %s records %llu (0x%llx) for image %s: the file is cut short "
                 "(the code past byte %zu cannot be decoded)\n", s->path, s->code_size, c->sb_path,
                 (unsigned long long)s->size, (unsigned long long)s->size, m->name, s->code_size);
+    if (s->code_check < 0)
+        fprintf(stderr, "fwpt flow: %s: the code of image %s is not what the app recorded (CRC-32 of its executable "
+                "sections 0x%08x over %llu bytes; %s: 0x%08x over %llu): a file from another run, or changed? Its "
+                "instructions are decoded from these bytes\n", s->path, m->name, s->crc_file,
+                (unsigned long long)s->bytes_file, c->sb_path, s->crc_recorded, (unsigned long long)s->bytes_recorded);
     return 0;
 }
 
@@ -155,6 +173,7 @@ struct flow_opts {
     const char *flame_path, *folded_path, *chrome_path, *report_path;
     struct flow_annotate ann; /* --annotate, --source-root; the report page's source lines */
     struct flow_summary fsum; /* --edges, --coverage, --coverage-size */
+    struct fwpt_opt_list symbols; /* --symbols, as given */
 };
 
 static int set_image(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
@@ -319,6 +338,12 @@ static int set_count(void *dst, const struct fwpt_opt *o, const char *a, const c
 static const struct fwpt_opt flow_options[] = {
     VALUE("--image", NULL, "FILE@ADDR", false, im, set_image,
           "  --image F@A    code of image file F loaded at address A (hex; repeatable)\n"),
+    VALUE("--symbols", NULL, "a symbol file, a directory or FILE@BASE", false, symbols, fwpt_opt_add_str,
+          "  --symbols P    names and source lines from the build's symbol files (repeatable): P an ELF file\n"
+          "                 (EDK2 .debug, gnu-efi .so), a PDB, a directory searched (an EDK2 Build/ tree), or\n"
+          "                 FILE@BASE; each traced image gets the file its CodeView path, FV file GUID or name\n"
+          "                 points to, only when that file's code agrees with the traced bytes (a PDB: its\n"
+          "                 GUID/age are the image's) (docs/symbols.md)\n"),
     VALUE("--format", NULL, "'text' or 'jsonl'", true, format, fwpt_opt_set_str,
           "  --format F     text (default) or jsonl: one JSON object per instruction/event (and per row of\n"
           "                 --profile, --calls, --edges)\n"),
@@ -511,6 +536,7 @@ struct flow_run {
     struct fwpt_modules mods;
     struct fwpt_names names;
     struct fwpt_resolver resolver; /* the symbol files of --symbols (resolve == NULL: none) */
+    struct fwpt_symmap *symmap;    /* what resolver answers from */
     struct fwpt_errata errata;
     int listing, pictures, stdout_quiet, time_on;
     FILE *flame_f, *folded_f, *chrome_f, *report_f;
@@ -671,6 +697,31 @@ static int flow_decoder(const struct flow_opts *o, struct flow_run *r, size_t fr
     return 0;
 }
 
+/* --symbols: the symbol files matched to the images (tools/symmap) into r->resolver. What cannot be used is said
+ * on stderr and changes nothing else: those images keep Module+0xOFF. */
+static void flow_symbols(struct flow_opts *o, struct flow_run *r)
+{
+    if (!o->symbols.n)
+        return;
+    struct fwpt_symmap_image *v = calloc(o->im.n + 1, sizeof *v);
+    r->symmap = fwpt_symmap_new("fwpt flow", stderr, o->quiet);
+    if (!v || !r->symmap) {
+        fprintf(stderr, "fwpt flow: out of memory (no names)\n");
+        free(v);
+        return;
+    }
+    for (size_t k = 0; k < o->im.n; k++) {
+        const struct fwpt_module *m = &o->im.v[k];
+        v[k] = (struct fwpt_symmap_image){m->name, m->base, m->size, m->code, (size_t)m->code_size, NULL, NULL};
+        for (size_t j = 0; j < o->im.nids; j++)
+            if (o->im.ids[j].base == m->base)
+                v[k].codeview = o->im.ids[j].pdb, v[k].fv_guid = o->im.ids[j].fv_guid;
+    }
+    fwpt_symmap_match(r->symmap, o->symbols.v, o->symbols.n, v, o->im.n);
+    r->resolver = fwpt_symmap_resolver(r->symmap);
+    free(v);
+}
+
 /* What the decode writes to (the output files opened first, so a bad path fails at once) and decodes with. */
 static int flow_setup(struct flow_opts *o, struct flow_run *r)
 {
@@ -690,7 +741,8 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
         snprintf(r->sbr.v_reason, sizeof r->sbr.v_reason, "a trace file without sideband.json");
     }
     const int have_sym = r->sbr.sym.name && r->sbr.sym.name[0];
-    r->names = (struct fwpt_names){&r->mods, have_sym ? &r->sbr.sym : NULL, have_sym ? 1u : 0u, NULL};
+    /* the views ask r->resolver (filled from --symbols; resolve == NULL: none, and every name is Module+0xOFF) */
+    r->names = (struct fwpt_names){&r->mods, have_sym ? &r->sbr.sym : NULL, have_sym ? 1u : 0u, &r->resolver};
     if (!o->no_disasm && r->listing) {
         r->dz = calloc(1, sizeof *r->dz);
         fwpt_zydis_init(r->dz, fwpt_image_modules_read, &r->mods);
@@ -702,11 +754,12 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
     if (r->time_on)
         fwpt_flow_set_time(&r->flow, &o->tcfg);
     r->out = fwpt_file_sink(stdout), r->err_out = fwpt_file_sink(stderr);
-    r->pr = (struct fwpt_flow_printer){&r->out, o->fmt, &r->mods, r->dz ? fwpt_zydis_disasm : NULL, r->dz, 0, NULL};
+    r->pr = (struct fwpt_flow_printer){&r->out, o->fmt, &r->mods, r->dz ? fwpt_zydis_disasm : NULL, r->dz, 0,
+                                       &r->resolver};
     /* the decode errors: in line, but only the first few of a kind (a JSON listing: every one); on stderr when
      * stdout is promised nothing (pictures and files only) */
     r->stdout_quiet = !r->listing && !o->calls && !o->profile && !o->fsum.edges;
-    r->err_pr = (struct fwpt_flow_printer){&r->err_out, FWPT_FLOW_FMT_TEXT, &r->mods, NULL, NULL, 0, NULL};
+    r->err_pr = (struct fwpt_flow_printer){&r->err_out, FWPT_FLOW_FMT_TEXT, &r->mods, NULL, NULL, 0, &r->resolver};
     r->es.pr = r->stdout_quiet ? &r->err_pr : &r->pr;
     r->es.all = r->listing && o->fmt == FWPT_FLOW_FMT_JSONL;
     if (o->calls || o->profile || r->pictures || (o->ann.func && o->by_time)) {
@@ -772,6 +825,7 @@ static int walk_summary(struct flow_opts *o, struct flow_run *r)
 struct fast_list {
     char obuf[1 << 16]; /* one fwrite per 64 KiB */
     struct fwpt_list_asm acache[1 << 14];
+    struct fwpt_list_name ncache[1 << 14]; /* 4 MiB: the names of 16K addresses (docs/performance.md) */
     struct fwpt_flow_lister lister;
 };
 
@@ -785,6 +839,7 @@ static int list_fast(struct flow_opts *o, struct flow_run *r)
     }
     fwpt_flow_list_init(&fl->lister, &r->out, o->fmt, &r->mods, pre, r->dz ? fwpt_zydis_disasm : NULL, r->dz,
                         fl->acache, sizeof fl->acache / sizeof fl->acache[0], fl->obuf, sizeof fl->obuf);
+    fwpt_flow_list_names(&fl->lister, &r->resolver, fl->ncache, sizeof fl->ncache / sizeof fl->ncache[0]);
     const struct fwpt_flow_obuf_insn *bv;
     uint32_t bn;
     struct fwpt_flow_event ev;
@@ -942,13 +997,13 @@ static int flow_summaries(struct flow_opts *o, struct flow_run *r)
                                   jsonl ? &r->err_out : &r->out);
     if (r->prof && !r->nothing) {
         if (o->profile && jsonl)
-            fwpt_profile_print_jsonl(r->prof, &r->out, (size_t)o->top);
+            fwpt_profile_print_jsonl(r->prof, r->names.resolver, &r->out, (size_t)o->top);
         else if (o->profile)
-            fwpt_profile_print(r->prof, &r->out, (size_t)o->top);
+            fwpt_profile_print(r->prof, r->names.resolver, &r->out, (size_t)o->top);
         if (o->calls && jsonl)
-            fwpt_profile_calltree_print_jsonl(r->prof, &r->out, (uint32_t)o->depth);
+            fwpt_profile_calltree_print_jsonl(r->prof, r->names.resolver, &r->out, (uint32_t)o->depth);
         else if (o->calls)
-            fwpt_profile_calltree_print(r->prof, &r->out, (uint32_t)o->depth);
+            fwpt_profile_calltree_print(r->prof, r->names.resolver, &r->out, (uint32_t)o->depth);
     }
     return FWPT_OPT_RUN;
 }
@@ -1012,10 +1067,10 @@ static int flow_steps(struct flow_opts *o, struct flow_run *r)
 {
     int rc;
     quiet = o->quiet;
-    if ((rc = flow_inputs(o, r)) != FWPT_OPT_RUN || (rc = flow_setup(o, r)) != FWPT_OPT_RUN ||
+    if ((rc = flow_inputs(o, r)) != FWPT_OPT_RUN || (flow_symbols(o, r), (rc = flow_setup(o, r)) != FWPT_OPT_RUN) ||
         (rc = flow_decode(o, r)) != FWPT_OPT_RUN || (rc = flow_summaries(o, r)) != FWPT_OPT_RUN)
         return rc;
-    int bad_out = !r->listing && !r->nothing && flow_summary_write(&o->fsum, &r->out, &r->mods) != 0;
+    int bad_out = !r->listing && !r->nothing && flow_summary_write(&o->fsum, &r->out, &r->mods, r->names.resolver) != 0;
     flow_summary_free(&o->fsum);
     if (flow_annotate_end(&o->ann, &r->resolver, &r->mods, o->by_time) != 0) {
         fprintf(stderr, "fwpt flow: out of memory\n");
@@ -1043,6 +1098,10 @@ int fwpt_cmd_flow(int argc, char **argv)
     int rc = flow_parse(o, argc, argv);
     if (rc == FWPT_OPT_RUN)
         rc = flow_steps(o, r);
+    if (r->symmap) {
+        fwpt_symmap_summary(r->symmap);
+        fwpt_symmap_free(r->symmap);
+    }
     free(r);
     flow_annotate_free(&o->ann);
     free(o);

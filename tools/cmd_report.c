@@ -10,8 +10,8 @@ static void usage(FILE *f)
                "  DIR            a saved \\fwpt\\ directory (trace.pt, sideband.json, img-BASE.bin)\n"
                "  -o FILE        the HTML page to write: the run, the module and function profiles, the flame\n"
                "                 graph and a collapsible call tree; one file, no outside assets\n"
-               "  flow options   any option of `fwpt flow` with its value: --cpu, --filter, --image, --by, ...\n"
-               "                 (see fwpt flow --help); the exit status is fwpt flow's\n");
+               "  flow options   any option of `fwpt flow` with its value: --cpu, --filter, --image, --symbols,\n"
+               "                 --by, ... (see fwpt flow --help); the exit status is fwpt flow's\n");
 }
 
 int fwpt_cmd_report(int argc, char **argv)

@@ -4,7 +4,7 @@
 set -eu
 what=${1:-all}
 build=(gcc make binutils gnu-efi libzydis-dev libdw-dev libelf-dev)
-testpk=(libipt-dev libzydis-dev clang g++ pkgconf libclang-rt-14-dev ovmf qemu-system-x86 mtools dosfstools fdisk python3 chromium python3-pil)
+testpk=(libipt-dev libzydis-dev clang llvm lld g++ pkgconf libclang-rt-14-dev ovmf qemu-system-x86 mtools dosfstools fdisk python3 chromium python3-pil)
 run=(ovmf qemu-system-x86 mtools dosfstools fdisk)
 case "$what" in
     build) want=("${build[@]}") ;;

@@ -1,5 +1,6 @@
 /* fwpt flow's summary walk, edges and coverage bitmap (see flow_summary.h). */
 #include "tools/flow_summary.h"
+#include "render/edge_print.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -41,16 +42,8 @@ void flow_summary_insn_add(struct flow_summary *fs, const struct fwpt_flow_event
         fs->out.cov[fwpt_cov_index(from, to, fs->cov_size - 1)]++;
 }
 
-/* "0x.. (Module+0x..)" or "0x.." */
-static void put_ip(const struct fwpt_sink *o, struct fwpt_modules *mods, uint64_t ip)
-{
-    fwpt_put_0x(o, ip);
-    const struct fwpt_module *m = fwpt_image_module_find(mods, ip, NULL);
-    if (m)
-        fwpt_printf(o, " (%s+0x%llx)", m->name, (unsigned long long)(ip - m->base));
-}
-
-int flow_summary_write(struct flow_summary *fs, const struct fwpt_sink *out, struct fwpt_modules *mods)
+int flow_summary_write(struct flow_summary *fs, const struct fwpt_sink *out, struct fwpt_modules *mods,
+                       const struct fwpt_resolver *r)
 {
     if (fs->edges) {
         const struct fwpt_edges *e = &fs->out.edges;
@@ -58,23 +51,7 @@ int flow_summary_write(struct flow_summary *fs, const struct fwpt_sink *out, str
         if (!v)
             return -1;
         fwpt_edges_sorted(e, v);
-        if (!fs->jsonl)
-            fwpt_printf(out, "edges: %llu distinct (from -> to: times taken)\n", (unsigned long long)e->n);
-        for (size_t i = 0; i < e->n; i++) {
-            if (fs->jsonl) {
-                fwpt_printf(out, "{\"type\":\"edge\",\"from\":\"0x%llx\",\"to\":\"0x%llx\",\"count\":%llu}\n",
-                            (unsigned long long)v[i].from, (unsigned long long)v[i].to, (unsigned long long)v[i].count);
-                continue;
-            }
-            put_ip(out, mods, v[i].from);
-            fwpt_puts(out, " -> ");
-            put_ip(out, mods, v[i].to);
-            fwpt_printf(out, ": %llu\n", (unsigned long long)v[i].count);
-        }
-        if (e->dropped && fs->jsonl)
-            fwpt_printf(out, "{\"type\":\"edges_dropped\",\"count\":%llu}\n", (unsigned long long)e->dropped);
-        else if (e->dropped)
-            fwpt_printf(out, "(%llu edge counts did not fit in memory)\n", (unsigned long long)e->dropped);
+        fwpt_edges_print(v, e->n, e->dropped, fs->jsonl, mods, r, out);
         free(v);
     }
     if (fs->cov_path) {

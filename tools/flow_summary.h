@@ -29,9 +29,10 @@ int flow_summary_run(struct flow_summary *fs, struct fwpt_par_setup *setup, stru
 int flow_summary_insn_begin(struct flow_summary *fs);
 void flow_summary_insn_add(struct flow_summary *fs, const struct fwpt_flow_event *ev);
 
-/* Prints the edges (--edges) to out and writes the bitmap (--coverage); 0, or -1 when the file could not be
- * written (said on stderr). */
-int flow_summary_write(struct flow_summary *fs, const struct fwpt_sink *out, struct fwpt_modules *mods);
+/* Prints the edges (--edges) to out, each end named by r (render/edge_print.h; NULL: none), and writes the bitmap
+ * (--coverage); 0, or -1 when the file could not be written (said on stderr). */
+int flow_summary_write(struct flow_summary *fs, const struct fwpt_sink *out, struct fwpt_modules *mods,
+                       const struct fwpt_resolver *r);
 void flow_summary_free(struct flow_summary *fs);
 
 #endif

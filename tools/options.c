@@ -1,4 +1,5 @@
 /* fwpt host tool — the table-driven option parser of tools/options.h. */
+#include <stdlib.h>
 #include <string.h>
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -60,6 +61,19 @@ int fwpt_opt_set_str(void *dst, const struct fwpt_opt *o, const char *as_given, 
 {
     (void)as_given;
     *(const char **)((char *)dst + o->off) = v;
+    return 0;
+}
+
+int fwpt_opt_add_str(void *dst, const struct fwpt_opt *o, const char *as_given, const char *v)
+{
+    struct fwpt_opt_list *l = (struct fwpt_opt_list *)((char *)dst + o->off);
+    const char **p = realloc(l->v, (l->n + 1) * sizeof *p);
+    if (!p) {
+        fprintf(stderr, "fwpt: %s: out of memory\n", as_given);
+        return 1;
+    }
+    l->v = p;
+    p[l->n++] = v;
     return 0;
 }
 

@@ -47,6 +47,13 @@ int fwpt_opt_parse(const struct fwpt_opt_cmd *c, int argc, char **argv, void *ds
 const struct fwpt_opt *fwpt_opt_find(const struct fwpt_opt_cmd *c, const char *a);
 /* A set function for an option whose value is kept as given: the const char * at o->off in dst. */
 int fwpt_opt_set_str(void *dst, const struct fwpt_opt *o, const char *as_given, const char *v);
+/* A repeatable option's values, as given, in the order given (v malloc'd; NULL while there is none). */
+struct fwpt_opt_list {
+    const char **v;
+    size_t n;
+};
+/* A set function for a repeatable option: v appended to the struct fwpt_opt_list at o->off in dst. */
+int fwpt_opt_add_str(void *dst, const struct fwpt_opt *o, const char *as_given, const char *v);
 /* The help lines of the options, in the table's order. */
 void fwpt_opt_help(const struct fwpt_opt_cmd *c, FILE *f);
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include "tools/sideband.h"
 #include "base/text.h"
+#include "decode/image.h"
 #include "decode/packet.h"
 
 /* ---- a minimal, tolerant JSON reader for sideband.json ---- */
@@ -128,7 +129,7 @@ const char *fwpt_json_object(const char *p, const struct fwpt_json_field *f, siz
         int ok = 1;
         if (i < n && f[i].str && *p == '"')
             p = fwpt_json_string(p, f[i].str, f[i].cap);
-        else if (i < n && f[i].num)
+        else if (i < n && f[i].num && strncmp(p, "null", 4)) /* null: not given */
             p = jnumber(p, f[i].num, &ok);
         else
             p = jskip(p, 0), ok = 0;
@@ -402,9 +403,9 @@ int fwpt_file_load(const char *path, uint8_t **data, size_t *size)
 }
 
 struct image_fields {
-    char name[256], file[512];
-    uint64_t base, size;
-    int have_base, have_size;
+    char name[256], file[512], pdb[1024], dpath[1024], fv_guid[64];
+    uint64_t base, size, crc, crc_bytes;
+    int have_base, have_size, have_crc, have_crc_bytes;
     unsigned index;
     const char *dir;
     int (*each)(void *ctx, const struct fwpt_sideband_image *im);
@@ -415,7 +416,12 @@ static int read_image(void *ctx, const char *obj)
 {
     struct image_fields *v = ctx;
     unsigned index = v->index++;
-    struct fwpt_sideband_image im = {v->name[0] ? v->name : "?", v->base, 0, NULL, 0, NULL, 0, index, NULL, NULL, ""};
+    struct fwpt_sideband_image im = {.name = v->name[0] ? v->name : "?", .base = v->base, .index = index,
+                                     .pdb = v->pdb, .device_path = v->dpath, .fv_guid = v->fv_guid};
+    /* the FV file GUID: its own key, else the device path's last node FvFile(GUID) (as efi/symbols.c writes it) */
+    const char *fv = strstr(v->dpath, "FvFile(");
+    if (!v->fv_guid[0] && fv && strlen(fv) >= 7 + 36 + 1 && fv[7 + 36] == ')')
+        snprintf(v->fv_guid, sizeof v->fv_guid, "%.36s", fv + 7);
     /* a member there but not read: a value of the wrong kind (null stands for "not given") */
     static const char *const keys[4] = {"base", "size", "name", "file"};
     const int read[4] = {v->have_base, v->have_size, v->name[0] != 0, v->file[0] != 0};
@@ -454,6 +460,13 @@ static int read_image(void *ctx, const char *obj)
         }
     }
     im.size = v->have_size ? v->size : im.code_size;
+    if (v->have_crc && im.code) {
+        im.crc_recorded = (uint32_t)v->crc;
+        im.bytes_recorded = v->have_crc_bytes ? v->crc_bytes : 0;
+        im.crc_file = fwpt_image_code_crc32(im.code, im.code_size, &im.bytes_file);
+        im.code_check = v->crc <= UINT32_MAX && im.crc_file == im.crc_recorded && im.bytes_file &&
+                        (!v->have_crc_bytes || im.bytes_file == v->crc_bytes) ? 1 : -1;
+    }
     return v->each(v->ctx, &im);
 }
 
@@ -466,6 +479,11 @@ int fwpt_sideband_images(const char *text, const char *dir,
         {"file", v.file, sizeof v.file, NULL, NULL},
         {"base", NULL, 0, &v.base, &v.have_base},
         {"size", NULL, 0, &v.size, &v.have_size},
+        {"pdb", v.pdb, sizeof v.pdb, NULL, NULL},
+        {"path", v.dpath, sizeof v.dpath, NULL, NULL},
+        {"fv_guid", v.fv_guid, sizeof v.fv_guid, NULL, NULL},
+        {"code_crc32", NULL, 0, &v.crc, &v.have_crc},
+        {"code_bytes", NULL, 0, &v.crc_bytes, &v.have_crc_bytes},
     };
     return json_array_objects(fwpt_json_value(text, "images"), f, sizeof f / sizeof f[0], read_image, &v);
 }

@@ -52,6 +52,14 @@ struct fwpt_sideband_image {
     const char *bad_key; /* a key whose value is not what it should be ("base", "size", "name", "file"), else NULL */
     const char *expected; /* what that value should be, as a message says it */
     char bad_value[64];  /* that value as written */
+    const char *pdb;     /* "pdb": the CodeView path of its debug entry, "" when it has none */
+    const char *device_path; /* "path": where it was loaded from (FvFile(GUID), \\EFI\\BOOT\\BOOTX64.EFI), or "" */
+    const char *fv_guid; /* its FV file GUID: "fv_guid", else the GUID of a device path FvFile(GUID), else "" */
+    /* the app's CRC-32 of the image's code ("code_crc32", "code_bytes": fwpt_image_code_crc32) against the file's:
+     * 0 not recorded (or no file), 1 the same, -1 they differ (a file from another run, changed or cut short) */
+    int code_check;
+    uint32_t crc_recorded, crc_file;
+    uint64_t bytes_recorded, bytes_file;
 };
 /* Each image of the "images" list that has a base or a bad value (im->bad_key), handed to each(ctx, im) (name and path live during the call;
  * return nonzero to stop with -1). A "file" is a name in dir: one with a '/', "." or "..", or cut to fit, is a bad

@@ -1,6 +1,11 @@
 /* fwpt — the host's resolver backend over elfutils' libdwfl/libdw (tools/symbols_dw.h). The function symbols
- * are read once into a table sorted by address (the per-function cache: a lookup is a binary search); line rows
- * and inlined scopes are asked of libdw once per address and kept in a direct-mapped per-address cache. */
+ * are read once into a table sorted by address (the per-function cache: a lookup is a binary search). On the
+ * first lookup inside a function, libdw is asked once for everything the function's addresses can answer: the
+ * line-table rows of its range (DWARF 5 "Line Number Information": each row holds from its address to the next
+ * row's) and the ranges of the DW_TAG_inlined_subroutine entries below its DIE; every later address of it is two
+ * binary searches, no libdw call (the per-address walk, kept for what the function's table does not cover, answers
+ * the same: test_symbols compares the two on every byte of DxeCore's .text). In front of both, a direct-mapped
+ * per-address cache of whole answers. */
 #include "tools/symbols_dw.h"
 
 #include <dwarf.h>
@@ -17,12 +22,35 @@
 
 #define ADDR_CACHE_SLOTS 4096 /* a power of two */
 
+struct range {
+    uint64_t lo, hi; /* runtime addresses, hi exclusive */
+};
+
+/* One stretch of a function's line rows: from start to the next row's start the same answer. */
+struct row {
+    uint64_t start;   /* runtime address */
+    const char *file; /* NULL: no line there (before the first row, or after an end_sequence row) */
+    uint32_t line;
+};
+
+/* What a function's addresses answer, read from libdw once (build_table): valid for the addresses inside both
+ * the function's symbol range and scope (its DIE's ranges). */
+struct table {
+    struct row *rows; /* sorted, rows[0].start == the function's start */
+    size_t nrows;
+    struct range *scope, *inl; /* sorted; inl: the inlined subroutines' ranges, merged */
+    size_t nscope, ninl;
+    int whole_inlined; /* the DIE itself is an inlined subroutine */
+};
+
 struct func {
     uint64_t start, end; /* runtime addresses, end exclusive */
     const char *name;
     int rank; /* among symbols at one address: global 2, weak 1, local 0 */
     int have_scope;
     Dwarf_Die scope; /* the unit's child DIE last found holding an address of this function */
+    int table_state; /* 0: not read yet, 1: table holds, -1: the per-address walk answers for this function */
+    struct table table;
 };
 
 struct addr_slot {
@@ -43,7 +71,8 @@ struct fwpt_symbols {
     size_t ncode;
     struct joined { const char *file; char *path; } *joined; /* relative line-table names joined to comp_dir */
     size_t njoined, capjoined;
-    uint64_t cached, looked_up;
+    uint64_t cached, looked_up, tabled; /* answers: from the address cache, per address through libdw, from tables */
+    int no_tables; /* fwpt_symbols_set_tables(s, 0): every answer through the per-address walk */
 };
 
 static void say(char *err, size_t n, const char *fmt, ...)
@@ -240,6 +269,11 @@ void fwpt_symbols_close(struct fwpt_symbols *s)
     for (size_t i = 0; i < s->njoined; i++)
         free(s->joined[i].path);
     free(s->joined);
+    for (size_t i = 0; s->funcs && i < s->nfuncs; i++) {
+        free(s->funcs[i].table.rows);
+        free(s->funcs[i].table.scope);
+        free(s->funcs[i].table.inl);
+    }
     free(s->funcs);
     free(s->cache);
     free(s);
@@ -334,6 +368,228 @@ static const char *full_path(struct fwpt_symbols *s, Dwfl_Line *line, const char
     return path;
 }
 
+/* ---- a function's table: its line rows and inlined ranges, read from libdw once ---- */
+
+static int push_range(struct range **v, size_t *n, size_t *cap, uint64_t lo, uint64_t hi)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 8;
+        struct range *w = realloc(*v, c * sizeof *w);
+        if (!w)
+            return -1;
+        *v = w;
+        *cap = c;
+    }
+    (*v)[(*n)++] = (struct range){lo, hi};
+    return 0;
+}
+
+/* die's code ranges (DWARF 5 "Code Addresses, Ranges and Base Addresses"; dwarf_haspc asks the same), the empty
+ * ones left out, plus off (to runtime addresses), appended to *v. -1: out of memory. */
+static int die_ranges(Dwarf_Die *die, uint64_t off, struct range **v, size_t *n, size_t *cap)
+{
+    Dwarf_Addr base, lo, hi;
+    ptrdiff_t o = 0;
+    while ((o = dwarf_ranges(die, o, &base, &lo, &hi)) > 0)
+        if (lo < hi && push_range(v, n, cap, lo + off, hi + off))
+            return -1;
+    return 0;
+}
+
+static int has_code(Dwarf_Die *die)
+{
+    Dwarf_Addr base, lo, hi;
+    ptrdiff_t o = 0;
+    while ((o = dwarf_ranges(die, o, &base, &lo, &hi)) > 0)
+        if (lo < hi)
+            return 1;
+    return 0;
+}
+
+/* The ranges of the DW_TAG_inlined_subroutine entries below parent (level levels below the function's DIE),
+ * reached as in_inlined walks: only through entries that have code ranges, 63 levels at most. */
+static int collect_inlined(Dwarf_Die *parent, int level, uint64_t off, struct table *t, size_t *cap)
+{
+    Dwarf_Die c;
+    if (level >= 63 || dwarf_child(parent, &c) != 0)
+        return 0;
+    do {
+        if (dwarf_tag(&c) == DW_TAG_inlined_subroutine) {
+            if (die_ranges(&c, off, &t->inl, &t->ninl, cap))
+                return -1;
+        } else if (has_code(&c) && collect_inlined(&c, level + 1, off, t, cap)) {
+            return -1;
+        }
+    } while (dwarf_siblingof(&c, &c) == 0);
+    return 0;
+}
+
+static int range_order(const void *a, const void *b)
+{
+    const struct range *x = a, *y = b;
+    return x->lo != y->lo ? (x->lo < y->lo ? -1 : 1) : 0;
+}
+
+/* Sorts and merges overlapping or touching ranges. */
+static void merge_ranges(struct range *v, size_t *n)
+{
+    if (*n < 2)
+        return;
+    qsort(v, *n, sizeof *v, range_order);
+    size_t k = 0;
+    for (size_t i = 1; i < *n; i++) {
+        if (v[i].lo <= v[k].hi) {
+            if (v[i].hi > v[k].hi)
+                v[k].hi = v[i].hi;
+        } else {
+            v[++k] = v[i];
+        }
+    }
+    *n = k + 1;
+}
+
+/* 1 when a sorted, disjoint list holds address. */
+static int in_ranges(const struct range *v, size_t n, uint64_t address)
+{
+    size_t lo = 0, hi = n; /* the first range starting after address */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].lo <= address)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && address < v[lo - 1].hi;
+}
+
+/* Row i of the unit's line table: its address (the unit's, as libdw keeps it) and whether it ends a sequence. */
+static int row_addr(Dwarf_Die *cu, size_t i, Dwarf_Addr *addr, bool *end)
+{
+    Dwarf_Addr bias;
+    Dwfl_Line *l = dwfl_onesrcline(cu, i);
+    Dwarf_Line *dl = l ? dwfl_dwarf_line(l, &bias) : NULL;
+    if (!dl || dwarf_lineaddr(dl, addr) != 0 || dwarf_lineendsequence(dl, end) != 0)
+        return -1;
+    return 0;
+}
+
+static int push_row(struct fwpt_symbols *s, struct table *t, size_t *cap, uint64_t start, Dwarf_Die *cu,
+                    size_t i, bool known)
+{
+    const char *file = NULL;
+    int lineno = 0;
+    if (known) {
+        Dwfl_Line *line = dwfl_onesrcline(cu, i);
+        file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+        file = file && lineno > 0 ? full_path(s, line, file) : NULL;
+    }
+    if (t->nrows && t->rows[t->nrows - 1].start == start) { /* rows at one address: the last one answers */
+        t->rows[t->nrows - 1] = (struct row){start, file, file ? (uint32_t)lineno : 0};
+        return 0;
+    }
+    if (t->nrows == *cap) {
+        size_t c = *cap ? 2 * *cap : 16;
+        struct row *w = realloc(t->rows, c * sizeof *w);
+        if (!w)
+            return -1;
+        t->rows = w;
+        *cap = c;
+    }
+    t->rows[t->nrows++] = (struct row){start, file, file ? (uint32_t)lineno : 0};
+    return 0;
+}
+
+/* f's table, when its whole range lies in one compile unit that holds it: the line rows over the range as
+ * dwfl_module_getsrc finds them (the last row at or below an address; none when that row ends a sequence), the
+ * function's DIE (the unit's child holding its start: its ranges are the table's scope) and the inlined
+ * subroutines below it. Otherwise (or out of memory) f->table_state = -1: the per-address walk answers. */
+static void build_table(struct fwpt_symbols *s, struct func *f)
+{
+    struct table *t = &f->table;
+    f->table_state = -1;
+    Dwarf_Addr a0 = f->start - s->shift, a1 = f->end - 1 - s->shift, cubias = 0, bias1 = 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(s->mod, a0, &cubias);
+    if (!cu || dwfl_module_addrdie(s->mod, a1, &bias1) != cu || bias1 != cubias)
+        return;
+    const uint64_t off = s->shift + cubias; /* the unit's address + off = runtime address */
+    struct range *ur = NULL;
+    size_t nur = 0, cap = 0;
+    int whole = 0;
+    if (die_ranges(cu, off, &ur, &nur, &cap))
+        goto fail;
+    for (size_t i = 0; i < nur; i++)
+        whole |= ur[i].lo <= f->start && f->end <= ur[i].hi;
+    free(ur);
+    if (!whole)
+        return; /* lookup's unit check would differ between its addresses */
+    Dwarf_Die die;
+    if (!holder(cu, a0 - cubias, &die))
+        return;
+    cap = 0;
+    if (die_ranges(&die, off, &t->scope, &t->nscope, &cap))
+        goto fail;
+    merge_ranges(t->scope, &t->nscope);
+    t->whole_inlined = dwarf_tag(&die) == DW_TAG_inlined_subroutine;
+    cap = 0;
+    if (!t->whole_inlined && collect_inlined(&die, 0, off, t, &cap))
+        goto fail;
+    merge_ranges(t->inl, &t->ninl);
+    size_t nlines = 0;
+    cap = 0;
+    if (dwfl_getsrclines(cu, &nlines) != 0 || nlines == 0) {
+        if (push_row(s, t, &cap, f->start, cu, 0, false))
+            goto fail;
+    } else {
+        /* dwfl_module_getsrc's search: the last row whose address is at or below the function's start */
+        const Dwarf_Addr x = a0 - cubias, xend = f->end - off;
+        size_t l = 0, u = nlines - 1;
+        Dwarf_Addr ra;
+        bool end;
+        while (l < u) {
+            size_t idx = u - (u - l) / 2;
+            if (row_addr(cu, idx, &ra, &end))
+                goto fail;
+            if (x < ra)
+                u = idx - 1;
+            else
+                l = idx;
+        }
+        if (row_addr(cu, l, &ra, &end) || push_row(s, t, &cap, f->start, cu, l, !end && ra <= x))
+            goto fail;
+        for (size_t i = l + 1; i < nlines; i++) {
+            if (row_addr(cu, i, &ra, &end))
+                goto fail;
+            if (ra >= xend)
+                break;
+            if (ra > x && push_row(s, t, &cap, ra + off, cu, i, !end))
+                goto fail;
+        }
+    }
+    f->table_state = 1;
+    return;
+fail:
+    free(t->rows);
+    free(t->scope);
+    free(t->inl);
+    *t = (struct table){0};
+}
+
+/* The answer of f's table for address (in f and in its scope): file, line and inlined. */
+static void from_table(const struct table *t, uint64_t address, struct fwpt_resolved *r)
+{
+    size_t lo = 1, hi = t->nrows; /* rows[0] starts at the function: the first row starting after address */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->rows[mid].start <= address)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    r->file = t->rows[lo - 1].file;
+    r->line = t->rows[lo - 1].line;
+    r->inlined = t->whole_inlined || in_ranges(t->inl, t->ninl, address);
+}
+
 static int lookup(struct fwpt_symbols *s, uint64_t address, struct fwpt_resolved *r)
 {
     *r = (struct fwpt_resolved){0};
@@ -346,6 +602,15 @@ static int lookup(struct fwpt_symbols *s, uint64_t address, struct fwpt_resolved
     if (f) {
         r->function = f->name;
         r->function_entry = f->start;
+        if (!s->no_tables) {
+            if (!f->table_state)
+                build_table(s, f);
+            if (f->table_state > 0 && in_ranges(f->table.scope, f->table.nscope, address)) {
+                s->tabled++;
+                from_table(&f->table, address, r);
+                return 1;
+            }
+        }
     }
     Dwarf_Addr a = address - s->shift, cubias = 0;
     Dwarf_Die *cu = dwfl_module_addrdie(s->mod, a, &cubias);
@@ -388,4 +653,12 @@ void fwpt_symbols_stats(const struct fwpt_symbols *s, uint64_t *cached, uint64_t
 {
     *cached = s->cached;
     *looked_up = s->looked_up;
+}
+
+uint64_t fwpt_symbols_tabled(const struct fwpt_symbols *s) { return s->tabled; }
+
+void fwpt_symbols_set_tables(struct fwpt_symbols *s, int on)
+{
+    s->no_tables = !on;
+    memset(s->cache, 0, ADDR_CACHE_SLOTS * sizeof *s->cache);
 }

@@ -21,5 +21,10 @@ void fwpt_symbols_close(struct fwpt_symbols *s);
 struct fwpt_resolver fwpt_symbols_resolver(struct fwpt_symbols *s);
 /* Counts of lookups answered from the caches and through libdw (for tests and measurements). */
 void fwpt_symbols_stats(const struct fwpt_symbols *s, uint64_t *cached, uint64_t *looked_up);
+/* Of the looked-up answers, those from a function's table (its line rows and inlined ranges, read once). */
+uint64_t fwpt_symbols_tabled(const struct fwpt_symbols *s);
+/* on = 0: every answer through the per-address libdw walk, as before the tables (to compare the two, and to
+ * measure); 1 (the default): the tables. Either way the address cache starts empty. */
+void fwpt_symbols_set_tables(struct fwpt_symbols *s, int on);
 
 #endif

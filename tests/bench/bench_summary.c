@@ -6,7 +6,14 @@
  * Figures: one thread's CPU time, best of 5 (the machine is shared); the thread counts in wall time, best of 5
  * (CPU time does not show a speed-up). The summary walk counts the profile and call tree (profile), the
  * coverage bitmap (cov) or both; the per-instruction walk feeds fwpt_profile_add (profile) or only counts;
- * libipt's block decoder only counts. Each pair must agree on the instruction count. */
+ * libipt's block decoder only counts. Each pair must agree on the instruction count.
+ *
+ * Names: the summary walk with the profile, then the profile (top 40) and the whole call tree printed as JSON lines
+ * (to a sink that only counts), without a resolver and with one (tests/common/fake_resolver.h's costly_resolver:
+ * a fresh cache each run, a miss costing MISS_NS of CPU time, what a libdwfl lookup costs; docs/performance.md):
+ * every node's entry is named once, after the walk. On the traces recorded on the EDK2 DEBUG OVMF the names are real
+ * (tests/bench/real_names.h: that build's full-DWARF .debug files matched as `fwpt flow --symbols DIR` matches them,
+ * a fresh map each run; reading and matching the files is timed apart, once per run). */
 #include <intel-pt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +25,14 @@
 #include "render/flow_print.h"
 #include "analyze/parallel_host.h"
 #include "analyze/summary.h"
+#include "render/profile_print.h"
+#include "tests/common/fake_resolver.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/ipt_blk.h"
 #include "tests/common/prof_mem.h"
 #include "tests/common/progen.h"
 #include "tests/common/tool_run.h"
+#include "tests/bench/real_names.h"
 
 static double cpu_now(void)
 {
@@ -54,10 +64,26 @@ static void prof_init(struct prof_mem *m, struct fwpt_modules *mods)
     prof_mem_init(m, mods, mods->n, 1 << 16, 1 << 18, 1 << 19);
 }
 
-enum { W_INSN, W_INSN_PROF, W_BLK, W_SUM, W_SUM_PROF, W_SUM_COV, W_SUM_BOTH, W_COUNT };
+enum { W_INSN, W_INSN_PROF, W_BLK, W_SUM, W_SUM_PROF, W_SUM_COV, W_SUM_BOTH, W_SUM_PRINT, W_SUM_NAMES, W_COUNT };
 static const char *const wname[W_COUNT] = {"fwpt flow_next (count only)", "fwpt flow_next + profile",
                                            "libipt pt_blk_next (count only)", "summary (walk only)",
-                                           "summary + profile", "summary + coverage", "summary + profile + cov"};
+                                           "summary + profile", "summary + coverage", "summary + profile + cov",
+                                           "summary + profile, printed", "summary + profile, printed, names"};
+
+#define MISS_NS 2500.0 /* one lookup through libdwfl (tools/symbols_dw.c) on build/fwpt.so: docs/performance.md */
+static struct costly_resolver costly;
+static const struct real_images *real_cur; /* the DEBUG OVMF trace's images: real names (else the made-up ones) */
+static const char *real_symdir;
+static struct fwpt_resolver real_res;
+static double real_open; /* CPU time of the last reading and matching of the symbol files */
+static double print_again, print_again_best = 1e30; /* the printing once more with the same map (libdw's reading done) */
+static uint64_t printed_bytes, names_misses, names_hits;
+static double print_time; /* CPU time of the last printing (W_SUM_PRINT, W_SUM_NAMES) */
+static void count_write(void *ctx, const char *p, size_t n)
+{
+    (void)p;
+    *(uint64_t *)ctx += n;
+}
 
 /* One walk of the whole trace: instructions it stood for. */
 static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_image_section_cache *isc, int *isid)
@@ -93,7 +119,7 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
     }
     if (w != W_SUM) {
         /* what fwpt flow -j 1 does: fwpt_parallel_run in this thread */
-        bool prof = w == W_SUM_PROF || w == W_SUM_BOTH, cv = w == W_SUM_COV || w == W_SUM_BOTH;
+        bool prof = w == W_SUM_PROF || w == W_SUM_BOTH || w >= W_SUM_PRINT, cv = w == W_SUM_COV || w == W_SUM_BOTH;
         if (prof)
             prof_init(pm, &in->mods);
         struct fwpt_par_setup ps = {.trace = in->trace, .len = in->len, .read = fw_images_read, .read_ctx = &in->code,
@@ -105,6 +131,26 @@ static uint64_t walk(int w, struct input *in, struct prof_mem *pm, struct pt_ima
         if (prof && pm->p.insns != n)
             n = 0; /* the profile must count them all */
         fwpt_parallel_out_free(&po);
+        if (w >= W_SUM_PRINT) { /* the profile and the whole call tree, named after the walk (W_SUM_NAMES) */
+            struct fwpt_resolver res = costly_resolver_init(&costly, &in->mods, MISS_NS);
+            const struct fwpt_resolver *r = w != W_SUM_NAMES ? NULL : real_cur ? &real_res : &res;
+            struct fwpt_sink o = {count_write, &printed_bytes};
+            printed_bytes = 0;
+            print_time = cpu_now();
+            fwpt_profile_print_jsonl(&pm->p, r, &o, 40);
+            fwpt_profile_calltree_print_jsonl(&pm->p, r, &o, UINT32_MAX); /* every node */
+            print_time = cpu_now() - print_time;
+            if (r == &real_res) { /* again, the files' units read: what the names cost besides libdw's first reading */
+                uint64_t keep = printed_bytes;
+                print_again = cpu_now();
+                fwpt_profile_print_jsonl(&pm->p, r, &o, 40);
+                fwpt_profile_calltree_print_jsonl(&pm->p, r, &o, UINT32_MAX);
+                print_again = cpu_now() - print_again;
+                printed_bytes = keep;
+            }
+            names_misses = costly.misses;
+            names_hits = costly.hits;
+        }
         return n;
     }
     /* the walk alone, no counts */
@@ -132,13 +178,34 @@ static int measure(struct input *in)
     static struct prof_mem pm;
     double best[W_COUNT];
     uint64_t cnt[W_COUNT];
-    for (int w = 0; w < W_COUNT; w++) {
+    double print_best[2] = {1e30, 1e30};
+    print_again_best = 1e30;
+    for (int w = 0; w < W_COUNT; w++)
         best[w] = 1e30;
-        for (int rep = 0; rep < 5; rep++) {
+    for (int w = 0; w < W_COUNT; w++) {
+        /* without and with names: taken in turns, best of 15 each (the difference is small, the machine shared) */
+        const int pair = w == W_SUM_PRINT, reps = pair ? 30 : w == W_SUM_NAMES ? 0 : 5;
+        for (int rep = 0; rep < reps; rep++) {
+            const int v = pair && (rep & 1) ? W_SUM_NAMES : w;
+            struct fwpt_symmap *map = NULL;
+            if (v == W_SUM_NAMES && real_cur) { /* a fresh map: its caches empty, its files read apart */
+                size_t matched;
+                double o = cpu_now();
+                map = real_names_open(real_cur, real_symdir, &real_res, &matched);
+                real_open = cpu_now() - o;
+                if (!map)
+                    abort();
+            }
             double t = cpu_now();
-            cnt[w] = walk(w, in, &pm, isc, isid);
+            cnt[v] = walk(v, in, &pm, isc, isid);
             t = cpu_now() - t;
-            best[w] = t < best[w] ? t : best[w];
+            fwpt_symmap_free(map);
+            best[v] = t < best[v] ? t : best[v];
+            if (pair && print_time < print_best[v == W_SUM_NAMES]) {
+                print_best[v == W_SUM_NAMES] = print_time;
+                if (v == W_SUM_NAMES && real_cur)
+                    print_again_best = print_again;
+            }
         }
         printf("  %-32s %8.1f M insn/s (%.4f s, %llu instructions)\n", wname[w], (double)cnt[w] / best[w] / 1e6,
                best[w], (unsigned long long)cnt[w]);
@@ -154,6 +221,20 @@ static int measure(struct input *in)
     printf("  ratio summary (walk only) / libipt pt_blk:  %6.1fx\n", best[W_BLK] / best[W_SUM]);
     printf("  ratio summary + profile / flow_next + profile: %6.1fx\n", best[W_INSN_PROF] / best[W_SUM_PROF]);
     printf("  ratio summary (walk only) / flow_next (count only): %6.1fx\n", best[W_INSN] / best[W_SUM]);
+    printf("  %s names: %.4f s with, %.4f s without: %+.2f%% (target within 3%%); the printing alone %.3f ms with, "
+           "%.3f ms without: names add %.2f%% to the walk; %llu nodes, %llu functions, ",
+           real_cur ? "real" : "made-up (the views' own cost, not the symbol files': see the DEBUG OVMF traces)",
+           best[W_SUM_NAMES], best[W_SUM_PRINT],
+           100.0 * (best[W_SUM_NAMES] - best[W_SUM_PRINT]) / best[W_SUM_PRINT], print_best[1] * 1e3,
+           print_best[0] * 1e3, 100.0 * (print_best[1] - print_best[0]) / best[W_SUM_PRINT],
+           (unsigned long long)pm.p.nnodes, (unsigned long long)pm.p.nfuncs);
+    if (real_cur)
+        printf("symbol files read and matched in %.2f ms (once per run, apart), the printing with names once more (libdw's "
+               "first reading of the units done) %.3f ms, ", real_open * 1e3, print_again_best * 1e3);
+    else
+        printf("resolver asked %llu times (%llu misses at %.0f ns), ", (unsigned long long)(names_misses + names_hits),
+               (unsigned long long)names_misses, MISS_NS);
+    printf("%llu bytes printed\n", (unsigned long long)printed_bytes);
     if (!ok)
         printf("MISMATCH between walks\n");
     return ok ? 0 : 1;
@@ -258,12 +339,20 @@ static int bench_program(size_t n, unsigned extra_plain, int biased)
     return rc;
 }
 
-static int bench_firmware_dir(const char *dir)
+static int bench_firmware_dir(const char *dir, const char *symdir)
 {
+    static struct real_images real;
+    if (symdir && real_images_read(dir, &real) != 0)
+        return 1;
     struct fw_image *im;
     int nim = fw_images("bench_summary", dir, &im), rc = 1;
-    if (nim < 0)
+    if (nim < 0) {
+        if (symdir)
+            real_images_free(&real);
         return 1;
+    }
+    real_cur = symdir ? &real : NULL;
+    real_symdir = symdir;
     static struct input in;
     char path[4200], (*names)[24] = malloc(((size_t)nim + 1) * sizeof *names);
     snprintf(path, sizeof path, "%s/trace.pt", dir);
@@ -272,6 +361,9 @@ static int bench_firmware_dir(const char *dir)
     in = (struct input){one, len, {im, nim}, {0}, malloc(((size_t)nim + 1) * sizeof *in.mv)};
     for (int i = 0; names && in.mv && i < nim; i++) {
         snprintf(names[i], sizeof names[i], "img%d", i);
+        for (size_t k = 0; real_cur && k < real.n; k++) /* the trace's own names: printed where no symbol names */
+            if (real.v[k].base == im[i].base)
+                snprintf(names[i], sizeof names[i], "%s", real.v[k].name);
         in.mv[i] = (struct fwpt_module){names[i], im[i].base, im[i].size, NULL, 0};
     }
     in.mods = (struct fwpt_modules){in.mv, (size_t)nim, 0};
@@ -302,6 +394,9 @@ static int bench_firmware_dir(const char *dir)
     free(im);
     free(names);
     free(in.mv);
+    if (real_cur)
+        real_images_free(&real);
+    real_cur = NULL;
     return rc;
 }
 
@@ -320,9 +415,21 @@ fw:;
     rc |= n < 0;
     for (int i = 0; i < n; i++) {
         printf("--- firmware: %s\n", t[i].name);
-        rc |= bench_firmware_dir(t[i].dir);
+        rc |= bench_firmware_dir(t[i].dir, NULL);
     }
     if (n > 0)
         free(t);
+    const char *dbg, *symdir; /* the DEBUG OVMF's traces, named by its symbol files */
+    if (real_names_dirs(&dbg, &symdir) == 0) {
+        setenv("FWPT_BENCH_FW", dbg, 1);
+        n = fw_traces("bench_summary", &t);
+        rc |= n <= 0;
+        for (int i = 0; i < n; i++) {
+            printf("--- firmware, DEBUG OVMF, real names: %s\n", t[i].name);
+            rc |= bench_firmware_dir(t[i].dir, symdir);
+        }
+        if (n > 0)
+            free(t);
+    }
     return rc;
 }

@@ -3,12 +3,16 @@
 # backend (backend=soft: the call single-stepped and encoded as the hardware would), and keeps what
 # the app saved (trace.pt, img-BASE.bin, sideband.json) in OUT/TARGET/fwpt/. bench_packet and
 # bench_flow decode these next to their synthetic inputs (FWPT_BENCH_FW=OUT).
-#   tests/bench/firmware-traces.sh BUILD OUT
+#   tests/bench/firmware-traces.sh BUILD OUT [OVMF]
+# OVMF: the firmware to boot (default Debian's, run-qemu.sh's); make bench also records the four on the EDK2
+# DEBUG build ../shared/ovmf-debug/OVMF.fd, whose modules have symbol files, for the benches with real names.
 # A trace already there is kept (delete OUT to record again). Fails loudly: a bench that silently
 # drops its real inputs would print ratios for the synthetic ones only.
 set -u
 B=${1:?usage: firmware-traces.sh BUILD OUT}
-out=${2:?usage: firmware-traces.sh BUILD OUT}
+out=${2:?usage: firmware-traces.sh BUILD OUT [OVMF]}
+fw=${3:-}
+[ -z "$fw" ] || [ -f "$fw" ] || { echo "firmware-traces: no firmware at $fw" >&2; exit 1; }
 here=$(cd "$(dirname "$0")/../.." && pwd)
 [ -f "$B/fwpt.efi" ] || { echo "firmware-traces: $B/fwpt.efi missing (make B=$B all first)" >&2; exit 1; }
 mkdir -p "$out"
@@ -30,7 +34,7 @@ for t in "${targets[@]}"; do
     rm -rf "${out:?}/$name"
     t0=$SECONDS
     # shellcheck disable=SC2086 # opts is word-split on purpose (the PATH has no spaces)
-    if ! "$here/run-qemu.sh" --no-build --build "$B" --accel tcg --timeout 300 --out "$out/$name" \
+    if ! OVMF=${fw:-${OVMF:-/usr/share/ovmf/OVMF.fd}} "$here/run-qemu.sh" --no-build --build "$B" --accel tcg --timeout 300 --out "$out/$name" \
         --log "$out/$name.log" -- $opts backend=soft shutdown >/dev/null 2>"$out/$name.err" ||
         [ ! -s "$out/$name/fwpt/trace.pt" ]; then
         echo "firmware-traces: $name: the run failed (console $out/$name.log, errors $out/$name.err)" >&2

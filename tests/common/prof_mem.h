@@ -9,6 +9,7 @@
 
 #include "render/flame.h"
 #include "render/flow_print.h"
+#include "render/profile_print.h"
 #include "analyze/profile.h"
 #include "tests/common/mem_sink.h"
 
@@ -53,8 +54,8 @@ static inline void prof_text(struct fwpt_profile *p, struct fwpt_modules *mods, 
 {
     struct fwpt_sink o = {mem_write, m};
     struct fwpt_names names = {mods, NULL, 0, NULL};
-    fwpt_profile_print(p, &o, top_n);
-    fwpt_profile_calltree_print(p, &o, max_depth);
+    fwpt_profile_print(p, NULL, &o, top_n);
+    fwpt_profile_calltree_print(p, NULL, &o, max_depth);
     fwpt_flame_folded_write(p, &names, &o);
 }
 

@@ -18,6 +18,14 @@ int tool_find(char *path, size_t cap);
             return check_summary(name);                                                                                \
         }                                                                                                              \
     } while (0)
+/* In a test case: the same, the case ending there. */
+#define TOOL_FIND_OR_RETURN(tool)                                                                                      \
+    do {                                                                                                               \
+        if (!tool_find(tool, sizeof tool)) {                                                                           \
+            CHECK(!"fwpt tool present");                                                                               \
+            return;                                                                                                    \
+        }                                                                                                              \
+    } while (0)
 
 /* `TOOL ARGS` with stderr (and stdout unless stdout_null) on a new pseudo-terminal, FWPT_PROGRESS_DELAY_MS set to
  * delay_ms (NULL: unset): what the terminal got, NUL-terminated in out (cap bytes), and the wait status. */

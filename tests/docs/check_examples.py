@@ -3,6 +3,9 @@
 - A fenced block whose lines begin with `$ build/fwpt ...` (a `# comment` after the command is dropped) is run,
   command by command, with bash from a scratch directory where `build` is the build directory and `out/fwpt` the
   saved directory given (stdout and stderr together); the lines under a command are its output.
+- A block whose commands read `out/names/fwpt` is over the run of tests/qemu/test_names.sh (build/names.efi traced
+  with load-image, read with --symbols build/names.so): run only with --names DIR (that run's saved directory),
+  else skipped and counted apart (test_names.sh runs them; the run of ./run-qemu.sh does not have it).
 - A fenced block right after the line `<!-- example: console of ./run-qemu.sh -->` is the console of the default
   run (`./run-qemu.sh`: the app's console and run-qemu.sh's own lines), given with --console.
 How they compare: `...` alone on a line stands for any lines (none or more), `...` inside a line for any text, a
@@ -16,7 +19,7 @@ the page, but consistently: a number of four or more characters the page writes 
 number of the run both times, and two different numbers of the page stand for two different numbers of the run
 (a page that says 15354 instructions here and 15228 there fails). The numbers that differ are listed as a note.
 Each block is one pass; each mismatch is one failure, printed as "PAGE:LINE: ...".
-Usage: tests/docs/check_examples.py [--saved DIR] [--console FILE] [--build DIR] [ROOT]
+Usage: tests/docs/check_examples.py [--saved DIR] [--console FILE] [--names DIR] [--build DIR] [ROOT]
 Without --saved (--console), the blocks that need it are skipped and counted."""
 import argparse
 import os
@@ -28,6 +31,7 @@ import tempfile
 ap = argparse.ArgumentParser()
 ap.add_argument("--saved", help="a saved \\fwpt\\ directory (out/fwpt of the run)")
 ap.add_argument("--console", help="the console of ./run-qemu.sh (its stdout and stderr)")
+ap.add_argument("--names", help="the saved directory of the names run (out/names/fwpt of tests/qemu/test_names.sh)")
 ap.add_argument("--build", help="the build directory (default $FWPT_BUILD or ROOT/build)")
 ap.add_argument("root", nargs="?", default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 args = ap.parse_args()
@@ -38,7 +42,7 @@ pages = ["README.md"] + sorted("docs/" + f for f in os.listdir("docs") if f.ends
 MARK = "<!-- example: console of ./run-qemu.sh -->"
 NUM = re.compile(r"0x[0-9a-fA-F]+|(?<![\w.])[0-9a-f]*[0-9][0-9a-f]*(?![\w])")
 NOTE = re.compile(r"\s{3,}\((?:[^()]|\([^()]*\))*\)\s*$")
-passed = failed = skipped = 0
+passed = failed = skipped = skipped_names = checked_names = 0
 
 
 def fail(page, line, msg):
@@ -144,6 +148,9 @@ os.symlink(build, os.path.join(scratch, "build"))
 if args.saved:
     os.mkdir(os.path.join(scratch, "out"))
     os.symlink(os.path.abspath(args.saved), os.path.join(scratch, "out", "fwpt"))
+if args.names:
+    os.makedirs(os.path.join(scratch, "out", "names"))
+    os.symlink(os.path.abspath(args.names), os.path.join(scratch, "out", "names", "fwpt"))
 console = None
 if args.console:
     console = open(args.console, encoding="utf-8", errors="replace").read().replace(build + "/", "build/").split("\n")
@@ -169,13 +176,18 @@ for page in pages:
             if any("out/fwpt" in c for _, c, _ in cmds) and not args.saved:
                 skipped += 1
                 continue
+            if any("out/names/fwpt" in c for _, c, _ in cmds):
+                if not args.names:
+                    skipped_names += 1
+                    continue
+                checked_names += 1
             for n, cmd, doc in cmds:
                 p = subprocess.run(["bash", "-c", cmd + " 2>&1"], cwd=scratch, capture_output=True, text=True, timeout=120)
                 out = p.stdout.rstrip("\n").split("\n") if p.stdout else []
                 if not doc:
                     fail(page, n, "'%s': no output on the page" % cmd)
                     continue
-                runs.append((True, doc, out, "out/fwpt" in cmd))
+                runs.append((True, doc, out, "out/fwpt" in cmd or "out/names/fwpt" in cmd))
         else:
             continue
         ok = True
@@ -206,6 +218,11 @@ for page in pages:
     if moved:
         print("note: %s: numbers of this run that differ from the page (OVMF or app build): %s"
               % (page, ", ".join(moved[:12]) + (", ..." if len(moved) > 12 else "")))
+if skipped_names:
+    print("note: %d example blocks are over the names run (--names; tests/qemu/test_names.sh checks them): not checked here"
+          % skipped_names)
+if args.names:
+    print("note: names run: %d example blocks checked" % checked_names)
 if skipped:
     print("note: %d example blocks need a run (--saved, --console): not checked here" % skipped)
 print("docs_examples: %d passed, %d failed" % (passed, failed))

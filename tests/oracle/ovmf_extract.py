@@ -17,6 +17,8 @@ LZMA_GUID = uuid.UUID("EE4E5898-3914-4259-9D6E-DC7BD79403CF")
 SEC_COMPRESSION, SEC_GUID_DEFINED, SEC_PE32, SEC_TE, SEC_FV_IMAGE = 0x01, 0x02, 0x10, 0x12, 0x17
 
 images = {}
+file_guids = {}  # image digest -> the GUID of the FFS file holding it (lower case)
+current_file = [None]
 
 
 def align(x, a):
@@ -38,7 +40,9 @@ def walk_sections(data, depth):
             return
         body = data[off + hdr:off + size]
         if typ in (SEC_PE32, SEC_TE):
-            images.setdefault(hashlib.sha1(body).hexdigest(), (typ, body))
+            digest = hashlib.sha1(body).hexdigest()
+            images.setdefault(digest, (typ, body))
+            file_guids.setdefault(digest, current_file[0])
         elif typ == SEC_FV_IMAGE:
             walk_fv(body, 0, depth + 1)
         elif typ == SEC_GUID_DEFINED and len(body) >= 20:
@@ -84,13 +88,16 @@ def walk_fv(buf, start, depth):
             break
         ftype = fv[off + 18]
         if ftype != 0xF0:  # not a pad file
+            outer = current_file[0]
+            current_file[0] = str(uuid.UUID(bytes_le=bytes(fv[off:off + 16])))
             walk_sections(fv[off + hdr:off + size], depth)
+            current_file[0] = outer
         off = align(off + size, 8)
     return fv_len
 
 
-def main():
-    flash, outdir = sys.argv[1], sys.argv[2]
+def walk_flash(flash):
+    """Every image of the flash image into images (and file_guids)."""
     with open(flash, "rb") as f:
         buf = memoryview(f.read())
     raw = bytes(buf)
@@ -99,6 +106,11 @@ def main():
         start = pos - 0x28
         n = walk_fv(buf, start, 0) if start >= 0 else 0
         pos = raw.find(b"_FVH", max(pos + 4, start + n))
+
+
+def main():
+    flash, outdir = sys.argv[1], sys.argv[2]
+    walk_flash(flash)
     os.makedirs(outdir, exist_ok=True)
     for name in os.listdir(outdir):
         if name.endswith((".efi", ".te")):

@@ -705,6 +705,7 @@ TEST(usage_errors_named)
         {"F --format xml", "--format: expected 'text' or 'jsonl', got 'xml'", 2},
         {"F --format", "--format: expected 'text' or 'jsonl', got '(nothing)'", 2},
         {"F --offset 12abc", "--offset: expected a number, got '12abc'", 2},
+        {"D --symbols", "fwpt dump: --symbols: expected a symbol file, a directory or FILE@BASE, got '(nothing)'", 2},
         {"F --offset 0x100000", "--offset 1048576 is beyond the end of", 2},
         {"F --bogus", "unknown option '--bogus'", 2},
         {"F F", "more than one FILE", 2},

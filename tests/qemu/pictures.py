@@ -46,7 +46,10 @@ def load_tree(calls_path, sideband_path):
             depth = (len(text) - len(text.lstrip(" "))) // 2 + 1
             parts = text.split()
             entry = int(parts[0], 16)
-            name = impl if entry == impl_addr and impl else (parts[1] if len(parts) > 1 else parts[0])
+            # with --symbols a node known to the symbol files reads "0xENTRY  Module+0xOFF  NAME (FILE:LINE)": the
+            # frames are named NAME
+            name = parts[2] if len(parts) > 2 else impl if entry == impl_addr and impl else (
+                parts[1] if len(parts) > 1 else parts[0])
         del stack[depth:]
         parent = stack[-1] if stack else None
         path = (nodes[parent]["path"] if parent is not None else ()) + (name,)

@@ -1,5 +1,10 @@
-/* Host test of the PE/COFF name lookup the EFI app uses for loaded images (efi/pe.c is pure C). */
+/* Host test of the PE/COFF name lookup the EFI app uses for loaded images (efi/pe.c is pure C), the CodeView GUID
+ * and age it records for PDB matching, and the CRC-32 of an image's code it records (decode/image.c), against
+ * zlib's crc32 values of the same bytes. */
 #include "tests/check.h"
+#include "tests/common/pe_image.h"
+#include "tests/common/pe_load.h"
+#include "decode/image.h"
 #include "efi/pe.c"
 
 static uint8_t img[0x400];
@@ -79,6 +84,126 @@ TEST(malformed_images_refused)
     build(0x20b, "RSDS", "/x/A.dll");
     put32(0x3c, 0xfffffff0u); /* e_lfanew far outside */
     CHECK(!fwpt_pe_debug_name(img, sizeof img, pdb, sizeof pdb, name, sizeof name));
+}
+
+/* RSDS: the GUID's 16 bytes as stored and the age; NB10 has no GUID; no CodeView record: none */
+TEST(rsds_guid_and_age)
+{
+    uint8_t guid[16], want[16];
+    uint32_t age = 0;
+    build(0x20b, "RSDS", "/b/pdbdemo.pdb");
+    for (int i = 0; i < 16; i++)
+        img[0x240 + 4 + i] = want[i] = (uint8_t)(0xa0 + i);
+    put32(0x240 + 20, 7);
+    CHECK(fwpt_pe_debug_guid(img, sizeof img, guid, &age));
+    CHECK(!memcmp(guid, want, 16));
+    CHECK_EQ(age, 7);
+    CHECK(fwpt_pe_debug_name(img, sizeof img, pdb, sizeof pdb, name, sizeof name));
+    CHECK_STR(pdb, "/b/pdbdemo.pdb");
+    build(0x20b, "NB10", "/b/DxeCore.dll"); /* what EDK2's GenFw writes */
+    CHECK(!fwpt_pe_debug_guid(img, sizeof img, guid, &age));
+    CHECK(fwpt_pe_debug_name(img, sizeof img, pdb, sizeof pdb, name, sizeof name));
+    build(0x20b, "RSDS", "");                /* an empty path: not a record to use */
+    CHECK(!fwpt_pe_debug_guid(img, sizeof img, guid, &age));
+    build(0x20b, "RSDS", "/b/x.pdb");
+    put32(0x200 + 12, 4);                    /* not CodeView */
+    CHECK(!fwpt_pe_debug_guid(img, sizeof img, guid, &age));
+}
+
+/* build/pdbdemo.efi (tests/pdb.mk: lld-link /debug) as loaded: its RSDS GUID, read as an EFI_GUID (Data1..Data3
+ * little-endian, as sideband.json's "pdb_guid" writes it), and its age are those llvm-pdbutil says of its PDB */
+TEST(rsds_guid_of_pdbdemo_is_its_pdbs)
+{
+    char efi[600], cmd[1400], line[600], want[64] = "", got[64];
+    unsigned want_age = 0;
+    const char *b = getenv("FWPT_BUILD") ? getenv("FWPT_BUILD") : "build";
+    struct pe demo;
+    snprintf(efi, sizeof efi, "%s/pdbdemo.efi", b);
+    CHECK(load_pe(efi, &demo));
+    if (!demo.image) {
+        fprintf(stderr, "efi-pe: no %s (make %s)\n", efi, efi);
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "llvm-pdbutil dump --summary '%s/pdbdemo.pdb'", b);
+    FILE *p = popen(cmd, "r");
+    while (p && fgets(line, sizeof line, p)) {
+        sscanf(line, " GUID: {%63[^}]}", want);
+        sscanf(line, " Age: %u", &want_age);
+    }
+    if (p)
+        pclose(p);
+    uint8_t g[16];
+    uint32_t age = 0;
+    CHECK(fwpt_pe_debug_guid(demo.image, demo.size, g, &age));
+    snprintf(got, sizeof got, "%08X-%04X-%04X-%02X%02X-%02X%02X%02X%02X%02X%02X",
+             (unsigned)(g[0] | g[1] << 8 | g[2] << 16 | (uint32_t)g[3] << 24), (unsigned)(g[4] | g[5] << 8),
+             (unsigned)(g[6] | g[7] << 8), g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+    CHECK_STR(got, want);
+    CHECK(want_age > 0);
+    CHECK_EQ(age, want_age);
+    free(demo.image);
+}
+
+static uint8_t pe[0x800];
+
+/* the check value of CRC-32/ISO-HDLC: "123456789" -> 0xcbf43926 */
+TEST(code_crc32_check_value)
+{
+    uint64_t n = 99;
+    const struct pe_image_section s[] = {{0x200, 9, PE_IMAGE_SCN_CODE, 0}};
+    pe_image_build(pe, sizeof pe, s, 1);
+    memcpy(pe + 0x200, "123456789", 9);
+    CHECK_EQ(fwpt_image_code_crc32(pe, sizeof pe, &n), 0xcbf43926u);
+    CHECK_EQ(n, 9);
+    pe[0x204] ^= 1;
+    CHECK(fwpt_image_code_crc32(pe, sizeof pe, &n) != 0xcbf43926u);
+}
+
+/* the executable sections only, in table order (zlib.crc32(b"\x90" * 0x100 + b"\xc3" * 0x80)); one cut at the
+ * image's end counts up to it (zlib.crc32(b"\x90" * 0x80)) */
+TEST(code_crc32_executable_sections_only)
+{
+    uint64_t n = 0;
+    const struct pe_image_section s[] = {
+        {0x200, 0x100, PE_IMAGE_SCN_CODE, 0x90}, {0x300, 0x80, PE_IMAGE_SCN_DATA, 0x11}, {0x400, 0x80, PE_IMAGE_SCN_CODE, 0xc3}};
+    pe_image_build(pe, sizeof pe, s, 3);
+    CHECK_EQ(fwpt_image_code_crc32(pe, sizeof pe, &n), 0xb5767c81u);
+    CHECK_EQ(n, 0x180);
+    pe[0x300] = 0x22; /* data: not hashed */
+    CHECK_EQ(fwpt_image_code_crc32(pe, sizeof pe, &n), 0xb5767c81u);
+    CHECK_EQ(fwpt_image_code_crc32(pe, 0x280, &n), 0xda1dd97eu);
+    CHECK_EQ(n, 0x80);
+}
+
+/* a section starting inside the one before it is not hashed again: at most each byte of the image once, however
+ * many entries the table has (65535 entries of the whole image would hash it 65535 times) */
+TEST(code_crc32_overlapping_sections_once)
+{
+    uint64_t n = 0;
+    const struct pe_image_section s[] = {
+        {0x400, 0x100, PE_IMAGE_SCN_CODE, 0x90}, {0x480, 0x100, PE_IMAGE_SCN_CODE, 0xc3}, {0x400, 0x100, PE_IMAGE_SCN_CODE, 0x90},
+        {0x600, 0x80, PE_IMAGE_SCN_CODE, 0xc3}};
+    pe_image_build(pe, sizeof pe, s, 4); /* the second fills 0x480.. with 0xc3 over the first's second half */
+    memset(pe + 0x400, 0x90, 0x100);
+    CHECK_EQ(fwpt_image_code_crc32(pe, sizeof pe, &n), 0xb5767c81u); /* 0x90 * 0x100, then 0xc3 * 0x80 at 0x600 */
+    CHECK_EQ(n, 0x180);
+}
+
+/* nothing to hash: not PE/COFF, no executable section, the section table past the end */
+TEST(code_crc32_nothing_to_hash)
+{
+    uint64_t n = 5;
+    const struct pe_image_section s[] = {{0x300, 0x80, PE_IMAGE_SCN_DATA, 0x11}};
+    pe_image_build(pe, sizeof pe, s, 1);
+    CHECK_EQ(fwpt_image_code_crc32(pe, sizeof pe, &n), 0);
+    CHECK_EQ(n, 0);
+    const struct pe_image_section t[] = {{0x200, 0x100, PE_IMAGE_SCN_CODE, 0x90}};
+    pe_image_build(pe, sizeof pe, t, 1);
+    CHECK_EQ(fwpt_image_code_crc32(pe, 0x1a0, &n), 0); /* the table's entry ends at 0x1b0 */
+    CHECK_EQ(n, 0);
+    pe[1] = 'X';
+    CHECK_EQ(fwpt_image_code_crc32(pe, sizeof pe, &n), 0);
+    CHECK_EQ(n, 0);
 }
 
 /* basenames of file paths */

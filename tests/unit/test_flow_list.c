@@ -2,7 +2,8 @@
  * byte: generated programs (tests/common/progen) and corrupted copies of their traces (decode errors), text and
  * JSON lines, without and with a disassembly hook (texts that need JSON escapes, none, too long, not
  * NUL-terminated), module tables with gaps, overlaps, names that need escapes and names too long for the fast
- * path, small buffers and caches; a random stream of every event kind between runs of instructions (TSX state
+ * path, small buffers and caches, without and with the build's names (tests/common/fake_resolver.h: escapes, a
+ * name too long for the name cache, lines and functions not known, inlined code); a random stream of every event kind between runs of instructions (TSX state
  * included). Then the tool: `fwpt flow` against `fwpt flow --slow-print` (Zydis on and off) on saved directories,
  * a corrupted one, a raw FILE, and the firmware traces of FWPT_BENCH_FW (default $FWPT_BUILD/bench/fw, which
  * make bench records) when there are any. Then the progress line: on a terminal (a pty) it appears and is
@@ -20,6 +21,7 @@
 #include "render/flow_print.h"
 #include "tests/check.h"
 #include "tests/common/code_image.h"
+#include "tests/common/fake_resolver.h"
 #include "tests/common/flow_listing.h"
 #include "tests/common/fw_traces.h"
 #include "tests/common/pkt_stream.h"
@@ -91,7 +93,14 @@ struct listing_cfg {
     size_t nmods;
     fwpt_disasm_fn disasm;
     size_t nacache, bufcap;
+    int names;     /* the fake resolver over the code */
+    size_t nncache; /* name cache entries (0: every named line through the printer) */
 };
+
+static struct fwpt_list_name ncache_mem[1 << 13];
+static struct fake_resolver fake;
+static unsigned long resolves_fast; /* the resolver's calls during the last fast listing */
+static int fake_short; /* no name too long for the name cache (those go to the printer, asked every time) */
 
 static struct fwpt_list_asm acache_mem[1 << 12];
 static struct fwpt_list_module pre_mem[16];
@@ -111,12 +120,18 @@ static void list_both(const uint8_t *trace, size_t len, struct code_image *c, co
     CHECK_EQ(fwpt_flow_init(&f, trace, len, code_image_read, c, cache, 4096), FWPT_OK);
     fwpt_flow_list_init(&l, &sa, k->fmt, k->mv ? &ma : NULL, k->mv ? pre_mem : NULL, k->disasm, NULL,
                           k->nacache ? acache_mem : NULL, k->nacache, buf, k->bufcap);
+    struct fwpt_resolver res = fake_resolver_init(&fake, c->base, c->size);
+    for (unsigned i = 0; fake_short && i < 64; i++)
+        fake.names[i][40] = 0;
+    if (k->names)
+        fwpt_flow_list_names(&l, &res, k->nncache ? ncache_mem : NULL, k->nncache);
     flow_list_to_end(&f, &l, len);
+    resolves_fast = fake.calls;
     if (calls_fast)
         *calls_fast = disasm_calls;
 
     CHECK_EQ(fwpt_flow_init(&f, trace, len, code_image_read, c, cache, 4096), FWPT_OK);
-    struct fwpt_flow_printer pr = {&sb, k->fmt, k->mv ? &mb : NULL, k->disasm, NULL, 0, NULL};
+    struct fwpt_flow_printer pr = {&sb, k->fmt, k->mv ? &mb : NULL, k->disasm, NULL, 0, k->names ? &res : NULL};
     unsigned long e = flow_print_to_end(&f, &pr, len);
     if (errors)
         *errors += e;
@@ -157,11 +172,12 @@ static void compare_trace(const uint8_t *trace, size_t len, struct code_image *c
 {
     struct mem a = {0}, b = {0};
     struct fwpt_module mv[8];
+    for (int names = 0; names < 2; names++)
     for (int fmt = 0; fmt < 2; fmt++)
         for (int dis = 0; dis < 2; dis++)
             for (int mt = -1; mt < 3; mt++) {
                 struct listing_cfg k = {fmt ? FWPT_FLOW_FMT_JSONL : FWPT_FLOW_FMT_TEXT, NULL, 0,
-                                        dis ? fake_disasm : NULL, 0, 1 << 16};
+                                        dis ? fake_disasm : NULL, 0, 1 << 16, names, 0};
                 if (mt >= 0) {
                     k.nmods = modules_for(c->base, c->size, mt, mv);
                     k.mv = mv;
@@ -169,13 +185,16 @@ static void compare_trace(const uint8_t *trace, size_t len, struct code_image *c
                 /* small buffers and caches now and then: flushes mid-listing, cache entries evicted */
                 k.bufcap = (mt & 1) ? 2 * FWPT_LIST_LINE_MAX : mt == 2 ? 100 : 1 << 16; /* 100: printer only */
                 k.nacache = mt == 1 ? 8 : mt == 2 ? 0 : 1 << 12;
+                k.nncache = mt == 1 ? 8 : mt == 0 && dis ? 0 : 1 << 10;
                 unsigned long e = 0;
                 list_both(trace, len, c, &k, &a, &b, NULL, &e);
                 char label[200];
-                snprintf(label, sizeof label, "%s, %s, %s, modules %d", what, fmt ? "jsonl" : "text",
-                         dis ? "disasm" : "no disasm", mt);
+                snprintf(label, sizeof label, "%s, %s, %s, modules %d%s", what, fmt ? "jsonl" : "text",
+                         dis ? "disasm" : "no disasm", mt, names ? ", names" : "");
                 CHECK(same(&a, &b, label));
                 CHECK(a.n > 0);
+                if (names) /* the names are there (not a listing without them twice) */
+                    CHECK(strstr(a.p, fmt ? "\"function\":\"Func_" : "Func_") != NULL);
                 n_listings++;
                 for (size_t i = 0; i < a.n; i++)
                     n_lines += a.p[i] == '\n';
@@ -206,7 +225,7 @@ TEST(generated_programs_listed_both_ways)
             struct mem a = {0}, b = {0};
             struct fwpt_module mv[1];
             struct listing_cfg k = {FWPT_FLOW_FMT_JSONL, mv, modules_for(c.base, c.size, 0, mv), short_disasm,
-                                    1 << 12, 1 << 16};
+                                    1 << 12, 1 << 16, 0, 0};
             unsigned long calls;
             list_both(p.trace, p.trace_size, &c, &k, &a, &b, &calls, NULL);
             CHECK(same(&a, &b, "short disasm"));
@@ -225,6 +244,14 @@ TEST(generated_programs_listed_both_ways)
                 }
             CHECK_EQ(calls, distinct);
             CHECK(distinct * 2 < listed); /* the programs loop: a cache that did nothing would fail the line above */
+            /* the same for the names: the resolver asked once per address (the fast listing's name cache) */
+            k.names = 1;
+            k.nncache = 1 << 13;
+            fake_short = 1;
+            list_both(p.trace, p.trace_size, &c, &k, &a, &b, NULL, NULL);
+            fake_short = 0;
+            CHECK(same(&a, &b, "names, cached"));
+            CHECK_EQ(resolves_fast, distinct);
             free(a.p);
             free(b.p);
         } else {
@@ -261,7 +288,7 @@ TEST(random_event_streams_listed_both_ways)
     static struct fwpt_flow_obuf_insn run[64];
     static struct fwpt_flow_lister l;
     static char buf[2 * FWPT_LIST_LINE_MAX];
-    for (int round = 0; round < 8; round++) {
+    for (int round = 0; round < 16; round++) {
         enum fwpt_flow_format fmt = round & 1 ? FWPT_FLOW_FMT_JSONL : FWPT_FLOW_FMT_TEXT;
         fwpt_disasm_fn dis = round & 2 ? fake_disasm : NULL;
         struct fwpt_modules ma = {mv, nm, 0}, mb = {mv, nm, 0};
@@ -269,7 +296,10 @@ TEST(random_event_streams_listed_both_ways)
         a.n = b.n = 0;
         fwpt_flow_list_init(&l, &sa, fmt, &ma, pre_mem, dis, NULL, round & 4 ? acache_mem : NULL,
                               round & 4 ? 64 : 0, buf, sizeof buf);
-        struct fwpt_flow_printer pr = {&sb, fmt, &mb, dis, NULL, 0, NULL};
+        struct fwpt_resolver res = fake_resolver_init(&fake, 0x10000, 0x4400); /* round & 8: the build's names */
+        if (round & 8)
+            fwpt_flow_list_names(&l, &res, ncache_mem, round & 4 ? 16 : 1 << 10);
+        struct fwpt_flow_printer pr = {&sb, fmt, &mb, dis, NULL, 0, round & 8 ? &res : NULL};
         unsigned kinds_seen = 0;
         for (int step = 0; step < 3000; step++) {
             uint64_t r = xorshift64(&rng);
@@ -322,6 +352,7 @@ TEST(random_event_streams_listed_both_ways)
         char label[64];
         snprintf(label, sizeof label, "random events, round %d", round);
         CHECK(same(&a, &b, label));
+        CHECK(!(round & 8) == !strstr(a.p, "Func_"));
         CHECK_EQ(kinds_seen, (2u << FWPT_FLOW_KIND_COUNT) - 1); /* every kind, and the one past */
     }
     free(a.p);

@@ -4,7 +4,9 @@
 
 #include "render/flow_print.h"
 #include "analyze/profile.h"
+#include "render/profile_print.h"
 #include "tests/check.h"
+#include "tests/common/small_profile.h"
 
 static char buf[8192];
 static struct fwpt_bufsink bs;
@@ -23,18 +25,6 @@ static void expect_print(struct fwpt_flow_printer *pr, const struct fwpt_flow_ev
     reset();
     fwpt_flow_print_event(pr, e);
     CHECK_STR(out(), want);
-}
-
-static struct fwpt_flow_event insn(uint64_t ip, uint8_t size, uint8_t iclass)
-{
-    struct fwpt_flow_event e;
-    memset(&e, 0, sizeof e);
-    e.kind = FWPT_FLOW_INSN;
-    e.ip = ip;
-    e.size = size;
-    e.iclass = iclass;
-    e.mode = 64;
-    return e;
 }
 
 static size_t fake_disasm(void *ctx, uint64_t ip, uint8_t mode, char *o, size_t cap)
@@ -104,10 +94,10 @@ TEST(module_find_by_address)
 TEST(jsonl_insn_with_and_without_module)
 {
     struct fwpt_flow_printer pr = printer(FWPT_FLOW_FMT_JSONL);
-    struct fwpt_flow_event e = insn(0x1000, 1, FWPT_IC_OTHER);
+    struct fwpt_flow_event e = flow_insn(0x1000, 1, FWPT_IC_OTHER);
     expect_print(&pr, &e, "{\"type\":\"insn\",\"ip\":\"0x1000\",\"size\":1,\"module\":\"DxeCore\",\"module_offset\":\"0x0\","
                           "\"asm\":\"nop \\\"x\\\"\"}\n");
-    e = insn(0x3000, 12, FWPT_IC_OTHER);
+    e = flow_insn(0x3000, 12, FWPT_IC_OTHER);
     expect_print(&pr, &e, "{\"type\":\"insn\",\"ip\":\"0x3000\",\"size\":12}\n");
 }
 
@@ -171,7 +161,7 @@ TEST(text_insn_without_disasm)
 {
     struct fwpt_flow_printer pr = printer(FWPT_FLOW_FMT_TEXT);
     pr.disasm = NULL;
-    struct fwpt_flow_event e = insn(0x1004, 5, FWPT_IC_CALL_REL);
+    struct fwpt_flow_event e = flow_insn(0x1004, 5, FWPT_IC_CALL_REL);
     expect_print(&pr, &e, "0x0000000000001004  DxeCore+0x4                   5\n");
 }
 
@@ -179,40 +169,19 @@ TEST(text_insn_without_disasm)
  * enters handler H (0x2080) from A; a zero-length call is no call. */
 TEST(profile_and_call_tree)
 {
-    static struct fwpt_profile prof;
-    static struct fwpt_profile_func funcs[16];
-    static struct fwpt_profile_node nodes[16];
-    static uint32_t hash[32];
-    uint64_t modc[3];
-    fwpt_profile_init(&prof, &mods, modc, funcs, 16, nodes, 16, hash, 32);
-    struct fwpt_flow_event seq[32];
-    size_t n = 0;
-    seq[n++] = insn(0x1000, 4, FWPT_IC_OTHER);
-    seq[n++] = insn(0x1004, 5, FWPT_IC_CALL_REL);  /* call A */
-    seq[n++] = insn(0x1040, 5, FWPT_IC_CALL_REL);  /* A: call next (zero-length) */
-    seq[n++] = insn(0x1045, 1, FWPT_IC_OTHER);     /* A: pop */
-    seq[n++] = insn(0x1046, 5, FWPT_IC_CALL_REL);  /* A: call B */
-    seq[n++] = insn(0x2000, 1, FWPT_IC_RET);       /* B: ret */
-    memset(&seq[n], 0, sizeof seq[n]);
-    seq[n].kind = FWPT_FLOW_INTERRUPT;
-    seq[n].ip = 0x104b;
-    seq[n++].to = 0x2080;
-    seq[n++] = insn(0x2080, 2, FWPT_IC_IRET);      /* H: iretq */
-    seq[n++] = insn(0x104b, 1, FWPT_IC_RET);       /* A: ret */
-    seq[n++] = insn(0x1009, 5, FWPT_IC_CALL_REL);  /* call A again */
-    seq[n++] = insn(0x1040, 1, FWPT_IC_RET);       /* A: ret (via a jump) */
-    seq[n++] = insn(0x100e, 1, FWPT_IC_OTHER);
-    seq[n++] = insn(0x9000, 1, FWPT_IC_OTHER);     /* no module */
-    for (size_t i = 0; i < n; i++)
-        fwpt_profile_add(&prof, &seq[i]);
-    CHECK_EQ(prof.insns, 12);
+    static struct small_profile sp;
+    small_profile_init(&sp, &mods);
+    small_profile_add(&sp);
+    struct fwpt_profile *prof = &sp.p;
+    uint64_t *modc = sp.modc;
+    CHECK_EQ(prof->insns, 12);
     CHECK_EQ(modc[0], 9);
     CHECK_EQ(modc[1], 2);
     CHECK_EQ(modc[2], 1);
-    CHECK_EQ(prof.nfuncs, 3);
-    CHECK_EQ(prof.nnodes, 4); /* root, A, A>B, A>H */
+    CHECK_EQ(prof->nfuncs, 3);
+    CHECK_EQ(prof->nnodes, 4); /* root, A, A>B, A>H */
     reset();
-    fwpt_profile_print(&prof, &sink, 10);
+    fwpt_profile_print(prof, NULL, &sink, 10);
     CHECK_STR(out(), "instructions per module (12 in all)\n"
                      "             9  DxeCore\n"
                      "             2  Bds\n"
@@ -223,13 +192,39 @@ TEST(profile_and_call_tree)
                      "               1          1  0x2000  Bds+0x0\n"
                      "               1          1  0x2080  Bds+0x80\n");
     reset();
-    fwpt_profile_calltree_print(&prof, &sink, 8);
+    fwpt_profile_calltree_print(prof, NULL, &sink, 8);
     CHECK_STR(out(), "call tree: calls, instructions (self / with callees), entry\n"
                      "      calls        self       total  function\n"
                      "          0           5          12  (root)\n"
                      "          2           5           7  0x1040  DxeCore+0x40\n"
                      "          1           1           1    0x2000  Bds+0x0\n"
                      "          1           1           1    0x2080  Bds+0x80\n");
+}
+
+/* The call tree no deeper than max_depth: A's callees (depth 2) left out below 2, everything but the root below 1,
+ * in the text and in JSON lines. */
+TEST(call_tree_depth_cut)
+{
+    static struct small_profile sp;
+    small_profile_init(&sp, &mods);
+    small_profile_add(&sp);
+    reset();
+    fwpt_profile_calltree_print(&sp.p, NULL, &sink, 1);
+    CHECK_STR(out(), "call tree: calls, instructions (self / with callees), entry\n"
+                     "      calls        self       total  function\n"
+                     "          0           5          12  (root)\n"
+                     "          2           5           7  0x1040  DxeCore+0x40\n");
+    reset();
+    fwpt_profile_calltree_print(&sp.p, NULL, &sink, 0);
+    CHECK_STR(out(), "call tree: calls, instructions (self / with callees), entry\n"
+                     "      calls        self       total  function\n"
+                     "          0           5          12  (root)\n");
+    reset();
+    fwpt_profile_calltree_print_jsonl(&sp.p, NULL, &sink, 1);
+    CHECK_STR(out(), "{\"type\":\"call_tree\",\"unit\":\"insns\",\"nodes\":4,\"max_depth\":1}\n"
+                     "{\"type\":\"call\",\"id\":0,\"parent\":null,\"depth\":0,\"calls\":0,\"self\":5,\"total\":12}\n"
+                     "{\"type\":\"call\",\"id\":1,\"parent\":0,\"depth\":1,\"entry\":\"0x1040\",\"module\":\"DxeCore\","
+                     "\"module_offset\":\"0x40\",\"calls\":2,\"self\":5,\"total\":7}\n");
 }
 
 TEST_MAIN("flow_print")

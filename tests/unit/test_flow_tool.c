@@ -313,4 +313,39 @@ TEST(unreadable_trace_is_an_error)
     CHECK_STR(out, "fwpt flow: /proc/self/mem: Input/output error\n");
 }
 
+/* sideband.json's code_crc32 (the app's CRC-32 of an image's executable sections) against img-BASE.bin: when they
+ * differ (here a recorded hash for a file that is not PE/COFF: none computed over it) one warning names the file and
+ * the image, and the decode is the same as without it; null: not checked, not a word */
+TEST(code_crc32_differs_is_named)
+{
+    const char *tool = find_tool();
+    const struct saved *sv = programs();
+    if (!tool || !sv || !sv[0].ok)
+        return;
+    const struct progen *p = &sv[0].p;
+    static char plain[1 << 15], out[1 << 16], want[1 << 16];
+    char dir[128], args[256];
+    snprintf(args, sizeof args, "%s --profile", sv[0].dir);
+    CHECK_EQ(tool_run("flow", args, plain, sizeof plain), 0);
+    for (int k = 0; k < 2; k++) {
+        snprintf(dir, sizeof dir, "%s/crc%d", top, k);
+        CHECK_EQ(mkdir(dir, 0700), 0);
+        FILE *f = save_program_open(dir, p);
+        fprintf(f, "{\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\","
+                   "\"code_crc32\":%s,\"code_bytes\":%s}]}\n", (unsigned long long)p->base, p->code_size,
+                (unsigned long long)p->base, k ? "null" : "\"0x12345678\"", k ? "0" : "100");
+        fclose(f);
+        snprintf(args, sizeof args, "%s --profile", dir);
+        CHECK_EQ(tool_run("flow", args, out, sizeof out), 0);
+        if (k)
+            snprintf(want, sizeof want, "%s", plain);
+        else
+            snprintf(want, sizeof want, "fwpt flow: %s/img-%llx.bin: the code of image Prog is not what the app recorded "
+                     "(CRC-32 of its executable sections 0x00000000 over 0 bytes; %s/sideband.json: 0x12345678 over "
+                     "100): a file from another run, or changed? Its instructions are decoded from these bytes\n%s",
+                     dir, (unsigned long long)p->base, dir, plain);
+        CHECK_STR(out, want);
+    }
+}
+
 TEST_MAIN("flow_tool")

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "tests/check.h"
+#include "tests/common/pe_image.h"
 #include "tools/sideband.h"
 
 static char dir[] = "/tmp/fwpt-sideband-XXXXXX"; /* empty: every image file is missing */
@@ -15,7 +16,9 @@ static char dir[] = "/tmp/fwpt-sideband-XXXXXX"; /* empty: every image file is m
 struct got {
     unsigned n;
     char bad_key[16], expected[160], bad_value[64], name[64], path[256];
-    int err;
+    int err, code_check;
+    uint32_t crc_recorded, crc_file;
+    uint64_t bytes_recorded, bytes_file;
 };
 
 static int each(void *ctx, const struct fwpt_sideband_image *im)
@@ -28,6 +31,9 @@ static int each(void *ctx, const struct fwpt_sideband_image *im)
     snprintf(g->name, sizeof g->name, "%s", im->name);
     snprintf(g->path, sizeof g->path, "%s", im->path ? im->path : "");
     g->err = im->err;
+    g->code_check = im->code_check;
+    g->crc_recorded = im->crc_recorded, g->crc_file = im->crc_file;
+    g->bytes_recorded = im->bytes_recorded, g->bytes_file = im->bytes_file;
     free(im->code);
     return 0;
 }
@@ -108,6 +114,54 @@ TEST(plain_name_looked_for_in_dir)
     snprintf(want, sizeof want, "%s/img-10.bin", dir);
     CHECK_STR(g.path, want);
     CHECK_EQ(g.err, ENOENT);
+}
+
+/* The code CRC-32 the app records ("code_crc32", "code_bytes") against img-BASE.bin's: the same, differing (one
+ * byte of code changed, or the count), not recorded (null, absent), or no file to check. The file is removed again:
+ * the other cases expect an empty directory. */
+TEST(code_crc32_checked_against_the_file)
+{
+    static uint8_t pe[0x800];
+    const struct pe_image_section sec[] = {{0x200, 9, PE_IMAGE_SCN_CODE, 0}, {0x300, 0x80, PE_IMAGE_SCN_DATA, 0x11}};
+    pe_image_build(pe, sizeof pe, sec, 2);
+    memcpy(pe + 0x200, "123456789", 9);
+    char path[128];
+    snprintf(path, sizeof path, "%s/img-20.bin", dir);
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(pe, 1, sizeof pe, f) == sizeof pe);
+    if (f)
+        fclose(f);
+    static const char *const texts[] = {
+        "{\"images\":[{\"name\":\"A\",\"base\":\"0x20\",\"file\":\"img-20.bin\",\"code_crc32\":\"0xcbf43926\",\"code_bytes\":9}]}",
+        "{\"images\":[{\"name\":\"A\",\"base\":\"0x20\",\"file\":\"img-20.bin\",\"code_crc32\":\"0xcbf43927\",\"code_bytes\":9}]}",
+        "{\"images\":[{\"name\":\"A\",\"base\":\"0x20\",\"file\":\"img-20.bin\",\"code_crc32\":\"0xcbf43926\",\"code_bytes\":10}]}",
+        "{\"images\":[{\"name\":\"A\",\"base\":\"0x20\",\"file\":\"img-20.bin\",\"code_crc32\":null,\"code_bytes\":0}]}",
+        "{\"images\":[{\"name\":\"A\",\"base\":\"0x20\",\"file\":\"img-20.bin\"}]}",
+        "{\"images\":[{\"name\":\"A\",\"base\":\"0x20\",\"file\":\"img-21.bin\",\"code_crc32\":\"0xcbf43926\"}]}",
+    };
+    static const int want[] = {1, -1, -1, 0, 0, 0};
+    for (unsigned i = 0; i < sizeof want / sizeof want[0]; i++) {
+        struct got g = {0};
+        CHECK_EQ(fwpt_sideband_images(texts[i], dir, each, &g), 0);
+        CHECK_EQ(g.n, 1u);
+        CHECK_EQ(g.code_check, want[i]);
+        if (i < 3) {
+            CHECK_EQ(g.crc_file, 0xcbf43926u);
+            CHECK_EQ(g.bytes_file, 9);
+            CHECK_EQ(g.crc_recorded, i == 1 ? 0xcbf43927u : 0xcbf43926u);
+            CHECK_EQ(g.bytes_recorded, i == 2 ? 10 : 9);
+        }
+    }
+    pe[0x208] = 'x'; /* the file changed: the first text says so */
+    f = fopen(path, "wb");
+    CHECK(f && fwrite(pe, 1, sizeof pe, f) == sizeof pe);
+    if (f)
+        fclose(f);
+    struct got g = {0};
+    CHECK_EQ(fwpt_sideband_images(texts[0], dir, each, &g), 0);
+    CHECK_EQ(g.code_check, -1);
+    CHECK(g.crc_file != 0xcbf43926u);
+    CHECK_EQ(unlink(path), 0);
 }
 
 /* The empty directory every case reads against is made before the cases run and removed after. */

@@ -4,8 +4,11 @@
  * last byte resolve to a name `nm -S` gives for that address, with that symbol's start as the entry; file:line
  * equals `addr2line -e FILE ADDR` and "inlined" equals addr2line -i printing more than one frame. Without
  * ../shared the EDK2 cases fail, naming what is missing. Bad input: missing, truncated, not ELF, 32-bit,
- * another machine, each refused with a message naming the file. */
+ * another machine, each refused with a message naming the file. The functions' tables (a function's line rows and
+ * inlined ranges, read once) answer exactly as the per-address libdw walk on every byte from the first function
+ * symbol's start to the last one's end of DxeCore, Fat (full DWARF) and build/fwpt.so. */
 #include "tests/check.h"
+#include "tests/common/scratch.h"
 #include "tools/symbols_dw.h"
 
 #include <elf.h>
@@ -26,43 +29,15 @@ struct probe {
     int frames;      /* addr2line -i: frames printed for this address */
 };
 
-static char tmpdir[256];
-
 static const char *scratch(void)
 {
-    if (!tmpdir[0]) {
-        snprintf(tmpdir, sizeof tmpdir, "%s/fwpt-symbols.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-        if (!mkdtemp(tmpdir)) {
-            perror("mkdtemp");
-            exit(1);
-        }
-    }
-    return tmpdir;
+    return scratch_dir("fwpt-symbols");
 }
 
-static void cleanup(void)
+/* ../shared/ovmf-debug (tests/common/scratch.h), or NULL said loudly. */
+static const char *edk2_dir(void)
 {
-    char cmd[400];
-    if (tmpdir[0] && !getenv("FWPT_TEST_KEEP")) {
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "test_symbols: could not remove %s\n", tmpdir);
-    }
-}
-
-/* ../shared/ovmf-debug (the folder of $FWPT_OVMF_DEBUG, as tests/qemu/lib.sh finds it), or NULL said loudly. */
-static const char *ovmf_debug_dir(void)
-{
-    static char dir[512];
-    const char *fd = getenv("FWPT_OVMF_DEBUG");
-    if (!fd)
-        fd = "../shared/ovmf-debug/OVMF.fd";
-    snprintf(dir, sizeof dir, "%s", fd);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = 0;
-    else
-        snprintf(dir, sizeof dir, ".");
+    const char *dir = ovmf_debug_dir();
     char probe[600];
     snprintf(probe, sizeof probe, "%s/debug/DxeCore.debug", dir);
     if (access(probe, R_OK) != 0) {
@@ -78,7 +53,7 @@ static const char *full_debug(const char *module)
 {
     static char path[8][600];
     static int n;
-    const char *dir = ovmf_debug_dir();
+    const char *dir = edk2_dir();
     if (!dir)
         return NULL;
     for (int i = 0; i < n; i++)
@@ -310,9 +285,89 @@ TEST(fat_full_dwarf)
         CHECK(compare_with_binutils(f, EDK2_BASE + 0x200000, 2) == 137);
 }
 
+/* The same answer: both not known, or the same strings (each file's own copies), entry, line and inlined. */
+static int same_answer(int ka, const struct fwpt_resolved *a, int kb, const struct fwpt_resolved *b)
+{
+    return ka == kb && !a->function == !b->function && (!a->function || !strcmp(a->function, b->function)) &&
+           a->function_entry == b->function_entry && !a->file == !b->file && (!a->file || !strcmp(a->file, b->file)) &&
+           a->line == b->line && a->inlined == b->inlined;
+}
+
+/* Every byte from the first function's start to the last one's end (functions, padding and data between them)
+ * answered by the tables and by the per-address walk (fwpt_symbols_set_tables(s, 0)): the number of bytes, and of
+ * those the tables answered in *tabled. */
+static uint64_t tables_against_walk(const char *file, uint64_t base, uint64_t *tabled, uint64_t *lines)
+{
+    struct nm_sym *syms;
+    size_t nsyms = nm_funcs(file, &syms);
+    CHECK(nsyms > 20);
+    uint64_t lo = ~0ull, hi = 0;
+    for (size_t i = 0; i < nsyms; i++) {
+        lo = syms[i].start < lo ? syms[i].start : lo;
+        hi = syms[i].start + syms[i].size > hi ? syms[i].start + syms[i].size : hi;
+    }
+    free(syms);
+    struct fwpt_symbols *fast = NULL, *walk = NULL;
+    char err[512];
+    CHECK_EQ(fwpt_symbols_open(&fast, file, base, err, sizeof err), FWPT_OK);
+    CHECK_EQ(fwpt_symbols_open(&walk, file, base, err, sizeof err), FWPT_OK);
+    if (!fast || !walk) {
+        fwpt_symbols_close(fast);
+        fwpt_symbols_close(walk);
+        return 0;
+    }
+    fwpt_symbols_set_tables(walk, 0);
+    struct fwpt_resolver rf = fwpt_symbols_resolver(fast), rw = fwpt_symbols_resolver(walk);
+    uint64_t differ = 0;
+    *lines = 0;
+    /* every other 4 KiB stretch backwards: a function's table is read first from its end as well as its start */
+    for (uint64_t e = lo; e < hi; e++) {
+        uint64_t bs = lo + (e - lo) / 4096 * 4096, be = bs + 4096 < hi ? bs + 4096 : hi;
+        uint64_t a = ((e - lo) / 4096) & 1 ? be - 1 - (e - bs) : e;
+        struct fwpt_resolved x, y;
+        int kx = fwpt_resolve(&rf, base + a, &x), ky = fwpt_resolve(&rw, base + a, &y);
+        if (!same_answer(kx, &x, ky, &y) && differ++ < 5)
+            fprintf(stderr, "  %s +0x%llx: tables %s+0x%llx %s:%u%s, walk %s+0x%llx %s:%u%s\n", file,
+                    (unsigned long long)a, x.function ? x.function : "?",
+                    (unsigned long long)(base + a - x.function_entry), x.file ? x.file : "?", x.line,
+                    x.inlined ? " inlined" : "", y.function ? y.function : "?",
+                    (unsigned long long)(base + a - y.function_entry), y.file ? y.file : "?", y.line,
+                    y.inlined ? " inlined" : "");
+        *lines += y.file != NULL;
+    }
+    CHECK_EQ(differ, 0);
+    *tabled = fwpt_symbols_tabled(fast);
+    CHECK_EQ(fwpt_symbols_tabled(walk), 0);
+    printf("symbols: %s: %llu bytes (0x%llx-0x%llx): the tables answer as the walk (%llu from tables, %llu with a "
+           "line)\n", file, (unsigned long long)(hi - lo), (unsigned long long)lo, (unsigned long long)hi,
+           (unsigned long long)*tabled, (unsigned long long)*lines);
+    fwpt_symbols_close(fast);
+    fwpt_symbols_close(walk);
+    return hi - lo;
+}
+
+TEST(tables_every_byte)
+{
+    const char *files[3] = {full_debug("DxeCore"), full_debug("Fat"), NULL};
+    char so[600];
+    snprintf(so, sizeof so, "%s/fwpt.so", getenv("FWPT_BUILD") ? getenv("FWPT_BUILD") : "build");
+    files[2] = so;
+    for (int i = 0; i < 3; i++) {
+        CHECK(files[i] != NULL);
+        if (!files[i])
+            continue;
+        uint64_t tabled = 0, lines = 0, n = tables_against_walk(files[i], EDK2_BASE + 0x400000 * (uint64_t)i,
+                                                                &tabled, &lines);
+        CHECK(n > 20000);
+        CHECK(tabled > n / 2); /* the tables answer for most bytes (the rest: padding, functions left to the walk) */
+        if (i < 2)
+            CHECK(lines > n / 2);
+    }
+}
+
 TEST(dxecore_symbols_only)
 {
-    const char *dir = ovmf_debug_dir();
+    const char *dir = edk2_dir();
     CHECK(dir != NULL);
     if (!dir)
         return;
@@ -346,7 +401,7 @@ TEST(dxecore_known_address)
 TEST(fwpt_so)
 {
     char f[600];
-    snprintf(f, sizeof f, "%s/fwpt.so", getenv("FWPT_BUILD") ? getenv("FWPT_BUILD") : "build");
+    snprintf(f, sizeof f, "%s/fwpt.so", build_dir());
     CHECK(access(f, R_OK) == 0);
     CHECK(compare_with_binutils(f, FWPT_BASE, 1) > 500);
 }
@@ -390,7 +445,7 @@ TEST(missing_file)
 TEST(truncated_file)
 {
     char src[600], f[400];
-    snprintf(src, sizeof src, "%s/fwpt.so", getenv("FWPT_BUILD") ? getenv("FWPT_BUILD") : "build");
+    snprintf(src, sizeof src, "%s/fwpt.so", build_dir());
     FILE *in = fopen(src, "rb");
     CHECK(in != NULL);
     if (!in)
@@ -439,6 +494,6 @@ TEST(other_machine)
 int main(int argc, char **argv)
 {
     int rc = check_run(argc, argv, "symbols");
-    cleanup();
+    scratch_remove("test_symbols");
     return rc;
 }
