@@ -461,6 +461,11 @@ static int flow_parse(struct flow_opts *fo, int argc, char **argv)
         fprintf(stderr, "fwpt flow: --format: expected 'text' or 'jsonl', got '%s'\n", fo->format);
         return 2;
     }
+    if (fo->ann.func && !fo->symbols.n) { /* said before any output file is opened */
+        fprintf(stderr, "fwpt flow: --annotate %s: needs --symbols (the build's symbol files name the functions and "
+                        "their source lines)\n", fo->ann.func);
+        return 2;
+    }
     return FWPT_OPT_RUN;
 }
 

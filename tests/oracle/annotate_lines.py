@@ -263,8 +263,12 @@ def main():
     rc, out, err = run([tool, "flow", d, "-q", "--symbols", syms, "--annotate", "NoSuchFunctionQ"])
     check(rc == 1 and err.startswith("fwpt flow: --annotate NoSuchFunctionQ: no function by that name ran"),
           "an unknown name: exit %d, %r" % (rc, err[:200]))
-    rc, out, err = run([tool, "flow", d, "-q", "--annotate", chosen[0][1] if chosen else "x"])
-    check(rc == 2 and "needs --symbols" in err, "--annotate without --symbols: exit %d, %r" % (rc, err[:200]))
+    with tempfile.TemporaryDirectory() as tmp:
+        flame = os.path.join(tmp, "f.svg")
+        rc, out, err = run([tool, "flow", d, "-q", "--annotate", chosen[0][1] if chosen else "x", "--flame", flame])
+        check(rc == 2 and "needs --symbols" in err and not os.path.exists(flame),
+              "--annotate without --symbols: exit %d, %r, no --flame file left (%s)" % (rc, err[:200],
+                                                                                     os.path.exists(flame)))
     with tempfile.TemporaryDirectory() as tmp:
         page = os.path.join(tmp, "r.html")
         rc, out, err = run([tool, "report", d, "-o", page, "-q", "--symbols", syms])
