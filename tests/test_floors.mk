@@ -53,3 +53,4 @@ TEST_FLOORS_test_soft_cpu := arch base decode sim topa
 TEST_FLOORS_test_soft_enc := base sim
 TEST_FLOORS_test_cases := base decode sim
 TEST_FLOORS_test_soft_enc_packets := base decode sim
+TEST_FLOORS_test_loadopt := base
