@@ -4,6 +4,7 @@
 #include <efilib.h>
 #include "arch/caps.h"
 #include "base/version.h"
+#include "efi/boot_trace.h"
 #include "efi/console.h"
 #include "efi/cpu_hw.h"
 #include "efi/options.h"
@@ -222,11 +223,18 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
                   opt.wrmsr_value);
 
     EFI_STATUS result = caps.pt_supported ? EFI_SUCCESS : EFI_UNSUPPORTED;
+    /* boot-trace status alone ends with its own status (a machine without PT reads its options too); with a trace,
+     * the first failure of the two */
+    if (opt.boot_trace_status)
+        result = fwpt_boot_trace_status(&screen);
     if (opt.trace) {
+        EFI_STATUS bt = result;
         struct fwpt_run_env env = {
             .image = image, .volume = &vol, .cpu = &cpu, .hw = &hw, .caps = &caps, .opt = &opt,
         };
         result = fwpt_pipeline_run(&env);
+        if (opt.boot_trace_status && EFI_ERROR(bt) && !EFI_ERROR(result))
+            result = bt;
     }
     fwpt_volume_close(&vol);
     return finish(&screen, result, opt.shutdown, opt.wait);

@@ -29,6 +29,7 @@ static const char usage[] =
     "  out=DIR           output directory on the boot volume (default \\fwpt)\n"
     "  rdmsr=MSR         read one MSR through the hardware backend (#GP is caught and reported)\n"
     "  wrmsr=MSR:VALUE   write one MSR (diagnostics; #GP is caught and reported)\n"
+    "  boot-trace status the driver load options: DriverOrder and each Driver#### (which one is fwpt's)\n"
     "  trace TARGET      trace one firmware call with Intel PT; TARGET is one of:\n"
     "    locate-handle     LocateHandleBuffer(AllHandles): every handle in the database\n"
     "    memory-map        GetMemoryMap: the size query, then the map into a pool buffer\n"
@@ -223,7 +224,7 @@ static bool is_option_word(const char *a)
     for (size_t i = 0; i < sizeof flag_words / sizeof flag_words[0]; i++)
         if (!fwpt_strcmp(a, flag_words[i].word))
             return true;
-    return value_option_of(a) != NULL || !fwpt_strcmp(a, "trace");
+    return value_option_of(a) != NULL || !fwpt_strcmp(a, "trace") || !fwpt_strcmp(a, "boot-trace");
 }
 
 static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
@@ -302,6 +303,19 @@ static int read_trace(struct words *w, struct fwpt_efi_options *o, char *err, si
         return FAIL(err, err_cap, "'trace ", target_names[t], "': PATH longer than 255 characters: '", w->buf,
                     "...'");
     copy_str(o->target_path, sizeof o->target_path, w->buf);
+    return 0;
+}
+
+/* `boot-trace COMMAND`, after the word boot-trace: status only (install and remove are not built yet). */
+static int read_boot_trace(struct words *w, struct fwpt_efi_options *o, char *err, size_t err_cap)
+{
+    if (o->boot_trace_status)
+        return fail(err, err_cap, "'boot-trace' given twice", "", "");
+    if (!next_word(w))
+        return fail(err, err_cap, "'boot-trace' needs a command (status)", "", "");
+    if (fwpt_strcmp(w->buf, "status"))
+        return fail(err, err_cap, "unknown boot-trace command '", w->buf, "' (status)");
+    o->boot_trace_status = true;
     return 0;
 }
 
@@ -431,6 +445,11 @@ static int parse_words(struct words *w, bool skip_image_name, struct fwpt_efi_op
             continue;
         if (!fwpt_strcmp(a, "trace")) {
             if (read_trace(w, o, err, err_cap) != 0)
+                return -1;
+            continue;
+        }
+        if (!fwpt_strcmp(a, "boot-trace")) {
+            if (read_boot_trace(w, o, err, err_cap) != 0)
                 return -1;
             continue;
         }

@@ -43,6 +43,7 @@ enum fwpt_backend {
 struct fwpt_efi_options {
     bool help, shutdown, quiet, wait;
     bool trace;
+    bool boot_trace_status;              /* boot-trace status: DriverOrder and each Driver#### (efi/boot_trace) */
     enum fwpt_target target;
     char target_path[FWPT_OPT_PATH_MAX]; /* READ_FILE / LOAD_IMAGE, as given ('/' or '\') */
     uint64_t buffer_size;                /* total output bytes; 0 = default */

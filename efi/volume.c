@@ -21,6 +21,7 @@ static const char *efi_status_name(EFI_STATUS st)
     case EFI_NOT_READY: return "EFI_NOT_READY";
     case EFI_LOAD_ERROR: return "EFI_LOAD_ERROR";
     case EFI_SECURITY_VIOLATION: return "EFI_SECURITY_VIOLATION";
+    case EFI_COMPROMISED_DATA: return "EFI_COMPROMISED_DATA";
     default: return "EFI status";
     }
 }

@@ -257,4 +257,28 @@ TEST(usage_and_refusals_name_every_target)
     }
 }
 
+/* boot-trace status: a command of its own, alone or beside a trace; the other words refused by name */
+TEST(boot_trace_status)
+{
+    CHECK_EQ(parse("boot-trace status shutdown", false, &o, err), 0);
+    CHECK(o.boot_trace_status && o.shutdown && !o.trace);
+    CHECK_EQ(parse("trace get-variable boot-trace status", false, &o, err), 0);
+    CHECK(o.boot_trace_status && o.trace);
+    CHECK_EQ(o.target, FWPT_TARGET_GET_VARIABLE);
+    CHECK_EQ(parse("shutdown", false, &o, err), 0);
+    CHECK(!o.boot_trace_status);
+    CHECK_EQ(parse("boot-trace", false, &o, err), -1);
+    CHECK_STR(err, "'boot-trace' needs a command (status)");
+    CHECK_EQ(parse("boot-trace install shutdown", false, &o, err), -1);
+    CHECK_STR(err, "unknown boot-trace command 'install' (status)");
+    CHECK(o.shutdown && !o.boot_trace_status);
+    CHECK_EQ(parse("boot-trace status boot-trace status", false, &o, err), -1);
+    CHECK_STR(err, "'boot-trace' given twice");
+    /* a target's PATH is never the word boot-trace */
+    CHECK_EQ(parse("trace read-file boot-trace status", false, &o, err), -1);
+    CHECK_STR(err, "'trace read-file' needs a PATH on the boot volume: 'boot-trace' is an option, not a path (a file "
+                   "of that name: \\boot-trace)");
+    CHECK(strstr(fwpt_options_usage(), "  boot-trace status ") != NULL);
+}
+
 TEST_MAIN("efi-options")
