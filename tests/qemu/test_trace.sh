@@ -103,9 +103,14 @@ if [ -n "$n_fw" ] && [ "$n_ipt" = "$n_fw" ]; then ok; else bad "soft: libipt dec
 n_ver=$(sed -n 's/^verified: \([0-9]*\) instructions.*/\1/p' "$work/soft.log")
 if [ -n "$n_ver" ] && [ "$n_fw" = "$n_ver" ]; then ok; else bad "soft: flow $n_fw != verified $n_ver"; fi
 
-# 3. filter=target: ADDR0 = the image implementing RT->GetVariable, and only it is traced.
-boot filter max -- trace get-variable backend=soft filter=target verify quiet shutdown
+# 3. filter=target: ADDR0 = the image implementing RT->GetVariable, and only it is traced. The same boot runs
+#    boot-trace status first: a fresh OVMF (variables in RAM, none kept) holds no DriverOrder and no Driver####.
+boot filter max -- boot-trace status trace get-variable backend=soft filter=target verify quiet shutdown
 rc_is filter 0
+has filter 'boot-trace: DriverOrder: not set (no driver options in the order)'
+has filter 'boot-trace: no driver options (no Driver#### variable)'
+has filter "boot-trace: fwpt's driver option: none"
+has filter 'boot-trace: the first free number: Driver0000'
 tpl_ok filter
 has_re filter '^target: get-variable -> RT->GetVariable at VariableRuntimeDxe\+0x[0-9a-f]+$'
 has_re filter '^target: get-variable returned EFI_SUCCESS \(0x0\), BootOrder is [1-9][0-9]* bytes$'
