@@ -99,11 +99,16 @@ static EFI_STATUS scan_driver_vars(uint16_t *used, size_t cap, size_t *n)
     return st;
 }
 
+/* Zeros after the copy of a FilePathList: DevicePathToStr reads a node's fields by its type, not its Length (a File
+ * Path node's PathName up to its NUL, a Hard Drive node's 42 bytes), so a node shorter than its type reads zeros
+ * here, never past the buffer. */
+#define PATH_PAD 128
+
 /* "FilePathList" as text: the first device path through gnu-efi's DevicePathToStr (only after fwpt_loadopt_decode
- * checked every node). */
+ * checked every node's Length). */
 static void put_file_path(const struct fwpt_sink *o, const struct fwpt_loadopt *lo)
 {
-    void *copy = AllocatePool(lo->file_path_list_len); /* aligned, as the device path readers expect */
+    void *copy = AllocateZeroPool(lo->file_path_list_len + PATH_PAD); /* aligned, as the device path readers expect */
     CHAR16 *text = NULL;
     if (copy) {
         CopyMem(copy, (void *)lo->file_path_list, lo->file_path_list_len);
@@ -213,6 +218,12 @@ EFI_STATUS fwpt_boot_trace_status(const struct fwpt_sink *o)
         if (!EFI_ERROR(result))
             result = st;
     }
+    size_t n_vars = n_used; /* the Driver#### variables; then the numbers only DriverOrder names */
+    /* a number DriverOrder names without a variable is not free either: a new option there would be loaded at
+     * that place in the order */
+    for (size_t i = 0; i < n_order && n_used < sizeof used / sizeof used[0]; i++)
+        if (fwpt_order_find(used, n_used, order[i]) == n_used)
+            used[n_used++] = order[i];
     bool fwpt_own = false;
     size_t shown = 0;
     for (size_t i = 0; i < n_order; i++) {
@@ -223,7 +234,7 @@ EFI_STATUS fwpt_boot_trace_status(const struct fwpt_sink *o)
         if (EFI_ERROR(st) && !EFI_ERROR(result))
             result = st;
     }
-    for (size_t i = 0; i < n_used; i++)
+    for (size_t i = 0; i < n_vars; i++)
         if (fwpt_order_find(order, n_order, used[i]) == n_order) {
             st = show_option(o, used[i], false, &fwpt_own);
             shown++;
