@@ -27,25 +27,38 @@
 #                   the summary says when it holds an ASSERT or a FATAL ERROR
 #   --copy SRC=DEST put a file into the boot image too (DEST e.g. \fwpt\hello.efi or /fwpt/hello.efi;
 #                   repeatable), e.g. an image for `trace load-image`
+#   --vars FILE     persistent UEFI variables: boot from pflash, FILE the writable variable store, created
+#                   when missing (from OVMF_VARS_4M.fd beside OVMF_CODE_4M.fd; for a one-file firmware given
+#                   as $OVMF, FILE is a writable copy of the whole image) and kept when it exists
+#   --boots N       boot N times (1..100, default 1 + the number of --then) with the same disk and --vars
+#                   store; the files are copied out after the last boot
+#   --then OPTS     the app options of the next boot (repeatable: boot 2, boot 3, ...), written into
+#                   \fwpt\fwpt.cfg before it; a boot with no --then of its own runs the cfg as it is
 #   -h, --help      this text
 # App options (after --) default to: DEFAULT_APP_OPTIONS.
-# Environment: FWPT_IMG_MB, the size of the FAT disk in MiB (default 256; not for --image).
+# Environment: FWPT_IMG_MB, the size of the FAT disk in MiB (default 256; not for --image); OVMF, the
+# firmware (default /usr/share/ovmf/OVMF.fd, with --vars /usr/share/OVMF/OVMF_CODE_4M.fd); OVMF_VARS, the
+# store template for a split OVMF_CODE*.fd (default: its name with _CODE made _VARS).
 #
 # Exit status: 0 the app ended with EFI_SUCCESS; 3 it ended with EFI_UNSUPPORTED (Intel PT not
 # usable: the report says why); 1 it ended with another error; 4 no final status line (the app
 # did not run to its end); 124 timeout; 125 CPU exception in the guest; 2 usage or set-up error.
+# With --boots: the next boot runs only after a boot with status 0 or 3; the status is 0 when every
+# boot's was, else the last other one.
 set -uo pipefail
 
 # The app options when none are given after `--`.
 DEFAULT_APP_OPTIONS="trace locate-handle shutdown"
 
 here=$(cd "$(dirname "$0")" && pwd)
+ovmf_given=${OVMF:+1}
 OVMF=${OVMF:-/usr/share/ovmf/OVMF.fd}
 image="" accel=auto cpu="" timeout=600 kvm_probe=10 outdir=out build="${FWPT_BUILD:-build}" do_build=1 keep_log=""
 debug_log=""
 app_opts=()
 have_app_opts=0
 copies=()
+vars="" boots="" thens=()
 
 say() { echo "run-qemu: $*" >&2; }
 # mtools on a partition (IMG@@OFFSET) warns that the file system is smaller than the rest of the
@@ -80,6 +93,9 @@ while [ $# -gt 0 ]; do
     --log) keep_log=${2:?}; shift 2 ;;
     --debug-log) debug_log=$2; shift 2 ;;
     --copy) [[ "${2:-}" == *=* ]] || die "--copy '$2': expected SRC=DEST"; copies+=("$2"); shift 2 ;;
+    --vars) vars=$2; shift 2 ;;
+    --boots) boots=$2; shift 2 ;;
+    --then) thens+=("$2"); shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; app_opts=("$@"); have_app_opts=1; break ;;
     *) die "unknown option '$1' (see --help)" ;;
@@ -89,9 +105,19 @@ case "$accel" in auto | kvm | tcg) ;; *) die "--accel '$accel': expected auto, k
 whole_seconds --timeout "$timeout" 86400
 whole_seconds --kvm-probe "$kvm_probe" 3600
 timeout=$((10#$timeout)) kvm_probe=$((10#$kvm_probe))
+if [ -n "$boots" ]; then
+    [[ "$boots" =~ ^[0-9]{1,3}$ ]] && [ "$((10#$boots))" -ge 1 ] && [ "$((10#$boots))" -le 100 ] ||
+        die "--boots '$boots': expected the number of boots, 1..100"
+    boots=$((10#$boots))
+    [ ${#thens[@]} -lt "$boots" ] ||
+        die "--boots $boots: ${#thens[@]} --then options give the options of $((${#thens[@]} + 1)) boots"
+else
+    boots=$((${#thens[@]} + 1))
+fi
 [[ "${FWPT_IMG_MB:-256}" =~ ^[0-9]{1,7}$ ]] && [ "$((10#${FWPT_IMG_MB:-256}))" -ge 34 ] ||
     die "FWPT_IMG_MB '${FWPT_IMG_MB:-}': expected the disk size in MiB, 34 or more"
 [ -n "$debug_log" ] && [ "${debug_log#/}" = "$debug_log" ] && debug_log="$PWD/$debug_log"
+[ -n "$vars" ] && [ "${vars#/}" = "$vars" ] && vars="$PWD/$vars"
 [ $have_app_opts = 1 ] || read -r -a app_opts <<<"$DEFAULT_APP_OPTIONS"
 
 cd "$here"
@@ -103,7 +129,55 @@ if [ $do_build = 1 ]; then
 fi
 efi="$build/fwpt.efi"
 [ -f "$efi" ] || die "no $efi (build first, or drop --no-build)"
+
+# The firmware. -bios maps it as ROM: OVMF then keeps its variables in RAM, gone at power-off. --vars boots it from
+# pflash (QEMU writes the guest's flash writes into the file): Debian's split pair, OVMF_CODE (unit 0, read-only)
+# and a copy of its OVMF_VARS (unit 1); a one-file image (OVMF.fd: the variable store's firmware volume first, the
+# code after it) is copied whole into FILE, the one pflash unit.
+[ -n "$vars" ] && [ -z "$ovmf_given" ] && OVMF=/usr/share/OVMF/OVMF_CODE_4M.fd
 [ -f "$OVMF" ] || die "no OVMF firmware at $OVMF (package ovmf)"
+fw_args=(-bios "$OVMF")
+if [ -n "$vars" ]; then
+    [[ "$vars" != *,* ]] || die "--vars '$vars': a path with a comma cannot be given to QEMU's -drive"
+    case "$(basename "$OVMF")" in
+    *_CODE*)
+        vars_layout=split
+        vars_tmpl=${OVMF_VARS:-$(dirname "$OVMF")/$(basename "$OVMF" | sed 's/_CODE/_VARS/')}
+        [ -f "$vars_tmpl" ] || die "--vars: no variable store template '$vars_tmpl' for $OVMF (set OVMF_VARS)" ;;
+    *)
+        vars_layout=whole vars_tmpl=$OVMF
+        # the variable store's firmware volume opens the image; its FvLength is the size of the variable region
+        [ "$(dd if="$OVMF" bs=1 skip=40 count=4 2>/dev/null)" = _FVH ] ||
+            die "--vars: $OVMF does not begin with a firmware volume (the variable store): give OVMF=...OVMF_CODE...fd"
+        vars_region=$(od -An -t u8 -j 32 -N 8 "$OVMF" | tr -d ' ') ;;
+    esac
+    for f in "$OVMF" "$vars_tmpl"; do
+        [ -e "$vars" ] && [ "$(realpath "$vars")" = "$(realpath "$f")" ] &&
+            die "--vars '$vars' is the firmware's own $f: give a file of your own (the guest writes into it)"
+    done
+    tmpl_size=$(stat -c %s "$vars_tmpl")
+    if [ -e "$vars" ]; then
+        [ -f "$vars" ] && [ -r "$vars" ] && [ -w "$vars" ] || die "--vars '$vars': not a readable and writable file"
+        size=$(stat -c %s "$vars")
+        [ "$size" = "$tmpl_size" ] ||
+            die "--vars '$vars': $size bytes, but $vars_tmpl has $tmpl_size: not a variable store of this firmware"
+        if [ $vars_layout = whole ] && ! cmp -s -i "$vars_region:$vars_region" "$vars" "$OVMF"; then
+            die "--vars '$vars': its firmware code (after the first $vars_region bytes) is not $OVMF's: delete it to start afresh"
+        fi
+        vars_how="kept (it holds the variables of earlier boots)"
+    else
+        mkdir -p "$(dirname "$vars")" && cp "$vars_tmpl" "$vars" && chmod u+w "$vars" ||
+            die "--vars '$vars': cannot create it from $vars_tmpl"
+        vars_how="created from $vars_tmpl"
+    fi
+    if [ $vars_layout = split ]; then
+        fw_args=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF" -drive "if=pflash,format=raw,unit=1,file=$vars")
+        fw_what="$OVMF (pflash unit 0, read-only) and the variable store $vars (pflash unit 1)"
+    else
+        fw_args=(-drive "if=pflash,format=raw,unit=0,file=$vars")
+        fw_what="$vars (pflash unit 0, writable: a copy of all of $OVMF, its first $vars_region bytes the variable store)"
+    fi
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fwpt-qemu.XXXXXX")
 qpid=""
@@ -209,12 +283,12 @@ kvm_usable() {
 
 # run_qemu ACCEL CPU PROBE: boots, echoes the console, sets rc_kind: done|kvmfail|timeout|exception|exit
 run_qemu() {
-    local acc=$1 model=$2 probe=$3 log="$work/console.$1.log"
+    local acc=$1 model=$2 probe=$3 log="$work/console.$boot.$1.log"
     : >"$log"
-    local args=(-machine q35 -m 512 -bios "$OVMF" -accel "$acc" -cpu "$model" "${disk[@]}"
+    local args=(-machine q35 -m 512 "${fw_args[@]}" -accel "$acc" -cpu "$model" "${disk[@]}"
         -display none -serial stdio -monitor none -no-reboot -net none)
     # the firmware's debug port (EDK2: PcdDebugIoPort 0x402); QEMU truncates the file, so a KVM retry starts afresh
-    [ -n "$debug_log" ] && args+=(-debugcon "file:$debug_log" -global isa-debugcon.iobase=0x402)
+    [ -n "$debug_log" ] && args+=(-debugcon "file:$debug_file" -global isa-debugcon.iobase=0x402)
     # QEMU runs under a subshell that waits for it, so bash's "Aborted" job message (when QEMU
     # dies on a signal) goes to /dev/null instead of the console.
     rm -f "$work/qemu.pid"
@@ -280,39 +354,110 @@ host | host,*)
     cpu_tcg=max${cpu_tcg#host}
     [ -n "$cpu" ] && tcg_cpu_note="TCG cannot run -cpu $cpu: -cpu $cpu_tcg instead (the same features)" ;;
 esac
-if [ "$accel" != tcg ] && kvm_usable; then
-    say "booting the $what under KVM (-cpu ${cpu:-host})"
-    run_qemu kvm "${cpu:-host}" "$kvm_probe"
-    if [ "$rc_kind" = kvmfail ]; then
-        say "KVM failed: $kvm_why; QEMU stopped"
-        if [ "$accel" = kvm ]; then
-            say "falling back to TCG (software emulation) although --accel kvm was asked for"
+
+# boot_once: one boot, KVM first when asked and usable (and it has not failed in an earlier boot), else TCG; sets
+# rc_kind, accel_used, last_log.
+accel_next=$accel
+boot_once() {
+    if [ "$accel_next" != tcg ] && kvm_usable; then
+        say "booting the $what under KVM (-cpu ${cpu:-host})"
+        # a KVM attempt that fails must not leave its writes in the store: the TCG boot starts from the same one
+        [ -n "$vars" ] && cp "$vars" "$work/vars.before"
+        run_qemu kvm "${cpu:-host}" "$kvm_probe"
+        if [ "$rc_kind" = kvmfail ]; then
+            say "KVM failed: $kvm_why; QEMU stopped"
+            if [ "$accel" = kvm ]; then
+                say "falling back to TCG (software emulation) although --accel kvm was asked for"
+            else
+                say "falling back to TCG (software emulation)"
+            fi
+            accel_used=tcg accel_next=tcg
+            [ "$boots" -gt 1 ] && kvm_why="KVM failed in boot $boot: $kvm_why"
+            if [ -n "$vars" ]; then
+                cp "$work/vars.before" "$vars" || die "cannot put the variable store $vars back after the KVM attempt"
+                say "the variable store $vars is as it was before the KVM attempt"
+            fi
+            # The same disk is reused: OVMF under KVM died before the app wrote anything.
+            [ -n "$tcg_cpu_note" ] && say "$tcg_cpu_note"
+            say "booting the $what under TCG (-cpu $cpu_tcg)"
+            run_qemu tcg "$cpu_tcg" 0
         else
-            say "falling back to TCG (software emulation)"
+            accel_used=kvm
         fi
-        accel_used=tcg
-        # The same disk is reused: OVMF under KVM died before the app wrote anything.
-        [ -n "$tcg_cpu_note" ] && say "$tcg_cpu_note"
-        say "booting the $what under TCG (-cpu $cpu_tcg)"
-        run_qemu tcg "$cpu_tcg" 0
     else
-        accel_used=kvm
+        if [ "$accel" = tcg ]; then
+            kvm_why="--accel tcg"
+        fi
+        [ "$accel" = kvm ] && [ "$boot" = 1 ] && say "KVM is not usable: $kvm_why; falling back to TCG"
+        accel_used=tcg
+        [ -n "$tcg_cpu_note" ] && say "$tcg_cpu_note"
+        say "booting the $what under TCG (-cpu $cpu_tcg)${kvm_why:+ ($kvm_why)}"
+        run_qemu tcg "$cpu_tcg" 0
     fi
-else
-    if [ "$accel" = tcg ]; then
-        kvm_why="--accel tcg"
+}
+
+# boot_verdict: what the boot's end says (the lines after the console) and its exit status in st; with several
+# boots each line names the boot.
+boot_verdict() {
+    local bp="" final
+    [ "$boots" -gt 1 ] && bp="boot $boot of $boots: "
+    final=$(tr -d '\r' <"$last_log" | grep -a '^fwpt: exit status' | tail -n1)
+    case "$rc_kind" in
+    timeout)
+        say "${bp}TIMEOUT: the guest did not finish within ${timeout}s under $accel_used; QEMU killed"
+        st=124; return ;;
+    exception)
+        say "${bp}the guest raised a CPU exception (see '!!!! X64 Exception Type' above); QEMU killed"
+        st=125; return ;;
+    kvmfail)
+        say "${bp}KVM failed twice?"; st=2; return ;;
+    noshutdown)
+        say "${bp}the app returned without 'shutdown'; QEMU stopped" ;;
+    esac
+    say "${bp}accelerator: $accel_used${kvm_why:+ ($kvm_why)}"
+    case "$final" in
+    *EFI_SUCCESS*) say "${bp}app status: EFI_SUCCESS"; st=0 ;;
+    *EFI_UNSUPPORTED*) say "${bp}app status: EFI_UNSUPPORTED (Intel PT or a requested feature is not usable here: see above)"; st=3 ;;
+    "") say "${bp}no final status line from the app (QEMU exit $qemu_rc)"; st=4 ;;
+    *) say "${bp}app status: ${final#fwpt: exit status }"; st=1 ;;
+    esac
+}
+
+[ -n "$vars" ] && say "firmware: $fw_what; the store $vars_how"
+[ -z "$vars" ] && [ "$boots" -gt 1 ] &&
+    say "no --vars: each of the $boots boots starts with the variables of $OVMF (OVMF keeps its writes in RAM)"
+[ -n "$debug_log" ] && : >"$debug_log"
+status=0 boot=0
+while [ "$boot" -lt "$boots" ]; do
+    boot=$((boot + 1))
+    if [ "$boot" -gt 1 ] && [ ${#thens[@]} -ge $((boot - 1)) ]; then
+        read -r -a app_opts <<<"${thens[boot - 2]}"
+        printf '%s\n' "${app_opts[*]}" >"$work/fwpt.cfg"
+        mt mcopy -o -i "$fs" "$work/fwpt.cfg" ::/fwpt/fwpt.cfg || die "cannot write the options of boot $boot into the disk"
     fi
-    [ "$accel" = kvm ] && say "KVM is not usable: $kvm_why; falling back to TCG"
-    accel_used=tcg
-    [ -n "$tcg_cpu_note" ] && say "$tcg_cpu_note"
-    say "booting the $what under TCG (-cpu $cpu_tcg)${kvm_why:+ ($kvm_why)}"
-    run_qemu tcg "$cpu_tcg" 0
-fi
-[ -n "$keep_log" ] && cp "$last_log" "$keep_log"
+    [ "$boots" -gt 1 ] && say "boot $boot of $boots$([ "$boot" -gt 1 ] && echo ": the same disk${vars:+ and variable store}"); app options: $(mt mtype -i "$fs" ::/fwpt/fwpt.cfg | tr -d '\r' | grep -v '^ *#' | grep -m1 .)"
+    debug_file=$debug_log
+    [ "$boot" -gt 1 ] && debug_file="$work/debug.$boot.log"
+    boot_once
+    if [ "$boots" -gt 1 ]; then
+        [ -n "$keep_log" ] && { echo "run-qemu: boot $boot of $boots"; cat "$last_log"; } >>"$work/console.all.log"
+        [ -n "$debug_log" ] && [ "$boot" -gt 1 ] && { echo "run-qemu: boot $boot of $boots"; cat "$debug_file"; } >>"$debug_log"
+    elif [ -n "$keep_log" ]; then
+        cp "$last_log" "$work/console.all.log"
+    fi
+    # the last boot's verdict comes after the files (below), as for one boot
+    boot_verdict 2>"$work/verdict.txt"
+    [ "$st" = 0 ] || status=$st
+    if [ "$st" != 0 ] && [ "$st" != 3 ] && [ "$boot" -lt "$boots" ]; then
+        echo "run-qemu: boot $boot of $boots ended with exit status $st: boots $((boot + 1))..$boots not run" >>"$work/verdict.txt"
+        break
+    fi
+    [ "$boot" -lt "$boots" ] && cat "$work/verdict.txt" >&2
+done
+[ -n "$keep_log" ] && cp "$work/console.all.log" "$keep_log"
 
 collect_files
 
-final=$(tr -d '\r' <"$last_log" | grep -a '^fwpt: exit status' | tail -n1)
 if [ -n "$debug_log" ]; then
     n_assert=$(grep -acE 'ASSERT|FATAL ERROR' "$debug_log" 2>/dev/null)
     if [ "${n_assert:-0}" -gt 0 ]; then
@@ -321,22 +466,6 @@ if [ -n "$debug_log" ]; then
         say "the firmware's debug log: $debug_log ($(wc -l <"$debug_log" 2>/dev/null || echo 0) lines, no ASSERT or FATAL ERROR)"
     fi
 fi
-case "$rc_kind" in
-timeout)
-    say "TIMEOUT: the guest did not finish within ${timeout}s under $accel_used; QEMU killed"
-    exit 124 ;;
-exception)
-    say "the guest raised a CPU exception (see '!!!! X64 Exception Type' above); QEMU killed"
-    exit 125 ;;
-kvmfail)
-    say "KVM failed twice?"; exit 2 ;;
-noshutdown)
-    say "the app returned without 'shutdown'; QEMU stopped" ;;
-esac
-say "accelerator: $accel_used${kvm_why:+ ($kvm_why)}"
-case "$final" in
-*EFI_SUCCESS*) say "app status: EFI_SUCCESS"; exit 0 ;;
-*EFI_UNSUPPORTED*) say "app status: EFI_UNSUPPORTED (Intel PT or a requested feature is not usable here: see above)"; exit 3 ;;
-"") say "no final status line from the app (QEMU exit $qemu_rc)"; exit 4 ;;
-*) say "app status: ${final#fwpt: exit status }"; exit 1 ;;
-esac
+cat "$work/verdict.txt" >&2
+[ "$boots" -gt 1 ] && say "$boot of $boots boots run; exit status $status"
+exit "$status"
