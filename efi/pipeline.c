@@ -324,8 +324,9 @@ static bool verify_hw(struct fwpt_run *s)
         s->verdict.reason = "single-stepping failed";
         return false;
     }
+    /* 2: the single-stepped flow did not fit, nothing compared: not run, as with an IP filter */
     return fwpt_soft_verify_scope(&s->soft->sim, s->decoded, s->ndecoded, s->insns, s->tr.rb.wrapped, s->tr.rb.stopped, o,
-                                  &s->verdict) == 0;
+                                  &s->verdict) != 1;
 }
 
 /* 1. The backend and its capabilities. auto: Intel PT when usable, else the software tracer emulating the
@@ -648,7 +649,7 @@ static bool run_verify(struct fwpt_run *s)
         soft_timer_report(s->soft, o);
         if (s->verify && s->decoded)
             verified = fwpt_soft_verify_scope(&s->soft->sim, s->decoded, s->ndecoded, s->insns, s->tr.rb.wrapped,
-                                              s->tr.rb.stopped, o, &s->verdict) == 0;
+                                              s->tr.rb.stopped, o, &s->verdict) != 1; /* 2: not run (did not fit) */
     } else if (s->verify && s->decoded) {
         verified = verify_hw(s);
     }

@@ -680,6 +680,7 @@ static void sideband_verify(const char *v, const char *path, struct fwpt_sideban
         }
         u->scope = (enum fwpt_verify_scope)sc;
     }
+    fwpt_verify_upgrade(u); /* an earlier run's "failed" for a ground truth that did not fit: not run */
 }
 
 void fwpt_sideband_run(const char *text, const char *path, struct fwpt_sideband_run *r, fwpt_note_fn note)
