@@ -324,8 +324,9 @@ static bool verify_hw(struct fwpt_run *s)
         s->verdict.reason = "single-stepping failed";
         return false;
     }
+    /* 2: the single-stepped flow did not fit, nothing compared: not run, as with an IP filter */
     return fwpt_soft_verify_scope(&s->soft->sim, s->decoded, s->ndecoded, s->insns, s->tr.rb.wrapped, s->tr.rb.stopped, o,
-                                  &s->verdict) == 0;
+                                  &s->verdict) != 1;
 }
 
 /* 1. The backend and its capabilities. auto: Intel PT when usable, else the software tracer emulating the
@@ -625,8 +626,33 @@ static void soft_timer_report(const struct fwpt_efi_soft *soft, const struct fwp
     else if (!soft->timer_period)
         fwpt_puts(o, "soft: the timer interrupt was already off while stepping\n");
     else
-        fwpt_printf(o, "soft: the timer interrupt was off while stepping (EFI_TIMER_ARCH_PROTOCOL period %lu us, "
-                       "restored after); the TPL was not raised\n", (unsigned long)(soft->timer_period / 10));
+        fwpt_printf(o, "soft: the timer interrupt was off while stepping (EFI_TIMER_ARCH_PROTOCOL period %lu us, %s); "
+                       "the TPL was not raised\n", (unsigned long)(soft->timer_period / 10),
+                    soft->timer_restored ? "restored after" : "NOT restored after: it does not read back as before");
+}
+
+/* On every way out of the run: the timer period as it was before the stepped call (PI spec, EFI_TIMER_ARCH_PROTOCOL
+ * GetTimerPeriod()), set back when it is not; one line, none when no stepped call stopped the timer. */
+static void soft_timer_check(struct fwpt_efi_soft *soft, const struct fwpt_sink *o)
+{
+    uint64_t now = 0;
+    const unsigned long before = (unsigned long)(soft->timer_period / 10);
+    switch (fwpt_soft_timer_check(soft, &now)) {
+    case 1:
+        fwpt_printf(o, "soft: timer after the run: EFI_TIMER_ARCH_PROTOCOL period %lu us, as before the stepped call\n",
+                    before);
+        break;
+    case 2:
+        fwpt_printf(o, "soft: timer after the run: EFI_TIMER_ARCH_PROTOCOL period %lu us, not the %lu us of before the "
+                       "stepped call: set back to %lu us\n", (unsigned long)(now / 10), before, before);
+        break;
+    case -1:
+        fwpt_printf(o, "soft: timer after the run: EFI_TIMER_ARCH_PROTOCOL period NOT as before the stepped call (%lu "
+                       "us), and it cannot be read or set back: the firmware's timer events may not run\n", before);
+        break;
+    default:
+        break;
+    }
 }
 
 /* The verdict of verify: the decoded flow against the single-stepped one (soft: this call's; hw: a second call), into
@@ -648,7 +674,7 @@ static bool run_verify(struct fwpt_run *s)
         soft_timer_report(s->soft, o);
         if (s->verify && s->decoded)
             verified = fwpt_soft_verify_scope(&s->soft->sim, s->decoded, s->ndecoded, s->insns, s->tr.rb.wrapped,
-                                              s->tr.rb.stopped, o, &s->verdict) == 0;
+                                              s->tr.rb.stopped, o, &s->verdict) != 1; /* 2: not run (did not fit) */
     } else if (s->verify && s->decoded) {
         verified = verify_hw(s);
     }
@@ -712,6 +738,8 @@ EFI_STATUS fwpt_pipeline_run(const struct fwpt_run_env *env)
     }
     fwpt_puts(&s.o, "\n");
     EFI_STATUS st = run(&s);
+    if (s.soft)
+        soft_timer_check(s.soft, &s.o);
     /* Every path out: memory freed (TraceEn is 0: a start that failed restored the MSRs, and the call's step
      * always stops the trace). */
     if (s.soft) {

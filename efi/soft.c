@@ -63,6 +63,7 @@ EFI_STATUS fwpt_soft_init(struct fwpt_efi_soft *s, const char *profile, const st
     s->cpu_arch = s->timer_arch = NULL;
     s->timer_period = 0;
     s->timer_stopped = 0;
+    s->timer_restored = 0;
     s->handler_registered = 0;
     s->have_prev = s->stepping = 0;
     if (fwpt_soft_setup(&s->sim, profile, mem, gt, gt_cap) != FWPT_OK)
@@ -193,11 +194,19 @@ static void timer_stop(struct fwpt_efi_soft *s)
         s->timer_stopped = 1;
 }
 
+/* The period saved by timer_stop given back, and read back (PI spec, EFI_TIMER_ARCH_PROTOCOL.GetTimerPeriod()): it
+ * is restored only when it reads as before; timer_restored says so. */
 static void timer_restart(struct fwpt_efi_soft *s)
 {
     struct fwpt_timer_arch_protocol *t = s->timer_arch;
-    if (t && s->timer_stopped && s->timer_period)
-        uefi_call_wrapper(t->SetTimerPeriod, 2, t, (UINT64)s->timer_period);
+    uint64_t now = 0;
+    s->timer_restored = 1;
+    if (!t || !s->timer_stopped)
+        return;
+    if (s->timer_period && EFI_ERROR(uefi_call_wrapper(t->SetTimerPeriod, 2, t, (UINT64)s->timer_period)))
+        s->timer_restored = 0;
+    else if (fwpt_soft_timer_period(s, &now) != 0 || now != s->timer_period)
+        s->timer_restored = 0;
 }
 
 static EFI_STATUS step_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg, int record_only)
@@ -232,6 +241,33 @@ static EFI_STATUS step_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *a
     timer_restart(s);
     fwpt_soft_fini(s);
     return EFI_SUCCESS;
+}
+
+int fwpt_soft_timer_period(const struct fwpt_efi_soft *s, uint64_t *period)
+{
+    struct fwpt_timer_arch_protocol *t = s->timer_arch;
+    UINT64 p = 0;
+    if (!t || EFI_ERROR(uefi_call_wrapper(t->GetTimerPeriod, 2, t, &p)))
+        return -1;
+    *period = p;
+    return 0;
+}
+
+int fwpt_soft_timer_check(struct fwpt_efi_soft *s, uint64_t *now)
+{
+    struct fwpt_timer_arch_protocol *t = s->timer_arch;
+    if (!t || !s->timer_stopped)
+        return 0;
+    *now = 0;
+    if (fwpt_soft_timer_period(s, now) != 0)
+        return -1;
+    if (*now == s->timer_period)
+        return 1;
+    uint64_t again = 0;
+    if (EFI_ERROR(uefi_call_wrapper(t->SetTimerPeriod, 2, t, (UINT64)s->timer_period)) ||
+        fwpt_soft_timer_period(s, &again) != 0 || again != s->timer_period)
+        return -1;
+    return 2;
 }
 
 void fwpt_soft_fini(struct fwpt_efi_soft *s)

@@ -42,6 +42,7 @@ struct fwpt_efi_soft {
     void *timer_arch;                 /* EFI_TIMER_ARCH_PROTOCOL, NULL when there is none */
     uint64_t timer_period;            /* its period before the last stepped call (100 ns units; 0: it was off) */
     int timer_stopped;                /* the timer interrupt was off during the last stepped call */
+    int timer_restored;               /* after that call, SetTimerPeriod(timer_period) succeeded and reads back */
     int handler_registered;           /* the #DB handler is ours */
     uint64_t prev_ip;                 /* the instruction the last trap stopped before */
     int have_prev, stepping;
@@ -61,6 +62,13 @@ EFI_STATUS fwpt_soft_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg
 EFI_STATUS fwpt_soft_record(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg);
 /* A progress line every 'seconds' of single-stepping, on COM1 (efi/progress.h); 0 (the default): none. */
 void fwpt_soft_set_progress(uint64_t seconds);
+/* The timer's period now (GetTimerPeriod, 100 ns units) into *period: 0 when it can be read, -1 without
+ * EFI_TIMER_ARCH_PROTOCOL or when GetTimerPeriod fails. */
+int fwpt_soft_timer_period(const struct fwpt_efi_soft *s, uint64_t *period);
+/* On the way out of the app, after a stepped call stopped the timer: the period read back (*now) against the one
+ * before the call (timer_period); when they differ it is set back. 0: no stepped call stopped the timer (nothing to
+ * say); 1: the same; 2: it differed and was set back; -1: it cannot be read or set back. */
+int fwpt_soft_timer_check(struct fwpt_efi_soft *s, uint64_t *now);
 /* Unregister the #DB handler (safe to call twice). */
 void fwpt_soft_fini(struct fwpt_efi_soft *s);
 

@@ -224,6 +224,14 @@ static int verify_failed(struct fwpt_verify *v, const char *reason)
     return 1;
 }
 
+/* the single-stepped flow did not fit its buffer: nothing was compared, the verdict into *v (when given) is not run */
+static int verify_not_run(struct fwpt_verify *v)
+{
+    if (v)
+        *v = (struct fwpt_verify){.result = FWPT_VERIFY_NOT_RUN, .reason = FWPT_VERIFY_GT_DID_NOT_FIT};
+    return 2;
+}
+
 int fwpt_soft_verify_scope(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, uint64_t n_all, int wrapped,
                            int stopped, const struct fwpt_sink *o, struct fwpt_verify *v)
 {
@@ -239,7 +247,7 @@ int fwpt_soft_verify_scope(const struct fwpt_soft *s, const uint64_t *decoded, s
         fwpt_puts(o, s->gt_ring ? " of the oldest instructions gave way: it keeps the newest, for a ring, but the "
                                   "output stopped and the part to compare is the oldest)\n"
                                 : " instructions did not fit)\n");
-        return verify_failed(v, "the single-stepped flow is incomplete");
+        return verify_not_run(v);
     }
     if (n < n_all && !partial && !tail) {
         fwpt_printf(o, "verify: decoded flow incomplete (%lu of %lu instructions kept)\n", (unsigned long)n,
@@ -281,7 +289,7 @@ int fwpt_soft_verify_scope(const struct fwpt_soft *s, const uint64_t *decoded, s
         fwpt_puts(o, "verify: ground truth incomplete (");
         fwpt_put_dec(o, s->stats.lost);
         fwpt_puts(o, " instructions gave way; none of those kept was traced)\n");
-        return verify_failed(v, "the single-stepped flow is incomplete");
+        return verify_not_run(v);
     }
     /* the newest part: decoded[doff] is instruction dbase of the whole decoded flow */
     const size_t dbase = tail ? (size_t)(n_all - n) + doff : 0;

@@ -93,18 +93,19 @@ void fwpt_soft_note_error(struct fwpt_soft *s, enum fwpt_status st, uint64_t ip)
 /* Compare the decoded flow (IPs in order) with the ground truth: all of it; or, when the trace
  * wrapped, its newest part (decoded is a suffix); or, when the output stopped, its oldest part (a
  * prefix) — of the instructions PacketEn covered (IP filter, before TraceStop). Prints "verified:
- * N instructions ..." or the first difference (index and both IPs). Returns 0 when equal.
+ * N instructions ..." or the first difference (index and both IPs). Returns 0 when equal, 1 when not.
  * n_all: instructions decoded in all. decoded holds the first n of them; with gt_ring, the newest n
  * (the caller keeps its buffer as a ring too: fwpt_soft_keep_newest). When the output stopped, a ground
  * truth or a decoded flow cut short by its buffer is compared as far as both go, and the line says so
  * ("verified: the first N of M ..."); with gt_ring, unless the output stopped before it wrapped, both end
  * where tracing ended and their newest parts are compared ("verified: the newest N of M ..."); otherwise a
- * part missing from either is a failure. */
+ * part missing from the decoded flow is a failure. A ground truth that lacks the part to compare (it did not fit its
+ * buffer) compares nothing: returns 2 (not run), and says "verify: ground truth incomplete (...)". */
 int fwpt_soft_verify(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, uint64_t n_all, int wrapped, int stopped,
                      const struct fwpt_sink *out);
 /* The same, and the verdict into *v (NULL: none) as the console, sideband.json and the report page say it
  * (render/report.h): passed with its scope (the whole decoded flow, or the first/newest N of M) and the part of the
- * call compared, or failed and why. */
+ * call compared; failed and why (returns 1); or not run because the ground truth did not fit (returns 2). */
 int fwpt_soft_verify_scope(const struct fwpt_soft *s, const uint64_t *decoded, size_t n, uint64_t n_all, int wrapped,
                            int stopped, const struct fwpt_sink *out, struct fwpt_verify *v);
 /* Append v to the buffer buf[0..cap) that keeps the newest entries: *n entries held, the oldest at *start

@@ -32,6 +32,14 @@ int fwpt_verify_scope_parse(const char *name)
     return name_index(scope_names, (int)(sizeof scope_names / sizeof scope_names[0]), name);
 }
 
+int fwpt_verify_upgrade(struct fwpt_verify *v)
+{
+    if (v->result != FWPT_VERIFY_FAILED || !v->reason || fwpt_strcmp(v->reason, FWPT_VERIFY_GT_INCOMPLETE_OLD))
+        return 0;
+    *v = (struct fwpt_verify){.result = FWPT_VERIFY_NOT_RUN, .reason = FWPT_VERIFY_GT_DID_NOT_FIT};
+    return 1;
+}
+
 static void put_text(const struct fwpt_sink *o, const char *s, bool xml)
 {
     if (xml)

@@ -24,6 +24,14 @@ struct fwpt_verify {
                                    * (output stopped)", ...); NULL or "": not said */
     const char *reason;           /* not run or failed: why ("not asked", ...); NULL or "": not said */
 };
+/* Why verify did not run when the single-stepped flow (the ground truth) did not fit its buffer: nothing was compared,
+ * so the decoder was found neither right nor wrong. */
+#define FWPT_VERIFY_GT_DID_NOT_FIT "the single-stepped flow did not fit its buffer"
+/* The reason fwpt wrote for that case before, with the result "failed" (sideband.json of an earlier run). */
+#define FWPT_VERIFY_GT_INCOMPLETE_OLD "the single-stepped flow is incomplete"
+/* A verdict read back from an earlier run's sideband.json: a "failed" whose reason is FWPT_VERIFY_GT_INCOMPLETE_OLD
+ * compared nothing and becomes "not run" (FWPT_VERIFY_GT_DID_NOT_FIT). Returns 1 when it changed v, else 0. */
+int fwpt_verify_upgrade(struct fwpt_verify *v);
 /* The verdict in words: "passed (the whole call)", "passed for the first N of M instructions; the rest was not
  * compared", "failed: REASON", "not run (REASON)"; xml: escaped for HTML. */
 void fwpt_verify_text(const struct fwpt_verify *v, bool xml, const struct fwpt_sink *o);

@@ -77,41 +77,6 @@ static const char *parse_errata(const char *list, struct fwpt_errata *e, char *b
     return NULL;
 }
 
-/* The whole file as a NUL-terminated string (malloc), or NULL with errno set. */
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            char *n = realloc(buf, cap = cap ? cap * 2 : 65536);
-            if (!n) {
-                free(buf);
-                fclose(f);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = n;
-        }
-        size_t r = fread(buf + len, 1, cap - len - 1, f);
-        len += r;
-        if (r == 0)
-            break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        errno = EIO;
-        return NULL;
-    }
-    buf[len] = 0;
-    return buf;
-}
-
 /* --format, --offset, --cpu, --errata: a missing value is said as "(nothing)". */
 static int set_format(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
 {
@@ -345,17 +310,12 @@ static void dump_usage(FILE *f)
 static int dump_sideband(struct dump_opts *d, const char *dir, char *path, size_t cap, uint64_t *recorded_bytes)
 {
     snprintf(path, cap, "%s/sideband.json", dir);
-    char *sb = read_text(path);
-    size_t bad_at;
-    if (sb && fwpt_json_check(sb, strlen(sb), &bad_at) != 0) {
-        /* a file cut short, or not sideband.json: nothing in it can be trusted */
-        fprintf(stderr, "fwpt dump: %s: not valid JSON: %s at byte %zu of %zu\n", path,
-                bad_at >= strlen(sb) ? "it ends in the middle of a value (cut short?)" : "unexpected character",
-                bad_at, strlen(sb));
-        free(sb);
-        return 1;
-    }
-    if (sb) {
+    char *sb = NULL;
+    size_t sbn;
+    const int loaded = fwpt_sideband_load("fwpt dump", path, &sb, &sbn);
+    if (loaded > 0)
+        return 1; /* not valid JSON (a NUL inside too), said: nothing in it can be trusted */
+    if (loaded == 0) {
         *recorded_bytes = fwpt_sideband_trace_bytes(sb);
         struct fwpt_time_config from = {0};
         unsigned found = 0;

@@ -568,9 +568,12 @@ struct flow_run {
  * configuration and the processor, where the options did not give them. */
 static int flow_sideband(struct flow_opts *o, struct flow_run *r, const char *p)
 {
-    uint8_t *sb;
-    size_t sbn, bad_at;
-    if (fwpt_file_load(p, &sb, &sbn) != 0) {
+    char *sb;
+    size_t sbn;
+    const int loaded = fwpt_sideband_load("fwpt flow", p, &sb, &sbn);
+    if (loaded > 0)
+        return 1; /* not valid JSON, said */
+    if (loaded < 0) {
         if (!o->im.n) {
             fprintf(stderr, "fwpt flow: %s: %s: no images, so no code to decode with (a saved directory holds "
                             "its sideband.json; else give --image FILE@ADDR)\n", p, strerror(errno));
@@ -579,21 +582,7 @@ static int flow_sideband(struct flow_opts *o, struct flow_run *r, const char *p)
         note("fwpt flow: %s: %s (only the --image code)\n", p, strerror(errno));
         return FWPT_OPT_RUN;
     }
-    uint8_t *z = realloc(sb, sbn + 1); /* room for the NUL the JSON reader ends at */
-    if (!z) {
-        free(sb);
-        fprintf(stderr, "fwpt flow: %s: out of memory\n", p);
-        return 1;
-    }
-    sb = z;
-    sb[sbn] = 0;
-    const char *text = (const char *)sb;
-    if (fwpt_json_check(text, sbn, &bad_at) != 0) {
-        /* a file cut short, or not sideband.json: nothing in it can be trusted */
-        fprintf(stderr, "fwpt flow: %s: not valid JSON: %s at byte %zu of %zu\n", p,
-                bad_at >= sbn ? "it ends in the middle of a value (cut short?)" : "unexpected character", bad_at, sbn);
-        return 1;
-    }
+    const char *text = sb;
     struct sideband_images sbi = {&o->im, p, 0};
     if (fwpt_sideband_images(text, o->path, add_sideband_image, &sbi) != 0)
         fprintf(stderr, "fwpt flow: %s: no usable \"images\" list (continuing with what was read)\n", p);

@@ -38,6 +38,12 @@ int fwpt_json_array(const char *p, const struct fwpt_json_field *f, size_t n, in
 
 /* A whole file into malloc'd memory (*data, *size bytes): 0, or -1 with errno set (EISDIR for a directory). */
 int fwpt_file_load(const char *path, uint8_t **data, size_t *size);
+/* sideband.json at path, whole, for the command cmd ("fwpt flow", "fwpt dump": its messages start with it): 0 with
+ * *text (malloc'd; a NUL after its *len bytes, where the JSON readers stop); -1 with errno set when it cannot be read
+ * (nothing said: the caller knows what that means for it); 1 when its *len bytes are not one JSON value, said on stderr
+ * as "CMD: PATH: not valid JSON: WHY at byte N of M" (nothing kept). Every byte is checked: a NUL inside is refused at
+ * its offset, never taken for the end of the file. */
+int fwpt_sideband_load(const char *cmd, const char *path, char **text, size_t *len);
 
 /* One image of sideband.json's "images" list: name ("?" when it has none), base, size (the size of its code when
  * it gives none), and the code of its file (DIR/file) when it names one. */

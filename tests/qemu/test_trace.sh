@@ -43,10 +43,12 @@ PY
 # 1. The hardware backend under TCG (no PT) is checked by test_boot_cpus.sh (qemu64 and
 #    max,vendor=GenuineIntel boots run `trace`).
 
-# tpl_ok NAME: the target was called at the application's TPL and the stepped call kept the timer off, not the TPL up
+# tpl_ok NAME: the target was called at the application's TPL and the stepped call kept the timer off, not the TPL up;
+# after the run (steps= runs too) GetTimerPeriod reads the period of before the stepped call
 tpl_ok() {
     has "$1" 'target: called at TPL_APPLICATION (4)'
     has "$1" 'soft: the timer interrupt was off while stepping (EFI_TIMER_ARCH_PROTOCOL period 10000 us, restored after); the TPL was not raised'
+    has "$1" 'soft: timer after the run: EFI_TIMER_ARCH_PROTOCOL period 10000 us, as before the stepped call'
 }
 
 work_root=$work

@@ -314,6 +314,33 @@ TEST(sideband_cut_or_garbled)
     free(sb);
 }
 
+/* sideband.json with a NUL byte inside: refused at that offset by every command (tools/sideband.c fwpt_sideband_load),
+ * never read as a file that ends there: a NUL in a string (a control character, RFC 8259), and one after the whole
+ * value, followed by more bytes (read up to the NUL, the file is valid JSON) */
+TEST(sideband_nul_byte_inside)
+{
+    NEED_FIXTURE();
+    char dir[1300], p[1400], m[200];
+    copy_good("sidebandnul", dir, sizeof dir);
+    snprintf(p, sizeof p, "%s/sideband.json", good);
+    size_t n;
+    char *sb = slurp(p, &n);
+    char *t = malloc(n + 8);
+    memcpy(t, sb, n);
+    CHECK(!memcmp(t + 17, "\"trace.pt\"", 10)); /* byte 20: inside the string "trace.pt" */
+    t[20] = 0;
+    put(dir, "sideband.json", t, n);
+    snprintf(m, sizeof m, "%%s/sideband.json: not valid JSON: a NUL byte at byte 20 of %zu\n", n);
+    four_ways("sideband.json NUL in a string", dir, 1, m, 0, 1, m);
+    memcpy(t, sb, n);
+    memcpy(t + n, "\0{\"x\":1}", 8); /* the good file, a NUL, then 7 bytes more */
+    put(dir, "sideband.json", t, n + 8);
+    snprintf(m, sizeof m, "%%s/sideband.json: not valid JSON: a NUL byte at byte %zu of %zu\n", n, n + 8);
+    four_ways("sideband.json NUL after the value", dir, 1, m, 0, 1, m);
+    free(t);
+    free(sb);
+}
+
 /* sideband.json: an image base that is not a number */
 TEST(image_base_not_a_number)
 {

@@ -307,6 +307,16 @@ TEST(recorded_verdicts_partial_not_green)
                     "unfiltered\"}", "",
          {FWPT_VERIFY_NOT_RUN, 0, 0, 0, NULL, "skipped: an IP filter was set, the single-stepped flow is unfiltered"},
          "not run (skipped: an IP filter was set, the single-stepped flow is unfiltered)", NULL},
+        {"did not fit", "{\"result\":\"not run\",\"scope\":\"\",\"compared\":0,\"total\":0,\"part\":\"\",\"reason\":\"the "
+                        "single-stepped flow did not fit its buffer\"}", "",
+         {FWPT_VERIFY_NOT_RUN, 0, 0, 0, NULL, "the single-stepped flow did not fit its buffer"},
+         "not run (the single-stepped flow did not fit its buffer)", NULL},
+        /* an earlier run's "failed" for a ground truth that did not fit: nothing was compared, not run */
+        {"old did not fit", "{\"result\":\"failed\",\"scope\":\"\",\"compared\":0,\"total\":0,\"part\":\"\",\"reason\":"
+                            "\"the single-stepped flow is incomplete\",\"text\":\"failed: the single-stepped flow is "
+                            "incomplete\"}", "",
+         {FWPT_VERIFY_NOT_RUN, 0, 0, 0, NULL, "the single-stepped flow did not fit its buffer"},
+         "not run (the single-stepped flow did not fit its buffer)", NULL},
         /* fwpt 0.2's strings */
         {"old passed", "\"passed\"", "part", {FWPT_VERIFY_PASSED, FWPT_VERIFY_UNKNOWN, 0, 0, NULL, NULL},
          "passed (what was compared was not recorded)", NULL},
@@ -345,6 +355,30 @@ TEST(recorded_verdicts_partial_not_green)
                                                           verdicts[i].text, NULL, "ok", "0", len});
     }
 
+}
+
+/* fwpt_verify_upgrade: only a "failed" whose reason is the earlier words for a ground truth that did not fit becomes
+ * not run; every other verdict stays as recorded */
+TEST(verify_upgrade_only_ground_truth_that_did_not_fit)
+{
+    struct fwpt_verify v = {FWPT_VERIFY_FAILED, 0, 0, 0, NULL, "the single-stepped flow is incomplete"};
+    CHECK_EQ(fwpt_verify_upgrade(&v), 1);
+    CHECK_EQ(v.result, FWPT_VERIFY_NOT_RUN);
+    CHECK_STR(words(&v), "not run (the single-stepped flow did not fit its buffer)");
+    CHECK_EQ(fwpt_verify_upgrade(&v), 0); /* once */
+    CHECK_EQ(v.result, FWPT_VERIFY_NOT_RUN);
+    const struct fwpt_verify keep[] = {
+        {FWPT_VERIFY_FAILED, 0, 0, 0, NULL, "the decoded flow differs from the single-stepped one"},
+        {FWPT_VERIFY_FAILED, 0, 0, 0, NULL, "the decoded flow is incomplete"},
+        {FWPT_VERIFY_FAILED, 0, 0, 0, NULL, NULL},
+        {FWPT_VERIFY_NOT_RUN, 0, 0, 0, NULL, "not asked"},
+        {FWPT_VERIFY_PASSED, FWPT_VERIFY_WHOLE, 5, 5, "the whole call", NULL},
+    };
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        struct fwpt_verify u = keep[i];
+        CHECK_EQ(fwpt_verify_upgrade(&u), 0);
+        CHECK_STR(words(&u), words(&keep[i]));
+    }
 }
 
 /* a passed verify of another flow: the run's words, not green, and the red note */
