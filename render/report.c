@@ -4,12 +4,23 @@
 
 static const char *or_dash(const char *s) { return s && s[0] ? s : "-"; }
 
-/* The entry's address, then " (FILE:LINE)" when the build's symbols know its line (the source position). */
-static void put_entry_at(const struct fwpt_sink *o, const struct fwpt_names *names, uint64_t entry)
+/* The entry's address, then " (FILE:LINE)" when the build's symbols know its line (the source position). With
+ * module: also " Module+0xOFF" when the symbols name the function, so a name two modules share (a static library
+ * function linked into each) still says whose it is. */
+static void put_entry_at(const struct fwpt_sink *o, const struct fwpt_names *names, uint64_t entry, bool module)
 {
     fwpt_put_0x(o, entry);
     struct fwpt_resolved r;
-    if (names && fwpt_resolve(names->resolver, entry, &r) && r.file && r.line) {
+    int known = names && fwpt_resolve(names->resolver, entry, &r);
+    const struct fwpt_module *m = known && module && r.function ? fwpt_image_module_find(names->mods, entry, NULL)
+                                                                 : NULL;
+    if (m) {
+        fwpt_putc(o, ' ');
+        fwpt_put_xml(o, m->name);
+        fwpt_putc(o, '+');
+        fwpt_put_0x(o, entry - m->base);
+    }
+    if (known && r.file && r.line) {
         fwpt_puts(o, " (");
         fwpt_put_xml(o, fwpt_name_basename(r.file));
         fwpt_printf(o, ":%u)", r.line);
@@ -194,7 +205,7 @@ static void put_functions(const struct fwpt_sink *o, const struct fwpt_profile *
         fwpt_printf(o, "</td><td class=\"n\">%lu</td><td>", f->calls);
         fwpt_put_xml(o, name);
         fwpt_puts(o, "</td><td class=\"a\">");
-        put_entry_at(o, names, f->entry);
+        put_entry_at(o, names, f->entry, true);
         fwpt_puts(o, "</td></tr>\n");
     }
     fwpt_puts(o, "</table>\n");
@@ -214,7 +225,7 @@ static void put_tree_row(const struct fwpt_sink *o, const struct fwpt_profile *p
     fwpt_put_xml(o, name);
     if (n) {
         fwpt_puts(o, " <span class=\"a\">");
-        put_entry_at(o, names, d->entry);
+        put_entry_at(o, names, d->entry, false);
         fwpt_puts(o, "</span>");
     }
 }

@@ -195,9 +195,9 @@ TEST(report_page_function_table_and_tree)
 {
     struct mem m = {0};
     view(V_REPORT, &names_res, &m);
-    CHECK(strstr(m.p, "<td class=\"n\">2</td><td>CoreAllocatePool</td><td class=\"a\">0x1040 (Pool.c:100)</td>") !=
+    CHECK(strstr(m.p, "<td class=\"n\">2</td><td>CoreAllocatePool</td><td class=\"a\">0x1040 DxeCore+0x40 (Pool.c:100)</td>") !=
           NULL);
-    CHECK(strstr(m.p, "<td>Esc&quot;&lt;&amp;&gt;;x y+0x8</td><td class=\"a\">0x2000 (Bds.c:7)</td>") != NULL);
+    CHECK(strstr(m.p, "<td>Esc&quot;&lt;&amp;&gt;;x y+0x8</td><td class=\"a\">0x2000 Bds+0x0 (Bds.c:7)</td>") != NULL);
     CHECK(strstr(m.p, "<td>Bds+0x80</td><td class=\"a\">0x2080</td>") != NULL);
     CHECK(strstr(m.p, "%</span> CoreAllocatePool <span class=\"a\">0x1040 (Pool.c:100)</span>") != NULL);
     CHECK(strstr(m.p, "%</span> Esc&quot;&lt;&amp;&gt;;x y+0x8 <span class=\"a\">0x2000 (Bds.c:7)</span>") != NULL);
