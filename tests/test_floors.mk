@@ -25,6 +25,7 @@ TEST_FLOORS_test_insn := base decode
 TEST_FLOORS_test_packet_fast := base decode
 TEST_FLOORS_test_packet_opcodes := base decode
 TEST_FLOORS_test_packet_perf := base decode
+TEST_FLOORS_test_page_dump := none
 TEST_FLOORS_test_packet_vectors := base decode render
 TEST_FLOORS_test_pkt_segs := base decode
 TEST_FLOORS_test_report_page := base decode sim
