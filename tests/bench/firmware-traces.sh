@@ -6,7 +6,8 @@
 #   tests/bench/firmware-traces.sh BUILD OUT [OVMF]
 # OVMF: the firmware to boot (default Debian's, run-qemu.sh's); make bench also records the four on the EDK2
 # DEBUG build ../shared/ovmf-debug/OVMF.fd, whose modules have symbol files, for the benches with real names.
-# A trace already there is kept (delete OUT to record again). Fails loudly: a bench that silently
+# FWPT_FW_TRACE_OPTS: more app options for every target (make bench-peers: noretcomp, for libxdc, which decodes no
+# compressed returns). A trace already there is kept (delete OUT to record again). Fails loudly: a bench that silently
 # drops its real inputs would print ratios for the synthetic ones only.
 set -u
 B=${1:?usage: firmware-traces.sh BUILD OUT}
@@ -35,7 +36,7 @@ for t in "${targets[@]}"; do
     t0=$SECONDS
     # shellcheck disable=SC2086 # opts is word-split on purpose (the PATH has no spaces)
     if ! OVMF=${fw:-${OVMF:-/usr/share/ovmf/OVMF.fd}} "$here/run-qemu.sh" --no-build --build "$B" --accel tcg --timeout 300 --out "$out/$name" \
-        --log "$out/$name.log" -- $opts backend=soft shutdown >/dev/null 2>"$out/$name.err" ||
+        --log "$out/$name.log" -- $opts backend=soft ${FWPT_FW_TRACE_OPTS:-} shutdown >/dev/null 2>"$out/$name.err" ||
         [ ! -s "$out/$name/fwpt/trace.pt" ]; then
         echo "firmware-traces: $name: the run failed (console $out/$name.log, errors $out/$name.err)" >&2
         exit 1
