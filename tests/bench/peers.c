@@ -7,13 +7,15 @@
  * user-space programs recorded with KVM-PT, their code as page dumps: tests/common/page_dump.h) and the firmware
  * traces make bench records (FWPT_BENCH_FW, default build/bench/fw). Each trace is repeated to at least 10 M
  * instructions (every copy starts at its PSB). Figures: CPU time of the decode loop (this thread's clock), best of
- * FWPT_PEERS_RUNS (default 5); instructions per second from the instructions fwpt and libipt count (libxdc counts
+ * FWPT_PEERS_RUNS (default 7); instructions per second from the instructions fwpt and libipt count (libxdc counts
  * none: its rate is the same instructions over its time). Ratios are fwpt's speed over the peer's (above 1: fwpt
  * faster). "one copy" is the trace as recorded, decoded once by a fresh decoder.
  *
- * Checks (exit status 1, with a line saying which): fwpt and libipt count the same instructions on one copy and on
- * the repeated trace; every libxdc decode returns success and the same bitmap hash, fresh or warm; fwpt's bitmap
- * is the same every run. libxdc is linked only when built with FWPT_PEERS_LIBXDC (tests/bench_peers.mk, from
+ * Checks (exit status 1, with a line saying which): fwpt and libipt count the same instructions on the repeated
+ * trace (copies x one copy's); every libxdc decode returns success and the same bitmap hash, fresh or warm, and on
+ * one copy of a libxdc test trace the hash libxdc_experiments' run_regression_tests.sh expects; fwpt's bitmap is
+ * the same every run. A firmware trace recorded with RET compression is not one libxdc decodes: its failure is
+ * printed in place of its figures, not counted as the bench's. libxdc is linked only when built with FWPT_PEERS_LIBXDC (tests/bench_peers.mk, from
  * LIBXDC_SRC); without it, or without LIBXDC_DATA, the bench says NOT RUN for what is missing and runs the rest. */
 #include <intel-pt.h>
 #include <stdbool.h>
@@ -36,7 +38,7 @@
 #define TARGET_INSNS 10000000ull
 #define COV_SIZE 0x10000u /* AFL's map, the size libxdc's tests use */
 
-static int runs = 5;
+static int runs = 7;
 
 static double cpu_now(void)
 {
@@ -60,6 +62,7 @@ struct peer_input {
     size_t nsect;
     uint64_t filter[4][2]; /* libxdc's IP ranges (the recording's filter) */
     bool retc;             /* recorded with RET compression, which libxdc does not decode: its failure is reported */
+    uint64_t xdc_hash;     /* the bitmap hash libxdc must give for one copy (0: none known) */
 };
 
 static uint64_t fnv(const uint8_t *p, size_t n)
@@ -123,6 +126,7 @@ struct result {
     uint64_t insns;
     double fwpt, xdc_fresh, xdc_warm, ipt; /* best CPU seconds (0: not run) */
     double one_fwpt, one_xdc;              /* one copy, fresh */
+    uint64_t one_xdc_hash;                 /* libxdc_bitmap_get_hash after one copy */
 };
 
 /* Every figure for one trace of 'copies' copies (trace: the copies, with 16 bytes of slack after len). */
@@ -220,9 +224,15 @@ static int measure(struct peer_input *in, uint8_t *trace, size_t len, struct res
         xhash = h;
         have = true;
     }
-    if (one)
+    if (one) {
         r->one_xdc = best;
-    else if (!r->xdc_failed) {
+        r->one_xdc_hash = xhash;
+        if (in->xdc_hash && xhash != in->xdc_hash) { /* libxdc fed wrongly (the trace, its end marker, the pages) */
+            printf("  MISMATCH %s: libxdc's bitmap hash 0x%016llx, its own regression test expects 0x%016llx\n",
+                   in->name, (unsigned long long)xhash, (unsigned long long)in->xdc_hash);
+            bad = 1;
+        }
+    } else if (!r->xdc_failed) {
         r->xdc_fresh = best;
         libxdc_t *x = libxdc_init(in->filter, xdc_fetch, &in->code, bitmap, sizeof bitmap);
         if (!x || libxdc_decode(x, trace, len) > decoder_success_pt_overflow) { /* the warm-up run, not timed */
@@ -300,8 +310,13 @@ static int bench_one(struct peer_input *in)
             printf("  %s: out of memory for %zu copies\n", in->name, copies);
             bad = 1;
         } else {
-            printf("  %s: %zu bytes, %llu instructions a copy, %zu copies\n", in->name, in->one_len,
+            printf("  %s: %zu bytes, %llu instructions a copy, %zu copies", in->name, in->one_len,
                    (unsigned long long)n1, copies);
+#ifdef FWPT_PEERS_LIBXDC
+            if (!w->r.xdc_failed) /* libxdc_experiments' run_regression_tests.sh gives the hash each test trace must give */
+                printf("; libxdc's bitmap hash of one copy 0x%016llx", (unsigned long long)w->r.one_xdc_hash);
+#endif
+            printf("\n");
             bad |= measure(in, all, len, &w->r, false);
             if (!bad && w->r.insns != n1 * copies) {
                 printf("  MISMATCH %s: %llu instructions in %zu copies of %llu\n", in->name,
@@ -329,12 +344,12 @@ static int bench_one(struct peer_input *in)
  * (the ranges libxdc_experiments' run_regression_tests.sh gives each). */
 static const struct {
     const char *name, *trace, *addr, *dump;
-    uint64_t lo, hi;
+    uint64_t lo, hi, hash; /* hash: libxdc_bitmap_get_hash after one copy, as that script checks it */
 } xdc_traces[] = {
-    {"Unzip", "trace", "data.addr", "data", 0x400000, 0x427000},
-    {"foo", "trace", "data.addr", "data", 0x7ffff7819000, 0x7ffff79ca000},
-    {"mruby", "trace", "data.addr", "data", 0x400000, 0x4b6000},
-    {"qemu", "trace1", "page_cache.addr", "page_cache.dump", 0x555555554000, 0x555555d60000},
+    {"Unzip", "trace", "data.addr", "data", 0x400000, 0x427000, 0x15b89190dfa291b2},
+    {"foo", "trace", "data.addr", "data", 0x7ffff7819000, 0x7ffff79ca000, 0xa76b8b44c4d3fe97},
+    {"mruby", "trace", "data.addr", "data", 0x400000, 0x4b6000, 0x988aae1ab68920a4},
+    {"qemu", "trace1", "page_cache.addr", "page_cache.dump", 0x555555554000, 0x555555d60000, 0x22b4b12103609fd2},
 };
 
 static int bench_xdc_data(const char *dir)
@@ -373,6 +388,7 @@ static int bench_xdc_data(const char *dir)
         }
         in.filter[0][0] = xdc_traces[i].lo;
         in.filter[0][1] = xdc_traces[i].hi;
+        in.xdc_hash = xdc_traces[i].hash;
         printf("--- libxdc test trace %s: %zu pages of code in %zu runs\n", in.name, in.code.pages, in.code.n);
         bad |= in.sect ? bench_one(&in) : 1;
         free(in.sect);
@@ -535,6 +551,8 @@ int main(void)
         printf(" %.0f M insn/s |", rate(x->insns, x->ipt));
         if (xdc && !x->xdc_failed)
             printf(" %.1f us, %.1f us (%.2fx) |\n", x->one_fwpt * 1e6, x->one_xdc * 1e6, x->one_xdc / x->one_fwpt);
+        else if (x->xdc_failed)
+            printf(" %.1f us, libxdc fails |\n", x->one_fwpt * 1e6);
         else
             printf(" %.1f us, not run |\n", x->one_fwpt * 1e6);
     }
