@@ -10,6 +10,7 @@
 #   make install    the public headers, build/libfwpt-decode.a and fwpt.pc under PREFIX (docs/api.md)
 #   make usb-image  build/fwpt-usb.img (GPT + ESP with EFI/BOOT/BOOTX64.EFI)
 #   make bench      throughput against libipt, printed as ratios
+#   make bench-peers  fwpt against libxdc (LIBXDC_SRC=DIR, LIBXDC_DATA=DIR) and libipt: docs/performance.md
 #   make fuzz       libFuzzer targets (FUZZ_SECONDS each, default 60)
 .DEFAULT_GOAL := all
 .SUFFIXES:
