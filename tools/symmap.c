@@ -345,7 +345,7 @@ static void byte_check(int fd, uint64_t place, const struct fwpt_symmap_image *i
         }
         const uint8_t *e = d->d_buf;
         uint64_t n = off >= recorded ? 0 : recorded - off < sh.sh_size ? recorded - off : sh.sh_size;
-        const uint8_t *t = im->code + (n ? off : 0);
+        const uint8_t *t = n ? im->code + off : NULL; /* no bytes recorded (code NULL): nothing read */
         for (uint64_t i = 0; i < n; i++) {
             if (t[i] == e[i])
                 continue;

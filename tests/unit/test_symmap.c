@@ -194,6 +194,45 @@ TEST(sideband_image_ids)
     CHECK_STR(got[3][2], "");
 }
 
+/* The small shared object of fuzz_symmap (tests/fuzz/seeds/symbols/tiny-dwarf.so, linked at 0: its first bytes are
+ * the image as loaded at any base) as tiny.debug in a folder of the scratch directory (path into out), and an image
+ * "tiny" of 0x2000 bytes: its first 8 KB (code, NULL: none recorded). */
+static uint8_t tiny_code[0x2000];
+static struct fwpt_symmap_image tiny_image(const char *folder, uint64_t base, int code, char *out, size_t cap)
+{
+    size_t n = 0;
+    char *b = slurp("tests/fuzz/seeds/symbols/tiny-dwarf.so", &n);
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/%s", scratch(), folder);
+    mkdir(dir, 0755);
+    snprintf(out, cap, "%s/tiny.debug", dir);
+    memset(tiny_code, 0, sizeof tiny_code);
+    if (b) {
+        write_file(out, b, n);
+        memcpy(tiny_code, b, n < sizeof tiny_code ? n : sizeof tiny_code);
+    }
+    CHECK(b != NULL);
+    free(b);
+    return (struct fwpt_symmap_image){"tiny", base, sizeof tiny_code, code ? tiny_code : NULL,
+                                      code ? sizeof tiny_code : 0, "", ""};
+}
+
+/* fuzz_symmap (UBSan): an image without recorded bytes (code NULL) had its check start at NULL + 0; it is said as
+ * nothing to compare, word for word. */
+TEST(image_without_bytes)
+{
+    char path[800], want[1200];
+    struct fwpt_symmap_image v = tiny_image("nobytes", 0x10000, 0, path, sizeof path);
+    const char *args[] = {path};
+    struct fwpt_symmap *m = match(args, 1, &v, 1);
+    CHECK(fwpt_symmap_file(m, 0, NULL) == NULL);
+    snprintf(want, sizeof want, "fwpt flow: symbols for tiny do not match the traced image: nothing to compare: the "
+             "trace recorded 0x0 bytes of the image, none of its code: %s\nnames: 0 of 1 traced images matched (1 "
+             "without a symbol file)\n", path);
+    CHECK_STR(msgs, want);
+    fwpt_symmap_free(m);
+}
+
 TEST(all_images_by_codeview_path)
 {
     NEED_EDK2();
