@@ -516,7 +516,10 @@ static void use(struct fwpt_symmap *m, size_t i, const struct fwpt_symmap_image 
     m->mods = realloc(m->mods, (m->nmods + 1) * sizeof *m->mods);
     if (!m->mods)
         exit(1);
-    m->mods[m->nmods] = (struct mod){im->base, im->base + im->size, *b, ""};
+    /* an image recorded past the end of the address space answers up to its end (base + size would wrap below
+     * base: nothing would ever answer for a matched image) */
+    const uint64_t hi = im->size > UINT64_MAX - im->base ? UINT64_MAX : im->base + im->size;
+    m->mods[m->nmods] = (struct mod){im->base, hi, *b, ""};
     snprintf(m->mods[m->nmods++].name, sizeof m->mods[0].name, "%s", im->name);
     m->slots[i] = (struct slot){c->path, how};
     c->used = 1;

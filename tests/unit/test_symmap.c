@@ -217,6 +217,27 @@ static struct fwpt_symmap_image tiny_image(const char *folder, uint64_t base, in
                                       code ? sizeof tiny_code : 0, "", ""};
 }
 
+/* fuzz_symmap: an image sideband.json records past the end of the address space (base 2^64 - 0x1000, size 0x2000)
+ * was matched ("1 by name") but its end wrapped below its base: nothing ever answered for it. It answers up to the
+ * end. */
+TEST(image_past_the_address_space)
+{
+    char path[800];
+    struct fwpt_symmap_image v = tiny_image("wrap", 0xfffffffffffff000ull, 1, path, sizeof path);
+    const char *args[] = {path};
+    const char *how;
+    struct fwpt_symmap *m = match(args, 1, &v, 1);
+    CHECK_STR(fwpt_symmap_file(m, 0, &how) ? fwpt_symmap_file(m, 0, &how) : "(none)", path);
+    CHECK_STR(how, "name");
+    CHECK_STR(msgs, "names: 1 of 1 traced images matched (1 by name; 0 without a symbol file)\n");
+    struct fwpt_resolver r = fwpt_symmap_resolver(m);
+    struct fwpt_resolved x = {0};
+    CHECK_EQ(r.resolve ? r.resolve(r.ctx, 0xfffffffffffff230ull, &x) : -1, 1); /* in its .text (0x220..0x27e) */
+    CHECK(x.function != NULL && x.function_entry <= 0xfffffffffffff230ull && x.function_entry >= 0xfffffffffffff220ull);
+    CHECK_EQ(r.resolve ? r.resolve(r.ctx, 0xffffffffffffefffull, &x) : -1, 0); /* below its base */
+    fwpt_symmap_free(m);
+}
+
 /* fuzz_symmap (UBSan): an image without recorded bytes (code NULL) had its check start at NULL + 0; it is said as
  * nothing to compare, word for word. */
 TEST(image_without_bytes)
