@@ -177,16 +177,19 @@ static struct cand *add_cand(struct fwpt_symmap *m, const char *path, int dir)
 static struct fwpt_symmap *walking;
 static int walk_dir;
 
+/* Guid.xref: "GUID NAME" lines, read whole (getline: the tail of a long line is never taken for a line of its own) */
 static void read_xref(struct fwpt_symmap *m, const char *path)
 {
     FILE *f = fopen(path, "r");
-    char line[512], g[64], name[256];
-    while (f && fgets(line, sizeof line, f))
+    char *line = NULL, g[64], name[256];
+    size_t cap = 0;
+    while (f && getline(&line, &cap, f) >= 0)
         if (sscanf(line, "%63s %255s", g, name) == 2 && is_guid(g, strlen(g))) {
             m->x = grow(m->x, &m->capx, m->nx, sizeof *m->x);
             lower_guid(m->x[m->nx].guid, g);
             snprintf(m->x[m->nx++].name, sizeof m->x[0].name, "%s", name);
         }
+    free(line);
     if (f)
         fclose(f);
 }
@@ -214,8 +217,9 @@ static int walk_one(const char *path, const struct stat *st, int type, struct FT
 static void read_inf(struct fwpt_symmap *m, const char *path)
 {
     FILE *f = fopen(path, "r");
-    char line[512], guid[GUID_LEN + 1] = "";
-    while (f && fgets(line, sizeof line, f)) {
+    char *line = NULL, guid[GUID_LEN + 1] = "";
+    size_t cap = 0;
+    while (f && getline(&line, &cap, f) >= 0) { /* whole lines, as read_xref */
         char *p = line;
         while (*p == ' ' || *p == '\t')
             p++;
@@ -231,6 +235,7 @@ static void read_inf(struct fwpt_symmap *m, const char *path)
             lower_guid(guid, p);
         break;
     }
+    free(line);
     if (f)
         fclose(f);
     const char *out = strstr(path, "/OUTPUT/");

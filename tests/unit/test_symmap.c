@@ -254,6 +254,55 @@ TEST(image_without_bytes)
     fwpt_symmap_free(m);
 }
 
+/* A Guid.xref or as-built INF line longer than a line buffer: its tail is not a line of its own. Here a 511-byte
+ * comment ends in "GUID tiny" (and an INF comment in "FILE_GUID = GUID"): an image of that FV file GUID named
+ * "Other" is not given tiny.debug by FV file GUID. */
+TEST(long_lines_are_one_line)
+{
+    char path[800], q[900], line[700];
+    struct fwpt_symmap_image v = tiny_image("longxref", 0x10000, 1, path, sizeof path);
+    v.name = "Other";
+    v.fv_guid = "961578fe-b6b7-44c3-af35-6bc705cd2b1f";
+    memset(line, 'x', 511);
+    line[0] = '#';
+    snprintf(line + 511, sizeof line - 511, "961578FE-B6B7-44C3-AF35-6BC705CD2B1F tiny\n");
+    snprintf(q, sizeof q, "%s/longxref/Guid.xref", scratch());
+    write_file(q, line, strlen(line));
+    snprintf(q, sizeof q, "%s/longxref", scratch());
+    const char *args[] = {q};
+    struct fwpt_symmap *m = match(args, 1, &v, 1);
+    CHECK(fwpt_symmap_file(m, 0, NULL) == NULL);
+    CHECK(strstr(msgs, "names: 0 of 1 traced images matched (1 without a symbol file)\n") != NULL);
+    fwpt_symmap_free(m);
+    /* the same GUID on a line of its own is taken: the check above tests the length, not the GUID */
+    snprintf(q, sizeof q, "%s/longxref/Guid.xref", scratch());
+    write_file(q, line + 511, strlen(line + 511));
+    snprintf(q, sizeof q, "%s/longxref", scratch());
+    m = match(args, 1, &v, 1);
+    const char *how = "(none)";
+    CHECK_STR(fwpt_symmap_file(m, 0, &how) ? fwpt_symmap_file(m, 0, &how) : "(none)", path);
+    CHECK_STR(how, "FV file GUID");
+    fwpt_symmap_free(m);
+    /* an as-built INF: OUTPUT/tiny.inf beside DEBUG/tiny.debug, its FILE_GUID only in a long comment's tail */
+    char mod[800], dbg[900];
+    snprintf(mod, sizeof mod, "%s/longinf", scratch());
+    sh("mkdir -p '%s/OUTPUT' '%s/DEBUG'", mod, mod);
+    snprintf(dbg, sizeof dbg, "%s/DEBUG/tiny.debug", mod);
+    sh("cp '%s' '%s'", path, dbg);
+    memset(line, 'x', 511);
+    line[0] = '#';
+    snprintf(line + 511, sizeof line - 511, "FILE_GUID = 11111111-2222-3333-4444-555555555555\n");
+    snprintf(q, sizeof q, "%s/OUTPUT/tiny.inf", mod);
+    write_file(q, line, strlen(line));
+    v.name = "tiny"; /* by name it would match: a GUID the INF gave (another FV file's) would refuse it */
+    const char *args2[] = {mod};
+    m = match(args2, 1, &v, 1);
+    how = "(none)";
+    CHECK_STR(fwpt_symmap_file(m, 0, &how) ? fwpt_symmap_file(m, 0, &how) : "(none)", dbg);
+    CHECK_STR(how, "name");
+    fwpt_symmap_free(m);
+}
+
 TEST(all_images_by_codeview_path)
 {
     NEED_EDK2();
