@@ -177,16 +177,19 @@ static struct cand *add_cand(struct fwpt_symmap *m, const char *path, int dir)
 static struct fwpt_symmap *walking;
 static int walk_dir;
 
+/* Guid.xref: "GUID NAME" lines, read whole (getline: the tail of a long line is never taken for a line of its own) */
 static void read_xref(struct fwpt_symmap *m, const char *path)
 {
     FILE *f = fopen(path, "r");
-    char line[512], g[64], name[256];
-    while (f && fgets(line, sizeof line, f))
+    char *line = NULL, g[64], name[256];
+    size_t cap = 0;
+    while (f && getline(&line, &cap, f) >= 0)
         if (sscanf(line, "%63s %255s", g, name) == 2 && is_guid(g, strlen(g))) {
             m->x = grow(m->x, &m->capx, m->nx, sizeof *m->x);
             lower_guid(m->x[m->nx].guid, g);
             snprintf(m->x[m->nx++].name, sizeof m->x[0].name, "%s", name);
         }
+    free(line);
     if (f)
         fclose(f);
 }
@@ -214,8 +217,9 @@ static int walk_one(const char *path, const struct stat *st, int type, struct FT
 static void read_inf(struct fwpt_symmap *m, const char *path)
 {
     FILE *f = fopen(path, "r");
-    char line[512], guid[GUID_LEN + 1] = "";
-    while (f && fgets(line, sizeof line, f)) {
+    char *line = NULL, guid[GUID_LEN + 1] = "";
+    size_t cap = 0;
+    while (f && getline(&line, &cap, f) >= 0) { /* whole lines, as read_xref */
         char *p = line;
         while (*p == ' ' || *p == '\t')
             p++;
@@ -231,6 +235,7 @@ static void read_inf(struct fwpt_symmap *m, const char *path)
             lower_guid(guid, p);
         break;
     }
+    free(line);
     if (f)
         fclose(f);
     const char *out = strstr(path, "/OUTPUT/");
@@ -345,7 +350,7 @@ static void byte_check(int fd, uint64_t place, const struct fwpt_symmap_image *i
         }
         const uint8_t *e = d->d_buf;
         uint64_t n = off >= recorded ? 0 : recorded - off < sh.sh_size ? recorded - off : sh.sh_size;
-        const uint8_t *t = im->code + (n ? off : 0);
+        const uint8_t *t = n ? im->code + off : NULL; /* no bytes recorded (code NULL): nothing read */
         for (uint64_t i = 0; i < n; i++) {
             if (t[i] == e[i])
                 continue;
@@ -516,7 +521,10 @@ static void use(struct fwpt_symmap *m, size_t i, const struct fwpt_symmap_image 
     m->mods = realloc(m->mods, (m->nmods + 1) * sizeof *m->mods);
     if (!m->mods)
         exit(1);
-    m->mods[m->nmods] = (struct mod){im->base, im->base + im->size, *b, ""};
+    /* an image recorded past the end of the address space answers up to its end (base + size would wrap below
+     * base: nothing would ever answer for a matched image) */
+    const uint64_t hi = im->size > UINT64_MAX - im->base ? UINT64_MAX : im->base + im->size;
+    m->mods[m->nmods] = (struct mod){im->base, hi, *b, ""};
     snprintf(m->mods[m->nmods++].name, sizeof m->mods[0].name, "%s", im->name);
     m->slots[i] = (struct slot){c->path, how};
     c->used = 1;

@@ -194,6 +194,115 @@ TEST(sideband_image_ids)
     CHECK_STR(got[3][2], "");
 }
 
+/* The small shared object of fuzz_symmap (tests/fuzz/seeds/symbols/tiny-dwarf.so, linked at 0: its first bytes are
+ * the image as loaded at any base) as tiny.debug in a folder of the scratch directory (path into out), and an image
+ * "tiny" of 0x2000 bytes: its first 8 KB (code, NULL: none recorded). */
+static uint8_t tiny_code[0x2000];
+static struct fwpt_symmap_image tiny_image(const char *folder, uint64_t base, int code, char *out, size_t cap)
+{
+    size_t n = 0;
+    char *b = slurp("tests/fuzz/seeds/symbols/tiny-dwarf.so", &n);
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/%s", scratch(), folder);
+    mkdir(dir, 0755);
+    snprintf(out, cap, "%s/tiny.debug", dir);
+    memset(tiny_code, 0, sizeof tiny_code);
+    if (b) {
+        write_file(out, b, n);
+        memcpy(tiny_code, b, n < sizeof tiny_code ? n : sizeof tiny_code);
+    }
+    CHECK(b != NULL);
+    free(b);
+    return (struct fwpt_symmap_image){"tiny", base, sizeof tiny_code, code ? tiny_code : NULL,
+                                      code ? sizeof tiny_code : 0, "", ""};
+}
+
+/* fuzz_symmap: an image sideband.json records past the end of the address space (base 2^64 - 0x1000, size 0x2000)
+ * was matched ("1 by name") but its end wrapped below its base: nothing ever answered for it. It answers up to the
+ * end. */
+TEST(image_past_the_address_space)
+{
+    char path[800];
+    struct fwpt_symmap_image v = tiny_image("wrap", 0xfffffffffffff000ull, 1, path, sizeof path);
+    const char *args[] = {path};
+    const char *how;
+    struct fwpt_symmap *m = match(args, 1, &v, 1);
+    CHECK_STR(fwpt_symmap_file(m, 0, &how) ? fwpt_symmap_file(m, 0, &how) : "(none)", path);
+    CHECK_STR(how, "name");
+    CHECK_STR(msgs, "names: 1 of 1 traced images matched (1 by name; 0 without a symbol file)\n");
+    struct fwpt_resolver r = fwpt_symmap_resolver(m);
+    struct fwpt_resolved x = {0};
+    CHECK_EQ(r.resolve ? r.resolve(r.ctx, 0xfffffffffffff230ull, &x) : -1, 1); /* in its .text (0x220..0x27e) */
+    CHECK(x.function != NULL && x.function_entry <= 0xfffffffffffff230ull && x.function_entry >= 0xfffffffffffff220ull);
+    CHECK_EQ(r.resolve ? r.resolve(r.ctx, 0xffffffffffffefffull, &x) : -1, 0); /* below its base */
+    fwpt_symmap_free(m);
+}
+
+/* fuzz_symmap (UBSan): an image without recorded bytes (code NULL) had its check start at NULL + 0; it is said as
+ * nothing to compare, word for word. */
+TEST(image_without_bytes)
+{
+    char path[800], want[1200];
+    struct fwpt_symmap_image v = tiny_image("nobytes", 0x10000, 0, path, sizeof path);
+    const char *args[] = {path};
+    struct fwpt_symmap *m = match(args, 1, &v, 1);
+    CHECK(fwpt_symmap_file(m, 0, NULL) == NULL);
+    snprintf(want, sizeof want, "fwpt flow: symbols for tiny do not match the traced image: nothing to compare: the "
+             "trace recorded 0x0 bytes of the image, none of its code: %s\nnames: 0 of 1 traced images matched (1 "
+             "without a symbol file)\n", path);
+    CHECK_STR(msgs, want);
+    fwpt_symmap_free(m);
+}
+
+/* A Guid.xref or as-built INF line longer than a line buffer: its tail is not a line of its own. Here a 511-byte
+ * comment ends in "GUID tiny" (and an INF comment in "FILE_GUID = GUID"): an image of that FV file GUID named
+ * "Other" is not given tiny.debug by FV file GUID. */
+TEST(long_lines_are_one_line)
+{
+    char path[800], q[900], line[700];
+    struct fwpt_symmap_image v = tiny_image("longxref", 0x10000, 1, path, sizeof path);
+    v.name = "Other";
+    v.fv_guid = "961578fe-b6b7-44c3-af35-6bc705cd2b1f";
+    memset(line, 'x', 511);
+    line[0] = '#';
+    snprintf(line + 511, sizeof line - 511, "961578FE-B6B7-44C3-AF35-6BC705CD2B1F tiny\n");
+    snprintf(q, sizeof q, "%s/longxref/Guid.xref", scratch());
+    write_file(q, line, strlen(line));
+    snprintf(q, sizeof q, "%s/longxref", scratch());
+    const char *args[] = {q};
+    struct fwpt_symmap *m = match(args, 1, &v, 1);
+    CHECK(fwpt_symmap_file(m, 0, NULL) == NULL);
+    CHECK(strstr(msgs, "names: 0 of 1 traced images matched (1 without a symbol file)\n") != NULL);
+    fwpt_symmap_free(m);
+    /* the same GUID on a line of its own is taken: the check above tests the length, not the GUID */
+    snprintf(q, sizeof q, "%s/longxref/Guid.xref", scratch());
+    write_file(q, line + 511, strlen(line + 511));
+    snprintf(q, sizeof q, "%s/longxref", scratch());
+    m = match(args, 1, &v, 1);
+    const char *how = "(none)";
+    CHECK_STR(fwpt_symmap_file(m, 0, &how) ? fwpt_symmap_file(m, 0, &how) : "(none)", path);
+    CHECK_STR(how, "FV file GUID");
+    fwpt_symmap_free(m);
+    /* an as-built INF: OUTPUT/tiny.inf beside DEBUG/tiny.debug, its FILE_GUID only in a long comment's tail */
+    char mod[800], dbg[900];
+    snprintf(mod, sizeof mod, "%s/longinf", scratch());
+    sh("mkdir -p '%s/OUTPUT' '%s/DEBUG'", mod, mod);
+    snprintf(dbg, sizeof dbg, "%s/DEBUG/tiny.debug", mod);
+    sh("cp '%s' '%s'", path, dbg);
+    memset(line, 'x', 511);
+    line[0] = '#';
+    snprintf(line + 511, sizeof line - 511, "FILE_GUID = 11111111-2222-3333-4444-555555555555\n");
+    snprintf(q, sizeof q, "%s/OUTPUT/tiny.inf", mod);
+    write_file(q, line, strlen(line));
+    v.name = "tiny"; /* by name it would match: a GUID the INF gave (another FV file's) would refuse it */
+    const char *args2[] = {mod};
+    m = match(args2, 1, &v, 1);
+    how = "(none)";
+    CHECK_STR(fwpt_symmap_file(m, 0, &how) ? fwpt_symmap_file(m, 0, &how) : "(none)", dbg);
+    CHECK_STR(how, "name");
+    fwpt_symmap_free(m);
+}
+
 TEST(all_images_by_codeview_path)
 {
     NEED_EDK2();
