@@ -7,6 +7,7 @@
  * the same: test_symbols compares the two on every byte of DxeCore's .text). In front of both, a direct-mapped
  * per-address cache of whole answers. */
 #include "tools/symbols_dw.h"
+#include "tools/resolve_cache.h"
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -53,12 +54,6 @@ struct func {
     struct table table;
 };
 
-struct addr_slot {
-    uint64_t address;
-    int valid, known;
-    struct fwpt_resolved r;
-};
-
 struct fwpt_symbols {
     Dwfl *dwfl;
     Dwfl_Module *mod;
@@ -66,12 +61,12 @@ struct fwpt_symbols {
     uint64_t shift; /* runtime address - libdwfl's address of the same byte */
     struct func *funcs;
     size_t nfuncs;
-    struct addr_slot *cache;
+    struct fwpt_resolve_cache cache;
     struct { uint64_t start, end; } code[16]; /* runtime ranges of the executable sections */
     size_t ncode;
     struct joined { const char *file; char *path; } *joined; /* relative line-table names joined to comp_dir */
     size_t njoined, capjoined;
-    uint64_t cached, looked_up, tabled; /* answers: from the address cache, per address through libdw, from tables */
+    uint64_t tabled; /* answers from the functions' tables (the others: the per-address walk) */
     int no_tables; /* fwpt_symbols_set_tables(s, 0): every answer through the per-address walk */
 };
 
@@ -219,7 +214,7 @@ enum fwpt_status fwpt_symbols_open(struct fwpt_symbols **out, const char *path, 
     if (st != FWPT_OK)
         return st;
     struct fwpt_symbols *s = calloc(1, sizeof *s);
-    if (!s || !(s->cache = calloc(ADDR_CACHE_SLOTS, sizeof *s->cache))) {
+    if (!s || fwpt_resolve_cache_init(&s->cache, ADDR_CACHE_SLOTS, 12) != 0) {
         free(s);
         say(err, err_size, "%s: out of memory", path);
         return FWPT_E_NOMEM;
@@ -275,7 +270,7 @@ void fwpt_symbols_close(struct fwpt_symbols *s)
         free(s->funcs[i].table.inl);
     }
     free(s->funcs);
-    free(s->cache);
+    fwpt_resolve_cache_free(&s->cache);
     free(s);
 }
 
@@ -627,21 +622,12 @@ static int lookup(struct fwpt_symbols *s, uint64_t address, struct fwpt_resolved
     return r->function || r->file;
 }
 
+static int lookup_any(void *ctx, uint64_t address, struct fwpt_resolved *r) { return lookup(ctx, address, r); }
+
 static int resolve(void *ctx, uint64_t address, struct fwpt_resolved *out)
 {
     struct fwpt_symbols *s = ctx;
-    struct addr_slot *slot = &s->cache[(address ^ (address >> 12)) & (ADDR_CACHE_SLOTS - 1)];
-    if (slot->valid && slot->address == address) {
-        s->cached++;
-        *out = slot->r;
-        return slot->known;
-    }
-    s->looked_up++;
-    slot->known = lookup(s, address, &slot->r);
-    slot->address = address;
-    slot->valid = 1;
-    *out = slot->r;
-    return slot->known;
+    return fwpt_resolve_cached(&s->cache, address, out, lookup_any, s);
 }
 
 struct fwpt_resolver fwpt_symbols_resolver(struct fwpt_symbols *s)
@@ -651,8 +637,8 @@ struct fwpt_resolver fwpt_symbols_resolver(struct fwpt_symbols *s)
 
 void fwpt_symbols_stats(const struct fwpt_symbols *s, uint64_t *cached, uint64_t *looked_up)
 {
-    *cached = s->cached;
-    *looked_up = s->looked_up;
+    *cached = s->cache.cached;
+    *looked_up = s->cache.looked_up;
 }
 
 uint64_t fwpt_symbols_tabled(const struct fwpt_symbols *s) { return s->tabled; }
@@ -660,5 +646,5 @@ uint64_t fwpt_symbols_tabled(const struct fwpt_symbols *s) { return s->tabled; }
 void fwpt_symbols_set_tables(struct fwpt_symbols *s, int on)
 {
     s->no_tables = !on;
-    memset(s->cache, 0, ADDR_CACHE_SLOTS * sizeof *s->cache);
+    fwpt_resolve_cache_clear(&s->cache);
 }

@@ -10,6 +10,7 @@
  * procedure symbols (S_GPROC32, S_LPROC32: segment:offset and code size) and the section headers that
  * `llvm-pdbutil dump` prints, read once at open. */
 #include "tools/symbols_pdb.h"
+#include "tools/resolve_cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,12 +43,6 @@ struct pfunc {
     char *name;
 };
 
-struct pslot {
-    uint64_t address;
-    int valid, known;
-    struct fwpt_resolved r;
-};
-
 struct psection {
     uint32_t rva, size, flags;
 };
@@ -59,7 +54,7 @@ struct fwpt_symbols_pdb {
     size_t nfuncs, capfuncs;
     struct psection sec[MAX_SECTIONS];
     size_t nsec;
-    struct pslot *cache;
+    struct fwpt_resolve_cache cache;
     char **files; /* file names the helper gave, each kept once (the answers point to them) */
     size_t nfiles, capfiles;
     pid_t pid; /* the llvm-symbolizer helper, 0 when none */
@@ -67,7 +62,6 @@ struct fwpt_symbols_pdb {
     char *reply;
     size_t reply_have, reply_cap;
     char failure[600];
-    uint64_t cached, looked_up;
 };
 
 static void say(char *err, size_t n, const char *fmt, ...)
@@ -842,9 +836,9 @@ enum fwpt_status fwpt_symbols_open_pdb(struct fwpt_symbols_pdb **out, const char
         return FWPT_E_INVAL;
     }
     struct fwpt_symbols_pdb *s = calloc(1, sizeof *s);
-    if (!s || !(s->cache = calloc(ADDR_CACHE_SLOTS, sizeof *s->cache)) || !(s->path = strdup(path))) {
+    if (!s || fwpt_resolve_cache_init(&s->cache, ADDR_CACHE_SLOTS, 14) != 0 || !(s->path = strdup(path))) {
         if (s)
-            free(s->cache);
+            fwpt_resolve_cache_free(&s->cache);
         free(s);
         say(err, err_size, "%s: out of memory", path);
         return FWPT_E_NOMEM;
@@ -891,7 +885,7 @@ void fwpt_symbols_pdb_close(struct fwpt_symbols_pdb *s)
         free(s->files[i]);
     free(s->files);
     free(s->funcs);
-    free(s->cache);
+    fwpt_resolve_cache_free(&s->cache);
     free(s->reply);
     free(s->path);
     free(s);
@@ -951,21 +945,12 @@ static int lookup(struct fwpt_symbols_pdb *s, uint64_t address, struct fwpt_reso
     return r->function || r->file;
 }
 
+static int lookup_any(void *ctx, uint64_t address, struct fwpt_resolved *r) { return lookup(ctx, address, r); }
+
 static int resolve(void *ctx, uint64_t address, struct fwpt_resolved *out)
 {
     struct fwpt_symbols_pdb *s = ctx;
-    struct pslot *slot = &s->cache[(address ^ (address >> 14)) & (ADDR_CACHE_SLOTS - 1)];
-    if (slot->valid && slot->address == address) {
-        s->cached++;
-        *out = slot->r;
-        return slot->known;
-    }
-    s->looked_up++;
-    slot->known = lookup(s, address, &slot->r);
-    slot->address = address;
-    slot->valid = 1;
-    *out = slot->r;
-    return slot->known;
+    return fwpt_resolve_cached(&s->cache, address, out, lookup_any, s);
 }
 
 struct fwpt_resolver fwpt_symbols_pdb_resolver(struct fwpt_symbols_pdb *s)
@@ -976,8 +961,8 @@ struct fwpt_resolver fwpt_symbols_pdb_resolver(struct fwpt_symbols_pdb *s)
 void fwpt_symbols_pdb_stats(const struct fwpt_symbols_pdb *s, uint64_t *cached, uint64_t *looked_up,
                             size_t *functions)
 {
-    *cached = s->cached;
-    *looked_up = s->looked_up;
+    *cached = s->cache.cached;
+    *looked_up = s->cache.looked_up;
     *functions = s->nfuncs;
 }
 
