@@ -34,8 +34,9 @@ int flow_annotate_begin(struct flow_annotate *fa, const struct fwpt_resolver *re
 {
     const bool have = resolver && resolver->resolve;
     if (fa->func && !have) {
-        fprintf(stderr, "fwpt flow: --annotate %s: needs --symbols (the build's symbol files name the functions and "
-                        "their source lines)\n", fa->func);
+        /* --annotate without --symbols is refused while the options are read: here --symbols matched nothing */
+        fprintf(stderr, "fwpt flow: --annotate %s: no --symbols file matched a traced image (the messages above say "
+                        "why), so no function has a name\n", fa->func);
         return 2;
     }
     if (!fa->func && !(report && have))

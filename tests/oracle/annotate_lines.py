@@ -263,6 +263,9 @@ def main():
     rc, out, err = run([tool, "flow", d, "-q", "--symbols", syms, "--annotate", "NoSuchFunctionQ"])
     check(rc == 1 and err.startswith("fwpt flow: --annotate NoSuchFunctionQ: no function by that name ran"),
           "an unknown name: exit %d, %r" % (rc, err[:200]))
+    rc, out, err = run([tool, "flow", d, "-q", "--symbols", d + "/no-such.debug", "--annotate", "x"])
+    check(rc == 2 and "no --symbols file matched a traced image" in err,
+          "--annotate with --symbols that match nothing: exit %d, %r" % (rc, err[:200]))
     with tempfile.TemporaryDirectory() as tmp:
         flame = os.path.join(tmp, "f.svg")
         rc, out, err = run([tool, "flow", d, "-q", "--annotate", chosen[0][1] if chosen else "x", "--flame", flame])
