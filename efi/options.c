@@ -30,6 +30,10 @@ static const char usage[] =
     "  rdmsr=MSR         read one MSR through the hardware backend (#GP is caught and reported)\n"
     "  wrmsr=MSR:VALUE   write one MSR (diagnostics; #GP is caught and reported)\n"
     "  boot-trace status the driver load options: DriverOrder and each Driver#### (which one is fwpt's)\n"
+    "  boot-trace install [OPTIONS]  trace the next boot: fwptdrv.efi (next to this app) as a Driver#### option\n"
+    "                    with OPTIONS (the trace settings below, and keep: stay installed after one trace);\n"
+    "                    the driver writes its files to \\fwpt\\boot at ReadyToBoot (docs/boot-trace.md)\n"
+    "  boot-trace remove delete fwpt's Driver#### option and take it out of DriverOrder\n"
     "  trace TARGET      trace one firmware call with Intel PT; TARGET is one of:\n"
     "    locate-handle     LocateHandleBuffer(AllHandles): every handle in the database\n"
     "    memory-map        GetMemoryMap: the size query, then the map into a pool buffer\n"
@@ -306,16 +310,63 @@ static int read_trace(struct words *w, struct fwpt_efi_options *o, char *err, si
     return 0;
 }
 
-/* `boot-trace COMMAND`, after the word boot-trace: status only (install and remove are not built yet). */
+/* The words of `boot-trace install` that stay with the app: everything else on the line is the driver's. */
+static bool install_app_word(struct fwpt_efi_options *o, const char *a)
+{
+    if (!fwpt_strcmp(a, "shutdown"))
+        o->shutdown = true;
+    else if (!fwpt_strcmp(a, "wait"))
+        o->wait = true;
+    else if (!fwpt_strcmp(a, "test-unchecked"))
+        o->test_unchecked = true;
+    else
+        return false;
+    return true;
+}
+
+/* `boot-trace install [OPTIONS]`, after the word install: the rest of the line, less the app's words, is the driver's
+ * options, checked as the driver reads them (unless test-unchecked). */
+static int read_install(struct words *w, struct fwpt_efi_options *o, char *err, size_t err_cap)
+{
+    size_t n = 0;
+    o->boot_trace_install = true;
+    while (next_word(w)) {
+        if (install_app_word(o, w->buf))
+            continue;
+        size_t k = fwpt_strlen(w->buf);
+        if (w->too_long || n + (n ? 1 : 0) + k + 1 > sizeof o->driver_opts)
+            return fail(err, err_cap, "'boot-trace install': the driver's options are longer than 511 characters at '",
+                        w->buf, "'");
+        if (n)
+            o->driver_opts[n++] = ' ';
+        fwpt_memcpy(o->driver_opts + n, w->buf, k);
+        n += k;
+        o->driver_opts[n] = 0;
+    }
+    if (o->test_unchecked)
+        return 0;
+    struct fwpt_efi_options d;
+    char why[160];
+    if (fwpt_options_parse_driver(o->driver_opts, n, &d, why, sizeof why) != 0)
+        return fail(err, err_cap, "'boot-trace install': the driver would refuse its options: ", why, "");
+    return 0;
+}
+
+/* `boot-trace COMMAND`, after the word boot-trace: status, install [OPTIONS] or remove. */
 static int read_boot_trace(struct words *w, struct fwpt_efi_options *o, char *err, size_t err_cap)
 {
-    if (o->boot_trace_status)
+    if (o->boot_trace_status || o->boot_trace_install || o->boot_trace_remove)
         return fail(err, err_cap, "'boot-trace' given twice", "", "");
     if (!next_word(w))
-        return fail(err, err_cap, "'boot-trace' needs a command (status)", "", "");
-    if (fwpt_strcmp(w->buf, "status"))
-        return fail(err, err_cap, "unknown boot-trace command '", w->buf, "' (status)");
-    o->boot_trace_status = true;
+        return fail(err, err_cap, "'boot-trace' needs a command (status, install or remove)", "", "");
+    if (!fwpt_strcmp(w->buf, "status"))
+        o->boot_trace_status = true;
+    else if (!fwpt_strcmp(w->buf, "remove"))
+        o->boot_trace_remove = true;
+    else if (!fwpt_strcmp(w->buf, "install"))
+        return read_install(w, o, err, err_cap);
+    else
+        return fail(err, err_cap, "unknown boot-trace command '", w->buf, "' (status, install or remove)");
     return 0;
 }
 
@@ -429,7 +480,19 @@ static bool read_value(struct fwpt_efi_options *o, const struct value_option *r,
     return false;
 }
 
-static int parse_words(struct words *w, bool skip_image_name, struct fwpt_efi_options *o, char *err, size_t err_cap)
+/* The app's own words, refused on the driver's line: what they would do means nothing there. */
+static bool app_only_word(const char *a)
+{
+    static const char *const words[] = {"help", "-h", "--help", "shutdown", "wait", "trace", "boot-trace",
+                                        "test-raise-tpl", "test-unchecked"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!fwpt_strcmp(a, words[i]))
+            return true;
+    return has_prefix(a, "rdmsr=") || has_prefix(a, "wrmsr=");
+}
+
+static int parse_words(struct words *w, bool skip_image_name, bool driver, struct fwpt_efi_options *o, char *err,
+                       size_t err_cap)
 {
     bool first = true;
     while (next_word(w)) {
@@ -441,6 +504,15 @@ static int parse_words(struct words *w, bool skip_image_name, struct fwpt_efi_op
             continue;
         }
         first = false;
+        if (driver && app_only_word(a))
+            return fail(err, err_cap, "'", a, "' is an option of the app, not of the boot-trace driver (see 'help')");
+        if (!fwpt_strcmp(a, "keep")) {
+            if (!driver)
+                return fail(err, err_cap, "'keep' is an option of the boot-trace driver (boot-trace install keep)", "",
+                            "");
+            o->keep = true;
+            continue;
+        }
         if (set_flag_word(o, a))
             continue;
         if (!fwpt_strcmp(a, "trace")) {
@@ -463,6 +535,9 @@ static int parse_words(struct words *w, bool skip_image_name, struct fwpt_efi_op
     if (o->backend == FWPT_BACKEND_HW && (o->steps || o->profile[0]))
         return fail(err, err_cap, "'", o->steps ? "steps=" : "profile=",
                     "' applies to the software tracer only (backend=soft or auto)");
+    if (driver && o->filter == FWPT_FILTER_TARGET)
+        return fail(err, err_cap, "'filter=target' needs a target: the boot-trace driver traces the boot (filter=A-B "
+                                  "limits it to an address range)", "", "");
     return 0;
 }
 
@@ -472,7 +547,7 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
     struct words w = {.p = line, .end = line + len};
     if (err_cap)
         err[0] = 0;
-    if (parse_words(&w, skip_image_name, o, err, err_cap) == 0)
+    if (parse_words(&w, skip_image_name, false, o, err, err_cap) == 0)
         return 0;
     /* A refused line still ends as asked: shutdown and wait after the refused word are honoured too (the rest of the
      * line is not used). */
@@ -482,4 +557,14 @@ int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struc
         else if (!fwpt_strcmp(w.buf, "wait"))
             o->wait = true;
     return -1;
+}
+
+int fwpt_options_parse_driver(const char *line, size_t len, struct fwpt_efi_options *o, char *err, size_t err_cap)
+{
+    struct words w = {.p = line, .end = line + len};
+    fwpt_options_default(o);
+    copy_str(o->out_dir, sizeof o->out_dir, FWPT_DRIVER_OUT_DIR);
+    if (err_cap)
+        err[0] = 0;
+    return parse_words(&w, false, true, o, err, err_cap);
 }

@@ -8,6 +8,9 @@
 #include <stdint.h>
 
 #define FWPT_OPT_PATH_MAX 256
+#define FWPT_DRIVER_OPTS_MAX 512
+/* The boot-trace driver's files (fwptdrv.efi: efi/driver.c) go here unless out= says otherwise. */
+#define FWPT_DRIVER_OUT_DIR "\\fwpt\\boot"
 
 /* What `trace TARGET` calls between TraceEn=1 and TraceEn=0. */
 #define FWPT_TARGET_LIST(X)                                                                          \
@@ -44,6 +47,11 @@ struct fwpt_efi_options {
     bool help, shutdown, quiet, wait;
     bool trace;
     bool boot_trace_status;              /* boot-trace status: DriverOrder and each Driver#### (efi/boot_trace) */
+    bool boot_trace_install;             /* boot-trace install [OPTIONS]: write fwpt's Driver#### (efi/boot_trace) */
+    bool boot_trace_remove;              /* boot-trace remove: delete it and take it out of DriverOrder */
+    char driver_opts[FWPT_DRIVER_OPTS_MAX]; /* install: the driver's options, the words joined by one space */
+    bool test_unchecked;                 /* install: driver_opts written unchecked (tests of the driver's refusal) */
+    bool keep;                           /* the driver: stay installed after the trace (not one-shot) */
     enum fwpt_target target;
     char target_path[FWPT_OPT_PATH_MAX]; /* READ_FILE / LOAD_IMAGE, as given ('/' or '\') */
     uint64_t buffer_size;                /* total output bytes; 0 = default */
@@ -86,6 +94,10 @@ void fwpt_options_default(struct fwpt_efi_options *o);
 int fwpt_options_parse(const char *line, size_t len, bool skip_image_name, struct fwpt_efi_options *o,
                        char *err, size_t err_cap);
 const char *fwpt_target_name(enum fwpt_target t);
+/* The boot-trace driver's options (its Driver#### optional data, UTF-16 text): the trace settings, quiet, progress=,
+ * out= (default FWPT_DRIVER_OUT_DIR) and keep. The app's own words (help, shutdown, wait, trace, boot-trace, rdmsr=,
+ * wrmsr=, test-*) and filter=target (the boot has no target) are refused by name. -1 and err as fwpt_options_parse. */
+int fwpt_options_parse_driver(const char *line, size_t len, struct fwpt_efi_options *o, char *err, size_t err_cap);
 /* A word that names an image (ends in ".efi", any case, or contains '\'): the shell's argv[0]. */
 bool fwpt_options_is_image_name(const char *word);
 /* The usage text (every option and target), '\n' line ends. */

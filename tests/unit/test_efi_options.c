@@ -268,9 +268,9 @@ TEST(boot_trace_status)
     CHECK_EQ(parse("shutdown", false, &o, err), 0);
     CHECK(!o.boot_trace_status);
     CHECK_EQ(parse("boot-trace", false, &o, err), -1);
-    CHECK_STR(err, "'boot-trace' needs a command (status)");
-    CHECK_EQ(parse("boot-trace install shutdown", false, &o, err), -1);
-    CHECK_STR(err, "unknown boot-trace command 'install' (status)");
+    CHECK_STR(err, "'boot-trace' needs a command (status, install or remove)");
+    CHECK_EQ(parse("boot-trace uninstall shutdown", false, &o, err), -1);
+    CHECK_STR(err, "unknown boot-trace command 'uninstall' (status, install or remove)");
     CHECK(o.shutdown && !o.boot_trace_status);
     CHECK_EQ(parse("boot-trace status boot-trace status", false, &o, err), -1);
     CHECK_STR(err, "'boot-trace' given twice");
@@ -279,6 +279,82 @@ TEST(boot_trace_status)
     CHECK_STR(err, "'trace read-file' needs a PATH on the boot volume: 'boot-trace' is an option, not a path (a file "
                    "of that name: \\boot-trace)");
     CHECK(strstr(fwpt_options_usage(), "  boot-trace status ") != NULL);
+}
+
+
+/* boot-trace install: the rest of the line, less shutdown / wait / test-unchecked, is the driver's, checked as the
+ * driver reads it; remove takes nothing */
+TEST(boot_trace_install_remove)
+{
+    struct fwpt_efi_options o;
+    char err[160];
+    CHECK_EQ(parse("boot-trace install backend=soft shutdown steps=300000   verify keep", false, &o, err), 0);
+    CHECK(o.boot_trace_install && o.shutdown && !o.trace && !o.boot_trace_status && !o.test_unchecked);
+    CHECK_STR(o.driver_opts, "backend=soft steps=300000 verify keep");
+    CHECK(!o.keep); /* the app's own options: keep is the driver's */
+    CHECK_EQ(parse("boot-trace install", false, &o, err), 0);
+    CHECK(o.boot_trace_install);
+    CHECK_STR(o.driver_opts, "");
+    CHECK_EQ(parse("boot-trace install backend=soft trace locate-handle shutdown", false, &o, err), -1);
+    CHECK_STR(err, "'boot-trace install': the driver would refuse its options: 'trace' is an option of the app, not of "
+                   "the boot-trace driver (see 'help')");
+    CHECK(o.shutdown);
+    CHECK_EQ(parse("boot-trace install steps=0", false, &o, err), -1);
+    CHECK_STR(err, "'boot-trace install': the driver would refuse its options: bad count in 'steps=0' (steps=N, at "
+                   "least 1)");
+    CHECK_EQ(parse("boot-trace install test-unchecked bogus=1 shutdown", false, &o, err), 0);
+    CHECK(o.test_unchecked && o.shutdown);
+    CHECK_STR(o.driver_opts, "bogus=1");
+    CHECK_EQ(parse("boot-trace remove shutdown", false, &o, err), 0);
+    CHECK(o.boot_trace_remove && o.shutdown && !o.boot_trace_install);
+    CHECK_EQ(parse("boot-trace remove boot-trace install", false, &o, err), -1);
+    CHECK_STR(err, "'boot-trace' given twice");
+    CHECK_EQ(parse("keep", false, &o, err), -1);
+    CHECK_STR(err, "'keep' is an option of the boot-trace driver (boot-trace install keep)");
+    char longer[700];
+    memset(longer, 0, sizeof longer);
+    strcpy(longer, "boot-trace install");
+    for (int i = 0; i < 80; i++)
+        strcat(longer, " verify");
+    CHECK_EQ(parse(longer, false, &o, err), -1);
+    CHECK_STR(err, "'boot-trace install': the driver's options are longer than 511 characters at 'verify'");
+    CHECK(strstr(fwpt_options_usage(), "  boot-trace install [OPTIONS]") != NULL);
+    CHECK(strstr(fwpt_options_usage(), "  boot-trace remove ") != NULL);
+}
+
+static int parse_driver(const char *line, struct fwpt_efi_options *o, char *err)
+{
+    return fwpt_options_parse_driver(line, strlen(line), o, err, 160);
+}
+
+/* the driver's line: trace settings, keep, out= (default \fwpt\boot); the app's words refused by name */
+TEST(driver_options)
+{
+    struct fwpt_efi_options o;
+    char err[160];
+    CHECK_EQ(parse_driver("", &o, err), 0);
+    CHECK_STR(o.out_dir, "\\fwpt\\boot");
+    CHECK(!o.keep && o.backend == FWPT_BACKEND_AUTO && !o.trace);
+    CHECK_EQ(parse_driver("backend=soft steps=300000 verify keep size=1M ring out=\\bt quiet", &o, err), 0);
+    CHECK(o.keep && o.verify && o.ring && o.quiet && o.backend == FWPT_BACKEND_SOFT);
+    CHECK_EQ(o.steps, 300000);
+    CHECK_EQ(o.buffer_size, 1u << 20);
+    CHECK_STR(o.out_dir, "\\bt");
+    static const char *const app[] = {"shutdown", "wait", "help", "trace", "boot-trace", "rdmsr=0x570",
+                                      "wrmsr=0x570:0", "test-raise-tpl", "test-unchecked"};
+    for (size_t i = 0; i < sizeof app / sizeof app[0]; i++) {
+        char want[160];
+        snprintf(want, sizeof want, "'%s' is an option of the app, not of the boot-trace driver (see 'help')", app[i]);
+        CHECK_EQ(parse_driver(app[i], &o, err), -1);
+        CHECK_STR(err, want);
+    }
+    CHECK_EQ(parse_driver("filter=target", &o, err), -1);
+    CHECK_STR(err, "'filter=target' needs a target: the boot-trace driver traces the boot (filter=A-B limits it to an "
+                   "address range)");
+    CHECK_EQ(parse_driver("filter=1000-2000", &o, err), 0);
+    CHECK_EQ(parse_driver("bogus=1", &o, err), -1);
+    CHECK_STR(err, "unknown option 'bogus=1' (see 'help')");
+    CHECK_EQ(parse_driver("backend=hw steps=5", &o, err), -1);
 }
 
 TEST_MAIN("efi-options")
