@@ -1,5 +1,6 @@
 # fwpt — Intel PT firmware tracer. See README.md.
-#   make            build/fwpt.efi (UEFI app) and build/fwpt (host tool); installs nothing (a missing
+#   make            build/fwpt.efi (UEFI app), build/fwptdrv.efi (its boot-trace driver) and build/fwpt (host
+#                   tool); installs nothing (a missing
 #                   gnu-efi or Zydis stops it with a hint)
 #   make deps       installs the missing Debian packages (as root); test, unit-test, oracle-test, qemu-test,
 #                   bench and fuzz do that first too
@@ -38,12 +39,14 @@ EFI_CRT0 := /usr/lib/crt0-efi-x86_64.o
 # Code that runs in firmware and on the host, from the same sources.
 LIB_SRCS := $(sort $(wildcard base/*.c arch/*.c topa/*.c decode/*.c analyze/*.c sim/*.c render/*.c))
 EFI_LIB_SRCS := $(filter-out %_host.c,$(LIB_SRCS)) # *_host.c: host only (threads)
-EFI_SRCS := $(sort $(wildcard efi/*.c))
+# efi/driver.c is the boot-trace driver's entry (fwptdrv.efi), efi/main.c the app's: each image links one.
+EFI_SRCS := $(filter-out efi/driver.c,$(sort $(wildcard efi/*.c)))
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TEST_COMMON_SRCS := $(sort $(wildcard tests/common/*.c))
 
 HOST_LIB_OBJS := $(LIB_SRCS:%.c=$(B)/host/%.o)
 EFI_OBJS := $(EFI_LIB_SRCS:%.c=$(B)/efi/%.o) $(EFI_SRCS:%.c=$(B)/efi/%.o)
+EFI_DRV_OBJS := $(filter-out $(B)/efi/efi/main.o,$(EFI_OBJS)) $(B)/efi/efi/driver.o
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(B)/host/%.o)
 TEST_COMMON_OBJS := $(TEST_COMMON_SRCS:%.c=$(B)/host/%.o)
 
@@ -76,7 +79,7 @@ EXTRA_QEMU_DEPS :=
 -include $(sort $(wildcard */*.mk))
 
 .PHONY: all deps test unit-test oracle-test floor-check qemu-test usb-image bench fuzz clean
-all: $(B)/fwpt.efi $(B)/fwpt $(B)/libfwpt-decode.a
+all: $(B)/fwpt.efi $(B)/fwptdrv.efi $(B)/fwpt $(B)/libfwpt-decode.a
 
 # Plain `make` installs nothing: before the first compile, deps-check looks for the headers and libraries the
 # build uses and stops with a one-line hint if one is missing (not a compiler error deep in a header). The goals
@@ -163,9 +166,14 @@ ld $(EFI_LDFLAGS) $(EFI_CRT0) $^ -o $@ -lefi -lgnuefi $(shell $(CC) -print-libgc
 endef
 $(B)/fwpt.so: $(EFI_OBJS)
 	$(EFI_LINK)
+$(B)/fwptdrv.so: $(EFI_DRV_OBJS)
+	$(EFI_LINK)
+EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j '.rel.*' -j '.rela.*' -j .reloc
 $(B)/%.efi: $(B)/%.so
-	objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j '.rel.*' \
-		-j '.rela.*' -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+	objcopy $(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 $< $@
+# the boot-trace driver: an EFI boot service driver (PE subsystem 11), resident after its entry returns
+$(B)/fwptdrv.efi: $(B)/fwptdrv.so
+	objcopy $(EFI_SECTIONS) --target efi-bsdrv-x86_64 --subsystem=11 $< $@
 
 # ---- tests ----
 # A unit or oracle test links the floors it tests, not the whole library: tests/test_floors.mk names them
@@ -211,7 +219,7 @@ test: all $(UNIT_TESTS) $(ORACLE_TESTS) $(EXTRA_QEMU_DEPS)
 	tests/run.sh $(UNIT_TESTS) $(ORACLE_TESTS) $(EXTRA_TESTS) $(QEMU_TESTS)
 
 usb-image: $(B)/fwpt-usb.img
-$(B)/fwpt-usb.img: $(B)/fwpt.efi tools/mkimage.sh
+$(B)/fwpt-usb.img: $(B)/fwpt.efi $(B)/fwptdrv.efi tools/mkimage.sh
 	tools/mkimage.sh usb $@ $(B)/fwpt.efi
 
 # real firmware traces (OVMF under QEMU/TCG, backend=soft) beside the synthetic inputs; kept between runs. The same

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Boot images for fwpt, made without root (mkfs.vfat on a file, mtools, sfdisk on a file).
 #   tools/mkimage.sh fat IMG EFI [CFG]   plain FAT disk (no partition table), for QEMU:
-#                                        EFI/BOOT/BOOTX64.EFI and, with CFG, \fwpt\fwpt.cfg
+#                                        EFI/BOOT/BOOTX64.EFI and, with CFG, \fwpt\fwpt.cfg;
+#                                        fwptdrv.efi (the boot-trace driver) beside the app when
+#                                        the build has one beside EFI
 #   tools/mkimage.sh usb IMG EFI [CFG]   GPT disk with one EFI System Partition at 1 MiB (FAT32)
 #                                        holding EFI/BOOT/BOOTX64.EFI: `dd` it to a USB stick.
 #                                        Without CFG, \fwpt\fwpt.cfg is a commented template
@@ -40,6 +42,8 @@ fill() { # fill TARGET(mtools image spec)
     local t=$1
     mmd -i "$t" ::/EFI ::/EFI/BOOT ::/fwpt
     mcopy -i "$t" "$efi" ::/EFI/BOOT/BOOTX64.EFI
+    # `boot-trace install` finds the driver next to the app
+    if [ -f "$(dirname "$efi")/fwptdrv.efi" ]; then mcopy -i "$t" "$(dirname "$efi")/fwptdrv.efi" ::/EFI/BOOT/fwptdrv.efi; fi
     if [ -n "$cfg" ]; then
         mcopy -i "$t" "$cfg" ::/fwpt/fwpt.cfg
     else
