@@ -13,26 +13,6 @@
 
 #define FWPT_CFG_PATH "\\fwpt\\fwpt.cfg"
 
-/* LoadOptions are a UTF-16 command line only if every unit is printable text; firmware boot
- * managers also pass binary data there (EDK2 puts a GUID in auto-created boot options). */
-static UINTN load_options_text(const EFI_LOADED_IMAGE *li, char *out, UINTN cap)
-{
-    const CHAR16 *w = li->LoadOptions;
-    UINTN units = li->LoadOptionsSize / sizeof(CHAR16), n = 0;
-    if (!w || li->LoadOptionsSize % sizeof(CHAR16))
-        return 0;
-    for (UINTN i = 0; i < units && w[i]; i++) {
-        CHAR16 c = w[i];
-        if (!((c >= 0x20 && c < 0x7f) || c == L'\t' || c == L'\r' || c == L'\n'))
-            return 0;
-        if (n + 1 >= cap)
-            return 0;
-        out[n++] = (char)c;
-    }
-    out[n] = 0;
-    return n;
-}
-
 /* No words, or just the image name the shell passes first: no options (then fwpt.cfg is read). */
 static bool only_image_name(const char *s, UINTN n)
 {
@@ -125,7 +105,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
     EFI_LOADED_IMAGE *li = NULL;
     UINTN n = 0;
     if (!EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li)))
-        n = load_options_text(li, cmdline, sizeof cmdline);
+        n = fwpt_load_options_text(li, cmdline, sizeof cmdline);
     if (only_image_name(cmdline, n)) {
         char *cfg = NULL;
         UINTN cfg_len = 0;

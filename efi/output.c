@@ -184,8 +184,8 @@ static void sideband(struct fwpt_run *s, const struct fwpt_sink *o)
     fwpt_json_close(j, '}');
     fwpt_json_nl(j, 0);
     fwpt_json_open(j, "target", '{');
-    kv_str(j, "name", fwpt_target_name(s->target.target));
-    kv_str(j, "path", s->target.path);
+    kv_str(j, "name", fwpt_run_target_name(s));
+    kv_str(j, "path", fwpt_run_target_path(s));
     kv_str(j, "impl", s->target.impl_what);
     fwpt_json_hex(j, "impl_addr", s->target.impl_addr);
     fwpt_json_hex(j, "status", s->target.status);
@@ -326,7 +326,7 @@ EFI_STATUS fwpt_run_write_outputs(struct fwpt_run *s, struct fwpt_membuf *packet
         struct fwpt_report_run run = {
             .vendor = c->raw.vendor, .family = c->family, .model = c->model, .stepping = c->stepping,
             .signature = c->raw.leaf1_eax, .backend = s->backend == FWPT_BACKEND_SOFT ? "soft" : "hw",
-            .profile = fwpt_run_profile_name(s), .target = fwpt_target_name(s->target.target), .target_path = s->target.path,
+            .profile = fwpt_run_profile_name(s), .target = fwpt_run_target_name(s), .target_path = fwpt_run_target_path(s),
             .impl = s->target.impl_what, .impl_addr = s->target.impl_addr, .target_status = s->target.status,
             .recorded = true, .trace_bytes = s->tr.len, .trace_reason = s->tr.rb.reason, .wrapped = s->tr.rb.wrapped,
             .stopped = s->tr.rb.stopped, .error = s->tr.rb.error, .verify = s->verdict,
@@ -340,7 +340,7 @@ EFI_STATUS fwpt_run_write_outputs(struct fwpt_run *s, struct fwpt_membuf *packet
         struct fwpt_bufsink tb;
         struct fwpt_sink ts = fwpt_bufsink_init(&tb, title, sizeof title - 1);
         fwpt_puts(&ts, "fwpt flame graph: ");
-        fwpt_puts(&ts, fwpt_target_name(s->target.target));
+        fwpt_puts(&ts, fwpt_run_target_name(s));
         title[tb.len] = 0;
         fwpt_flame_svg(&s->fs.prof, &names, title, 1, &ps);
         st = pic.lost ? EFI_OUT_OF_RESOURCES : fwpt_save_file(v, &s->o, dir, "flame.svg", pic.data, pic.len);

@@ -28,6 +28,16 @@ void *fwpt_pool_counted(uint64_t *counter, UINTN n, bool zero)
     return p;
 }
 
+const char *fwpt_run_target_name(const struct fwpt_run *s)
+{
+    return s->boot ? "boot" : fwpt_target_name(s->target.target);
+}
+
+const char *fwpt_run_target_path(const struct fwpt_run *s)
+{
+    return s->boot ? "BDS: from the boot-trace driver's start to ReadyToBoot" : s->target.path;
+}
+
 /* ---- the steps shared with soft_selftest ---- */
 
 EFI_STATUS fwpt_step_plan(const struct fwpt_caps *caps, const struct fwpt_plan_options *po, struct fwpt_plan *plan,
@@ -571,13 +581,16 @@ static EFI_STATUS run_readback(struct fwpt_run *s)
      * step limit (FUP + TIP.PGD), so "the call returned" would be false here and in sideband.json */
     const bool step_limit = s->soft && s->soft->sim.stats.step_limit_hit && !rb->error && !rb->stopped;
     if (step_limit && !rb->wrapped)
-        s->tr.rb.reason = "tracing disabled at the step limit (steps=), the rest of the call ran untraced: every byte "
-                          "produced is kept";
+        s->tr.rb.reason = s->boot ? "tracing disabled at the step limit (steps=), the rest of the boot ran untraced: "
+                                    "every byte produced is kept"
+                                  : "tracing disabled at the step limit (steps=), the rest of the call ran untraced: "
+                                    "every byte produced is kept";
     fwpt_printf(o, "trace: %lu bytes captured in %u of %u regions; IA32_RTIT_STATUS 0x%lx\ntrace: ended because: ",
                 s->tr.len, rb->regions_used, rb->regions_total, s->result.status);
     fwpt_puts(o, rb->error ? "operational error (STATUS.Error)"
                  : rb->stopped ? "the output stopped (ToPA STOP / TraceStop)"
                  : step_limit ? "the step limit was reached"
+                 : s->boot ? "the boot reached its end (ReadyToBoot)"
                  : "the call returned");
     if (rb->reason) {
         fwpt_puts(o, "; ");
@@ -620,7 +633,10 @@ static void run_decode(struct fwpt_run *s, struct fwpt_membuf *packets, struct f
 /* What kept timer events out of the stepped call (efi/soft.c step_call), or that nothing did. */
 static void soft_timer_report(const struct fwpt_efi_soft *soft, const struct fwpt_sink *o)
 {
-    if (!soft->timer_stopped)
+    if (soft->open)
+        fwpt_puts(o, "soft: the timer interrupt stayed on while stepping the boot (it waits for timer events): interrupt "
+                     "handlers and the timer events they signal ran untraced (TF is clear in them)\n");
+    else if (!soft->timer_stopped)
         fwpt_puts(o, "soft: the timer interrupt stayed on while stepping (no EFI_TIMER_ARCH_PROTOCOL): its handlers ran "
                      "untraced (TF is clear in them), and a second run may differ\n");
     else if (!soft->timer_period)
@@ -675,6 +691,10 @@ static bool run_verify(struct fwpt_run *s)
         if (s->verify && s->decoded)
             verified = fwpt_soft_verify_scope(&s->soft->sim, s->decoded, s->ndecoded, s->insns, s->tr.rb.wrapped,
                                               s->tr.rb.stopped, o, &s->verdict) != 1; /* 2: not run (did not fit) */
+    } else if (s->verify && s->decoded && s->boot) {
+        s->verdict = (struct fwpt_verify){.result = FWPT_VERIFY_NOT_RUN,
+                                          .reason = "not run: Intel PT traced the boot, which cannot be run a second time "
+                                                    "single-stepped"};
     } else if (s->verify && s->decoded) {
         verified = verify_hw(s);
     }
@@ -686,17 +706,33 @@ static bool run_verify(struct fwpt_run *s)
     return verified;
 }
 
-static EFI_STATUS run(struct fwpt_run *s)
+/* 1-7: everything before TraceEn=1 (the app's target prepared; the boot trace has none). */
+static EFI_STATUS run_prepare(struct fwpt_run *s, const struct fwpt_image **impl)
 {
-    const struct fwpt_image *impl = NULL;
-    enum fwpt_status stop = FWPT_OK;
     EFI_STATUS est = run_backend(s);
     if (EFI_ERROR(est))
         return est;
     run_side_info(s);
-    if (EFI_ERROR((est = run_target(s, &impl))) || EFI_ERROR((est = run_output(s))) ||
-        EFI_ERROR((est = run_configure(s, impl))) || EFI_ERROR((est = run_trace(s, &stop))) ||
-        EFI_ERROR((est = run_readback(s))))
+    if (s->boot) {
+        est = fwpt_symbols_load(&s->syms);
+        if (EFI_ERROR(est)) {
+            fwpt_puts(&s->o, "symbols: cannot enumerate loaded images: ");
+            fwpt_put_efi_status(&s->o, est);
+            fwpt_puts(&s->o, "\n");
+        }
+    } else if (EFI_ERROR((est = run_target(s, impl)))) {
+        return est;
+    }
+    if (EFI_ERROR((est = run_output(s))) || EFI_ERROR((est = run_configure(s, *impl))))
+        return est;
+    return EFI_SUCCESS;
+}
+
+/* 9-11: readback, decode, verify, files (the trace stopped with *stop). */
+static EFI_STATUS run_after(struct fwpt_run *s, enum fwpt_status stop)
+{
+    EFI_STATUS est = run_readback(s);
+    if (EFI_ERROR(est))
         return est;
     struct fwpt_membuf packets = {0}, flowtxt = {0};
     run_decode(s, &packets, &flowtxt);
@@ -718,18 +754,112 @@ static EFI_STATUS run(struct fwpt_run *s)
         fwpt_puts(&s->o, " (see above)\n");
         return EFI_ABORTED;
     }
+    s->write_status = wst;
     return EFI_SUCCESS;
+}
+
+static EFI_STATUS run(struct fwpt_run *s)
+{
+    const struct fwpt_image *impl = NULL;
+    enum fwpt_status stop = FWPT_OK;
+    EFI_STATUS est = run_prepare(s, &impl);
+    if (EFI_ERROR(est) || EFI_ERROR((est = run_trace(s, &stop))))
+        return est;
+    return run_after(s, stop);
+}
+
+/* Every path out: the timer checked, memory freed (TraceEn is 0: a start that failed restored the MSRs, and the
+ * call's step always stops the trace). */
+static void run_free(struct fwpt_run *s)
+{
+    if (s->soft)
+        soft_timer_check(s->soft, &s->o);
+    if (s->soft) {
+        fwpt_soft_fini(s->soft);
+        FreePool(s->soft);
+        s->soft = NULL;
+    }
+    s->gt = fwpt_pool_free(s->gt);
+    fwpt_target_cleanup(&s->target);
+    fwpt_symbols_free(&s->syms);
+    fwpt_flow_summary_free(&s->fs);
+    fwpt_outmem_free(&s->out);
+    fwpt_pieces_free(&s->tr);
+    s->decoded = fwpt_pool_free(s->decoded);
+}
+
+static void run_init(struct fwpt_run *s, const struct fwpt_run_env *env, const struct fwpt_sink *o)
+{
+    fwpt_memset(s, 0, sizeof *s);
+    s->env = env;
+    s->opt = env->opt;
+    s->o = *o;
+    fwpt_soft_set_progress(env->opt->quiet ? 0 : env->opt->progress);
+    fwpt_physmem_init(&s->mem, true); /* UEFI: identity-mapped, physical == pointer */
+}
+
+EFI_STATUS fwpt_pipeline_boot_start(struct fwpt_run *s, const struct fwpt_run_env *env, const struct fwpt_sink *o)
+{
+    const struct fwpt_image *impl = NULL;
+    run_init(s, env, o);
+    s->boot = true;
+    EFI_STATUS est = run_prepare(s, &impl);
+    if (!EFI_ERROR(est))
+        est = fwpt_step_start(s->cpu, s->caps, &s->cfg, &s->state, &s->o);
+    if (EFI_ERROR(est))
+        run_free(s);
+    else
+        s->started = true;
+    return est;
+}
+
+enum fwpt_status fwpt_pipeline_boot_stop(struct fwpt_run *s)
+{
+    if (!s->started)
+        return FWPT_OK;
+    s->started = false;
+    s->boot_stop = fwpt_trace_stop(s->cpu, &s->state, &s->result);
+    if (s->soft)
+        s->soft_unended = fwpt_soft_close(s->soft);
+    return s->boot_stop;
+}
+
+EFI_STATUS fwpt_pipeline_boot_end(struct fwpt_run *s, const struct fwpt_boot_image *extra, unsigned n_extra)
+{
+    fwpt_pipeline_boot_stop(s);
+    fwpt_step_call_report(EFI_SUCCESS, s->boot_stop, &s->result, &s->o);
+    /* the images loaded now, and those that started since the trace began and are gone (their bytes copied when they
+     * started) */
+    fwpt_symbols_free(&s->syms);
+    fwpt_symbols_load(&s->syms);
+    unsigned gone = 0;
+    for (unsigned i = 0; i < n_extra; i++) {
+        const struct fwpt_image *m = fwpt_symbols_find(&s->syms, extra[i].base);
+        if (m && m->base == extra[i].base && m->size == extra[i].size)
+            continue; /* still loaded where it started */
+        if (extra[i].code && !EFI_ERROR(fwpt_symbols_add(&s->syms, extra[i].base, extra[i].size, extra[i].path,
+                                                         extra[i].code)))
+            gone++;
+    }
+    if (n_extra)
+        fwpt_printf(&s->o, "images: %u started while the trace ran (their code copied as they started), %u of them no "
+                           "longer loaded\n", n_extra, gone);
+    EFI_STATUS est;
+    if (!s->result.have_status || !s->result.have_output_base || !s->result.have_output_mask_ptrs) {
+        fwpt_run_say(s, "trace: the output registers could not be read back; nothing to decode", NULL);
+        est = EFI_DEVICE_ERROR;
+    } else {
+        est = run_after(s, s->boot_stop);
+    }
+    run_free(s);
+    return est;
 }
 
 EFI_STATUS fwpt_pipeline_run(const struct fwpt_run_env *env)
 {
     static struct fwpt_run s;
-    fwpt_memset(&s, 0, sizeof s);
-    s.env = env;
-    s.opt = env->opt;
-    s.o = fwpt_screen_sink();
-    fwpt_soft_set_progress(env->opt->quiet ? 0 : env->opt->progress);
-    fwpt_physmem_init(&s.mem, true); /* UEFI: identity-mapped, physical == pointer */
+    struct fwpt_sink screen = fwpt_screen_sink();
+    run_init(&s, env, &screen);
     fwpt_puts(&s.o, "trace: target ");
     fwpt_puts(&s.o, fwpt_target_name(env->opt->target));
     if (env->opt->target_path[0]) {
@@ -738,20 +868,6 @@ EFI_STATUS fwpt_pipeline_run(const struct fwpt_run_env *env)
     }
     fwpt_puts(&s.o, "\n");
     EFI_STATUS st = run(&s);
-    if (s.soft)
-        soft_timer_check(s.soft, &s.o);
-    /* Every path out: memory freed (TraceEn is 0: a start that failed restored the MSRs, and the call's step
-     * always stops the trace). */
-    if (s.soft) {
-        fwpt_soft_fini(s.soft);
-        FreePool(s.soft);
-    }
-    fwpt_pool_free(s.gt);
-    fwpt_target_cleanup(&s.target);
-    fwpt_symbols_free(&s.syms);
-    fwpt_flow_summary_free(&s.fs);
-    fwpt_outmem_free(&s.out);
-    fwpt_pieces_free(&s.tr);
-    fwpt_pool_free(s.decoded);
+    run_free(&s);
     return st;
 }

@@ -139,7 +139,31 @@ struct fwpt_run {
     struct fwpt_verify verdict;    /* verify's: the console, sideband.json, report.html (render/report.h) */
     enum fwpt_backend backend;     /* the one used: opt->backend with auto resolved */
     bool verify;                   /* verify, asked for or implied by backend=auto choosing soft */
+    EFI_STATUS write_status;       /* the files: EFI_SUCCESS, or the first failure */
+    /* the boot trace (efi/driver.c): no target; TraceEn=1 from fwpt_pipeline_boot_start to fwpt_pipeline_boot_stop */
+    bool boot, started;
+    enum fwpt_status boot_stop;    /* how TraceEn=0 went */
+    int soft_unended;              /* backend=soft: stepping had not ended when the trace was stopped */
 };
+
+/* The boot trace, in three steps (efi/driver.c). start: everything up to TraceEn=1 as `trace` does (backend, caps,
+ * the images loaded now, plan, memory, tables, configuration), the console o; s is the caller's and must stay (a
+ * static: it is large). Every failure frees what it took and leaves TraceEn 0. With backend=soft the caller then
+ * starts stepping (fwpt_soft_open on s->soft). */
+EFI_STATUS fwpt_pipeline_boot_start(struct fwpt_run *s, const struct fwpt_run_env *env, const struct fwpt_sink *o);
+/* stop: TraceEn=0, the output registers read back, the MSRs restored, stepping over; nothing freed (safe in an
+ * ExitBootServices notify). Twice is harmless. */
+enum fwpt_status fwpt_pipeline_boot_stop(struct fwpt_run *s);
+/* An image that started while the trace ran: where, its file path, a copy of its bytes (pool memory, or NULL). */
+struct fwpt_boot_image {
+    uint64_t base, size;
+    char path[160];
+    const uint8_t *code;
+};
+/* end: stop, then the images (loaded now, and extra[] where they are gone), readback, decode, verify, the files in
+ * env->opt->out_dir on env->volume (which the caller may have opened since start), and everything freed. The status
+ * as fwpt_pipeline_run's; s->write_status says whether the files were written. */
+EFI_STATUS fwpt_pipeline_boot_end(struct fwpt_run *s, const struct fwpt_boot_image *extra, unsigned n_extra);
 
 /* A line on the console: a, then b when given. */
 void fwpt_run_say(struct fwpt_run *s, const char *a, const char *b);
@@ -161,6 +185,9 @@ void fwpt_run_ptxed_line(struct fwpt_run *s);
 /* "names: build/fwpt report <the copied DIR directory> --symbols BUILD (CodeView paths: ...)": the host command that
  * names functions and source lines, with the directory the traced images' CodeView paths share. */
 void fwpt_run_names_line(struct fwpt_run *s);
+/* "boot" for the boot trace, else the target's name; its path: the boot trace's span, else the target's PATH */
+const char *fwpt_run_target_name(const struct fwpt_run *s);
+const char *fwpt_run_target_path(const struct fwpt_run *s);
 /* the profile actually emulated (the default one when none was named) */
 const char *fwpt_run_profile_name(const struct fwpt_run *s);
 

@@ -39,6 +39,16 @@ __asm__(".text\n"
         "    popq %rbx\n"
         "    ret\n");
 void fwpt_soft_trampoline(void (*fn)(void *), void *arg);
+/* fwpt_soft_open's last step: TF set by POPFQ traps after the next instruction, this RET, so the first #DB lands on
+ * the instruction after the call to fwpt_soft_open: stepping goes on into whatever runs next. */
+__asm__(".text\n"
+        ".globl fwpt_soft_arm\n.hidden fwpt_soft_arm\n"
+        "fwpt_soft_arm:\n"
+        "    pushfq\n"
+        "    orq $0x100, (%rsp)\n"
+        "    popfq\n"
+        "    ret\n");
+void fwpt_soft_arm(void);
 extern const char fwpt_soft_trampoline_ret[] __attribute__((visibility("hidden")));
 
 static struct fwpt_efi_soft *g_soft;
@@ -65,7 +75,7 @@ EFI_STATUS fwpt_soft_init(struct fwpt_efi_soft *s, const char *profile, const st
     s->timer_stopped = 0;
     s->timer_restored = 0;
     s->handler_registered = 0;
-    s->have_prev = s->stepping = 0;
+    s->have_prev = s->stepping = s->open = 0;
     if (fwpt_soft_setup(&s->sim, profile, mem, gt, gt_cap) != FWPT_OK)
         return EFI_NOT_FOUND;
     /* TSC rate, for steps per second in the report and the profile's CPUID 15H: the smallest of three 2 ms Stalls (a
@@ -148,6 +158,8 @@ static void EFIAPI db_handler(EFI_EXCEPTION_TYPE type, EFI_SYSTEM_CONTEXT ctx)
     uint64_t rip = x->Rip;
     if (!s->have_prev) {
         s->have_prev = 1; /* the first trap: on the target's entry, nothing retired yet */
+        if (s->open)
+            fwpt_soft_begin(&s->sim, rip, now, 0); /* fwpt_soft_open: the trace starts here */
     } else {
         retire(s, rip, now);
     }
@@ -215,6 +227,7 @@ static EFI_STATUS step_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *a
     if (!ca)
         return EFI_UNSUPPORTED;
     s->have_prev = 0;
+    s->open = 0;
     s->sim.stop_ip = (uint64_t)(uintptr_t)fwpt_soft_trampoline_ret;
     g_soft = s;
     EFI_STATUS st = uefi_call_wrapper(ca->RegisterInterruptHandler, 3, ca, EXCEPT_X64_DEBUG, db_handler);
@@ -241,6 +254,42 @@ static EFI_STATUS step_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *a
     timer_restart(s);
     fwpt_soft_fini(s);
     return EFI_SUCCESS;
+}
+
+EFI_STATUS fwpt_soft_open(struct fwpt_efi_soft *s, uint64_t stop_ip)
+{
+    struct fwpt_cpu_arch_protocol *ca = s->cpu_arch;
+    if (!ca || !s->sim.profile || !(s->sim.model.ctl & RTIT_CTL_TRACEEN))
+        return EFI_NOT_READY;
+    s->have_prev = 0;
+    s->sim.stop_ip = stop_ip;
+    g_soft = s;
+    EFI_STATUS st = uefi_call_wrapper(ca->RegisterInterruptHandler, 3, ca, EXCEPT_X64_DEBUG, db_handler);
+    if (st == EFI_ALREADY_STARTED) {
+        uefi_call_wrapper(ca->RegisterInterruptHandler, 3, ca, EXCEPT_X64_DEBUG, NULL);
+        st = uefi_call_wrapper(ca->RegisterInterruptHandler, 3, ca, EXCEPT_X64_DEBUG, db_handler);
+    }
+    if (EFI_ERROR(st))
+        return st;
+    s->handler_registered = 1;
+    step_uart = step_progress_s && fwpt_uart_present();
+    fwpt_app_progress_start(&step_progress, "soft", 0, s->sim.tsc_hz, step_progress_s);
+    /* the timer stays on: the boot waits for timer events (UEFI spec, "WaitForEvent"), which must run */
+    s->timer_stopped = 0;
+    s->timer_period = 0;
+    s->open = 1;
+    s->stepping = 1;
+    fwpt_soft_arm();
+    return EFI_SUCCESS;
+}
+
+int fwpt_soft_close(struct fwpt_efi_soft *s)
+{
+    int was = s->stepping;
+    s->stepping = 0; /* a trap still pending clears TF and returns */
+    s->sim.stats.tsc_end = fwpt_rdtsc();
+    fwpt_soft_fini(s);
+    return was;
 }
 
 int fwpt_soft_timer_period(const struct fwpt_efi_soft *s, uint64_t *period)

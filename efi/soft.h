@@ -46,6 +46,7 @@ struct fwpt_efi_soft {
     int handler_registered;           /* the #DB handler is ours */
     uint64_t prev_ip;                 /* the instruction the last trap stopped before */
     int have_prev, stepping;
+    int open;                         /* fwpt_soft_open: stepping the boot, not a call */
 };
 
 /* fwpt_soft_setup + EFI_CPU_ARCH_PROTOCOL + TSC rate. EFI_NOT_FOUND for an unknown profile,
@@ -60,6 +61,16 @@ EFI_STATUS fwpt_soft_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg
  * machine with real PT: trace the call on hardware, decode, then call it again through this and
  * compare with fwpt_soft_verify (flows agree when the call is deterministic; no IP filter then). */
 EFI_STATUS fwpt_soft_record(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg);
+/* The boot trace (efi/driver.c): with TraceEn=1 in the model, single-step everything that runs after this function
+ * returns to its caller, the trace starting at that return address, until a trap lands on stop_ip (the caller's
+ * end-of-trace notify function: the instruction that went there is the last traced) or a limit of fwpt_soft_step_end
+ * ends it; TF is then clear and the rest runs at full speed. The #DB handler stays registered until fwpt_soft_close.
+ * Unlike fwpt_soft_call the timer interrupt stays on (what the boot waits for must come): interrupt handlers and the
+ * timer events they run are not seen (TF is clear in them). EFI_NOT_READY without a profile or TraceEn. */
+EFI_STATUS fwpt_soft_open(struct fwpt_efi_soft *s, uint64_t stop_ip);
+/* Stepping over (a trap still pending clears TF), the #DB handler given back; 1 when stepping had not ended (the end
+ * came from code that runs with TF clear, such as a timer event). */
+int fwpt_soft_close(struct fwpt_efi_soft *s);
 /* A progress line every 'seconds' of single-stepping, on COM1 (efi/progress.h); 0 (the default): none. */
 void fwpt_soft_set_progress(uint64_t seconds);
 /* The timer's period now (GetTimerPeriod, 100 ns units) into *period: 0 when it can be read, -1 without

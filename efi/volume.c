@@ -219,3 +219,21 @@ EFI_STATUS fwpt_volume_read(struct fwpt_volume *v, const char *path, UINTN max, 
     *len = n;
     return EFI_SUCCESS;
 }
+
+UINTN fwpt_load_options_text(const EFI_LOADED_IMAGE *li, char *out, UINTN cap)
+{
+    const CHAR16 *w = li->LoadOptions;
+    UINTN units = li->LoadOptionsSize / sizeof(CHAR16), n = 0;
+    if (!w || li->LoadOptionsSize % sizeof(CHAR16) || !cap)
+        return 0;
+    for (UINTN i = 0; i < units && w[i]; i++) {
+        CHAR16 c = w[i];
+        if (!((c >= 0x20 && c < 0x7f) || c == L'\t' || c == L'\r' || c == L'\n'))
+            return 0;
+        if (n + 1 >= cap)
+            return 0;
+        out[n++] = (char)c;
+    }
+    out[n] = 0;
+    return n;
+}

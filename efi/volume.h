@@ -34,4 +34,8 @@ EFI_STATUS fwpt_save_file(struct fwpt_volume *v, const struct fwpt_sink *o, cons
 EFI_STATUS fwpt_save_file_segs(struct fwpt_volume *v, const struct fwpt_sink *o, const char *dir, const char *name,
                                const struct fwpt_pkt_seg *segs, UINTN n);
 
+/* LoadOptions as a command line into out (NUL-terminated), its length; 0 unless every unit is printable text (boot
+ * managers also pass binary data there: EDK2 puts a GUID in the boot options it creates) or when it does not fit. */
+UINTN fwpt_load_options_text(const EFI_LOADED_IMAGE *li, char *out, UINTN cap);
+
 #endif
