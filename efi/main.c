@@ -207,6 +207,11 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
      * the first failure of the two */
     if (opt.boot_trace_status)
         result = fwpt_boot_trace_status(&screen);
+    /* install and remove end with their own status (a machine without PT installs too); never beside a trace */
+    if (opt.boot_trace_install)
+        result = fwpt_boot_trace_install(image, &vol, opt.driver_opts, &screen);
+    if (opt.boot_trace_remove)
+        result = fwpt_boot_trace_remove_cmd(&screen);
     if (opt.trace) {
         EFI_STATUS bt = result;
         struct fwpt_run_env env = {

@@ -535,6 +535,9 @@ static int parse_words(struct words *w, bool skip_image_name, bool driver, struc
     if (o->backend == FWPT_BACKEND_HW && (o->steps || o->profile[0]))
         return fail(err, err_cap, "'", o->steps ? "steps=" : "profile=",
                     "' applies to the software tracer only (backend=soft or auto)");
+    if (!driver && o->trace && (o->boot_trace_install || o->boot_trace_remove))
+        return fail(err, err_cap, "'boot-trace ", o->boot_trace_install ? "install" : "remove",
+                    "' changes the driver options and cannot run with 'trace': give them in two boots");
     if (driver && o->filter == FWPT_FILTER_TARGET)
         return fail(err, err_cap, "'filter=target' needs a target: the boot-trace driver traces the boot (filter=A-B "
                                   "limits it to an address range)", "", "");

@@ -92,3 +92,52 @@ bool fwpt_pe_debug_guid(const uint8_t *img, uint64_t size, uint8_t guid[16], uin
     *age = rd32(cv + 20);
     return true;
 }
+
+static bool pe_problem(struct fwpt_pe_problem *why, const char *what, uint64_t value, uint64_t limit)
+{
+    if (why) {
+        why->what = what;
+        why->value = value;
+        why->limit = limit;
+    }
+    return false;
+}
+
+/* COFF File Header (20 bytes) after "PE\0\0": Machine +0, NumberOfSections +2, SizeOfOptionalHeader +16; the
+ * optional header's Subsystem at +68 (PE32 and PE32+ alike); section headers of 40 bytes, SizeOfRawData at +16,
+ * PointerToRawData at +20. */
+bool fwpt_pe_check_file(const uint8_t *f, uint64_t size, uint16_t *subsystem, struct fwpt_pe_problem *why)
+{
+    if (size < 0x40)
+        return pe_problem(why, "shorter than an MS-DOS header (%lu bytes, 64 needed)", size, 0x40);
+    if (f[0] != 'M' || f[1] != 'Z')
+        return pe_problem(why, "no MZ signature at offset 0", 0, 0);
+    uint64_t pe = rd32(f + 0x3c);
+    if (pe > size || size - pe < 24)
+        return pe_problem(why, "e_lfanew 0x%lx leaves no room for the PE signature and COFF header (%lu bytes)", pe,
+                          size);
+    if (f[pe] != 'P' || f[pe + 1] != 'E' || f[pe + 2] || f[pe + 3])
+        return pe_problem(why, "no PE signature at offset 0x%lx (e_lfanew)", pe, 0);
+    uint16_t machine = rd16(f + pe + 4), sections = rd16(f + pe + 6), opt_size = rd16(f + pe + 20);
+    if (machine != 0x8664)
+        return pe_problem(why, "Machine 0x%lx is not x64 (0x8664)", machine, 0);
+    uint64_t opt = pe + 24;
+    if (opt_size < 70 || opt + opt_size > size)
+        return pe_problem(why, "the optional header (%lu bytes) does not fit in the file (%lu bytes)", opt_size, size);
+    uint16_t magic = rd16(f + opt);
+    if (magic != 0x20b)
+        return pe_problem(why, "optional header Magic 0x%lx is not PE32+ (0x20b)", magic, 0);
+    uint64_t sec = opt + opt_size;
+    if (sec + 40ull * sections > size)
+        return pe_problem(why, "the section table (%lu sections) runs past the end of the file (%lu bytes)", sections,
+                          size);
+    for (unsigned i = 0; i < sections; i++) {
+        const uint8_t *s = f + sec + 40ull * i;
+        uint64_t raw = rd32(s + 16), at = rd32(s + 20);
+        if (raw && at + raw > size)
+            return pe_problem(why, "a section's raw data ends at byte %lu, past the end of the file (%lu bytes)",
+                              at + raw, size);
+    }
+    *subsystem = rd16(f + opt + 68);
+    return true;
+}
