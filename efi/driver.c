@@ -66,7 +66,7 @@ static EFI_EVENT ev_ready, ev_exit;
 static int ended;
 static int exit_tag;                    /* the ExitBootServices event's context */
 static EFI_IMAGE_START start_image_orig;
-static struct fwpt_boot_image started[MAX_STARTED];
+static struct fwpt_image started[MAX_STARTED];
 static unsigned n_started, n_started_lost;
 
 /* The end-of-trace notify function: its first instruction is where single-stepping ends (fwpt_soft_open's stop_ip);
@@ -106,19 +106,8 @@ static void record_start(EFI_HANDLE h)
         n_started_lost++;
         return;
     }
-    struct fwpt_boot_image *b = &started[n_started++];
-    b->base = (uint64_t)(UINTN)li->ImageBase;
-    b->size = li->ImageSize;
-    b->path[0] = 0;
-    if (li->FilePath) {
-        CHAR16 *p = DevicePathToStr(li->FilePath);
-        UINTN k = 0;
-        for (; p && p[k] && k + 1 < sizeof b->path; k++)
-            b->path[k] = p[k] >= 0x20 && p[k] < 0x7f ? (char)p[k] : '?';
-        b->path[k] = 0;
-        if (p)
-            FreePool(p);
-    }
+    struct fwpt_image *b = &started[n_started++];
+    fwpt_symbols_describe(li, b);
     uint8_t *copy = AllocatePool(li->ImageSize);
     if (copy)
         CopyMem(copy, li->ImageBase, li->ImageSize);

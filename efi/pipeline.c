@@ -399,7 +399,7 @@ static EFI_STATUS run_backend(struct fwpt_run *s)
         fwpt_puts(o, fwpt_caps_reason_msg(s->caps->reason));
         fwpt_puts(o, "; nothing traced (the report is in ");
         fwpt_puts(o, opt->out_dir);
-        fwpt_puts(o, "\\caps.txt)\n");
+        fwpt_puts(o, s->boot ? "\\log.txt)\n" : "\\caps.txt)\n");
         if (s->backend == FWPT_BACKEND_HW)
             fwpt_puts(o, "trace: hint: backend=soft (or the default, backend=auto) traces the same call without Intel PT, "
                          "by single-stepping (e.g. `trace locate-handle backend=soft verify`)\n");
@@ -824,7 +824,7 @@ enum fwpt_status fwpt_pipeline_boot_stop(struct fwpt_run *s)
     return s->boot_stop;
 }
 
-EFI_STATUS fwpt_pipeline_boot_end(struct fwpt_run *s, const struct fwpt_boot_image *extra, unsigned n_extra)
+EFI_STATUS fwpt_pipeline_boot_end(struct fwpt_run *s, const struct fwpt_image *extra, unsigned n_extra)
 {
     fwpt_pipeline_boot_stop(s);
     fwpt_step_call_report(EFI_SUCCESS, s->boot_stop, &s->result, &s->o);
@@ -837,8 +837,7 @@ EFI_STATUS fwpt_pipeline_boot_end(struct fwpt_run *s, const struct fwpt_boot_ima
         const struct fwpt_image *m = fwpt_symbols_find(&s->syms, extra[i].base);
         if (m && m->base == extra[i].base && m->size == extra[i].size)
             continue; /* still loaded where it started */
-        if (extra[i].code && !EFI_ERROR(fwpt_symbols_add(&s->syms, extra[i].base, extra[i].size, extra[i].path,
-                                                         extra[i].code)))
+        if (extra[i].code && !EFI_ERROR(fwpt_symbols_add_image(&s->syms, &extra[i])))
             gone++;
     }
     if (n_extra)

@@ -154,16 +154,11 @@ EFI_STATUS fwpt_pipeline_boot_start(struct fwpt_run *s, const struct fwpt_run_en
 /* stop: TraceEn=0, the output registers read back, the MSRs restored, stepping over; nothing freed (safe in an
  * ExitBootServices notify). Twice is harmless. */
 enum fwpt_status fwpt_pipeline_boot_stop(struct fwpt_run *s);
-/* An image that started while the trace ran: where, its file path, a copy of its bytes (pool memory, or NULL). */
-struct fwpt_boot_image {
-    uint64_t base, size;
-    char path[160];
-    const uint8_t *code;
-};
-/* end: stop, then the images (loaded now, and extra[] where they are gone), readback, decode, verify, the files in
+/* end: stop, then the images (loaded now, and extra[] where they are gone: images described as they started, their
+ * code copied), readback, decode, verify, the files in
  * env->opt->out_dir on env->volume (which the caller may have opened since start), and everything freed. The status
  * as fwpt_pipeline_run's; s->write_status says whether the files were written. */
-EFI_STATUS fwpt_pipeline_boot_end(struct fwpt_run *s, const struct fwpt_boot_image *extra, unsigned n_extra);
+EFI_STATUS fwpt_pipeline_boot_end(struct fwpt_run *s, const struct fwpt_image *extra, unsigned n_extra);
 
 /* A line on the console: a, then b when given. */
 void fwpt_run_say(struct fwpt_run *s, const char *a, const char *b);

@@ -107,6 +107,31 @@ static EFI_STATUS build_map(struct fwpt_symbols *s)
     return EFI_SUCCESS;
 }
 
+void fwpt_symbols_describe(EFI_LOADED_IMAGE *li, struct fwpt_image *m)
+{
+    fwpt_memset(m, 0, sizeof *m);
+    m->base = (uint64_t)(UINTN)li->ImageBase;
+    m->size = li->ImageSize;
+    char fvname[64];
+    bool from_fv = li->FilePath && fv_file_name(li, m->file, sizeof m->file, fvname, sizeof fvname, m->fv_guid);
+    if (li->FilePath && !from_fv) {
+        CHAR16 *p = DevicePathToStr(li->FilePath);
+        if (p) {
+            ascii_from16(p, m->file, sizeof m->file);
+            FreePool(p);
+        }
+    }
+    if (!fwpt_pe_debug_name(li->ImageBase, m->size, m->pdb, sizeof m->pdb, m->name, sizeof m->name)) {
+        if (from_fv)
+            fwpt_memcpy(m->name, fvname, sizeof m->name < sizeof fvname ? sizeof m->name : sizeof fvname);
+        else if (m->file[0])
+            fwpt_path_basename(m->file, m->name, sizeof m->name);
+        else
+            fwpt_memcpy(m->name, "image", 6);
+    }
+    debug_guid(m, li->ImageBase);
+}
+
 EFI_STATUS fwpt_symbols_load(struct fwpt_symbols *s)
 {
     EFI_HANDLE *h = NULL;
@@ -128,27 +153,7 @@ EFI_STATUS fwpt_symbols_load(struct fwpt_symbols *s)
         if (EFI_ERROR(uefi_call_wrapper(BS->HandleProtocol, 3, h[i], &LoadedImageProtocol, (void **)&li)) ||
             !li->ImageBase || !li->ImageSize)
             continue;
-        struct fwpt_image *m = &s->img[s->count++];
-        m->base = (uint64_t)(UINTN)li->ImageBase;
-        m->size = li->ImageSize;
-        char fvname[64];
-        bool from_fv = li->FilePath && fv_file_name(li, m->file, sizeof m->file, fvname, sizeof fvname, m->fv_guid);
-        if (li->FilePath && !from_fv) {
-            CHAR16 *p = DevicePathToStr(li->FilePath);
-            if (p) {
-                ascii_from16(p, m->file, sizeof m->file);
-                FreePool(p);
-            }
-        }
-        if (!fwpt_pe_debug_name(li->ImageBase, m->size, m->pdb, sizeof m->pdb, m->name, sizeof m->name)) {
-            if (from_fv)
-                fwpt_memcpy(m->name, fvname, sizeof m->name < sizeof fvname ? sizeof m->name : sizeof fvname);
-            else if (m->file[0])
-                fwpt_path_basename(m->file, m->name, sizeof m->name);
-            else
-                fwpt_memcpy(m->name, "image", 6);
-        }
-        debug_guid(m, li->ImageBase);
+        fwpt_symbols_describe(li, &s->img[s->count++]);
     }
     FreePool(h);
     /* sort by base (insertion: a few hundred images at most) */
@@ -164,34 +169,41 @@ EFI_STATUS fwpt_symbols_load(struct fwpt_symbols *s)
     return build_map(s);
 }
 
-EFI_STATUS fwpt_symbols_add(struct fwpt_symbols *s, uint64_t base, uint64_t size, const char *path,
-                            const uint8_t *code)
+EFI_STATUS fwpt_symbols_add_image(struct fwpt_symbols *s, const struct fwpt_image *m)
 {
     struct fwpt_image *n = AllocateZeroPool((s->count + 1) * sizeof *n);
     if (!n)
         return EFI_OUT_OF_RESOURCES;
     unsigned at = 0;
-    while (at < s->count && s->img[at].base < base)
+    while (at < s->count && s->img[at].base < m->base)
         at++;
     if (s->count) {
         CopyMem(n, s->img, at * sizeof *n);
         CopyMem(n + at + 1, s->img + at, (s->count - at) * sizeof *n);
         FreePool(s->img);
     }
-    struct fwpt_image *m = &n[at];
-    m->base = base;
-    m->size = size;
-    m->code = code;
-    if (!fwpt_pe_debug_name(code, size, m->pdb, sizeof m->pdb, m->name, sizeof m->name))
-        fwpt_path_basename(path, m->name, sizeof m->name);
-    debug_guid(m, code);
-    size_t k = 0;
-    for (; path[k] && k + 1 < sizeof m->file; k++)
-        m->file[k] = path[k];
-    m->file[k] = 0;
+    n[at] = *m;
     s->img = n;
     s->count++;
     return build_map(s);
+}
+
+EFI_STATUS fwpt_symbols_add(struct fwpt_symbols *s, uint64_t base, uint64_t size, const char *path,
+                            const uint8_t *code)
+{
+    struct fwpt_image m;
+    fwpt_memset(&m, 0, sizeof m);
+    m.base = base;
+    m.size = size;
+    m.code = code;
+    if (!fwpt_pe_debug_name(code, size, m.pdb, sizeof m.pdb, m.name, sizeof m.name))
+        fwpt_path_basename(path, m.name, sizeof m.name);
+    debug_guid(&m, code);
+    size_t k = 0;
+    for (; path[k] && k + 1 < sizeof m.file; k++)
+        m.file[k] = path[k];
+    m.file[k] = 0;
+    return fwpt_symbols_add_image(s, &m);
 }
 
 void fwpt_symbols_free(struct fwpt_symbols *s)

@@ -31,6 +31,11 @@ struct fwpt_symbols {
 };
 
 EFI_STATUS fwpt_symbols_load(struct fwpt_symbols *s);
+/* The image behind li, from live memory: base, size, file, name, CodeView path and identity, FV file GUID (code
+ * NULL). */
+void fwpt_symbols_describe(EFI_LOADED_IMAGE *li, struct fwpt_image *m);
+/* Adds a described image (one no longer loaded: m->code holds its copy), kept sorted. */
+EFI_STATUS fwpt_symbols_add_image(struct fwpt_symbols *s, const struct fwpt_image *m);
 void fwpt_symbols_free(struct fwpt_symbols *s);
 /* Adds an image that is no longer loaded (its bytes copied at code), kept sorted. */
 EFI_STATUS fwpt_symbols_add(struct fwpt_symbols *s, uint64_t base, uint64_t size, const char *path,
