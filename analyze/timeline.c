@@ -180,17 +180,24 @@ size_t fwpt_timeline_count(const struct fwpt_timeline *t)
     return n;
 }
 
+/* The base of image i (no module: after every image): an order that does not depend on the map's order. */
+static uint64_t image_base(const struct fwpt_timeline *t, uint32_t i)
+{
+    return i + 1 < t->nimages ? t->mods->v[i].base : ~(uint64_t)0;
+}
+
 /* a before b in the order of fwpt_timeline_next_entry */
-static bool entry_before(const struct fwpt_timeline_entry *a, const struct fwpt_timeline_entry *b)
+static bool entry_before(const struct fwpt_timeline *t, const struct fwpt_timeline_entry *a,
+                         const struct fwpt_timeline_entry *b)
 {
     if (a->count != b->count)
         return a->count > b->count;
     if (a->target != b->target)
         return a->target < b->target;
-    if (a->caller_image != b->caller_image)
-        return a->caller_image < b->caller_image;
     if (a->caller != b->caller)
         return a->caller < b->caller;
+    if (a->caller_image != b->caller_image)
+        return image_base(t, a->caller_image) < image_base(t, b->caller_image);
     return a->interrupt < b->interrupt;
 }
 
@@ -203,9 +210,9 @@ size_t fwpt_timeline_next_entry(const struct fwpt_timeline *t, size_t image, siz
         if (e->target == FWPT_FLOW_NO_IP || e->image != image)
             continue;
         count++;
-        if (q && !entry_before(q, e))
+        if (q && !entry_before(t, q, e))
             continue;
-        if (best == (size_t)-1 || entry_before(e, &t->entries[best]))
+        if (best == (size_t)-1 || entry_before(t, e, &t->entries[best]))
             best = i;
     }
     if (n)

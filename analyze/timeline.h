@@ -79,8 +79,9 @@ void fwpt_timeline_end(struct fwpt_timeline *t);
 size_t fwpt_timeline_next(const struct fwpt_timeline *t, size_t prev);
 /* The images that ran. */
 size_t fwpt_timeline_count(const struct fwpt_timeline *t);
-/* The entry call slot of image after prev ((size_t)-1: the first): count descending, then target, then caller
- * ascending; (size_t)-1 after the last. *n (may be NULL): the entry call slots of image in all. */
+/* The entry call slot of image after prev ((size_t)-1: the first): count descending, then target, caller function
+ * and caller image base ascending (not the map's order: the app's and the host's maps differ); (size_t)-1 after
+ * the last. *n (may be NULL): the entry call slots of image in all. */
 size_t fwpt_timeline_next_entry(const struct fwpt_timeline *t, size_t image, size_t prev, size_t *n);
 /* The top functions of image by p's self count (the profile's per-function table, the order of
  * fwpt_profile_next_top: count descending, then entry ascending): up to max slot indexes of p->funcs into out;

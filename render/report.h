@@ -44,6 +44,8 @@ struct fwpt_report_run {
  * differences, each said in words to o (NULL: only counted), separated by "; ". */
 unsigned fwpt_report_mismatch(const struct fwpt_report_run *run, const struct fwpt_sink *o);
 
+/* The entry calls and top functions shown per image in "Images in the order they first ran". */
+#define FWPT_REPORT_IMAGE_TOP 5
 /* The page's top functions (by instructions, self). */
 #define FWPT_REPORT_TOP_FUNCS 40
 
