@@ -85,9 +85,10 @@ void fwpt_timeline_print(const struct fwpt_timeline *t, const struct fwpt_profil
         if (len > w)
             w = len < NAME_W_MAX ? (unsigned)len : NAME_W_MAX;
     }
-    fwpt_printf(o, "images in the order they first ran: %lu of %lu images%s, %lu instructions", (uint64_t)ran,
-                (uint64_t)(t->nimages - 1), t->img[t->nimages - 1].first != FWPT_TIMELINE_NEVER
-                ? " (with no module)" : "", t->insns);
+    const bool none_ran = t->img[t->nimages - 1].first != FWPT_TIMELINE_NEVER;
+    fwpt_printf(o, "images in the order they first ran: %lu of %lu images%s, %lu instructions",
+                (uint64_t)(ran - none_ran), (uint64_t)(t->nimages - 1), none_ran ? " (and code in no module)" : "",
+                t->insns);
     put_time_clause(t, timing, o);
     fwpt_puts(o, "    #  ");
     fwpt_put_padded(o, "image", w);
