@@ -743,6 +743,29 @@ static void flow_symbols(struct flow_opts *o, struct flow_run *r)
     free(v);
 }
 
+/* Has the trace a timing packet (TSC, MTC, CYC)? Without one no instruction has a time: --images then walks without
+ * the time (a third of its cost) and says there is none. A packet error: the next PSB. */
+static bool trace_has_time(const uint8_t *trace, size_t n)
+{
+    struct fwpt_pkt_decoder d;
+    struct fwpt_packet p;
+    fwpt_pkt_init(&d, trace, n);
+    if (fwpt_pkt_sync_forward(&d) != FWPT_OK)
+        return false;
+    for (;;) {
+        enum fwpt_status st = fwpt_pkt_next(&d, &p);
+        if (st == FWPT_E_EOS)
+            return false;
+        if (st != FWPT_OK) {
+            if (fwpt_pkt_sync_forward(&d) != FWPT_OK)
+                return false;
+            continue;
+        }
+        if (p.type == FWPT_PKT_TSC || p.type == FWPT_PKT_MTC || p.type == FWPT_PKT_CYC)
+            return true;
+    }
+}
+
 /* The timeline of --images and of the report page: with --images its ticks through a spread of its own (the
  * profile keeps counting instructions: its top functions are by instructions); a report by time (--by time) feeds
  * it from the profile's spread. */
@@ -758,7 +781,7 @@ static int flow_timeline_setup(struct flow_opts *o, struct flow_run *r)
     fwpt_timeline_init(r->tl, &r->mods, img, ent, FWPT_TIMELINE_ENTRIES);
     if (r->held) {
         r->spread.also = fwpt_timeline_add_hook, r->spread.also_ctx = r->tl;
-    } else if (o->images) {
+    } else if (o->images && r->time_on) {
         r->tl_held = malloc((1u << 20) * sizeof *r->tl_held);
         if (!r->tl_held) {
             fprintf(stderr, "fwpt flow: out of memory\n");
@@ -799,7 +822,7 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
     fwpt_errata_for_cpu(&o->cpu, &r->errata);
     if (flow_decoder(o, r, 0))
         return 1;
-    r->time_on = o->show_time || o->ticks || o->by_time || o->images;
+    r->time_on = o->show_time || o->ticks || o->by_time || (o->images && trace_has_time(r->trace, r->trace_size));
     if (r->time_on)
         fwpt_flow_set_time(&r->flow, &o->tcfg);
     r->out = fwpt_file_sink(stdout), r->err_out = fwpt_file_sink(stderr);
