@@ -305,6 +305,51 @@ TEST(jsonl_view)
     free(m.p);
 }
 
+/* A resolver of three names (the build's symbols): B's entry, C's 0x3000 (with a line) and A+0x80. */
+static int table_resolve(void *ctx, uint64_t a, struct fwpt_resolved *out)
+{
+    (void)ctx;
+    memset(out, 0, sizeof *out);
+    static const struct { uint64_t a; const char *name; } t[] = {{0x2000, "BEntry"}, {0x3000, "CStart"},
+                                                                    {0x1080, "AHelper"}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (a == t[i].a) {
+            out->function = t[i].name;
+            out->function_entry = a;
+            out->file = a == 0x3000 ? "/src/c.c" : NULL;
+            out->line = a == 0x3000 ? 7 : 0;
+            return 1;
+        }
+    return 0;
+}
+
+/* With the build's names (--symbols): every function by NAME through the resolver, the others Module+0xOFF; JSON
+ * lines add the resolver's keys after the module offset (render/names.h), the caller's prefixed "caller_". */
+TEST(names_through_the_resolver)
+{
+    fx_flow(&fx);
+    struct mem m = {0};
+    struct fwpt_resolver r = {table_resolve, NULL};
+    struct fwpt_names names = {&fx.mods, NULL, 0, &r};
+    fwpt_timeline_print(&fx.t, &fx.p, &names, false, 3, &(struct fwpt_sink){mem_write, &m});
+    CHECK(m.p && strstr(m.p, "       entered by  C!CStart -> AHelper  x2\n"));
+    CHECK(m.p && strstr(m.p, "       entered by  A!(root) -> BEntry  x2\n"));
+    CHECK(m.p && strstr(m.p, "       entered by  B!BEntry -> CStart  x2\n"
+                             "       entered by  A!(root) -> C+0x10  x1\n"
+                             "       interrupted in  B!BEntry -> C+0x80  x1\n"
+                             "       top           6  CStart\n"
+                             "       top           2  C+0x10\n"
+                             "       top           1  C+0x80\n"));
+    free(m.p);
+    m = (struct mem){0};
+    fwpt_timeline_print_jsonl(&fx.t, &fx.p, &names, false, 1, &(struct fwpt_sink){mem_write, &m});
+    CHECK(m.p && strstr(m.p, "{\"type\":\"image_entry\",\"order\":3,\"module\":\"C\",\"target\":\"0x3000\","
+                             "\"module_offset\":\"0x0\",\"function\":\"CStart\",\"file\":\"/src/c.c\",\"line\":7,"
+                             "\"caller_module\":\"B\",\"caller_entry\":\"0x2000\",\"caller_module_offset\":\"0x0\","
+                             "\"caller_function\":\"BEntry\",\"interrupt\":false,\"count\":2}\n"));
+    free(m.p);
+}
+
 /* An overflow leaves every frame (as the profile): A calls B, OVF, B runs on outside any frame, its return closes
  * nothing, A runs once more. A: 0..1 (till the overflow) and 4; B: 1..3. */
 TEST(overflow_leaves_every_frame)
