@@ -474,6 +474,14 @@ static void tool_checks(unsigned timing)
     CHECK_STR(first_order, order);
     for (int k = 0; k < m && k < n; k++)
         CHECK_EQ(first[k], seen_at[k]);
+    /* the report page's images table: ticks columns only when it counts by time and the trace has time */
+    snprintf(args, sizeof args, "%s -o %s/page.html -q%s", dir, dir, timing ? " --by time" : "");
+    CHECK_EQ(tool_run("report", args, out, sizeof out), 0);
+    snprintf(args, sizeof args, "%s/page.html", dir);
+    char *page = slurp(args, &(size_t){0});
+    CHECK(page && strstr(page, "<h2>Images in the order they first ran</h2>"));
+    CHECK(page && (strstr(page, "<th>ticks self</th>") != NULL) == (timing != 0));
+    free(page);
     free(tl);
     progen_free(&p);
 }
