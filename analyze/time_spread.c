@@ -8,7 +8,17 @@ void fwpt_time_spread_init(struct fwpt_time_spread *t, struct fwpt_profile *p, s
     t->p = p;
     t->q = buf;
     t->cap = cap;
-    p->unit = FWPT_PROFILE_UNIT_TICKS;
+    if (p)
+        p->unit = FWPT_PROFILE_UNIT_TICKS;
+}
+
+/* One item with its ticks to the profile and the hook. */
+static void give(struct fwpt_time_spread *t, const struct fwpt_flow_event *e, uint64_t w)
+{
+    if (t->p)
+        fwpt_profile_add_weight(t->p, e, w);
+    if (t->also)
+        t->also(t->also_ctx, e, w);
 }
 
 /* The held items to the profile, d ticks shared by their instructions (the first d % n get one more). */
@@ -27,7 +37,7 @@ static void flush(struct fwpt_time_spread *t, uint64_t d)
             if (t->addrs)
                 fwpt_addr_counts_add(t->addrs, e->ip, w);
         }
-        fwpt_profile_add_weight(t->p, e, w);
+        give(t, e, w);
     }
     t->ticks += d;
     t->n = t->ninsn = 0;
@@ -49,7 +59,7 @@ void fwpt_time_spread_add(struct fwpt_time_spread *t, const struct fwpt_flow_eve
             ev->kind == FWPT_FLOW_DISABLED) {
             flush(t, 0); /* what ran in between is not known: no ticks across it */
             t->have = false;
-            fwpt_profile_add_weight(t->p, ev, 0);
+            give(t, ev, 0);
         } else {
             hold(t, ev);
         }

@@ -22,9 +22,13 @@ struct fwpt_time_spread {
     bool have_span;
     uint64_t first_tsc, last_tsc, ticks, unweighted;
     struct fwpt_addr_counts *addrs; /* each instruction's ticks at its address too (NULL: not kept; set after init) */
+    /* every instruction and event with its ticks, in order, to this hook too (NULL: none; set after init) */
+    void (*also)(void *ctx, const struct fwpt_flow_event *ev, uint64_t w);
+    void *also_ctx;
 };
 
-/* buf: cap items held at most (a longer stretch without a time change counts 0 ticks for its instructions). */
+/* buf: cap items held at most (a longer stretch without a time change counts 0 ticks for its instructions).
+ * p may be NULL: the ticks go to the also hook only. */
 void fwpt_time_spread_init(struct fwpt_time_spread *t, struct fwpt_profile *p, struct fwpt_flow_event *buf,
                            uint32_t cap);
 /* Every instruction and event in order, with its time (fwpt_flow_time). */

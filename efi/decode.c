@@ -73,7 +73,7 @@ void fwpt_run_decode_packets(struct fwpt_run *s, struct fwpt_membuf *txt)
 
 void fwpt_flow_summary_free(struct fwpt_flow_summary *fs)
 {
-    void *p[] = {fs->mod_insns, fs->funcs, fs->nodes, fs->hash};
+    void *p[] = {fs->mod_insns, fs->funcs, fs->nodes, fs->hash, fs->tl_img, fs->tl_entries};
     for (unsigned i = 0; i < sizeof p / sizeof p[0]; i++)
         fwpt_pool_free(p[i]);
     fwpt_memset(fs, 0, sizeof *fs);
@@ -94,13 +94,16 @@ static bool flow_summary_init(struct fwpt_run *s, struct fwpt_flow_summary *fs)
     fs->funcs = pool(s, FWPT_RUN_PROFILE_FUNCS * sizeof *fs->funcs, false);
     fs->nodes = pool(s, FWPT_RUN_PROFILE_NODES * sizeof *fs->nodes, false);
     fs->hash = pool(s, FWPT_RUN_PROFILE_HASH * sizeof *fs->hash, false);
-    if (!fs->mod_insns || !fs->funcs || !fs->nodes || !fs->hash) {
+    fs->tl_img = pool(s, (n + 1) * sizeof *fs->tl_img, false);
+    fs->tl_entries = pool(s, FWPT_TIMELINE_ENTRIES * sizeof *fs->tl_entries, false);
+    if (!fs->mod_insns || !fs->funcs || !fs->nodes || !fs->hash || !fs->tl_img || !fs->tl_entries) {
         fwpt_flow_summary_free(fs);
         return false;
     }
     fs->mods = s->syms.map; /* module i is image i: mod_insns[i] counts syms.img[i] */
     fwpt_profile_init(&fs->prof, &fs->mods, fs->mod_insns, fs->funcs, FWPT_RUN_PROFILE_FUNCS, fs->nodes, FWPT_RUN_PROFILE_NODES,
                       fs->hash, FWPT_RUN_PROFILE_HASH);
+    fwpt_timeline_init(&fs->tl, &fs->mods, fs->tl_img, fs->tl_entries, FWPT_TIMELINE_ENTRIES);
     return true;
 }
 
@@ -166,8 +169,10 @@ void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt)
             listing_on = false;
         if (listing_on)
             fwpt_flow_print_event(&pr, &ev);
-        if (summary)
+        if (summary) {
             fwpt_profile_add(&s->fs.prof, &ev);
+            fwpt_timeline_add(&s->fs.tl, &ev, 0); /* no ticks: the page shows instructions, as `fwpt report` */
+        }
         if (ev.kind == FWPT_FLOW_INSN) {
             s->insns++;
             if (!last || ev.ip < last->base || ev.ip >= last->base + last->size)
@@ -196,6 +201,7 @@ void fwpt_run_decode_flow(struct fwpt_run *s, struct fwpt_membuf *txt)
         s->flow_errors++;
     }
     if (summary) {
+        fwpt_timeline_end(&s->fs.tl);
         fwpt_profile_print(&s->fs.prof, NULL, &tsink, FWPT_RUN_CONSOLE_TOP_FUNCS * 5);
         fwpt_puts(&tsink, "\n");
         fwpt_profile_calltree_print(&s->fs.prof, NULL, &tsink, 64);

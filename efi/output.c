@@ -332,7 +332,7 @@ EFI_STATUS fwpt_run_write_outputs(struct fwpt_run *s, struct fwpt_membuf *packet
             .stopped = s->tr.rb.stopped, .error = s->tr.rb.error, .verify = s->verdict,
             /* what this decode found: `fwpt report` finds the same in the saved trace.pt */
             .decoded_bytes = s->tr.len, .decoded_insns = s->insns, .no_psb = s->no_psb, .cut = s->flow_cut,
-            .decode_errors = s->flow_errors,
+            .decode_errors = s->flow_errors, .timeline = &s->fs.tl,
         };
         struct fwpt_membuf pic = {0};
         struct fwpt_sink ps = fwpt_membuf_sink(&pic);

@@ -11,6 +11,7 @@
 #include "arch/trace.h"
 #include "decode/flow.h"
 #include "analyze/profile.h"
+#include "analyze/timeline.h"
 #include "render/report.h"
 #include "decode/packet.h"
 #include "efi/console.h"
@@ -103,6 +104,9 @@ struct fwpt_flow_summary {
     struct fwpt_profile_func *funcs;
     struct fwpt_profile_node *nodes;
     uint32_t *hash;
+    struct fwpt_timeline tl;       /* the images in the order they first ran (report.html) */
+    struct fwpt_timeline_image *tl_img;
+    struct fwpt_timeline_entry *tl_entries;
 };
 
 struct fwpt_run {

@@ -186,6 +186,81 @@ static void put_modules(const struct fwpt_sink *o, const struct fwpt_profile *p)
     fwpt_puts(o, "</table>\n");
 }
 
+/* The images in the order they first ran (analyze/timeline): instructions (and ticks) self and with callees, the
+ * calls that entered each from another image, its top functions; FWPT_REPORT_IMAGE_TOP of each, then how many more. */
+static void put_images(const struct fwpt_sink *o, const struct fwpt_report_run *run, const struct fwpt_profile *p,
+                       const struct fwpt_names *names)
+{
+    const struct fwpt_timeline *t = run->timeline;
+    if (!t)
+        return;
+    char name[FWPT_FRAME_NAME_MAX];
+    const bool ticks = run->timeline_ticks;
+    fwpt_printf(o, "<h2>Images in the order they first ran</h2>\n<p>%lu images ran, %lu instructions. Self: in the "
+                   "image's code; with callees: while the image was on the call stack (its code, or code it called), "
+                   "once each. Entered by: calls from another image.</p>\n<table class=\"prof\" id=\"fwpt-images\">\n"
+                   "<tr><th>#</th><th>image</th><th>base-end</th><th>insns self</th><th>%%</th><th>with callees</th>"
+                   "<th>%%</th>%s<th>entered by</th><th>top functions (%s, self)</th></tr>\n",
+                (uint64_t)fwpt_timeline_count(t), t->insns,
+                ticks ? "<th>ticks self</th><th>%</th><th>with callees</th><th>%</th>" : "", fwpt_profile_unit(p, false));
+    size_t order = 0, fv[FWPT_REPORT_IMAGE_TOP];
+    for (size_t i = fwpt_timeline_next(t, t->nimages); i < t->nimages; i = fwpt_timeline_next(t, i)) {
+        const struct fwpt_timeline_image *m = &t->img[i];
+        const bool mod = i + 1 < t->nimages;
+        fwpt_printf(o, "<tr data-first=\"%lu\"><td class=\"n\">%lu</td><td>", m->first, (uint64_t)++order);
+        fwpt_put_xml(o, mod ? t->mods->v[i].name : "(no module)");
+        fwpt_puts(o, "</td><td class=\"a\">");
+        if (mod) {
+            fwpt_put_0x(o, t->mods->v[i].base);
+            fwpt_putc(o, '-');
+            fwpt_put_0x(o, t->mods->v[i].base + (t->mods->v[i].size ? t->mods->v[i].size - 1 : 0));
+        } else {
+            fwpt_putc(o, '-');
+        }
+        const uint64_t v[4] = {m->self, m->incl, m->self_ticks, m->incl_ticks}, all[2] = {t->insns, t->ticks};
+        for (unsigned k = 0; k < (ticks ? 4u : 2u); k++) {
+            fwpt_printf(o, "</td><td class=\"n\">%lu</td><td class=\"n\">", v[k]);
+            fwpt_flame_put_percent(o, v[k], all[k / 2]);
+        }
+        fwpt_puts(o, "</td><td>");
+        size_t ne = 0, shown = 0;
+        if (order == 1)
+            fwpt_puts(o, "(the trace starts here)");
+        for (size_t e = fwpt_timeline_next_entry(t, i, (size_t)-1, &ne); e != (size_t)-1 && shown < FWPT_REPORT_IMAGE_TOP;
+             e = fwpt_timeline_next_entry(t, i, e, NULL), shown++) {
+            const struct fwpt_timeline_entry *en = &t->entries[e];
+            if (shown || order == 1)
+                fwpt_puts(o, "<br>");
+            fwpt_puts(o, en->interrupt ? "interrupted in " : "");
+            fwpt_put_xml(o, en->caller_image + 1 < t->nimages ? t->mods->v[en->caller_image].name : "(no module)");
+            fwpt_putc(o, '!');
+            fwpt_flame_frame_name(names, en->caller, name);
+            fwpt_put_xml(o, name);
+            fwpt_puts(o, " &rarr; ");
+            fwpt_flame_frame_name(names, en->target, name);
+            fwpt_put_xml(o, name);
+            fwpt_printf(o, " &times;%lu", en->count);
+        }
+        if (ne > shown)
+            fwpt_printf(o, "<br>... %lu more", (uint64_t)(ne - shown));
+        fwpt_puts(o, "</td><td>");
+        size_t nf = 0, k = fwpt_timeline_top_funcs(t, p, i, fv, FWPT_REPORT_IMAGE_TOP, &nf);
+        for (size_t j = 0; j < k; j++) {
+            fwpt_flame_frame_name(names, p->funcs[fv[j]].entry, name);
+            fwpt_puts(o, j ? "<br>" : "");
+            fwpt_put_xml(o, name);
+            fwpt_printf(o, " (%lu)", p->funcs[fv[j]].insns);
+        }
+        if (nf > k)
+            fwpt_printf(o, "<br>... %lu more", (uint64_t)(nf - k));
+        fwpt_puts(o, "</td></tr>\n");
+    }
+    fwpt_puts(o, "</table>\n");
+    if (t->dropped)
+        fwpt_printf(o, "<p class=\"bad\">%lu entry calls did not fit the table: the entered-by column is "
+                       "incomplete.</p>\n", t->dropped);
+}
+
 static void put_functions(const struct fwpt_sink *o, const struct fwpt_profile *p, const struct fwpt_names *names)
 {
     char name[FWPT_FRAME_NAME_MAX];
@@ -308,6 +383,7 @@ void fwpt_report_html(const struct fwpt_report_run *run, struct fwpt_profile *p,
     fwpt_puts(o, "</h1>\n");
     put_run(o, run, p);
     put_modules(o, p);
+    put_images(o, run, p, names);
     put_functions(o, p, names);
     fwpt_puts(o, "<h2>Flame graph</h2>\n<div class=\"flame\">\n");
     char title[160];

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "analyze/timeline.h"
 #include "render/annotate.h"
 #include "render/flame.h"
 #include "sim/verify.h"
@@ -33,6 +34,9 @@ struct fwpt_report_run {
     bool cut;                 /* the trace ends with tracing on (no TIP.PGD after the last instruction) */
     uint64_t decode_errors;   /* flow decode errors */
     struct fwpt_annotation *lines; /* the host with symbols: counts per source line (render/annotate.h); NULL: none */
+    const struct fwpt_timeline *timeline; /* the images in the order they first ran (fwpt_timeline_end called);
+                                           * NULL: no such section */
+    bool timeline_ticks;      /* the timeline's ticks mean something (the page counts by time and the trace has it) */
 };
 
 /* Where the trace decoded differs from what the run recorded and verified (the size, no PSB, nothing decoded, the
@@ -40,6 +44,8 @@ struct fwpt_report_run {
  * differences, each said in words to o (NULL: only counted), separated by "; ". */
 unsigned fwpt_report_mismatch(const struct fwpt_report_run *run, const struct fwpt_sink *o);
 
+/* The entry calls and top functions shown per image in "Images in the order they first ran". */
+#define FWPT_REPORT_IMAGE_TOP 5
 /* The page's top functions (by instructions, self). */
 #define FWPT_REPORT_TOP_FUNCS 40
 

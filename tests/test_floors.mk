@@ -37,6 +37,7 @@ TEST_FLOORS_test_symbols := base
 TEST_FLOORS_test_text := base
 TEST_FLOORS_test_time := base decode
 TEST_FLOORS_test_time_spread := analyze base decode
+TEST_FLOORS_test_timeline := analyze base decode render
 TEST_FLOORS_test_topa_model := arch base sim topa
 TEST_FLOORS_test_topa_plan := base topa
 TEST_FLOORS_test_topa_pmi := arch base sim topa

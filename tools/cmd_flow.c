@@ -1,7 +1,8 @@
 /* fwpt flow DIR|FILE [--image FILE@ADDR ...] [--format text|jsonl] [--calls] [--profile]
  * [--no-disasm] [--top N] [--depth N] [--cpu F/M[/S]|none] [--flame F] [--folded F] [--chrome-trace F]
  * [--report F] [--quiet] [--slow-print] [--edges] [--coverage F [--coverage-size N]] [-j N] [--split N]
- * [--walk summary|insn] [--time] [--ticks] [--by time|insns]: the executed instruction flow of a saved trace,
+ * [--walk summary|insn] [--time] [--ticks] [--by time|insns] [--images]: the executed instruction flow of a saved
+ * trace, the images in the order they first ran (analyze/timeline),
  * its summaries and pictures (render/flame, report), edges and coverage bitmap; the summaries by the summary
  * walk on -j threads (tools/flow_summary.c). The listing is render/flow_list's; --slow-print lists through
  * fwpt_flow_print_event one event at a time instead (the same bytes, for tests and make bench). A progress
@@ -33,7 +34,9 @@
 #include "analyze/profile.h"
 #include "render/report.h"
 #include "render/profile_print.h"
+#include "render/timeline_print.h"
 #include "analyze/time_spread.h"
+#include "analyze/timeline.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
 #include "tools/flow_annotate.h"
@@ -162,7 +165,7 @@ static int close_out(FILE *f, const char *path)
 struct flow_opts {
     const char *path, *format;
     enum fwpt_flow_format fmt;
-    bool calls, profile, no_disasm, iflags, slow_print, show_time, ticks, quiet, by_time, walk_insn, have_cpu;
+    bool calls, profile, images, no_disasm, iflags, slow_print, show_time, ticks, quiet, by_time, walk_insn, have_cpu;
     struct fwpt_time_config tcfg;
     unsigned tcfg_given; /* as fwpt_sideband_time's found: bit 1 nom, 2 MTCFreq, 3 CPUID 15H EAX, 4 EBX */
     uint64_t top, depth, jobs, split;
@@ -349,8 +352,13 @@ static const struct fwpt_opt flow_options[] = {
           "                 --profile, --calls, --edges)\n"),
     FLAG("--calls", NULL, calls, "  --calls        call tree with counts instead of instructions\n"),
     FLAG("--profile", NULL, profile, "  --profile      instructions per module and per function entry\n"),
+    FLAG("--images", NULL, images,
+         "  --images       the images in the order they first ran: instructions (and TSC ticks when the trace\n"
+         "                 has time) self and with callees, the calls that entered each, its top functions\n"
+         "                 (--top); not with --calls, --profile, --edges, --coverage, --annotate, --time,\n"
+         "                 --ticks, --by time, -j, --split\n"),
     VALUE("--top", NULL, "a number of functions (0 or more, decimal or 0x-hex)", false, top, set_count,
-          "  --top N        functions shown by --profile (default 40)\n"),
+          "  --top N        functions shown by --profile (default 40); --images: per image (at most 64)\n"),
     VALUE("--depth", NULL, "a number of call levels (0 or more, decimal or 0x-hex)", false, depth, set_count,
           "  --depth N      call tree depth shown by --calls (default 32)\n"),
     FLAG("--no-disasm", NULL, no_disasm, "  --no-disasm    no Zydis disassembly in the instruction listing\n"),
@@ -461,6 +469,22 @@ static int flow_parse(struct flow_opts *fo, int argc, char **argv)
         fprintf(stderr, "fwpt flow: --format: expected 'text' or 'jsonl', got '%s'\n", fo->format);
         return 2;
     }
+    if (fo->images) { /* the timeline walks every instruction, with the time: one view at a time */
+        const char *other = fo->calls ? "--calls" : fo->profile ? "--profile" : fo->fsum.edges ? "--edges"
+                            : fo->fsum.cov_path ? "--coverage" : fo->ann.func ? "--annotate" : fo->show_time ? "--time"
+                            : fo->ticks ? "--ticks" : fo->by_time ? "--by time" : NULL;
+        if (other) {
+            fprintf(stderr, "fwpt flow: --images and %s are two views: give one (--images counts instructions, and "
+                            "TSC ticks when the trace has time)\n", other);
+            return 2;
+        }
+        if (fo->jobs || fo->split) {
+            fprintf(stderr, "fwpt flow: --images: %s does not apply: the timeline follows every instruction in "
+                            "order on one thread (the summary walk's pieces do not keep the images' call stack)\n",
+                    fo->jobs ? "-j/--jobs" : "--split");
+            return 2;
+        }
+    }
     if (fo->ann.func && !fo->symbols.n) { /* said before any output file is opened */
         fprintf(stderr, "fwpt flow: --annotate %s: needs --symbols (the build's symbol files name the functions and "
                         "their source lines)\n", fo->ann.func);
@@ -555,6 +579,9 @@ struct flow_run {
     struct fwpt_chrome chrome;
     struct fwpt_time_spread spread;
     struct fwpt_flow_event *held; /* --by time: the events spread waits with */
+    struct fwpt_timeline *tl;     /* --images, --report: the images in the order they ran (NULL: not asked) */
+    struct fwpt_time_spread tl_spread; /* --images: the timeline's ticks (its events wait in tl_held) */
+    struct fwpt_flow_event *tl_held;
     struct fwpt_progress prog;
     /* what the walk found (flow_decode) */
     unsigned long errors;
@@ -716,12 +743,63 @@ static void flow_symbols(struct flow_opts *o, struct flow_run *r)
     free(v);
 }
 
+/* Has the trace a timing packet (TSC, MTC, CYC)? Without one no instruction has a time: --images then walks without
+ * the time (a third of its cost) and says there is none. A packet error: the next PSB. */
+static bool trace_has_time(const uint8_t *trace, size_t n)
+{
+    struct fwpt_pkt_decoder d;
+    struct fwpt_packet p;
+    fwpt_pkt_init(&d, trace, n);
+    if (fwpt_pkt_sync_forward(&d) != FWPT_OK)
+        return false;
+    for (;;) {
+        enum fwpt_status st = fwpt_pkt_next(&d, &p);
+        if (st == FWPT_E_EOS)
+            return false;
+        if (st != FWPT_OK) {
+            if (fwpt_pkt_sync_forward(&d) != FWPT_OK)
+                return false;
+            continue;
+        }
+        if (p.type == FWPT_PKT_TSC || p.type == FWPT_PKT_MTC || p.type == FWPT_PKT_CYC)
+            return true;
+    }
+}
+
+/* The timeline of --images and of the report page: with --images its ticks through a spread of its own (the
+ * profile keeps counting instructions: its top functions are by instructions); a report by time (--by time) feeds
+ * it from the profile's spread. */
+static int flow_timeline_setup(struct flow_opts *o, struct flow_run *r)
+{
+    r->tl = malloc(sizeof *r->tl);
+    struct fwpt_timeline_image *img = calloc(o->im.n + 1, sizeof *img);
+    struct fwpt_timeline_entry *ent = malloc(FWPT_TIMELINE_ENTRIES * sizeof *ent);
+    if (!r->tl || !img || !ent) {
+        fprintf(stderr, "fwpt flow: out of memory\n");
+        return 1;
+    }
+    fwpt_timeline_init(r->tl, &r->mods, img, ent, FWPT_TIMELINE_ENTRIES);
+    if (r->held) {
+        r->spread.also = fwpt_timeline_add_hook, r->spread.also_ctx = r->tl;
+    } else if (o->images && r->time_on) {
+        r->tl_held = malloc((1u << 20) * sizeof *r->tl_held);
+        if (!r->tl_held) {
+            fprintf(stderr, "fwpt flow: out of memory\n");
+            return 1;
+        }
+        fwpt_time_spread_init(&r->tl_spread, NULL, r->tl_held, 1u << 20);
+        r->tl_spread.also = fwpt_timeline_add_hook, r->tl_spread.also_ctx = r->tl;
+    }
+    return FWPT_OPT_RUN;
+}
+
 /* What the decode writes to (the output files opened first, so a bad path fails at once) and decodes with. */
 static int flow_setup(struct flow_opts *o, struct flow_run *r)
 {
     r->mods = (struct fwpt_modules){o->im.v, o->im.n, 0};
     r->pictures = o->flame_path || o->folded_path || o->chrome_path || o->report_path;
-    r->listing = !o->calls && !o->profile && !r->pictures && !o->fsum.edges && !o->fsum.cov_path && !o->ann.func;
+    r->listing = !o->calls && !o->profile && !r->pictures && !o->fsum.edges && !o->fsum.cov_path && !o->ann.func &&
+                 !o->images;
     o->fsum.jsonl = o->fmt == FWPT_FLOW_FMT_JSONL;
     r->flame_f = open_out(o->flame_path), r->folded_f = open_out(o->folded_path);
     r->chrome_f = open_out(o->chrome_path), r->report_f = open_out(o->report_path);
@@ -744,7 +822,7 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
     fwpt_errata_for_cpu(&o->cpu, &r->errata);
     if (flow_decoder(o, r, 0))
         return 1;
-    r->time_on = o->show_time || o->ticks || o->by_time;
+    r->time_on = o->show_time || o->ticks || o->by_time || (o->images && trace_has_time(r->trace, r->trace_size));
     if (r->time_on)
         fwpt_flow_set_time(&r->flow, &o->tcfg);
     r->out = fwpt_file_sink(stdout), r->err_out = fwpt_file_sink(stderr);
@@ -752,11 +830,11 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
                                        &r->resolver};
     /* the decode errors: in line, but only the first few of a kind (a JSON listing: every one); on stderr when
      * stdout is promised nothing (pictures and files only) */
-    r->stdout_quiet = !r->listing && !o->calls && !o->profile && !o->fsum.edges;
+    r->stdout_quiet = !r->listing && !o->calls && !o->profile && !o->fsum.edges && !o->images;
     r->err_pr = (struct fwpt_flow_printer){&r->err_out, FWPT_FLOW_FMT_TEXT, &r->mods, NULL, NULL, 0, &r->resolver};
     r->es.pr = r->stdout_quiet ? &r->err_pr : &r->pr;
     r->es.all = r->listing && o->fmt == FWPT_FLOW_FMT_JSONL;
-    if (o->calls || o->profile || r->pictures || (o->ann.func && o->by_time)) {
+    if (o->calls || o->profile || r->pictures || (o->ann.func && o->by_time) || o->images) {
         size_t nfuncs = 1 << 16, nnodes = 1 << 18, nhash = 1 << 19;
         r->prof = malloc(sizeof *r->prof);
         fwpt_profile_init(r->prof, &r->mods, calloc(o->im.n + 1, sizeof(uint64_t)),
@@ -774,6 +852,8 @@ static int flow_setup(struct flow_opts *o, struct flow_run *r)
         r->held = malloc((1u << 20) * sizeof *r->held);
         fwpt_time_spread_init(&r->spread, r->prof, r->held, 1u << 20);
     }
+    if (o->images || o->report_path)
+        return flow_timeline_setup(o, r);
     return FWPT_OPT_RUN;
 }
 
@@ -906,6 +986,10 @@ static int walk_events(struct flow_opts *o, struct flow_run *r)
             r->errors++;
         if (!r->listing)
             flow_summary_insn_add(&o->fsum, &ev);
+        if (r->tl_held)
+            fwpt_time_spread_add(&r->tl_spread, &ev, tsc, tok);
+        else if (r->tl && !r->held) /* with r->held: the profile's spread gives it each instruction's ticks */
+            fwpt_timeline_add(r->tl, &ev, 0);
         if (r->prof) {
             if (r->held)
                 fwpt_time_spread_add(&r->spread, &ev, tsc, tok);
@@ -934,7 +1018,7 @@ static int flow_decode(struct flow_opts *o, struct flow_run *r)
     int rc = flow_annotate_setup(o, r);
     if (rc != FWPT_OPT_RUN)
         return rc;
-    if (!r->listing && !o->walk_insn && !o->by_time && !o->ann.counts)
+    if (!r->listing && !o->walk_insn && !o->by_time && !o->ann.counts && !r->tl)
         rc = walk_summary(o, r);
     else if (r->listing && !o->slow_print && !o->show_time && !o->ticks)
         rc = list_fast(o, r);
@@ -945,7 +1029,7 @@ static int flow_decode(struct flow_opts *o, struct flow_run *r)
     if (!r->listing)
         err_summary(&r->es);
     fwpt_progress_end(&r->prog);
-    if (r->listing || o->walk_insn || o->by_time || o->ann.counts)
+    if (r->listing || o->walk_insn || o->by_time || o->ann.counts || r->tl)
         r->lost = fwpt_flow_bytes_skipped(&r->flow);
     if (r->fst != FWPT_E_EOS) {
         fprintf(stderr, "fwpt flow: the decoder stopped before the end of the trace: %s\n", fwpt_status_msg(r->fst));
@@ -980,6 +1064,10 @@ static int flow_summaries(struct flow_opts *o, struct flow_run *r)
 {
     if (r->held)
         fwpt_time_spread_end(&r->spread);
+    if (r->tl_held)
+        fwpt_time_spread_end(&r->tl_spread);
+    if (r->tl)
+        fwpt_timeline_end(r->tl);
     if (o->by_time && r->prof && !r->any_time && !r->nothing) {
         fprintf(stderr, "fwpt flow: %s: no time in the trace (no TSC, MTC or CYC packets, or no timing configuration "
                         "for them): --by time has nothing to count; --by insns counts instructions\n", r->trace_name);
@@ -998,6 +1086,10 @@ static int flow_summaries(struct flow_opts *o, struct flow_run *r)
             fwpt_profile_calltree_print_jsonl(r->prof, r->names.resolver, &r->out, (uint32_t)o->depth);
         else if (o->calls)
             fwpt_profile_calltree_print(r->prof, r->names.resolver, &r->out, (uint32_t)o->depth);
+        if (o->images && jsonl)
+            fwpt_timeline_print_jsonl(r->tl, r->prof, &r->names, r->any_time, (size_t)o->top, &r->out);
+        else if (o->images)
+            fwpt_timeline_print(r->tl, r->prof, &r->names, r->any_time, (size_t)o->top, &r->out);
     }
     return FWPT_OPT_RUN;
 }
@@ -1022,6 +1114,8 @@ static int flow_pictures(const struct flow_opts *o, struct flow_run *r)
         return 0;
     r->sbr.run.decode_errors = r->errors;
     r->sbr.run.decoded_insns = r->ninsns; /* the instruction walk's or the summary walk's */
+    r->sbr.run.timeline = r->tl;
+    r->sbr.run.timeline_ticks = r->held && r->any_time;
     report_decoded(&r->sbr.run, r->cut, r->trace, r->trace_size);
     struct fwpt_sink fs = fwpt_file_sink(r->report_f);
     fwpt_report_html(&r->sbr.run, r->prof, &r->names, &fs);

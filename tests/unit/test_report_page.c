@@ -227,6 +227,32 @@ TEST(good_directory_every_row_green)
 
 }
 
+/* 1b. The good directory's "Images in the order they first ran": its one image ran every instruction, self and
+ * with callees, from the first instruction on; no other image entered it; its top functions (5, then how many more) */
+TEST(good_directory_images_section)
+{
+    save_dir(prog.trace, len, whole);
+    check_page("images", NULL, &(struct want){0, NULL, NULL, "ok", "the whole trace: tracing ended inside it", "ok",
+                                              words(&v_whole), NULL, "ok", "0", len});
+    char page[1100], want[512];
+    snprintf(page, sizeof page, "%s/page.html", dir);
+    char *html = slurp(page, &(size_t){0});
+    snprintf(want, sizeof want, "<h2>Images in the order they first ran</h2>\n<p>1 images ran, %zu instructions.",
+             prog.ntruth);
+    CHECK(html && strstr(html, want));
+    snprintf(want, sizeof want, "<tr data-first=\"0\"><td class=\"n\">1</td><td>Prog</td><td class=\"a\">0x%llx-0x%llx"
+             "</td><td class=\"n\">%zu</td><td class=\"n\">100.00</td><td class=\"n\">%zu</td><td class=\"n\">100.00"
+             "</td><td>(the trace starts here)</td><td>", (unsigned long long)prog.base,
+             (unsigned long long)(prog.base + prog.code_size - 1), prog.ntruth, prog.ntruth);
+    CHECK(html && strstr(html, want));
+    /* one row, before the functions */
+    const char *sec = html ? strstr(html, "id=\"fwpt-images\"") : NULL;
+    const char *row0 = sec ? strstr(sec, "<tr data-first=\"0\">") : NULL;
+    CHECK(row0 && !strstr(row0 + 1, "<tr data-first="));
+    CHECK(sec && strstr(sec, "Instructions per function"));
+    free(html);
+}
+
 /* 2. trace.pt empty: 0 bytes in red beside the recorded size; the run's "passed" not green, with the red note */
 TEST(empty_trace_not_green)
 {
