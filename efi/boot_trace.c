@@ -295,13 +295,14 @@ static EFI_STATUS set_var(const char *name, const void *data, UINTN size)
 
 /* The variables as found: DriverOrder (absent: order_set false), every Driver####, and which of those are fwpt's. */
 struct bt_state {
-    uint16_t *order, *vars, *fwpt;
-    size_t n_order, n_vars, n_fwpt;
+    uint16_t *order, *vars, *fwpt, *after; /* after: DriverOrder once remove is done */
+    size_t n_order, n_vars, n_fwpt, n_after;
     bool order_set;
 };
 
 static void state_free(struct bt_state *s)
 {
+    s->after = fwpt_pool_free(s->after);
     s->order = fwpt_pool_free(s->order);
     s->vars = fwpt_pool_free(s->vars);
     s->fwpt = fwpt_pool_free(s->fwpt);
@@ -468,16 +469,20 @@ static EFI_STATUS delete_fwpt_vars(const struct fwpt_sink *o, const char *who, c
 }
 
 /* remove: DriverOrder without fwpt's numbers (deleted when that leaves it empty), then the options themselves. */
-static EFI_STATUS remove_all(const struct fwpt_sink *o, const char *who, unsigned *removed, struct bt_state *s,
-                             size_t *n_after)
+static EFI_STATUS remove_all(const struct fwpt_sink *o, const char *who, unsigned *removed, struct bt_state *s)
 {
     *removed = 0;
     EFI_STATUS st = state_load(o, who, s);
     if (EFI_ERROR(st))
         return st;
-    order_without_fwpt(s, s->order, n_after); /* in place: out never passes in */
-    if (*n_after != s->n_order) {
-        st = write_order(o, who, s->order, *n_after, s->order_set);
+    s->after = AllocatePool((s->n_order + 1) * sizeof(uint16_t));
+    if (!s->after) {
+        fwpt_printf(o, "%s: out of memory: nothing changed\n", who);
+        return EFI_OUT_OF_RESOURCES;
+    }
+    order_without_fwpt(s, s->after, &s->n_after);
+    if (s->n_after != s->n_order) {
+        st = write_order(o, who, s->after, s->n_after, s->order_set);
         if (EFI_ERROR(st)) {
             fwpt_printf(o, "%s: fwpt's options are kept (a DriverOrder that names a deleted option would be "
                            "skipped, but it is not changed either)\n", who);
@@ -490,9 +495,8 @@ static EFI_STATUS remove_all(const struct fwpt_sink *o, const char *who, unsigne
 EFI_STATUS fwpt_boot_trace_remove(const struct fwpt_sink *o, unsigned *removed)
 {
     struct bt_state s;
-    size_t n_after;
     unsigned count = 0;
-    EFI_STATUS st = remove_all(o, "boot-trace", &count, &s, &n_after);
+    EFI_STATUS st = remove_all(o, "boot-trace", &count, &s);
     state_free(&s);
     if (removed)
         *removed = count;
@@ -502,16 +506,15 @@ EFI_STATUS fwpt_boot_trace_remove(const struct fwpt_sink *o, unsigned *removed)
 EFI_STATUS fwpt_boot_trace_remove_cmd(const struct fwpt_sink *o)
 {
     struct bt_state s;
-    size_t n_after;
     unsigned count = 0;
     const char *who = "boot-trace remove";
-    EFI_STATUS st = remove_all(o, who, &count, &s, &n_after);
+    EFI_STATUS st = remove_all(o, who, &count, &s);
     if (!EFI_ERROR(st) && !count) {
         fwpt_printf(o, "%s: nothing to remove: no fwpt driver option is installed\n", who);
     } else if (!EFI_ERROR(st)) {
-        if (n_after) {
+        if (s.n_after) {
             fwpt_printf(o, "%s: DriverOrder now: ", who);
-            put_order(o, s.order, n_after);
+            put_order(o, s.after, s.n_after);
             fwpt_puts(o, "\n");
         } else if (s.n_order) {
             fwpt_printf(o, "%s: DriverOrder deleted: it named only fwpt's option (empty and absent are the same to "

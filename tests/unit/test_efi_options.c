@@ -322,6 +322,31 @@ TEST(boot_trace_install_remove)
     CHECK(strstr(fwpt_options_usage(), "  boot-trace remove ") != NULL);
 }
 
+/* install and remove change the driver options: never in the boot of a trace, whichever word comes first */
+TEST(boot_trace_install_remove_not_with_trace)
+{
+    struct fwpt_efi_options o;
+    char err[160];
+    CHECK_EQ(parse("trace locate-handle boot-trace install backend=soft shutdown", false, &o, err), -1);
+    CHECK_STR(err, "'boot-trace install' changes the driver options and cannot run with 'trace': give them in two "
+                   "boots");
+    CHECK(o.shutdown);
+    CHECK_EQ(parse("trace get-variable boot-trace install test-unchecked", false, &o, err), -1);
+    CHECK_STR(err, "'boot-trace install' changes the driver options and cannot run with 'trace': give them in two "
+                   "boots");
+    CHECK_EQ(parse("boot-trace remove trace locate-handle shutdown", false, &o, err), -1);
+    CHECK_STR(err, "'boot-trace remove' changes the driver options and cannot run with 'trace': give them in two "
+                   "boots");
+    CHECK(o.shutdown);
+    CHECK_EQ(parse("trace locate-handle boot-trace remove", false, &o, err), -1);
+    CHECK_STR(err, "'boot-trace remove' changes the driver options and cannot run with 'trace': give them in two "
+                   "boots");
+    /* status still goes with a trace; install and remove alone are fine */
+    CHECK_EQ(parse("trace locate-handle boot-trace status", false, &o, err), 0);
+    CHECK_EQ(parse("boot-trace remove wait", false, &o, err), 0);
+    CHECK(o.boot_trace_remove && o.wait && !o.trace);
+}
+
 static int parse_driver(const char *line, struct fwpt_efi_options *o, char *err)
 {
     return fwpt_options_parse_driver(line, strlen(line), o, err, 160);

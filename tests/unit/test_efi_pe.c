@@ -206,6 +206,105 @@ TEST(code_crc32_nothing_to_hash)
     CHECK_EQ(n, 0);
 }
 
+/* A PE32+ x64 file for fwpt_pe_check_file: the optional header (240 bytes) at 0x98, one section header at 0x188 whose
+ * raw data is 0x200..0x400. */
+static void build_file(uint16_t subsystem)
+{
+    build(0x20b, "RSDS", "/x/fwptdrv.dll");
+    put16(0x84, 0x8664);        /* Machine */
+    put16(0x86, 1);             /* NumberOfSections */
+    put16(0x94, 240);           /* SizeOfOptionalHeader */
+    put16(0x98 + 68, subsystem);
+    put32(0x188 + 16, 0x200);   /* SizeOfRawData */
+    put32(0x188 + 20, 0x200);   /* PointerToRawData */
+}
+
+static char problem[200];
+static const char *pe_problem_text(uint64_t size)
+{
+    uint16_t sub = 0xffff;
+    struct fwpt_pe_problem why = {0};
+    if (fwpt_pe_check_file(img, size, &sub, &why)) {
+        snprintf(problem, sizeof problem, "ok, subsystem %u", sub);
+    } else {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        snprintf(problem, sizeof problem, why.what, (unsigned long)why.value, (unsigned long)why.limit);
+#pragma GCC diagnostic pop
+    }
+    return problem;
+}
+
+/* The file check of `boot-trace install`: each refusal word for word, the subsystem of a good file */
+TEST(check_file_refusals)
+{
+    build_file(11);
+    CHECK_STR(pe_problem_text(sizeof img), "ok, subsystem 11");
+    build_file(10);
+    CHECK_STR(pe_problem_text(sizeof img), "ok, subsystem 10");
+    CHECK_STR(pe_problem_text(0x3f), "shorter than an MS-DOS header (63 bytes, 64 needed)");
+    CHECK_STR(pe_problem_text(0x90), "e_lfanew 0x80 leaves no room for the PE signature and COFF header (144 bytes)");
+    CHECK_STR(pe_problem_text(0x100), "the optional header (240 bytes) does not fit in the file (256 bytes)");
+    CHECK_STR(pe_problem_text(0x1a0), "the section table (1 sections) runs past the end of the file (416 bytes)");
+    CHECK_STR(pe_problem_text(0x3ff), "a section's raw data ends at byte 1024, past the end of the file (1023 bytes)");
+    build_file(11);
+    img[1] = 'X';
+    CHECK_STR(pe_problem_text(sizeof img), "no MZ signature at offset 0");
+    build_file(11);
+    img[0x83] = 1;
+    CHECK_STR(pe_problem_text(sizeof img), "no PE signature at offset 0x80 (e_lfanew)");
+    build_file(11);
+    put16(0x84, 0x14c);
+    CHECK_STR(pe_problem_text(sizeof img), "Machine 0x14c is not x64 (0x8664)");
+    build_file(11);
+    put16(0x98, 0x10b);
+    CHECK_STR(pe_problem_text(sizeof img), "optional header Magic 0x10b is not PE32+ (0x20b)");
+    build_file(11);
+    put16(0x94, 60);
+    CHECK_STR(pe_problem_text(sizeof img), "the optional header (60 bytes) does not fit in the file (1024 bytes)");
+    build_file(11);
+    put32(0x3c, 0xfffffff0u);
+    CHECK_STR(pe_problem_text(sizeof img),
+              "e_lfanew 0xfffffff0 leaves no room for the PE signature and COFF header (1024 bytes)");
+    build_file(11);
+    put32(0x188 + 20, 0xfffffff0u); /* raw data offset near 4G: the sum must not wrap */
+    CHECK_STR(pe_problem_text(sizeof img),
+              "a section's raw data ends at byte 4294967792, past the end of the file (1024 bytes)");
+    build_file(11);
+    put32(0x188 + 16, 0); /* no raw data (.bss): nothing to check */
+    put32(0x188 + 20, 0xfffffff0u);
+    CHECK_STR(pe_problem_text(sizeof img), "ok, subsystem 11");
+}
+
+/* The build's own files, against the subsystem objdump -p prints for them: the app 10, the driver 11 */
+TEST(check_file_of_the_build)
+{
+    const char *b = getenv("FWPT_BUILD") ? getenv("FWPT_BUILD") : "build";
+    const char *names[] = {"fwpt.efi", "fwptdrv.efi"};
+    for (int i = 0; i < 2; i++) {
+        char path[512], cmd[600];
+        snprintf(path, sizeof path, "%s/%s", b, names[i]);
+        FILE *f = fopen(path, "rb");
+        CHECK(f != NULL);
+        if (!f)
+            continue;
+        static uint8_t buf[8 << 20];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        uint16_t sub = 0;
+        CHECK(fwpt_pe_check_file(buf, n, &sub, NULL));
+        snprintf(cmd, sizeof cmd, "objdump -p '%s' | awk '/^Subsystem/ {print $2}'", path);
+        FILE *p = popen(cmd, "r");
+        unsigned want = 0;
+        CHECK(p && fscanf(p, "%x", &want) == 1);
+        if (p)
+            pclose(p);
+        CHECK_EQ(sub, want);
+        CHECK_EQ(sub, i ? 11 : 10);
+        CHECK(!fwpt_pe_check_file(buf, 4096, &sub, NULL)); /* the headers only: the sections past the end */
+    }
+}
+
 /* basenames of file paths */
 TEST(path_basename)
 {
