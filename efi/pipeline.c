@@ -580,6 +580,8 @@ static EFI_STATUS run_readback(struct fwpt_run *s)
     /* backend=soft with steps=N: the call did not return inside the trace; the software tracer ended it at the
      * step limit (FUP + TIP.PGD), so "the call returned" would be false here and in sideband.json */
     const bool step_limit = s->soft && s->soft->sim.stats.step_limit_hit && !rb->error && !rb->stopped;
+    if (s->boot && !step_limit && !rb->error && !rb->stopped && !rb->wrapped)
+        s->tr.rb.reason = "tracing disabled at ReadyToBoot (TraceEn=0): every byte produced is kept";
     if (step_limit && !rb->wrapped)
         s->tr.rb.reason = s->boot ? "tracing disabled at the step limit (steps=), the rest of the boot ran untraced: "
                                     "every byte produced is kept"

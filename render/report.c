@@ -78,21 +78,27 @@ static void put_run(const struct fwpt_sink *o, const struct fwpt_report_run *r, 
         fwpt_puts(o, ": Intel PT");
     }
     fwpt_puts(o, "</td></tr>\n");
+    /* the boot trace (the boot-trace driver) calls no target: its span instead of a service and a status */
+    const bool boot = r->target && !fwpt_strcmp(r->target, "boot");
     row_begin(o, "Target");
     fwpt_put_xml(o, or_dash(r->target));
     if (r->target_path && r->target_path[0]) {
-        fwpt_putc(o, ' ');
+        fwpt_puts(o, boot ? ": " : " ");
         fwpt_put_xml(o, r->target_path);
     }
-    fwpt_puts(o, ": ");
-    fwpt_put_xml(o, or_dash(r->impl));
-    fwpt_puts(o, " at ");
-    fwpt_put_0x(o, r->impl_addr);
+    if (!boot) {
+        fwpt_puts(o, ": ");
+        fwpt_put_xml(o, or_dash(r->impl));
+        fwpt_puts(o, " at ");
+        fwpt_put_0x(o, r->impl_addr);
+    }
     fwpt_puts(o, "</td></tr>\n");
-    row_begin(o, "Status of the call");
-    fwpt_put_0x(o, r->target_status);
-    fwpt_puts(o, r->target_status ? " (an error)" : " (EFI_SUCCESS)");
-    fwpt_puts(o, "</td></tr>\n");
+    if (!boot) {
+        row_begin(o, "Status of the call");
+        fwpt_put_0x(o, r->target_status);
+        fwpt_puts(o, r->target_status ? " (an error)" : " (EFI_SUCCESS)");
+        fwpt_puts(o, "</td></tr>\n");
+    }
     row_begin(o, "Trace");
     fwpt_printf(o, "<span id=\"fwpt-trace-bytes\">%lu</span> bytes decoded", r->decoded_bytes);
     if (!r->recorded) {
@@ -104,7 +110,8 @@ static void put_run(const struct fwpt_sink *o, const struct fwpt_report_run *r, 
                            "the trace it wrote)</span>", r->trace_bytes);
         fwpt_puts(o, other ? "; the run's trace ended because: " : "; ended because: ");
         fwpt_put_xml(o, r->error ? "operational error (STATUS.Error)"
-                        : r->stopped ? "the output stopped (ToPA STOP / TraceStop)" : "the call returned");
+                        : r->stopped ? "the output stopped (ToPA STOP / TraceStop)"
+                        : boot ? "tracing was switched off (TraceEn=0)" : "the call returned");
         if (r->trace_reason && r->trace_reason[0]) {
             fwpt_puts(o, "; ");
             fwpt_put_xml(o, r->trace_reason);

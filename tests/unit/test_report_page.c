@@ -24,6 +24,7 @@ static struct progen prog;
 
 /* DIR: trace.pt (n bytes of t), the image, and sideband.json with verify (a JSON value, NULL: no key) and the
  * recorded trace of the program */
+static bool boot_target; /* sideband.json's target is the boot-trace driver's "boot" (efi/driver.c) */
 static void save_dir(const uint8_t *t, size_t n, const char *verify)
 {
     FILE *f = save_program_open(dir, &prog);
@@ -31,12 +32,15 @@ static void save_dir(const uint8_t *t, size_t n, const char *verify)
     if (verify)
         fprintf(f, "\"verify\":%s,\n", verify);
     fprintf(f, "\"cpu\":{\"vendor\":\"GenuineIntel\",\"family\":6,\"model\":94,\"stepping\":3,\"signature\":\"0x0\"},\n"
-               "\"target\":{\"name\":\"prog\",\"path\":\"\",\"impl\":\"Prog\",\"impl_addr\":\"0x%llx\",\"status\":\"0x0\"},\n"
+               "\"target\":{\"name\":\"%s\",\"path\":\"%s\",\"impl\":\"Prog\",\"impl_addr\":\"0x%llx\",\"status\":\"0x0\"},\n"
                "\"trace\":{\"file\":\"trace.pt\",\"bytes\":%zu,\"pieces\":1,\"wrapped\":false,\"stopped\":false,"
-               "\"error\":false,\"reason\":\"every byte produced is kept\"},\n"
+               "\"error\":false,\"reason\":\"%s\"},\n"
                "\"images\":[{\"name\":\"Prog\",\"base\":\"0x%llx\",\"size\":\"0x%zx\",\"file\":\"img-%llx.bin\"}]}\n",
-            (unsigned long long)prog.base, prog.trace_size, (unsigned long long)prog.base, prog.code_size,
-            (unsigned long long)prog.base);
+            boot_target ? "boot" : "prog", boot_target ? "BDS: from the boot-trace driver's start to ReadyToBoot" : "",
+            (unsigned long long)prog.base, prog.trace_size,
+            boot_target ? "tracing disabled at ReadyToBoot (TraceEn=0): every byte produced is kept"
+                        : "every byte produced is kept",
+            (unsigned long long)prog.base, prog.code_size, (unsigned long long)prog.base);
     fclose(f);
     char path[1100];
     snprintf(path, sizeof path, "%s/trace.pt", dir);
@@ -251,6 +255,27 @@ TEST(good_directory_images_section)
     CHECK(row0 && !strstr(row0 + 1, "<tr data-first="));
     CHECK(sec && strstr(sec, "Instructions per function"));
     free(html);
+}
+
+/* 1c. A boot trace (the boot-trace driver's sideband.json): the target row is the span, with no service and no
+ * "Status of the call" (there is no call); it ended when tracing was switched off, at ReadyToBoot */
+TEST(boot_trace_target_rows)
+{
+    boot_target = true;
+    save_dir(prog.trace, len, whole);
+    boot_target = false;
+    check_page("boot", NULL, &(struct want){0, NULL, NULL, "ok", "the whole trace: tracing ended inside it", "ok",
+                                            words(&v_whole), NULL, "ok", "0", len});
+    char page[1100];
+    snprintf(page, sizeof page, "%s/page.html", dir);
+    char *html = slurp(page, &(size_t){0});
+    CHECK(html && strstr(html, "<th>Target</th><td>boot: BDS: from the boot-trace driver&#39;s start to ReadyToBoot</td>"));
+    CHECK(html && !strstr(html, "Status of the call"));
+    CHECK(html && strstr(html, "; ended because: tracing was switched off (TraceEn=0); tracing disabled at ReadyToBoot "
+                               "(TraceEn=0): every byte produced is kept</td>"));
+    CHECK(html && !strstr(html, "the call returned"));
+    free(html);
+    save_dir(prog.trace, len, whole); /* the other cases' directory */
 }
 
 /* 2. trace.pt empty: 0 bytes in red beside the recorded size; the run's "passed" not green, with the red note */
