@@ -475,16 +475,27 @@ static EFI_STATUS remove_all(const struct fwpt_sink *o, const char *who, unsigne
     EFI_STATUS st = state_load(o, who, s);
     if (EFI_ERROR(st))
         return st;
-    order_without_fwpt(s, s->order, n_after); /* in place: out never passes in */
+    /* the order kept in a copy: delete_fwpt_vars says which options the order named as it was read */
+    uint16_t *kept = AllocatePool((s->n_order + 1) * sizeof(uint16_t));
+    if (!kept) {
+        fwpt_printf(o, "%s: out of memory; nothing removed\n", who);
+        return EFI_OUT_OF_RESOURCES;
+    }
+    order_without_fwpt(s, kept, n_after);
     if (*n_after != s->n_order) {
-        st = write_order(o, who, s->order, *n_after, s->order_set);
+        st = write_order(o, who, kept, *n_after, s->order_set);
         if (EFI_ERROR(st)) {
             fwpt_printf(o, "%s: fwpt's options are kept (a DriverOrder that names a deleted option would be "
                            "skipped, but it is not changed either)\n", who);
+            FreePool(kept);
             return st;
         }
     }
-    return delete_fwpt_vars(o, who, s, -1, removed);
+    st = delete_fwpt_vars(o, who, s, -1, removed);
+    if (*n_after)
+        CopyMem(s->order, kept, *n_after * sizeof(uint16_t)); /* the order now, for the caller's line */
+    FreePool(kept);
+    return st;
 }
 
 EFI_STATUS fwpt_boot_trace_remove(const struct fwpt_sink *o, unsigned *removed)
