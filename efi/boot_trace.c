@@ -617,6 +617,17 @@ static EFI_STATUS check_driver_file(const struct fwpt_sink *o, const char *who, 
     return st;
 }
 
+/* A USB Device Path node in the option's path: the path then names the port the stick is in (UEFI spec, "USB Device
+ * Path": ParentPortNumber). The boot manager connects the path node by node (EDK2: EfiBootManagerProcessLoadOption ->
+ * EfiBootManagerConnectDevicePath), so the stick is found in that port only. */
+static bool path_has_usb(EFI_DEVICE_PATH *dp)
+{
+    for (; dp && !IsDevicePathEnd(dp); dp = NextDevicePathNode(dp))
+        if (DevicePathType(dp) == MESSAGING_DEVICE_PATH && DevicePathSubType(dp) == MSG_USB_DP)
+            return true;
+    return false;
+}
+
 EFI_STATUS fwpt_boot_trace_install(EFI_HANDLE image, struct fwpt_volume *vol, const char *driver_opts,
                                    const struct fwpt_sink *o)
 {
@@ -764,6 +775,10 @@ EFI_STATUS fwpt_boot_trace_install(EFI_HANDLE image, struct fwpt_volume *vol, co
         put_order(o, s.order, s.n_order);
     fwpt_puts(o, ")\n");
     fwpt_printf(o, "%s: read back %s and DriverOrder: as written\n", who, var);
+    if (path_has_usb(dp))
+        fwpt_printf(o, "%s: the file path names the USB port the stick is in: reboot with the stick in the same "
+                       "port (in another port the boot manager does not find the driver: no trace, and %s stays until "
+                       "boot-trace remove)\n", who, var);
     {
         struct fwpt_efi_options d; /* the driver's reading of its options: where it writes */
         char why[160];

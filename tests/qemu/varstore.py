@@ -89,6 +89,11 @@ def devpath_text(p):
             out.append(f"PciRoot({struct.unpack_from('<I', body, 4)[0]:x})")
         elif t == 1 and st == 1 and ln == 6:
             out.append(f"Pci({body[1]:#x},{body[0]:#x})")
+        elif t == 3 and st == 5 and ln == 6:  # USB: ParentPortNumber, InterfaceNumber
+            out.append(f"Usb({body[0]:#x},{body[1]:#x})")
+        elif t == 4 and st == 1 and ln == 42 and body[36] == 2 and body[37] == 2:  # Hard Drive, GPT: number, GUID
+            guid = str(uuid.UUID(bytes_le=bytes(body[20:36]))).upper()
+            out.append(f"HD({struct.unpack_from('<I', body)[0]},GPT,{guid})")
         elif t == 4 and st == 4:
             out.append(body.decode("utf-16-le").split("\0")[0])
         else:
