@@ -259,3 +259,15 @@ int fwpt_parse_size(const char *s, uint64_t *out)
     *out = v * mul;
     return 0;
 }
+
+void fwpt_put_dec_w(const struct fwpt_sink *o, uint64_t v, unsigned width)
+{
+    char buf[24];
+    struct fwpt_bufsink b;
+    struct fwpt_sink s = fwpt_bufsink_init(&b, buf, sizeof buf - 1);
+    fwpt_put_dec(&s, v);
+    buf[b.len] = 0;
+    for (size_t k = b.len; k < width; k++)
+        fwpt_putc(o, ' ');
+    fwpt_puts(o, buf);
+}

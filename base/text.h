@@ -20,6 +20,8 @@ void fwpt_put_sdec(const struct fwpt_sink *o, int64_t v);
 void fwpt_put_hex(const struct fwpt_sink *o, uint64_t v, unsigned min_digits);
 /* "0x" + hex */
 void fwpt_put_0x(const struct fwpt_sink *o, uint64_t v);
+/* v in decimal, right-aligned in width (spaces before it). */
+void fwpt_put_dec_w(const struct fwpt_sink *o, uint64_t v, unsigned width);
 /* Pads s with spaces on the right to width. */
 void fwpt_put_padded(const struct fwpt_sink *o, const char *s, unsigned width);
 /* Text with & < > " ' as XML entities (SVG, HTML); other control characters dropped. */

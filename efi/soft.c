@@ -221,14 +221,13 @@ static void timer_restart(struct fwpt_efi_soft *s)
         s->timer_restored = 0;
 }
 
-static EFI_STATUS step_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg, int record_only)
+/* Our #DB handler on vector 1 (through EFI_CPU_ARCH_PROTOCOL), stepping to end at stop_ip, the progress lines
+ * started ("what: N s: ..."). */
+static EFI_STATUS take_db_vector(struct fwpt_efi_soft *s, uint64_t stop_ip, const char *what)
 {
     struct fwpt_cpu_arch_protocol *ca = s->cpu_arch;
-    if (!ca)
-        return EFI_UNSUPPORTED;
     s->have_prev = 0;
-    s->open = 0;
-    s->sim.stop_ip = (uint64_t)(uintptr_t)fwpt_soft_trampoline_ret;
+    s->sim.stop_ip = stop_ip;
     g_soft = s;
     EFI_STATUS st = uefi_call_wrapper(ca->RegisterInterruptHandler, 3, ca, EXCEPT_X64_DEBUG, db_handler);
     if (st == EFI_ALREADY_STARTED) {
@@ -240,7 +239,19 @@ static EFI_STATUS step_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *a
         return st;
     s->handler_registered = 1;
     step_uart = step_progress_s && fwpt_uart_present();
-    fwpt_app_progress_start(&step_progress, record_only ? "soft record" : "soft", 0, s->sim.tsc_hz, step_progress_s);
+    fwpt_app_progress_start(&step_progress, what, 0, s->sim.tsc_hz, step_progress_s);
+    return EFI_SUCCESS;
+}
+
+static EFI_STATUS step_call(struct fwpt_efi_soft *s, void (*fn)(void *), void *arg, int record_only)
+{
+    struct fwpt_cpu_arch_protocol *ca = s->cpu_arch;
+    if (!ca)
+        return EFI_UNSUPPORTED;
+    s->open = 0;
+    EFI_STATUS st = take_db_vector(s, (uint64_t)(uintptr_t)fwpt_soft_trampoline_ret, record_only ? "soft record" : "soft");
+    if (EFI_ERROR(st))
+        return st;
     /* The call runs at the caller's TPL: the TPL is never raised around it (UEFI spec, "Event, Timer, and Task Priority
      * Services", table "TPL Restrictions": file, variable and image services only up to TPL_CALLBACK, and a service
      * that raises to TPL_CALLBACK itself must not find a higher TPL). The timer interrupt is stopped instead, so no timer event runs inside the slow stepped call and a
@@ -261,19 +272,9 @@ EFI_STATUS fwpt_soft_open(struct fwpt_efi_soft *s, uint64_t stop_ip)
     struct fwpt_cpu_arch_protocol *ca = s->cpu_arch;
     if (!ca || !s->sim.profile || !(s->sim.model.ctl & RTIT_CTL_TRACEEN))
         return EFI_NOT_READY;
-    s->have_prev = 0;
-    s->sim.stop_ip = stop_ip;
-    g_soft = s;
-    EFI_STATUS st = uefi_call_wrapper(ca->RegisterInterruptHandler, 3, ca, EXCEPT_X64_DEBUG, db_handler);
-    if (st == EFI_ALREADY_STARTED) {
-        uefi_call_wrapper(ca->RegisterInterruptHandler, 3, ca, EXCEPT_X64_DEBUG, NULL);
-        st = uefi_call_wrapper(ca->RegisterInterruptHandler, 3, ca, EXCEPT_X64_DEBUG, db_handler);
-    }
+    EFI_STATUS st = take_db_vector(s, stop_ip, "soft");
     if (EFI_ERROR(st))
         return st;
-    s->handler_registered = 1;
-    step_uart = step_progress_s && fwpt_uart_present();
-    fwpt_app_progress_start(&step_progress, "soft", 0, s->sim.tsc_hz, step_progress_s);
     /* the timer stays on: the boot waits for timer events (UEFI spec, "WaitForEvent"), which must run */
     s->timer_stopped = 0;
     s->timer_period = 0;

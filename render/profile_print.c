@@ -3,18 +3,6 @@
 #include "base/json.h"
 #include "render/names.h"
 
-static void put_u64_w(const struct fwpt_sink *o, uint64_t v, unsigned width)
-{
-    char buf[24];
-    struct fwpt_bufsink b;
-    struct fwpt_sink s = fwpt_bufsink_init(&b, buf, sizeof buf - 1);
-    fwpt_put_dec(&s, v);
-    buf[b.len] = 0;
-    for (size_t k = b.len; k < width; k++)
-        fwpt_putc(o, ' ');
-    fwpt_puts(o, buf);
-}
-
 /* "0xENTRY[  Module+0xOFF][  NAME[ (FILE:LINE)]]": the entry's name asked of r once, here */
 static void put_entry(struct fwpt_profile *p, const struct fwpt_resolver *r, const struct fwpt_sink *o,
                       uint64_t entry)
@@ -42,7 +30,7 @@ void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_resolver *r, c
     for (size_t i = 0; i <= nm; i++) {
         if (!p->mod_insns[i])
             continue;
-        put_u64_w(out, p->mod_insns[i], 14);
+        fwpt_put_dec_w(out, p->mod_insns[i], 14);
         fwpt_puts(out, "  ");
         fwpt_puts(out, i < nm ? p->mods->v[i].name : "(no module)");
         fwpt_putc(out, '\n');
@@ -57,8 +45,8 @@ void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_resolver *r, c
     /* top_n by repeated scans (no sorting memory): insns descending, then entry ascending */
     size_t shown = 0, best = (size_t)-1;
     while (shown < top_n && (best = fwpt_profile_next_top(p, best)) != (size_t)-1) {
-        put_u64_w(out, p->funcs[best].insns, 16);
-        put_u64_w(out, p->funcs[best].calls, 11);
+        fwpt_put_dec_w(out, p->funcs[best].insns, 16);
+        fwpt_put_dec_w(out, p->funcs[best].calls, 11);
         fwpt_puts(out, "  ");
         put_entry(p, r, out, p->funcs[best].entry);
         fwpt_putc(out, '\n');
@@ -79,18 +67,18 @@ void fwpt_profile_calltree_print(struct fwpt_profile *p, const struct fwpt_resol
     fwpt_puts(out, fwpt_profile_unit(p, false));
     fwpt_puts(out, " (self / with callees), entry\n");
     fwpt_puts(out, "      calls        self       total  function\n");
-    put_u64_w(out, 0, 11);
-    put_u64_w(out, p->nodes[0].insns, 12);
-    put_u64_w(out, p->nodes[0].total, 12);
+    fwpt_put_dec_w(out, 0, 11);
+    fwpt_put_dec_w(out, p->nodes[0].insns, 12);
+    fwpt_put_dec_w(out, p->nodes[0].total, 12);
     fwpt_puts(out, "  (root)\n");
     /* depth first, no deeper than max_depth */
     uint32_t n = p->nodes[0].first_child;
     while (n) {
         const struct fwpt_profile_node *d = &p->nodes[n];
         if (d->depth <= max_depth) {
-            put_u64_w(out, d->calls, 11);
-            put_u64_w(out, d->insns, 12);
-            put_u64_w(out, d->total, 12);
+            fwpt_put_dec_w(out, d->calls, 11);
+            fwpt_put_dec_w(out, d->insns, 12);
+            fwpt_put_dec_w(out, d->total, 12);
             fwpt_puts(out, "  ");
             for (uint32_t k = 1; k < d->depth; k++)
                 fwpt_puts(out, "  ");

@@ -10,18 +10,6 @@ static const char *image_name(const struct fwpt_timeline *t, size_t i)
     return i + 1 < t->nimages ? t->mods->v[i].name : "(no module)";
 }
 
-static void put_u64_w(const struct fwpt_sink *o, uint64_t v, unsigned width)
-{
-    char buf[24];
-    struct fwpt_bufsink b;
-    struct fwpt_sink s = fwpt_bufsink_init(&b, buf, sizeof buf - 1);
-    fwpt_put_dec(&s, v);
-    buf[b.len] = 0;
-    for (size_t k = b.len; k < width; k++)
-        fwpt_putc(o, ' ');
-    fwpt_puts(o, buf);
-}
-
 /* "  12.34%" (8 wide) */
 static void put_pct(const struct fwpt_sink *o, uint64_t v, uint64_t total)
 {
@@ -99,15 +87,15 @@ void fwpt_timeline_print(const struct fwpt_timeline *t, const struct fwpt_profil
     const size_t cap = top < sizeof fv / sizeof fv[0] ? top : sizeof fv / sizeof fv[0];
     for (size_t i = fwpt_timeline_next(t, t->nimages); i < t->nimages; i = fwpt_timeline_next(t, i)) {
         const struct fwpt_timeline_image *m = &t->img[i];
-        put_u64_w(o, ++order, 5);
+        fwpt_put_dec_w(o, ++order, 5);
         fwpt_puts(o, "  ");
         fwpt_put_padded(o, image_name(t, i), w);
         fwpt_puts(o, "  ");
         put_padded_range(t, i, o);
         fwpt_puts(o, "  insns");
-        put_u64_w(o, m->self, 12);
+        fwpt_put_dec_w(o, m->self, 12);
         put_pct(o, m->self, t->insns);
-        put_u64_w(o, m->incl, 15);
+        fwpt_put_dec_w(o, m->incl, 15);
         put_pct(o, m->incl, t->insns);
         fwpt_putc(o, '\n');
         if (timing) {
@@ -116,9 +104,9 @@ void fwpt_timeline_print(const struct fwpt_timeline *t, const struct fwpt_profil
             fwpt_puts(o, "  ");
             fwpt_put_padded(o, "", 23);
             fwpt_puts(o, "  ticks");
-            put_u64_w(o, m->self_ticks, 12);
+            fwpt_put_dec_w(o, m->self_ticks, 12);
             put_pct(o, m->self_ticks, t->ticks);
-            put_u64_w(o, m->incl_ticks, 15);
+            fwpt_put_dec_w(o, m->incl_ticks, 15);
             put_pct(o, m->incl_ticks, t->ticks);
             fwpt_putc(o, '\n');
         }
@@ -141,7 +129,7 @@ void fwpt_timeline_print(const struct fwpt_timeline *t, const struct fwpt_profil
         size_t nf = 0, k = fwpt_timeline_top_funcs(t, p, i, fv, cap, &nf);
         for (size_t j = 0; j < k; j++) {
             fwpt_puts(o, "       top");
-            put_u64_w(o, p->funcs[fv[j]].insns, 12);
+            fwpt_put_dec_w(o, p->funcs[fv[j]].insns, 12);
             fwpt_puts(o, "  ");
             put_name(o, n, p->funcs[fv[j]].entry);
             fwpt_putc(o, '\n');

@@ -127,6 +127,9 @@ optional data backend=soft steps=2000 keep (58 bytes)"
     hasnt $fw-remove2 "removed Driver"
     status_is $fw-remove2 "EFI_SUCCESS (0x0)"
 
+    # 7 and 8 on the DEBUG build only (the app's own logic, the same on both; its debug log shows a firmware left
+    # in a bad state), on Debian's OVMF when there is no DEBUG build: the test stays near 3 minutes
+    [ $fw = debug ] || [ "$FIRMWARES" = release ] || continue
     # 7. Refusals before anything is written: a bad driver option, no fwptdrv.efi, an app as fwptdrv.efi
     b bad boot-trace install steps=0 shutdown
     has $fw-bad "fwpt: error: 'boot-trace install': the driver would refuse its options: bad count in 'steps=0' (steps=N, at least 1)"
