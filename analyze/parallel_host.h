@@ -61,6 +61,13 @@ struct fwpt_parallel_out {
     double cpu_threads;         /* all threads' pieces */
     double cpu_longest;         /* the busiest thread's */
     double cpu_stitch;          /* joining, walking again, merging (one thread, after the others) */
+    double cpu_split;           /* cutting the trace at PSBs (one thread, before the others) */
+    double cpu_tables;          /* all threads' setting up of their tables (caches emptied) */
+    double cpu_piece_max;       /* the costliest piece */
+    double cpu_again;           /* of cpu_stitch: the pieces walked again */
+    double cpu_merge;           /* of cpu_stitch: the pieces' counts added up */
+    double cpu_idle;            /* on jobs idle cores: cpu_split, then the threads' tables and the pieces each
+                                 * taken by the first thread free (as the threads take them), then cpu_stitch */
 };
 
 /* Walks the whole trace. prof: initialized and empty (setup->profile), its frame hook called as
