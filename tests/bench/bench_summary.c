@@ -1,10 +1,12 @@
 /* The summary walk (analyze/summary) against libipt's block decoder (pt_blk_next) and fwpt's per-instruction
  * walk (fwpt_flow_next): instructions per second (the instructions each walk stands for) on two generated
  * programs and the real firmware traces of FWPT_BENCH_FW (tests/bench/firmware-traces.sh), each repeated to
- * about 20M instructions; then the parallel walk (analyze/parallel_host) with 1, 2 and 4 threads.
+ * about 20M instructions; then the parallel walk (analyze/parallel_host): the generated programs with 1, 2 and 4
+ * threads, the firmware traces repeated to 100M instructions with 1 to 16 threads for --profile, --calls and --edges.
+ * `bench_summary jobs [N]`: the threads alone, on the firmware traces repeated to N instructions (default 100M).
  *
- * Figures: one thread's CPU time, best of 5 (the machine is shared); the thread counts in wall time, best of 5
- * (CPU time does not show a speed-up). The summary walk counts the profile and call tree (profile), the
+ * Figures: one thread's CPU time, best of 5 (the machine is shared); the thread counts in wall time and on N idle
+ * cores (measure_jobs), best of 5. The summary walk counts the profile and call tree (profile), the
  * coverage bitmap (cov) or both; the per-instruction walk feeds fwpt_profile_add (profile) or only counts;
  * libipt's block decoder only counts. Each pair must agree on the instruction count.
  *
@@ -246,7 +248,9 @@ static int measure(struct input *in)
  * printed (to a sink that only counts): J_PROFILE --profile, J_CALLS --calls, J_EDGES --edges, J_BOTH --profile
  * --coverage F, J_COV --coverage F. Wall time, and the time on N idle cores from each thread's CPU time
  * (fwpt_parallel_out's cpu_idle: the cutting, the threads' tables and pieces scheduled as the threads take them,
- * the stitching; plus the printing), each the best of 5. */
+ * the stitching; plus the printing), each the best of 5; against -j 1, and against the CPU time all threads of the
+ * same run took together (this machine's load moves -j 1 by +-20% from run to run; N threads on 2 cores also cost
+ * more CPU time than on N cores: each one's caches are refilled after the others ran). */
 enum { J_PROFILE, J_CALLS, J_EDGES, J_BOTH, J_COV };
 static const char *const jname[] = {"--profile", "--calls", "--edges", "--profile --coverage", "--coverage"};
 static int measure_jobs(struct input *in, uint64_t n, int mode, unsigned max_jobs)
@@ -307,10 +311,10 @@ static int measure_jobs(struct input *in, uint64_t n, int mode, unsigned max_job
         }
     for (unsigned i = 0; i < nj; i++) {
         unsigned jobs = 1u << i;
-        printf("  -j %2u: wall %.4f s (%.2fx); on %2u idle cores %.4f s -> %5.2fx, all threads %.4f s (%.0f%% of -j 1); "
-               "%u pieces, %u joined, %u walked again\n",
-               jobs, bt[i], bt[0] / bt[i], jobs, bc[i], bc[0] / bc[i], sum[i], 100.0 * sum[i] / bc[0], pieces[i],
-               joined[i], again[i]);
+        printf("  -j %2u: wall %.4f s (%.2fx); on %2u idle cores %.4f s -> %5.2fx; all threads %.4f s (%.0f%% of -j 1), "
+               "%5.2fx their own sum; %u pieces, %u joined, %u walked again\n",
+               jobs, bt[i], bt[0] / bt[i], jobs, bc[i], bc[0] / bc[i], sum[i], 100.0 * sum[i] / bc[0], sum[i] / bc[i],
+               pieces[i], joined[i], again[i]);
         printf("         of it: cutting %.2f ms, tables %.2f ms a thread, costliest piece %.2f ms, stitching %.2f ms "
                "(walked again %.2f, merging %.2f), printing %.2f ms\n",
                bo[i].cpu_split * 1e3, bo[i].cpu_tables / jobs * 1e3, bo[i].cpu_piece_max * 1e3, bo[i].cpu_stitch * 1e3,
