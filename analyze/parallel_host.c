@@ -82,7 +82,30 @@ struct run {
     unsigned stitched;        /* pieces joined and merged (atomic) */
     int stop;                 /* a piece walked to the trace's end was merged: the rest count nothing (atomic) */
     struct fwpt_parallel_out *out;
+    pthread_mutex_t gate_lock; /* setup->gate: turns in ticket order */
+    pthread_cond_t gate_turn;
+    uint64_t tickets, turns_done;
 };
+
+static void gate_enter(struct run *r)
+{
+    if (!r->s->gate)
+        return;
+    pthread_mutex_lock(&r->gate_lock);
+    for (uint64_t t = r->tickets++; t >= r->turns_done + r->s->gate;)
+        pthread_cond_wait(&r->gate_turn, &r->gate_lock);
+    pthread_mutex_unlock(&r->gate_lock);
+}
+
+static void gate_leave(struct run *r)
+{
+    if (!r->s->gate)
+        return;
+    pthread_mutex_lock(&r->gate_lock);
+    r->turns_done++;
+    pthread_cond_broadcast(&r->gate_turn);
+    pthread_mutex_unlock(&r->gate_lock);
+}
 
 static double thread_cpu(void)
 {
@@ -257,11 +280,13 @@ static void stitch_ready(struct run *r, struct worker *w);
 static void *thread_main(void *arg)
 {
     struct run *r = arg;
+    gate_enter(r);
     double t0 = thread_cpu();
     struct worker w;
     if (!worker_init(&w, r->s)) {
         __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
         worker_free(&w);
+        gate_leave(r);
         return NULL;
     }
     double t_tables = thread_cpu() - t0;
@@ -277,7 +302,10 @@ static void *thread_main(void *arg)
         r->pieces[k].cpu = thread_cpu() - tp;
         __atomic_store_n(&r->pieces[k].done, 1, __ATOMIC_SEQ_CST);
         stitch_ready(r, &w);
+        gate_leave(r);
+        gate_enter(r);
     }
+    gate_leave(r);
     worker_free(&w);
     double t = thread_cpu() - t0;
     pthread_mutex_lock(&r->lock);
@@ -493,7 +521,8 @@ enum fwpt_status fwpt_parallel_run(const struct fwpt_par_setup *s, struct fwpt_p
         want = (unsigned)(s->len / piece_bytes) ? (unsigned)(s->len / piece_bytes) : 1;
     struct run r = {.s = s, .prof = prof, .max_nodes = s->profile ? prof->nodes_cap : 0,
                     .log = s->profile && prof->frame_hook, .pieces = calloc(want, sizeof *r.pieces),
-                    .lock = PTHREAD_MUTEX_INITIALIZER, .stitch_lock = PTHREAD_MUTEX_INITIALIZER, .out = out};
+                    .lock = PTHREAD_MUTEX_INITIALIZER, .stitch_lock = PTHREAD_MUTEX_INITIALIZER, .out = out,
+                    .gate_lock = PTHREAD_MUTEX_INITIALIZER, .gate_turn = PTHREAD_COND_INITIALIZER};
     uint64_t *starts = malloc(want * sizeof *starts);
     struct worker w;
     bool have_w = false;

@@ -37,6 +37,9 @@ struct fwpt_par_setup {
     unsigned jobs;              /* threads (1: the whole trace in the caller's) */
     size_t piece_bytes;         /* trace bytes per piece at least (0: 64 KiB); a piece starts at a PSB */
     size_t block_cache, path_cache; /* each thread's flow block and path cache entries (powers of two; 0: 64K, 16K) */
+    unsigned gate;              /* 0; else at most this many threads work at once, taking turns in order: a bench
+                                 * models jobs idle cores on fewer (each thread's CPU time then holds no refill of
+                                 * its caches after the others ran) */
     /* what to count */
     bool profile;               /* into the fwpt_profile given to fwpt_parallel_run */
     bool edges;                 /* into out->edges */

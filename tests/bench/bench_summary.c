@@ -249,8 +249,10 @@ static int measure(struct input *in)
  * --coverage F, J_COV --coverage F. Wall time, and the time on N idle cores from each thread's CPU time
  * (fwpt_parallel_out's cpu_idle: the cutting, the threads' tables and pieces scheduled as the threads take them,
  * the stitching; plus the printing), each the best of 5; against -j 1, and against the CPU time all threads of the
- * same run took together (this machine's load moves -j 1 by +-20% from run to run; N threads on 2 cores also cost
- * more CPU time than on N cores: each one's caches are refilled after the others ran). */
+ * same run took together (this machine's load moves -j 1 by +-20% from run to run). With FWPT_BENCH_GATE=1 (the
+ * default) no more threads work at once than there are cores, taking turns in order (fwpt_par_setup's gate): N
+ * threads on 2 cores would otherwise each refill its caches after the others ran, which N cores do not. */
+static int gate = 1;
 enum { J_PROFILE, J_CALLS, J_EDGES, J_BOTH, J_COV };
 static const char *const jname[] = {"--profile", "--calls", "--edges", "--profile --coverage", "--coverage"};
 static int measure_jobs(struct input *in, uint64_t n, int mode, unsigned max_jobs)
@@ -264,7 +266,7 @@ static int measure_jobs(struct input *in, uint64_t n, int mode, unsigned max_job
     unsigned nj = 0, pieces[MAXJ], joined[MAXJ], again[MAXJ];
     for (unsigned jobs = 1; jobs <= max_jobs && nj < MAXJ; jobs *= 2, nj++)
         bt[nj] = bc[nj] = 1e30;
-    printf("  threads, %s:\n", jname[mode]);
+    printf("  threads, %s (%s):\n", jname[mode], gate ? "at most as many at work at once as there are cores" : "all at once");
     /* the thread counts in turns, so that each meets the machine's load of the moment as the others do */
     for (int rep = 0; rep < REPS; rep++)
         for (unsigned i = 0; i < nj; i++) {
@@ -273,7 +275,8 @@ static int measure_jobs(struct input *in, uint64_t n, int mode, unsigned max_job
             prof_init(&pm, &in->mods);
             struct fwpt_par_setup s = {.trace = in->trace, .len = in->len, .read = fw_images_read, .read_ctx = &in->code,
                                        .mods = &in->mods, .jobs = jobs, .profile = profile, .edges = mode == J_EDGES,
-                                       .cov_size = mode == J_BOTH || mode == J_COV ? 1 << 16 : 0};
+                                       .cov_size = mode == J_BOTH || mode == J_COV ? 1 << 16 : 0,
+                                       .gate = gate ? fwpt_parallel_cores() : 0};
             double t = wall_now();
             if (fwpt_parallel_run(&s, &pm.p, &po) != FWPT_OK) {
                 printf("  fwpt_parallel_run failed\n");
@@ -448,6 +451,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    gate = !getenv("FWPT_BENCH_GATE") || strcmp(getenv("FWPT_BENCH_GATE"), "0");
     if (argc > 1 && (!strcmp(argv[1], "fw") || jobs_insns))
         goto fw;
     printf("--- random outcomes, short blocks (20M instructions)\n");

@@ -169,14 +169,14 @@ static unsigned last_pieces; /* of the last summary() */
 static unsigned long valid_seams, valid_joined;
 static bool counting_valid;
 
-static int summary(const struct trace *t, const struct tables *tb, unsigned jobs, size_t piece_bytes,
+static int summary(const struct trace *t, const struct tables *tb, unsigned jobs, size_t piece_bytes, unsigned gate,
                    uint64_t runaway, struct output *o)
 {
     static struct run r;
     run_begin(&r, t, tb);
     struct fwpt_par_setup s = {.trace = t->bytes, .len = t->len, .read = fw_images_read, .read_ctx = t->code,
                                .mods = t->mods, .jobs = jobs, .piece_bytes = piece_bytes, .profile = true,
-                               .edges = true, .cov_size = cov_size, .runaway_limit = runaway};
+                               .edges = true, .cov_size = cov_size, .runaway_limit = runaway, .gate = gate};
     struct fwpt_parallel_out po;
     if (fwpt_parallel_run(&s, &r.pm.p, &po) != FWPT_OK)
         return -1;
@@ -242,6 +242,7 @@ static bool compare(const char *what, const struct output *ref, const struct out
 struct way {
     unsigned jobs;
     size_t piece;
+    unsigned gate; /* threads at work at once (0: all) */
 };
 
 /* The trace through the ways given: threads and pieces of at least so many bytes. */
@@ -252,8 +253,8 @@ static void check_trace_ways(const char *what, const struct trace *t, const stru
     reference(t, tb, runaway, &ref);
     for (size_t w = 0; w < nways; w++) {
         char name[256];
-        snprintf(name, sizeof name, "%s -j %u piece %zu", what, ways[w].jobs, ways[w].piece);
-        if (summary(t, tb, ways[w].jobs, ways[w].piece, runaway, &got) != 0) {
+        snprintf(name, sizeof name, "%s -j %u piece %zu gate %u", what, ways[w].jobs, ways[w].piece, ways[w].gate);
+        if (summary(t, tb, ways[w].jobs, ways[w].piece, ways[w].gate, runaway, &got) != 0) {
             CHECK(!"fwpt_parallel_run");
             continue;
         }
@@ -266,7 +267,7 @@ static void check_trace_ways(const char *what, const struct trace *t, const stru
 /* One thread, 2 and 4 threads with pieces from one PSB on. */
 static void check_trace(const char *what, const struct trace *t, const struct tables *tb, uint64_t runaway)
 {
-    static const struct way ways[] = {{1, 0}, {2, 1}, {4, 1}, {4, 256}};
+    static const struct way ways[] = {{1, 0, 0}, {2, 1, 0}, {4, 1, 0}, {4, 256, 0}};
     check_trace_ways(what, t, tb, runaway, ways, sizeof ways / sizeof ways[0]);
 }
 
@@ -391,7 +392,7 @@ TEST(deep_recursion_pieces_walked_again)
  * tables too small for a piece's tree: its pieces are walked again, in order, by the thread stitching. */
 TEST(merge_stress_many_pieces)
 {
-    static const struct way ways[] = {{1, 0}, {16, 1}, {64, 1}, {256, 1}, {7, 4096}};
+    static const struct way ways[] = {{1, 0, 0}, {16, 1, 0}, {64, 1, 0}, {256, 1, 0}, {7, 4096, 0}, {16, 1, 2}};
     for (uint64_t seed = 101; seed <= 103; seed++) {
         struct progen_cfg cfg = {.seed = seed, .nfuncs = 3000, .max_insns = 400000,
                                  .features = PROGEN_F_ALL | (seed & 1 ? PROGEN_F_RETC_SDM_POP : 0),
@@ -412,7 +413,7 @@ TEST(merge_stress_many_pieces)
         unsigned long again = again_total;
         check_trace_ways(what, &t, tb, 0, ways, 4); /* the last way: 256 threads */
         CHECK_EQ(last_pieces, 1024);                 /* 4 a thread: the trace holds more PSBs than that */
-        check_trace_ways(what, &t, tb, 0, ways + 4, 1);
+        check_trace_ways(what, &t, tb, 0, ways + 4, 2); /* 4 KiB pieces; 16 threads, 2 at work at once */
         CHECK(seed != 103 || again_total > again + 500); /* most of the 1 + 16 + 64 + 256 + 1024 pieces */
         counting_valid = false;
         progen_free(&p);
