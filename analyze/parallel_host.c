@@ -85,6 +85,7 @@ struct run {
     pthread_mutex_t gate_lock; /* setup->gate: turns in ticket order */
     pthread_cond_t gate_turn;
     uint64_t tickets, turns_done;
+    struct fwpt_modules mods;  /* setup->mods as it was before the threads started */
 };
 
 static void gate_enter(struct run *r)
@@ -246,14 +247,16 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
     return p->c.oom ? -1 : 0;
 }
 
-static bool worker_init(struct worker *w, const struct fwpt_par_setup *s)
+/* mods: a copy of the caller's modules taken before the threads start (the thread stitching looks modules up in
+ * the caller's for the profile's frame hook, which keeps its last find there) */
+static bool worker_init(struct worker *w, const struct fwpt_par_setup *s, const struct fwpt_modules *mods)
 {
     memset(w, 0, sizeof *w);
     w->cache = malloc(block_cache(s) * sizeof *w->cache);
     w->paths = aligned_alloc(64, path_cache(s) * sizeof *w->paths);
     w->cold = malloc(path_cache(s) * sizeof *w->cold);
     if (s->mods)
-        w->mods = *s->mods;
+        w->mods = *mods;
     if (!w->cache || !w->paths || !w->cold)
         return false;
     struct fwpt_flow *f = malloc(fwpt_flow_size()); /* empties the block cache */
@@ -283,7 +286,7 @@ static void *thread_main(void *arg)
     gate_enter(r);
     double t0 = thread_cpu();
     struct worker w;
-    if (!worker_init(&w, r->s)) {
+    if (!worker_init(&w, r->s, &r->mods)) {
         __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
         worker_free(&w);
         gate_leave(r);
@@ -366,9 +369,9 @@ static int walk_again(const struct fwpt_par_setup *s, struct worker *w, const st
 }
 
 /* The stitching thread's tables (the decoders walked again point to its block cache). */
-static bool stitch_worker(struct worker *w, const struct fwpt_par_setup *s)
+static bool stitch_worker(struct worker *w, const struct fwpt_par_setup *s, const struct fwpt_modules *mods)
 {
-    if (!worker_init(w, s)) {
+    if (!worker_init(w, s, mods)) {
         worker_free(w);
         return false;
     }
@@ -419,7 +422,7 @@ static int stitch_piece(struct run *r, struct worker *w, unsigned k)
     }
     if (!joined || (s->profile && !fwpt_sumprof_mergeable(&p->c.prof, r->prof->depth))) {
         double ta = thread_cpu();
-        if ((!w->ready && !stitch_worker(w, s)) || walk_again(s, w, prev ? prev->f : NULL, p, r->prof) != 0)
+        if ((!w->ready && !stitch_worker(w, s, &r->mods)) || walk_again(s, w, prev ? prev->f : NULL, p, r->prof) != 0)
             return -1;
         out->pieces_again++;
         out->cpu_again += thread_cpu() - ta;
@@ -522,7 +525,8 @@ enum fwpt_status fwpt_parallel_run(const struct fwpt_par_setup *s, struct fwpt_p
     struct run r = {.s = s, .prof = prof, .max_nodes = s->profile ? prof->nodes_cap : 0,
                     .log = s->profile && prof->frame_hook, .pieces = calloc(want, sizeof *r.pieces),
                     .lock = PTHREAD_MUTEX_INITIALIZER, .stitch_lock = PTHREAD_MUTEX_INITIALIZER, .out = out,
-                    .gate_lock = PTHREAD_MUTEX_INITIALIZER, .gate_turn = PTHREAD_COND_INITIALIZER};
+                    .gate_lock = PTHREAD_MUTEX_INITIALIZER, .gate_turn = PTHREAD_COND_INITIALIZER,
+                    .mods = s->mods ? *s->mods : (struct fwpt_modules){0}};
     uint64_t *starts = malloc(want * sizeof *starts);
     struct worker w;
     bool have_w = false;
