@@ -52,6 +52,7 @@ struct worker {
     struct fwpt_flow_chain_cold *cold;
     uint32_t gen;             /* walks so far (fwpt_summary_reuse) */
     struct fwpt_modules mods; /* its own lookup cache over the caller's modules */
+    bool ready;               /* the tables are made */
 };
 
 struct piece {
@@ -60,6 +61,9 @@ struct piece {
     struct fwpt_flow *first;  /* a copy at its first stop (not the first piece), NULL when it had none */
     bool eos;                 /* f walked to the trace's end */
     uint64_t skipped_first, insns_first;
+    double cpu;               /* its walk's CPU time */
+    double cpu_stitch;        /* its joining, walking again and merging */
+    int done;                 /* walked (atomic: set by its thread, read by the one stitching) */
     struct counts c;
 };
 
@@ -71,9 +75,38 @@ struct run {
     struct piece *pieces;
     unsigned npieces, next;
     int failed;
-    pthread_mutex_t lock;     /* cpu_threads, cpu_longest */
-    double cpu_threads, cpu_longest;
+    pthread_mutex_t lock;     /* cpu_threads, cpu_longest, cpu_tables */
+    double cpu_threads, cpu_longest, cpu_tables;
+    /* the stitching, in piece order, by whichever thread holds stitch_lock (the others walk meanwhile) */
+    pthread_mutex_t stitch_lock;
+    unsigned stitched;        /* pieces joined and merged (atomic) */
+    int stop;                 /* a piece walked to the trace's end was merged: the rest count nothing (atomic) */
+    struct fwpt_parallel_out *out;
+    pthread_mutex_t gate_lock; /* setup->gate: turns in ticket order */
+    pthread_cond_t gate_turn;
+    uint64_t tickets, turns_done;
+    struct fwpt_modules mods;  /* setup->mods as it was before the threads started */
 };
+
+static void gate_enter(struct run *r)
+{
+    if (!r->s->gate)
+        return;
+    pthread_mutex_lock(&r->gate_lock);
+    for (uint64_t t = r->tickets++; t >= r->turns_done + r->s->gate;)
+        pthread_cond_wait(&r->gate_turn, &r->gate_lock);
+    pthread_mutex_unlock(&r->gate_lock);
+}
+
+static void gate_leave(struct run *r)
+{
+    if (!r->s->gate)
+        return;
+    pthread_mutex_lock(&r->gate_lock);
+    r->turns_done++;
+    pthread_cond_broadcast(&r->gate_turn);
+    pthread_mutex_unlock(&r->gate_lock);
+}
 
 static double thread_cpu(void)
 {
@@ -214,14 +247,16 @@ static int walk_piece(struct run *r, struct worker *w, unsigned k)
     return p->c.oom ? -1 : 0;
 }
 
-static bool worker_init(struct worker *w, const struct fwpt_par_setup *s)
+/* mods: a copy of the caller's modules taken before the threads start (the thread stitching looks modules up in
+ * the caller's for the profile's frame hook, which keeps its last find there) */
+static bool worker_init(struct worker *w, const struct fwpt_par_setup *s, const struct fwpt_modules *mods)
 {
     memset(w, 0, sizeof *w);
     w->cache = malloc(block_cache(s) * sizeof *w->cache);
     w->paths = aligned_alloc(64, path_cache(s) * sizeof *w->paths);
     w->cold = malloc(path_cache(s) * sizeof *w->cold);
     if (s->mods)
-        w->mods = *s->mods;
+        w->mods = *mods;
     if (!w->cache || !w->paths || !w->cold)
         return false;
     struct fwpt_flow *f = malloc(fwpt_flow_size()); /* empties the block cache */
@@ -232,6 +267,7 @@ static bool worker_init(struct worker *w, const struct fwpt_par_setup *s)
     struct fwpt_sum sum; /* and the paths */
     fwpt_summary_init(&sum, f, w->paths, path_cache(s), w->cold);
     free(f);
+    w->ready = true;
     return true;
 }
 
@@ -242,26 +278,41 @@ static void worker_free(struct worker *w)
     free(w->cold);
 }
 
+static void stitch_ready(struct run *r, struct worker *w);
+
 static void *thread_main(void *arg)
 {
     struct run *r = arg;
+    gate_enter(r);
     double t0 = thread_cpu();
     struct worker w;
-    if (!worker_init(&w, r->s)) {
+    if (!worker_init(&w, r->s, &r->mods)) {
         __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
         worker_free(&w);
+        gate_leave(r);
         return NULL;
     }
+    double t_tables = thread_cpu() - t0;
     for (;;) {
+        if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED) || __atomic_load_n(&r->failed, __ATOMIC_RELAXED))
+            break;
         unsigned k = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED);
         if (k >= r->npieces)
             break;
+        double tp = thread_cpu();
         if (walk_piece(r, &w, k) != 0)
             __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+        r->pieces[k].cpu = thread_cpu() - tp;
+        __atomic_store_n(&r->pieces[k].done, 1, __ATOMIC_SEQ_CST);
+        stitch_ready(r, &w);
+        gate_leave(r);
+        gate_enter(r);
     }
+    gate_leave(r);
     worker_free(&w);
     double t = thread_cpu() - t0;
     pthread_mutex_lock(&r->lock);
+    r->cpu_tables += t_tables;
     r->cpu_threads += t;
     if (t > r->cpu_longest)
         r->cpu_longest = t;
@@ -318,9 +369,9 @@ static int walk_again(const struct fwpt_par_setup *s, struct worker *w, const st
 }
 
 /* The stitching thread's tables (the decoders walked again point to its block cache). */
-static bool stitch_worker(struct worker *w, const struct fwpt_par_setup *s)
+static bool stitch_worker(struct worker *w, const struct fwpt_par_setup *s, const struct fwpt_modules *mods)
 {
-    if (!worker_init(w, s)) {
+    if (!worker_init(w, s, mods)) {
         worker_free(w);
         return false;
     }
@@ -351,7 +402,108 @@ static int add_counts(const struct fwpt_par_setup *s, struct counts *c, struct f
     return 0;
 }
 
+/* Piece k after the pieces before it: it counts from where its decoder agrees with the one before, and its call
+ * tree goes under the frames open by then; else it is walked again from where the one before stopped. The
+ * piece before is then no longer needed. -1: out of memory. */
+static int stitch_piece(struct run *r, struct worker *w, unsigned k)
+{
+    const struct fwpt_par_setup *s = r->s;
+    struct fwpt_parallel_out *out = r->out;
+    struct piece *p = &r->pieces[k], *prev = k ? &r->pieces[k - 1] : NULL;
+    bool joined = true;
+    if (prev) {
+        if (prev->eos) {
+            __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED); /* the one before walked to the end */
+            return 0;
+        }
+        enum fwpt_flow_seam m = p->first ? fwpt_flow_seam_compare(prev->f, p->first) : FWPT_FLOW_SEAM_DIFFERENT;
+        joined = m == FWPT_FLOW_SEAM_SAME || (m == FWPT_FLOW_SEAM_SAME_STACK_TOP && !p->c.retstack_error);
+        out->seams_joined += joined;
+    }
+    if (!joined || (s->profile && !fwpt_sumprof_mergeable(&p->c.prof, r->prof->depth))) {
+        double ta = thread_cpu();
+        if ((!w->ready && !stitch_worker(w, s, &r->mods)) || walk_again(s, w, prev ? prev->f : NULL, p, r->prof) != 0)
+            return -1;
+        out->pieces_again++;
+        out->cpu_again += thread_cpu() - ta;
+    }
+    double tm = thread_cpu();
+    if (add_counts(s, &p->c, r->prof, out) != 0)
+        return -1;
+    out->cpu_merge += thread_cpu() - tm;
+    counts_free(&p->c);
+    if (prev) {
+        free(prev->f);
+        free(prev->first);
+        prev->f = prev->first = NULL;
+    }
+    return 0;
+}
+
+/* Stitches the pieces walked in order, as far as they are done, unless another thread is at it: that one looks
+ * again when it is through, so a piece done meanwhile waits at most until then. */
+static void stitch_ready(struct run *r, struct worker *w)
+{
+    for (;;) {
+        unsigned k = __atomic_load_n(&r->stitched, __ATOMIC_SEQ_CST);
+        if (k >= r->npieces || !__atomic_load_n(&r->pieces[k].done, __ATOMIC_SEQ_CST) ||
+            __atomic_load_n(&r->stop, __ATOMIC_RELAXED) || __atomic_load_n(&r->failed, __ATOMIC_RELAXED))
+            return;
+        if (pthread_mutex_trylock(&r->stitch_lock) != 0)
+            return;
+        for (k = r->stitched; k < r->npieces && __atomic_load_n(&r->pieces[k].done, __ATOMIC_SEQ_CST) &&
+                              !r->stop && !r->failed; k++) {
+            double t = thread_cpu();
+            if (stitch_piece(r, w, k) != 0)
+                __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+            r->pieces[k].cpu_stitch = thread_cpu() - t;
+            r->out->cpu_stitch += r->pieces[k].cpu_stitch;
+            __atomic_store_n(&r->stitched, k + 1, __ATOMIC_SEQ_CST);
+        }
+        pthread_mutex_unlock(&r->stitch_lock);
+    }
+}
+
 static bool pow2_or_0(size_t n) { return !(n & (n - 1)); }
+
+/* The run on jobs idle cores, from each piece's CPU time: every thread sets up its tables, then, whenever it is
+ * free, first stitches the pieces walked in order as far as they are done (unless another thread is stitching),
+ * then takes the next piece; what is left is stitched when the last is done. Events in time order. */
+static double idle_schedule(const struct run *r, unsigned jobs, double tables)
+{
+    double t[256], fin_max = 0, stitch_end = 0;
+    bool busy[256];
+    unsigned next = 0, m = 0, n = r->npieces, left = jobs;
+    double *fin = malloc((n + 1) * sizeof *fin);
+    if (!fin)
+        return 0;
+    for (unsigned j = 0; j < jobs; j++) {
+        t[j] = tables;
+        busy[j] = true;
+    }
+    while (left) {
+        unsigned j = jobs;
+        for (unsigned i = 0; i < jobs; i++)
+            if (busy[i] && (j == jobs || t[i] < t[j]))
+                j = i;
+        if (stitch_end <= t[j])
+            for (; m < next && fin[m] <= t[j]; m++)
+                stitch_end = t[j] += r->pieces[m].cpu_stitch;
+        if (next < n) {
+            fin[next] = t[j] += r->pieces[next].cpu;
+            fin_max = t[j] > fin_max ? t[j] : fin_max;
+            next++;
+        } else {
+            busy[j] = false;
+            left--;
+        }
+    }
+    double end = fin_max > stitch_end ? fin_max : stitch_end;
+    for (; m < n; m++)
+        end += r->pieces[m].cpu_stitch;
+    free(fin);
+    return end;
+}
 
 enum fwpt_status fwpt_parallel_run(const struct fwpt_par_setup *s, struct fwpt_profile *prof,
                                    struct fwpt_parallel_out *out)
@@ -370,12 +522,16 @@ enum fwpt_status fwpt_parallel_run(const struct fwpt_par_setup *s, struct fwpt_p
     unsigned want = jobs > 1 ? jobs * PIECES_PER_JOB : 1;
     if (want > 1 && (uint64_t)s->len / piece_bytes < want)
         want = (unsigned)(s->len / piece_bytes) ? (unsigned)(s->len / piece_bytes) : 1;
-    struct run r = {s, prof, s->profile ? prof->nodes_cap : 0, s->profile && prof->frame_hook,
-                    calloc(want, sizeof *r.pieces), 0, 0, 0, PTHREAD_MUTEX_INITIALIZER, 0, 0};
+    struct run r = {.s = s, .prof = prof, .max_nodes = s->profile ? prof->nodes_cap : 0,
+                    .log = s->profile && prof->frame_hook, .pieces = calloc(want, sizeof *r.pieces),
+                    .lock = PTHREAD_MUTEX_INITIALIZER, .stitch_lock = PTHREAD_MUTEX_INITIALIZER, .out = out,
+                    .gate_lock = PTHREAD_MUTEX_INITIALIZER, .gate_turn = PTHREAD_COND_INITIALIZER,
+                    .mods = s->mods ? *s->mods : (struct fwpt_modules){0}};
     uint64_t *starts = malloc(want * sizeof *starts);
     struct worker w;
     bool have_w = false;
     enum fwpt_status rc = FWPT_E_NOMEM;
+    double t_split = thread_cpu();
     if (!r.pieces || !starts)
         goto out;
     r.npieces = cut(s, want, starts);
@@ -384,6 +540,7 @@ enum fwpt_status fwpt_parallel_run(const struct fwpt_par_setup *s, struct fwpt_p
         r.pieces[k].end = k + 1 < r.npieces ? starts[k + 1] : FWPT_SUM_NO_STOP;
     }
     out->pieces = r.npieces;
+    out->cpu_split = thread_cpu() - t_split;
     if (jobs > r.npieces)
         jobs = r.npieces;
     pthread_t tid[256];
@@ -398,30 +555,15 @@ enum fwpt_status fwpt_parallel_run(const struct fwpt_par_setup *s, struct fwpt_p
         pthread_join(tid[t], NULL);
     out->cpu_threads = r.cpu_threads;
     out->cpu_longest = r.cpu_longest;
-    double t_stitch = thread_cpu();
+    out->cpu_tables = r.cpu_tables;
+    for (unsigned k = 0; k < r.npieces; k++)
+        out->cpu_piece_max = r.pieces[k].cpu > out->cpu_piece_max ? r.pieces[k].cpu : out->cpu_piece_max;
+    memset(&w, 0, sizeof w); /* its tables made when a piece is walked again */
+    have_w = true;
+    stitch_ready(&r, &w); /* what the threads left (a thread stops looking when another is stitching) */
     if (r.failed)
         goto out;
-    /* in order: a piece counts from where its decoder agrees with the one before, and its call tree goes
-     * under the frames open by then; else it is walked again from where the one before stopped */
-    for (unsigned k = 0; k < r.npieces; k++) {
-        struct piece *p = &r.pieces[k], *prev = k ? &r.pieces[k - 1] : NULL;
-        bool joined = true;
-        if (prev) {
-            if (prev->eos)
-                break; /* the one before walked to the end */
-            enum fwpt_flow_seam m = p->first ? fwpt_flow_seam_compare(prev->f, p->first) : FWPT_FLOW_SEAM_DIFFERENT;
-            joined = m == FWPT_FLOW_SEAM_SAME || (m == FWPT_FLOW_SEAM_SAME_STACK_TOP && !p->c.retstack_error);
-            out->seams_joined += joined;
-        }
-        if (!joined || (s->profile && !fwpt_sumprof_mergeable(&p->c.prof, prof->depth))) {
-            if ((!have_w && !(have_w = stitch_worker(&w, s))) || walk_again(s, &w, prev ? prev->f : NULL, p, prof) != 0)
-                goto out;
-            out->pieces_again++;
-        }
-        if (add_counts(s, &p->c, prof, out) != 0)
-            goto out;
-    }
-    out->cpu_stitch = thread_cpu() - t_stitch;
+    out->cpu_idle = out->cpu_split + idle_schedule(&r, jobs, jobs ? out->cpu_tables / jobs : 0);
     rc = FWPT_OK;
 out:
     for (unsigned k = 0; r.pieces && k < want; k++) {

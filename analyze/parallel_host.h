@@ -12,7 +12,8 @@
  * is walked again). Where they differ, the piece is walked again from the state of the one before, in
  * order. The call tree of a piece hangs from the frames open where it starts (analyze/sumprof.h), and the
  * pieces' counts are merged in order (a piece whose tree cannot be placed is walked again under the frames
- * then open): the result is that of one decoder walking the whole trace. */
+ * then open), by whichever thread finds the next piece done while the others walk: the result is that of one
+ * decoder walking the whole trace. */
 #ifndef FWPT_ANALYZE_PARALLEL_HOST_H
 #define FWPT_ANALYZE_PARALLEL_HOST_H
 
@@ -33,10 +34,13 @@ struct fwpt_par_setup {
     uint32_t n_filter;
     bool iflags;
     uint64_t runaway_limit;     /* fwpt_flow_set_runaway_limit; 0: the default */
-    struct fwpt_modules *mods;  /* NULL: none; read only (each walk keeps its own lookup cache) */
+    struct fwpt_modules *mods;  /* NULL: none; copied before the threads start (each keeps its own lookup cache) */
     unsigned jobs;              /* threads (1: the whole trace in the caller's) */
     size_t piece_bytes;         /* trace bytes per piece at least (0: 64 KiB); a piece starts at a PSB */
     size_t block_cache, path_cache; /* each thread's flow block and path cache entries (powers of two; 0: 64K, 16K) */
+    unsigned gate;              /* 0; else at most this many threads work at once, taking turns in order: a bench
+                                 * models jobs idle cores on fewer (each thread's CPU time then holds no refill of
+                                 * its caches after the others ran) */
     /* what to count */
     bool profile;               /* into the fwpt_profile given to fwpt_parallel_run */
     bool edges;                 /* into out->edges */
@@ -61,6 +65,13 @@ struct fwpt_parallel_out {
     double cpu_threads;         /* all threads' pieces */
     double cpu_longest;         /* the busiest thread's */
     double cpu_stitch;          /* joining, walking again, merging (one thread, after the others) */
+    double cpu_split;           /* cutting the trace at PSBs (one thread, before the others) */
+    double cpu_tables;          /* all threads' setting up of their tables (caches emptied) */
+    double cpu_piece_max;       /* the costliest piece */
+    double cpu_again;           /* of cpu_stitch: the pieces walked again */
+    double cpu_merge;           /* of cpu_stitch: the pieces' counts added up */
+    double cpu_idle;            /* on jobs idle cores: cpu_split, then the threads' tables and the pieces each
+                                 * taken by the first thread free (as the threads take them), then cpu_stitch */
 };
 
 /* Walks the whole trace. prof: initialized and empty (setup->profile), its frame hook called as

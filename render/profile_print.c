@@ -3,6 +3,42 @@
 #include "base/json.h"
 #include "render/names.h"
 
+/* The top functions in fwpt_profile_next_top's order (instructions descending, then entry ascending): up to
+ * TOP_KEEP found in one scan of the table, more by its scans, one per function (the table holds 64K slots). */
+#define TOP_KEEP 64
+struct top_iter {
+    size_t v[TOP_KEEP], n, i, prev;
+    bool scan;
+};
+
+static bool top_before(const struct fwpt_profile_func *a, const struct fwpt_profile_func *b)
+{
+    return a->insns > b->insns || (a->insns == b->insns && a->entry < b->entry);
+}
+
+static void top_begin(struct top_iter *t, const struct fwpt_profile *p, size_t top_n)
+{
+    t->n = t->i = 0;
+    t->prev = (size_t)-1;
+    t->scan = top_n > TOP_KEEP;
+    for (size_t i = 0; !t->scan && i <= p->funcs_mask; i++) {
+        const struct fwpt_profile_func *f = &p->funcs[i];
+        if (f->entry == FWPT_FLOW_NO_IP || (t->n == top_n && !top_before(f, &p->funcs[t->v[t->n - 1]])))
+            continue;
+        size_t k = t->n < top_n ? t->n++ : t->n - 1;
+        for (; k && top_before(f, &p->funcs[t->v[k - 1]]); k--)
+            t->v[k] = t->v[k - 1];
+        t->v[k] = i;
+    }
+}
+
+static size_t top_next(struct top_iter *t, const struct fwpt_profile *p)
+{
+    if (t->scan)
+        return t->prev = fwpt_profile_next_top(p, t->prev);
+    return t->i < t->n ? t->v[t->i++] : (size_t)-1;
+}
+
 /* "0xENTRY[  Module+0xOFF][  NAME[ (FILE:LINE)]]": the entry's name asked of r once, here */
 static void put_entry(struct fwpt_profile *p, const struct fwpt_resolver *r, const struct fwpt_sink *o,
                       uint64_t entry)
@@ -42,9 +78,10 @@ void fwpt_profile_print(struct fwpt_profile *p, const struct fwpt_resolver *r, c
     fwpt_put_dec(out, p->nfuncs);
     fwpt_puts(out, p->unit == FWPT_PROFILE_UNIT_TICKS ? ")\n           ticks      calls  entry\n"
                                                        : ")\n           insns      calls  entry\n");
-    /* top_n by repeated scans (no sorting memory): insns descending, then entry ascending */
-    size_t shown = 0, best = (size_t)-1;
-    while (shown < top_n && (best = fwpt_profile_next_top(p, best)) != (size_t)-1) {
+    struct top_iter top;
+    top_begin(&top, p, top_n);
+    size_t shown = 0, best;
+    while (shown < top_n && (best = top_next(&top, p)) != (size_t)-1) {
         fwpt_put_dec_w(out, p->funcs[best].insns, 16);
         fwpt_put_dec_w(out, p->funcs[best].calls, 11);
         fwpt_puts(out, "  ");
@@ -141,8 +178,10 @@ void fwpt_profile_print_jsonl(struct fwpt_profile *p, const struct fwpt_resolver
         json_num(out, "count", p->mod_insns[i]);
         fwpt_puts(out, "}\n");
     }
-    size_t shown = 0, best = (size_t)-1;
-    while (shown < top_n && (best = fwpt_profile_next_top(p, best)) != (size_t)-1) {
+    struct top_iter top;
+    top_begin(&top, p, top_n);
+    size_t shown = 0, best;
+    while (shown < top_n && (best = top_next(&top, p)) != (size_t)-1) {
         fwpt_puts(out, "{\"type\":\"function\"");
         json_entry(p, r, out, p->funcs[best].entry);
         json_num(out, "self", p->funcs[best].insns);

@@ -1,10 +1,12 @@
 /* The summary walk (analyze/summary) against libipt's block decoder (pt_blk_next) and fwpt's per-instruction
  * walk (fwpt_flow_next): instructions per second (the instructions each walk stands for) on two generated
  * programs and the real firmware traces of FWPT_BENCH_FW (tests/bench/firmware-traces.sh), each repeated to
- * about 20M instructions; then the parallel walk (analyze/parallel_host) with 1, 2 and 4 threads.
+ * about 20M instructions; then the parallel walk (analyze/parallel_host): the generated programs with 1, 2 and 4
+ * threads, the firmware traces repeated to 100M instructions with 1 to 16 threads for --profile, --calls and --edges.
+ * `bench_summary jobs [N]`: the threads alone, on the firmware traces repeated to N instructions (default 100M).
  *
- * Figures: one thread's CPU time, best of 5 (the machine is shared); the thread counts in wall time, best of 5
- * (CPU time does not show a speed-up). The summary walk counts the profile and call tree (profile), the
+ * Figures: one thread's CPU time, best of 5 (the machine is shared); the thread counts in wall time and on N idle
+ * cores (measure_jobs), best of 5. The summary walk counts the profile and call tree (profile), the
  * coverage bitmap (cov) or both; the per-instruction walk feeds fwpt_profile_add (profile) or only counts;
  * libipt's block decoder only counts. Each pair must agree on the instruction count.
  *
@@ -25,6 +27,7 @@
 #include "render/flow_print.h"
 #include "analyze/parallel_host.h"
 #include "analyze/summary.h"
+#include "render/edge_print.h"
 #include "render/profile_print.h"
 #include "tests/common/fake_resolver.h"
 #include "tests/common/fw_traces.h"
@@ -78,6 +81,7 @@ static struct fwpt_resolver real_res;
 static double real_open; /* CPU time of the last reading and matching of the symbol files */
 static double print_again, print_again_best = 1e30; /* the printing once more with the same map (libdw's reading done) */
 static uint64_t printed_bytes, names_misses, names_hits;
+static uint64_t jobs_insns; /* bench_summary jobs [N]: the threads alone, on the firmware traces repeated to N */
 static double print_time; /* CPU time of the last printing (W_SUM_PRINT, W_SUM_NAMES) */
 static void count_write(void *ctx, const char *p, size_t n)
 {
@@ -240,50 +244,85 @@ static int measure(struct input *in)
     return ok ? 0 : 1;
 }
 
-/* Threads: the whole walk with the profile (if asked) and the bitmap (fwpt flow -j N --profile --coverage F) of a
- * trace of n instructions; wall time, and each thread's CPU time: the busiest thread plus the stitching is the
- * time on N idle cores. */
-static int measure_jobs(struct input *in, uint64_t n, bool profile)
+/* Threads: the whole walk of a trace of n instructions as fwpt flow -j N runs it for one view, then that view
+ * printed (to a sink that only counts): J_PROFILE --profile, J_CALLS --calls, J_EDGES --edges, J_BOTH --profile
+ * --coverage F, J_COV --coverage F. Wall time, and the time on N idle cores from each thread's CPU time
+ * (fwpt_parallel_out's cpu_idle: the cutting, the threads' tables and pieces scheduled as the threads take them,
+ * the stitching; plus the printing), each the best of 5; against -j 1, and against the CPU time all threads of the
+ * same run took together (this machine's load moves -j 1 by +-20% from run to run). With FWPT_BENCH_GATE=1 (the
+ * default) no more threads work at once than there are cores, taking turns in order (fwpt_par_setup's gate): N
+ * threads on 2 cores would otherwise each refill its caches after the others ran, which N cores do not. */
+static int gate = 1;
+enum { J_PROFILE, J_CALLS, J_EDGES, J_BOTH, J_COV };
+static const char *const jname[] = {"--profile", "--calls", "--edges", "--profile --coverage", "--coverage"};
+static int measure_jobs(struct input *in, uint64_t n, int mode, unsigned max_jobs)
 {
     static struct prof_mem pm;
+    enum { MAXJ = 8, REPS = 5 };
     int ok = 1;
-    double j1 = 0, c1 = 0;
-    for (unsigned jobs = 1; jobs <= 4; jobs *= 2) {
-        double bt = 1e30, bc = 1e30, sum = 0;
-        struct fwpt_parallel_out po;
-        unsigned pieces = 0, joined = 0, again = 0;
-        for (int rep = 0; rep < 5; rep++) {
+    const bool profile = mode == J_PROFILE || mode == J_CALLS || mode == J_BOTH;
+    double bt[MAXJ], bc[MAXJ], sum[MAXJ], out_t[MAXJ];
+    struct fwpt_parallel_out bo[MAXJ];
+    unsigned nj = 0, pieces[MAXJ], joined[MAXJ], again[MAXJ];
+    for (unsigned jobs = 1; jobs <= max_jobs && nj < MAXJ; jobs *= 2, nj++)
+        bt[nj] = bc[nj] = 1e30;
+    printf("  threads, %s (%s):\n", jname[mode], gate ? "at most as many at work at once as there are cores" : "all at once");
+    /* the thread counts in turns, so that each meets the machine's load of the moment as the others do */
+    for (int rep = 0; rep < REPS; rep++)
+        for (unsigned i = 0; i < nj; i++) {
+            unsigned jobs = 1u << i;
+            struct fwpt_parallel_out po;
             prof_init(&pm, &in->mods);
             struct fwpt_par_setup s = {.trace = in->trace, .len = in->len, .read = fw_images_read, .read_ctx = &in->code,
-                                       .mods = &in->mods, .jobs = jobs, .profile = profile, .cov_size = 1 << 16};
+                                       .mods = &in->mods, .jobs = jobs, .profile = profile, .edges = mode == J_EDGES,
+                                       .cov_size = mode == J_BOTH || mode == J_COV ? 1 << 16 : 0,
+                                       .gate = gate ? fwpt_parallel_cores() : 0};
             double t = wall_now();
             if (fwpt_parallel_run(&s, &pm.p, &po) != FWPT_OK) {
                 printf("  fwpt_parallel_run failed\n");
                 return 1;
             }
+            double tp = cpu_now();
+            struct fwpt_sink o = {count_write, &printed_bytes};
+            if (mode == J_PROFILE)
+                fwpt_profile_print(&pm.p, NULL, &o, 40);
+            else if (mode == J_CALLS)
+                fwpt_profile_calltree_print(&pm.p, NULL, &o, 32);
+            else if (mode == J_EDGES) {
+                struct fwpt_edge *v = malloc((po.edges.n + 1) * sizeof *v);
+                if (!v)
+                    abort();
+                fwpt_edges_sorted(&po.edges, v);
+                fwpt_edges_print(v, po.edges.n, po.edges.dropped, false, &in->mods, NULL, &o);
+                free(v);
+            }
+            tp = cpu_now() - tp;
             t = wall_now() - t;
-            bt = t < bt ? t : bt;
-            double c = po.cpu_longest + po.cpu_stitch;
-            if (c < bc) {
-                bc = c;
-                sum = po.cpu_threads + po.cpu_stitch;
+            bt[i] = t < bt[i] ? t : bt[i];
+            double c = po.cpu_idle + tp;
+            if (c < bc[i]) {
+                bc[i] = c;
+                sum[i] = po.cpu_threads + po.cpu_stitch + po.cpu_split + tp;
+                out_t[i] = tp;
+                bo[i] = po;
             }
             ok &= po.insns == n && (!profile || pm.p.insns == n);
-            pieces = po.pieces;
-            joined = po.seams_joined;
-            again = po.pieces_again;
+            pieces[i] = po.pieces;
+            joined[i] = po.seams_joined;
+            again[i] = po.pieces_again;
             fwpt_parallel_out_free(&po);
         }
-        if (jobs == 1) {
-            j1 = bt;
-            c1 = bc;
-        }
-        printf("  -j %u: wall %.4f s (%.2fx); CPU: busiest thread + stitching %.4f s -> %.2fx on %u idle cores, all "
-               "threads %.4f s (%.0f%% of -j 1); %u pieces, %u joined, %u walked again\n",
-               jobs, bt, j1 / bt, bc, c1 / bc, jobs, sum, 100.0 * sum / c1, pieces, joined, again);
+    for (unsigned i = 0; i < nj; i++) {
+        unsigned jobs = 1u << i;
+        printf("  -j %2u: wall %.4f s (%.2fx); on %2u idle cores %.4f s -> %5.2fx; all threads %.4f s (%.0f%% of -j 1), "
+               "%5.2fx their own sum; %u pieces, %u joined, %u walked again\n",
+               jobs, bt[i], bt[0] / bt[i], jobs, bc[i], bc[0] / bc[i], sum[i], 100.0 * sum[i] / bc[0], sum[i] / bc[i],
+               pieces[i], joined[i], again[i]);
+        printf("         of it: cutting %.2f ms, tables %.2f ms a thread, costliest piece %.2f ms, stitching %.2f ms "
+               "(walked again %.2f, merging %.2f), printing %.2f ms\n",
+               bo[i].cpu_split * 1e3, bo[i].cpu_tables / jobs * 1e3, bo[i].cpu_piece_max * 1e3, bo[i].cpu_stitch * 1e3,
+               bo[i].cpu_again * 1e3, bo[i].cpu_merge * 1e3, out_t[i] * 1e3);
     }
-    printf("  (cores present: %u, shared with other users: the wall clock shows what was left of them)\n",
-           fwpt_parallel_cores());
     if (!ok)
         printf("MISMATCH between thread counts\n");
     return ok ? 0 : 1;
@@ -330,10 +369,8 @@ static int bench_program(size_t n, unsigned extra_plain, int biased)
     struct input in = {p.trace, p.trace_size, {&im, 1}, {&mv, 1, 0}, &mv};
     printf("program: %zu bytes of code, trace %zu bytes, %zu instructions\n", p.code_size, p.trace_size, p.ntruth);
     int rc = measure(&in);
-    printf("  threads, profile and bitmap:\n");
-    rc |= measure_jobs(&in, p.ntruth, true);
-    printf("  threads, bitmap only:\n");
-    rc |= measure_jobs(&in, p.ntruth, false);
+    rc |= measure_jobs(&in, p.ntruth, J_BOTH, 4);
+    rc |= measure_jobs(&in, p.ntruth, J_COV, 4);
     unlink(im.path);
     progen_free(&p);
     return rc;
@@ -375,17 +412,21 @@ static int bench_firmware_dir(const char *dir, const char *symdir)
         fprintf(stderr, "bench_summary: %s: no img-BASE.bin images\n", dir);
     else {
         uint64_t n1 = count_insns(&in);
-        all = repeat(one, len, n1, 20000000, &in.len);
+        rc = 0;
+        if (!jobs_insns) {
+            all = repeat(one, len, n1, 20000000, &in.len);
+            in.trace = all;
+            printf("firmware trace %s: %d images, %zu bytes x %zu copies, %llu instructions each\n", dir, nim, len,
+                   in.len / len, (unsigned long long)n1);
+            rc = all ? measure(&in) : 1;
+            free(all);
+        }
+        all = repeat(one, len, n1, jobs_insns ? jobs_insns : 100000000, &in.len); /* longer for the threads */
         in.trace = all;
-        printf("firmware trace %s: %d images, %zu bytes x %zu copies, %llu instructions each\n", dir, nim, len,
-               in.len / len, (unsigned long long)n1);
-        rc = all ? measure(&in) : 1;
-        free(all);
-        all = repeat(one, len, n1, 100000000, &in.len); /* longer for the threads */
-        in.trace = all;
-        printf("  threads, profile and bitmap, %zu copies (%llu instructions):\n", in.len / len,
-               (unsigned long long)(in.len / len * n1));
-        rc |= all ? measure_jobs(&in, in.len / len * n1, true) : 1;
+        printf("  threads, %zu copies (%llu instructions, %zu bytes):\n", in.len / len,
+               (unsigned long long)(in.len / len * n1), in.len);
+        for (int m = J_PROFILE; m <= J_EDGES && !real_cur; m++)
+            rc |= all ? measure_jobs(&in, in.len / len * n1, m, 16) : 1;
     }
     free(one);
     free(all);
@@ -403,7 +444,15 @@ static int bench_firmware_dir(const char *dir, const char *symdir)
 int main(int argc, char **argv)
 {
     int rc = 0;
-    if (argc > 1 && !strcmp(argv[1], "fw"))
+    if (argc > 1 && !strcmp(argv[1], "jobs")) {
+        jobs_insns = argc > 2 ? strtoull(argv[2], NULL, 0) : 100000000;
+        if (!jobs_insns) {
+            fprintf(stderr, "bench_summary: jobs N: N instructions, at least 1\n");
+            return 2;
+        }
+    }
+    gate = !getenv("FWPT_BENCH_GATE") || strcmp(getenv("FWPT_BENCH_GATE"), "0");
+    if (argc > 1 && (!strcmp(argv[1], "fw") || jobs_insns))
         goto fw;
     printf("--- random outcomes, short blocks (20M instructions)\n");
     rc |= bench_program(20000000, 0, 0);
@@ -420,7 +469,7 @@ fw:;
     if (n > 0)
         free(t);
     const char *dbg, *symdir; /* the DEBUG OVMF's traces, named by its symbol files */
-    if (real_names_dirs(&dbg, &symdir) == 0) {
+    if (!jobs_insns && real_names_dirs(&dbg, &symdir) == 0) {
         setenv("FWPT_BENCH_FW", dbg, 1);
         n = fw_traces("bench_summary", &t);
         rc |= n <= 0;

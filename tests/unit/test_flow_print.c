@@ -1,5 +1,7 @@
 /* Flow printers (text and JSON lines, exact bytes) and the profile / call-tree summaries over a
  * hand-made event sequence with known counts. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/flow_print.h"
@@ -225,6 +227,51 @@ TEST(call_tree_depth_cut)
                      "{\"type\":\"call\",\"id\":0,\"parent\":null,\"depth\":0,\"calls\":0,\"self\":5,\"total\":12}\n"
                      "{\"type\":\"call\",\"id\":1,\"parent\":0,\"depth\":1,\"entry\":\"0x1040\",\"module\":\"DxeCore\","
                      "\"module_offset\":\"0x40\",\"calls\":2,\"self\":5,\"total\":7}\n");
+}
+
+/* The top functions as fwpt_profile_next_top orders them (instructions descending, then entry ascending), whether
+ * the printer keeps them in one scan (top 1 to 64) or scans once per function (more): 300 functions spread over a
+ * table of 1024 slots, many with equal counts, against a sort of the same functions. */
+static int top_cmp(const void *a, const void *b)
+{
+    const struct fwpt_profile_func *x = a, *y = b;
+    if (x->insns != y->insns)
+        return x->insns > y->insns ? -1 : 1;
+    return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+TEST(profile_top_one_scan_and_scans)
+{
+    enum { NF = 300, SLOTS = 1024 };
+    static struct fwpt_profile p;
+    static struct fwpt_profile_func funcs[SLOTS], sorted[NF];
+    static struct fwpt_profile_node nodes[4];
+    static uint32_t hash[8];
+    static uint64_t modc[3];
+    static char want[NF * 64], got[NF * 64 + 512];
+    fwpt_profile_init(&p, &mods, modc, funcs, SLOTS, nodes, 4, hash, 8);
+    for (unsigned i = 0; i < NF; i++) {
+        struct fwpt_profile_func f = {0x900000 + (uint64_t)((i * 37) % NF) * 16, i % 5 + 1, (i * 7) % 50};
+        funcs[(i * 3 + 11) % SLOTS] = f;
+        sorted[i] = f;
+    }
+    p.nfuncs = NF;
+    qsort(sorted, NF, sizeof *sorted, top_cmp);
+    static const size_t tops[] = {1, 2, 40, 63, 64, 65, 299, 300, 1000};
+    for (size_t t = 0; t < sizeof tops / sizeof tops[0]; t++) {
+        size_t n = tops[t] < NF ? tops[t] : NF, w = 0;
+        for (size_t i = 0; i < n; i++)
+            w += (size_t)snprintf(want + w, sizeof want - w, "%16llu%11llu  0x%llx\n", (unsigned long long)sorted[i].insns,
+                                  (unsigned long long)sorted[i].calls, (unsigned long long)sorted[i].entry);
+        struct fwpt_bufsink b;
+        struct fwpt_sink o = fwpt_bufsink_init(&b, got, sizeof got - 1);
+        fwpt_profile_print(&p, NULL, &o, tops[t]);
+        got[b.len] = 0;
+        const char *rows = strstr(got, "calls  entry\n");
+        CHECK(rows != NULL);
+        if (rows)
+            CHECK_STR(rows + strlen("calls  entry\n"), want);
+    }
 }
 
 TEST_MAIN("flow_print")

@@ -163,19 +163,20 @@ static void reference(const struct trace *t, const struct tables *tb, uint64_t r
 }
 
 static unsigned long pieces_total, joined_total, again_total;
+static unsigned last_pieces; /* of the last summary() */
 
 /* The summary path, jobs threads, pieces of at least piece_bytes. */
 static unsigned long valid_seams, valid_joined;
 static bool counting_valid;
 
-static int summary(const struct trace *t, const struct tables *tb, unsigned jobs, size_t piece_bytes,
+static int summary(const struct trace *t, const struct tables *tb, unsigned jobs, size_t piece_bytes, unsigned gate,
                    uint64_t runaway, struct output *o)
 {
     static struct run r;
     run_begin(&r, t, tb);
     struct fwpt_par_setup s = {.trace = t->bytes, .len = t->len, .read = fw_images_read, .read_ctx = t->code,
                                .mods = t->mods, .jobs = jobs, .piece_bytes = piece_bytes, .profile = true,
-                               .edges = true, .cov_size = cov_size, .runaway_limit = runaway};
+                               .edges = true, .cov_size = cov_size, .runaway_limit = runaway, .gate = gate};
     struct fwpt_parallel_out po;
     if (fwpt_parallel_run(&s, &r.pm.p, &po) != FWPT_OK)
         return -1;
@@ -188,6 +189,7 @@ static int summary(const struct trace *t, const struct tables *tb, unsigned jobs
     o->cov = po.cov;
     po.cov = NULL;
     pieces_total += po.pieces;
+    last_pieces = po.pieces;
     joined_total += po.seams_joined;
     again_total += po.pieces_again;
     if (counting_valid) {
@@ -237,19 +239,22 @@ static bool compare(const char *what, const struct output *ref, const struct out
     return text && edges && cov;
 }
 
-/* The trace through every way: one thread, 2 and 4 threads with pieces from one PSB on. */
-static void check_trace(const char *what, const struct trace *t, const struct tables *tb, uint64_t runaway)
+struct way {
+    unsigned jobs;
+    size_t piece;
+    unsigned gate; /* threads at work at once (0: all) */
+};
+
+/* The trace through the ways given: threads and pieces of at least so many bytes. */
+static void check_trace_ways(const char *what, const struct trace *t, const struct tables *tb, uint64_t runaway,
+                             const struct way *ways, size_t nways)
 {
     struct output ref, got;
     reference(t, tb, runaway, &ref);
-    static const struct {
-        unsigned jobs;
-        size_t piece;
-    } ways[] = {{1, 0}, {2, 1}, {4, 1}, {4, 256}};
-    for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+    for (size_t w = 0; w < nways; w++) {
         char name[256];
-        snprintf(name, sizeof name, "%s -j %u piece %zu", what, ways[w].jobs, ways[w].piece);
-        if (summary(t, tb, ways[w].jobs, ways[w].piece, runaway, &got) != 0) {
+        snprintf(name, sizeof name, "%s -j %u piece %zu gate %u", what, ways[w].jobs, ways[w].piece, ways[w].gate);
+        if (summary(t, tb, ways[w].jobs, ways[w].piece, ways[w].gate, runaway, &got) != 0) {
             CHECK(!"fwpt_parallel_run");
             continue;
         }
@@ -257,6 +262,13 @@ static void check_trace(const char *what, const struct trace *t, const struct ta
         output_free(&got);
     }
     output_free(&ref);
+}
+
+/* One thread, 2 and 4 threads with pieces from one PSB on. */
+static void check_trace(const char *what, const struct trace *t, const struct tables *tb, uint64_t runaway)
+{
+    static const struct way ways[] = {{1, 0, 0}, {2, 1, 0}, {4, 1, 0}, {4, 256, 0}};
+    check_trace_ways(what, t, tb, runaway, ways, sizeof ways / sizeof ways[0]);
 }
 
 static const struct tables big = {1 << 12, 1 << 14, 1 << 15}, tiny = {16, 24, 64};
@@ -372,6 +384,43 @@ TEST(deep_recursion_pieces_walked_again)
     check_trace("deep recursion", &t, &big, 0);
     CHECK(again_total > again); /* pieces whose frames went past the window were walked again */
     stats("deep recursion");
+}
+
+/* The merge stressed: programs of 3000 functions (large call trees in every piece), PSBs every 128 to 200
+ * bytes, cut into as many pieces as 16, 64 and 256 threads ask (4 a thread, from one PSB on) and into pieces of a
+ * few KiB; the pieces are stitched in order while the other threads still walk theirs. The last program has profile
+ * tables too small for a piece's tree: its pieces are walked again, in order, by the thread stitching. */
+TEST(merge_stress_many_pieces)
+{
+    static const struct way ways[] = {{1, 0, 0}, {16, 1, 0}, {64, 1, 0}, {256, 1, 0}, {7, 4096, 0}, {16, 1, 2}};
+    for (uint64_t seed = 101; seed <= 103; seed++) {
+        struct progen_cfg cfg = {.seed = seed, .nfuncs = 3000, .max_insns = 400000,
+                                 .features = PROGEN_F_ALL | (seed & 1 ? PROGEN_F_RETC_SDM_POP : 0),
+                                 .psb_period = 128 + (unsigned)(seed % 3) * 36, .no_truth = 1};
+        struct progen p;
+        if (!progen_build_checked(&cfg, &p))
+            continue;
+        struct fw_image im = {p.base, p.code, p.code_size, ""};
+        struct fw_image_set code = {&im, 1};
+        struct fwpt_module mv[3];
+        struct fwpt_modules mods;
+        program_modules(&p, mv, &mods);
+        struct trace t = {p.trace, p.trace_size, &code, &mods};
+        char what[64];
+        snprintf(what, sizeof what, "program %llu, 3000 functions", (unsigned long long)seed);
+        counting_valid = true;
+        const struct tables *tb = seed == 103 ? &tiny : &big;
+        unsigned long again = again_total;
+        check_trace_ways(what, &t, tb, 0, ways, 4); /* the last way: 256 threads */
+        CHECK_EQ(last_pieces, 1024);                 /* 4 a thread: the trace holds more PSBs than that */
+        check_trace_ways(what, &t, tb, 0, ways + 4, 2); /* 4 KiB pieces; 16 threads, 2 at work at once */
+        CHECK(seed != 103 || again_total > again + 500); /* most of the 1 + 16 + 64 + 256 + 1024 pieces */
+        counting_valid = false;
+        progen_free(&p);
+    }
+    CHECK_EQ(valid_joined, valid_seams);
+    CHECK(pieces_total >= 3 * (1 + 64 + 256 + 1024));
+    stats("merge stress");
 }
 
 /* fwpt_flow_seam_compare itself: a decoder stopped by stop_at against copies of itself with one thing changed. */
