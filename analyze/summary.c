@@ -224,6 +224,38 @@ static inline __attribute__((always_inline)) void count_path(struct fwpt_sum *s,
         fwpt_sumprof_run(prof, p->ip, p->ninsn, p->region, p->pending ? p->cls : FWPT_IC_OTHER, p->next);
 }
 
+/* The records of one block step into the bitmap alone (no profile, no edge table): count_insns and count_path with
+ * the bitmap, its mask and the edge that waits in registers (a store through the bitmap's uint8_t pointer may alias
+ * anything, so the general counts read them from *s again after each one). */
+static void count_cov(struct fwpt_sum *s, const struct fwpt_flow_blk *v, uint32_t n)
+{
+    uint8_t *const map = s->cov;
+    const size_t mask = s->cov_mask;
+    bool pending = s->edge_pending;
+    uint64_t from = s->edge_from;
+    for (uint32_t i = 0; i < n; i++) {
+        struct fwpt_flow_chain *const p = v[i].chain;
+        const uint64_t ip = v[i].ip;
+        if (pending)
+            map[fwpt_cov_index(from, ip, mask)]++;
+        if (p) {
+            p->uses++; /* its inner edges: counted when it is flushed */
+            pending = p->pending ? fwpt_edge_class(p->cls) : p->edge;
+            from = p->last_ip;
+        } else {
+            const uint8_t *sz = v[i].sizes;
+            uint64_t last = ip;
+            for (uint32_t k = 0; k + 1 < v[i].ninsn; k++)
+                last += sz[k];
+            pending = fwpt_edge_class(v[i].iclass);
+            from = last;
+        }
+    }
+    s->edge_pending = pending;
+    s->edge_from = from;
+    s->blocks += n;
+}
+
 /* ---- the walk ---- */
 
 enum fwpt_status fwpt_summary_walk(struct fwpt_sum *s)
@@ -253,6 +285,10 @@ enum fwpt_status fwpt_summary_walk(struct fwpt_sum *s)
         }
         if (!prof && !edges) {
             s->blocks += q.n; /* nothing else to count */
+            continue;
+        }
+        if (!prof && !s->edges) {
+            count_cov(s, v, q.n);
             continue;
         }
         uint64_t paths = 0;

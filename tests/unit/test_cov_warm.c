@@ -83,14 +83,16 @@ static void reference(const struct trace *t, struct output *o)
     fwpt_edges_free(&e);
 }
 
-/* One decode by c (its map cleared first) into *o. */
-static enum fwpt_status decode(struct fwpt_cov *c, uint8_t *map, const struct trace *t, struct output *o)
+/* One decode by c (its map cleared first) into *o; with_edges: the edge table too (the summary walk's general
+ * counts), else the bitmap alone (its own loop) and o->edges copied from like. */
+static enum fwpt_status decode(struct fwpt_cov *c, uint8_t *map, const struct trace *t, struct output *o,
+                               bool with_edges, const struct output *like)
 {
     memset(o, 0, sizeof *o);
     memset(map, 0, MAP);
     struct fwpt_edges e;
     CHECK_EQ(fwpt_edges_init(&e, NULL, 0, &fwpt_parallel_resize), FWPT_OK);
-    fwpt_cov_set_edges(c, &e);
+    fwpt_cov_set_edges(c, with_edges ? &e : NULL);
     fwpt_cov_set_reader(c, fw_images_read, t->code);
     fwpt_cov_set_error_fn(c, on_error, &o->err_sum);
     struct fwpt_cov_result r;
@@ -100,6 +102,15 @@ static enum fwpt_status decode(struct fwpt_cov *c, uint8_t *map, const struct tr
     o->insns = r.insns;
     o->errors = r.errors;
     o->skipped = r.bytes_skipped;
+    if (!with_edges) { /* nothing went into e */
+        CHECK_EQ(e.n, 0);
+        e.n = like->nedges;
+        o->edges = malloc((e.n + 1) * sizeof *o->edges);
+        memcpy(o->edges, like->edges, e.n * sizeof *o->edges);
+        o->nedges = e.n;
+        fwpt_edges_free(&e);
+        return st;
+    }
     o->edges = malloc((e.n + 1) * sizeof *o->edges);
     fwpt_edges_sorted(&e, o->edges);
     o->nedges = e.n;
@@ -136,21 +147,24 @@ static bool same(const char *what, const char *which, const struct output *a, co
     return eq;
 }
 
-/* Trace t through the warm decoder w (after whatever it decoded before): the same as a fresh decoder with w's cache
- * sizes, and as the per-instruction walk. */
+/* Trace t through the warm decoder w (after whatever it decoded before), the bitmap alone and then with the edge
+ * table: the same as a fresh decoder with w's cache sizes, and as the per-instruction walk. */
 static void check_warm(const char *what, struct warm *w, const struct trace *t)
 {
-    struct output warm, fresh, ref;
+    struct output warm, warm_map, fresh, ref;
     struct warm f;
     warm_new(&f, w->nblocks, w->npaths, t->code);
-    const enum fwpt_status ws = decode(w->c, w->map, t, &warm), fs = decode(f.c, f.map, t, &fresh);
-    CHECK_EQ(ws, fs);
-    CHECK(ws == FWPT_OK || ws == FWPT_E_NOSYNC);
     reference(t, &ref);
+    const enum fwpt_status ms = decode(w->c, w->map, t, &warm_map, false, &ref);
+    const enum fwpt_status ws = decode(w->c, w->map, t, &warm, true, NULL), fs = decode(f.c, f.map, t, &fresh, true, NULL);
+    CHECK_EQ(ws, fs);
+    CHECK_EQ(ms, fs);
+    CHECK(ws == FWPT_OK || ws == FWPT_E_NOSYNC);
     CHECK(same(what, "warm vs fresh", &warm, &fresh));
     CHECK(same(what, "warm vs fwpt_flow_next", &warm, &ref));
+    CHECK(same(what, "warm, the bitmap alone, vs fwpt_flow_next", &warm_map, &ref));
     n_decodes++;
-    output_free(&warm), output_free(&fresh), output_free(&ref);
+    output_free(&warm), output_free(&warm_map), output_free(&fresh), output_free(&ref);
     free(f.c);
 }
 
