@@ -9,6 +9,7 @@ struct fwpt_cov {
     struct fwpt_flow_block *blocks;
     struct fwpt_flow_chain *paths;
     struct fwpt_flow_chain_cold *cold;
+    uint32_t *dirty; /* the paths used by a decode (fwpt_sum's dirty) */
     size_t nblocks, npaths;
     uint8_t *map;
     size_t map_mask;
@@ -28,7 +29,7 @@ size_t fwpt_cov_size(size_t nblocks, size_t npaths)
     if (!pow2(nblocks) || (npaths && !pow2(npaths)))
         return 0;
     return ALIGN + up(sizeof(struct fwpt_cov)) + up(fwpt_flow_size()) + up(nblocks * sizeof(struct fwpt_flow_block)) +
-           npaths * (sizeof(struct fwpt_flow_chain) + sizeof(struct fwpt_flow_chain_cold));
+           npaths * (sizeof(struct fwpt_flow_chain) + sizeof(struct fwpt_flow_chain_cold) + sizeof(uint32_t));
 }
 
 enum fwpt_status fwpt_cov_init(struct fwpt_cov *c, size_t nblocks, size_t npaths, fwpt_flow_read_fn read,
@@ -46,6 +47,8 @@ enum fwpt_status fwpt_cov_init(struct fwpt_cov *c, size_t nblocks, size_t npaths
     c->paths = npaths ? (struct fwpt_flow_chain *)p : NULL;
     p += npaths * sizeof(struct fwpt_flow_chain);
     c->cold = npaths ? (struct fwpt_flow_chain_cold *)p : NULL;
+    p += npaths * sizeof(struct fwpt_flow_chain_cold);
+    c->dirty = npaths ? (uint32_t *)p : NULL;
     c->nblocks = nblocks;
     c->npaths = npaths;
     c->map = map;
@@ -104,6 +107,8 @@ enum fwpt_status fwpt_cov_decode(struct fwpt_cov *c, const uint8_t *trace, size_
     s->edges = c->edges;
     s->on_event = on_event;
     s->ev_ctx = c;
+    s->dirty = c->dirty; /* the flush goes over the paths this decode used, not the whole cache */
+    s->dirty_cap = c->npaths;
     fwpt_summary_configure(s);
     enum fwpt_status st;
     while ((st = fwpt_summary_walk(s)) == FWPT_OK)

@@ -131,6 +131,16 @@ static void count_event(struct fwpt_sum *s, const struct fwpt_flow_event *ev)
     }
 }
 
+/* Path p has uses to flush now: noted in the list of such paths (dirty), when the caller gave one. */
+static inline void mark_used(struct fwpt_sum *s, const struct fwpt_flow_chain *p)
+{
+    if (!s->dirty)
+        return;
+    if (s->ndirty < s->dirty_cap)
+        s->dirty[s->ndirty] = (uint32_t)(p - s->chains.v);
+    s->ndirty++; /* past dirty_cap (a path rebuilt and used again, listed twice): the flush goes over them all */
+}
+
 /* The inner edges of path p (walked p->uses times since) into edges and cov. */
 static void path_flush(struct fwpt_sum *s, struct fwpt_flow_chain *p, const struct fwpt_flow_chain_cold *cold)
 {
@@ -150,8 +160,14 @@ static void path_evict(void *ctx, struct fwpt_flow_chain *p, struct fwpt_flow_ch
 
 void fwpt_summary_flush(struct fwpt_sum *s)
 {
-    for (size_t i = 0; s->chains.v && i <= s->chains.mask; i++)
-        path_flush(s, &s->chains.v[i], &s->chains.cold[i]);
+    if (s->dirty && s->ndirty <= s->dirty_cap) {
+        for (size_t k = 0; k < s->ndirty; k++)
+            path_flush(s, &s->chains.v[s->dirty[k]], &s->chains.cold[s->dirty[k]]);
+    } else {
+        for (size_t i = 0; s->chains.v && i <= s->chains.mask; i++)
+            path_flush(s, &s->chains.v[i], &s->chains.cold[i]);
+    }
+    s->ndirty = 0;
     s->path_hits = s->chains.hits;
     s->path_misses = s->chains.misses;
 }
@@ -210,7 +226,8 @@ static inline __attribute__((always_inline)) void count_path(struct fwpt_sum *s,
 {
     if (edges) {
         arrive(s, p->ip);
-        p->uses++;
+        if (!p->uses++)
+            mark_used(s, p);
         if (p->pending ? fwpt_edge_class(p->cls) : p->edge) {
             s->edge_pending = 1;
             s->edge_from = p->last_ip;
@@ -239,7 +256,8 @@ static void count_cov(struct fwpt_sum *s, const struct fwpt_flow_blk *v, uint32_
         if (pending)
             map[fwpt_cov_index(from, ip, mask)]++;
         if (p) {
-            p->uses++; /* its inner edges: counted when it is flushed */
+            if (!p->uses++) /* its inner edges: counted when it is flushed */
+                mark_used(s, p);
             pending = p->pending ? fwpt_edge_class(p->cls) : p->edge;
             from = p->last_ip;
         } else {
