@@ -618,39 +618,6 @@ static bool chain_build(const struct fwpt_flow *f, struct fwpt_flow_chains *ch, 
     return true;
 }
 
-/* Short TNT packets read ahead for a chain's key (walk_blocks): at most one per bit a chain takes. */
-#define MORE_TNT FWPT_FLOW_CHAIN_BITS
-
-/* The short TNT packets that follow at once in the trace's bytes from offset o (PADs passed), while fewer than
- * FWPT_FLOW_CHAIN_BITS bits are in hand: their bits after the *cnt in *bits (SDM "Taken/Not-taken (TNT) Packet": bits
- * in execution order, packet after packet), each packet's end in end[] and the bits in hand with it in upto[]; how
- * many. Read in place, nothing consumed: where the packet decoder's table path reads them (no block, no packet-level
- * erratum, before stop_at), else none. */
-static inline uint32_t more_tnt(const struct fwpt_flow *f, size_t o, uint64_t stop_at, uint64_t *bits, uint32_t *cnt,
-                                size_t *end, uint32_t *upto)
-{
-    const struct fwpt_pkt_decoder *d = &f->pkt;
-    uint32_t n = 0;
-    if (d->block_item_bytes || d->errata)
-        return 0;
-    while (*cnt < FWPT_FLOW_CHAIN_BITS && n < MORE_TNT) {
-        while (o < d->fast_end && !d->buf[o])
-            o++;
-        if (o >= d->fast_end || o >= stop_at || !fwpt_pkt_is_one_even(d->buf[o]))
-            break;
-        struct fwpt_packet p;
-        fwpt_pkt_fast_one_even(d->buf[o], o, &p);
-        if (p.type != FWPT_PKT_TNT_8 || !p.tnt.count)
-            break;
-        *bits |= p.tnt.bits << *cnt;
-        *cnt += p.tnt.count;
-        end[n] = o + 1;
-        upto[n++] = *cnt;
-        o++;
-    }
-    return n;
-}
-
 /* Where stop_at stops the walk, for the block end waiting in f (resolve pending). */
 static bool at_stop(const struct fwpt_flow *f, uint64_t stop_at)
 {
@@ -731,25 +698,6 @@ static bool walk_blocks(struct fwpt_flow *f, struct fwpt_flow_blocks *q)
                 pbits = f->peek.tnt.bits;
                 pcnt = f->peek.tnt.count;
             }
-            /* fewer bits than a chain takes: those of the TNT packets right after them too, as the walk takes them
-             * at the last bit (it looks at nothing else there: a TNT after a TNT needs no lookahead) */
-            const uint32_t n1 = pcnt;
-            uint32_t nmore = 0, upto[MORE_TNT], peek_upto = 0;
-            size_t end[MORE_TNT];
-            if (pcnt && pcnt < FWPT_FLOW_CHAIN_BITS && !TIME_ON(f)) {
-                pbits &= ((uint64_t)1 << pcnt) - 1;
-                if (!from_peek && f->have_peek) {
-                    if (is_tnt(f->peek.type) && f->peek.tnt.count && f->peek.offset < stop_at &&
-                        pcnt + f->peek.tnt.count <= 64) {
-                        pbits |= f->peek.tnt.bits << pcnt;
-                        pcnt += f->peek.tnt.count;
-                        peek_upto = pcnt;
-                        nmore = more_tnt(f, f->pkt.offset, stop_at, &pbits, &pcnt, end, upto);
-                    }
-                } else {
-                    nmore = more_tnt(f, f->pkt.offset, stop_at, &pbits, &pcnt, end, upto);
-                }
-            }
             const uint32_t k = pcnt < FWPT_FLOW_CHAIN_BITS ? pcnt : FWPT_FLOW_CHAIN_BITS;
             const uint32_t key = 1u << k | (uint32_t)(pbits & ((1u << k) - 1));
             struct fwpt_flow_chain *p = &chains[chain_slot(ip, key) & chains_mask];
@@ -775,21 +723,10 @@ static bool walk_blocks(struct fwpt_flow *f, struct fwpt_flow_blocks *q)
             }
             if (since + p->ninsn > limit)
                 goto block; /* block by block to the runaway limit */
-            if (p->used > n1) {
-                /* it took bits of the packets read ahead: those are taken (the last one's other bits in hand) */
-                uint32_t taken = peek_upto ? peek_upto : n1; /* the bits of the packets taken */
-                if (from_peek || peek_upto)
-                    f->have_peek = 0;
-                for (uint32_t j = 0; j < nmore && p->used > taken; j++) {
-                    f->pkt.offset = end[j];
-                    taken = upto[j];
-                }
-                bits = taken < 64 ? pbits & (((uint64_t)1 << taken) - 1) : pbits;
-                cnt = taken;
-            } else if (from_peek && p->used) {
+            if (from_peek && p->used) {
                 f->have_peek = 0; /* take_tnt at its first conditional branch */
-                bits = n1 < 64 ? pbits & (((uint64_t)1 << n1) - 1) : pbits;
-                cnt = n1;
+                bits = pbits;
+                cnt = pcnt;
             }
             v[nrec++] = (struct fwpt_flow_blk){ip, NULL, p, p->ninsn, p->pending ? p->cls : FWPT_IC_OTHER};
             /* its calls and returns on RET compression's stack (pushed at the call, popped by its return) */

@@ -263,7 +263,7 @@ FWPT_API uint64_t fwpt_flow_insns(const struct fwpt_flow *f);
  * in hand, a return past its start). One lookup walks it all: the decoder applies its calls and returns to its
  * stack and its bits; the record names the chain, whose calls, returns and edges inside are there to read. */
 #define FWPT_FLOW_CHAIN_BLOCKS 16 /* blocks one chain follows at most */
-#define FWPT_FLOW_CHAIN_BITS 15   /* TNT bits it takes at most */
+#define FWPT_FLOW_CHAIN_BITS 8    /* TNT bits it takes at most */
 #define FWPT_FLOW_CHAIN_CALLS 8   /* calls and returns inside it at most */
 #define FWPT_FLOW_REGION_MIXED 0xffffffffu
 #define FWPT_FLOW_NO_STOP (~(uint64_t)0)
