@@ -229,23 +229,23 @@ static inline enum fwpt_status evq_pop(struct fwpt_flow *f, struct fwpt_flow_eve
 
 
 /* The next packet that is not a PAD: a PAD means nothing to the flow (SDM "PAD Packet": it only pads the output),
- * and a trace written under a hypervisor can hold more PADs than anything else. A run of 00h bytes is passed in one
- * loop where the packet decoder's fast paths would read them one by one (no block; not a lean trial, which counts
- * the packets it sees), else PAD by PAD. */
+ * and a trace written under a hypervisor can hold more PADs than anything else. After a PAD the run of 00h bytes is
+ * passed in one loop where the packet decoder's fast paths would read them one by one (no block; not a lean trial,
+ * which counts the packets it sees), else PAD by PAD. */
 static inline __attribute__((always_inline)) enum fwpt_status next_not_pad(struct fwpt_pkt_decoder *d,
                                                                            struct fwpt_packet *p)
 {
-    for (;;) {
+    enum fwpt_status s = fwpt_pkt_next(d, p);
+    while (__builtin_expect(s == FWPT_OK && p->type == FWPT_PKT_PAD, 0)) {
         if (!d->block_item_bytes && !(d->lean & FWPT_PKT_LEAN_TRIAL)) {
             size_t o = d->offset;
             while (o < d->fast_end && !d->buf[o])
                 o++;
             d->offset = o;
         }
-        const enum fwpt_status s = fwpt_pkt_next(d, p);
-        if (s != FWPT_OK || p->type != FWPT_PKT_PAD)
-            return s;
+        s = fwpt_pkt_next(d, p);
     }
+    return s;
 }
 
 /* The next packet, left in f->peek (not consumed). FWPT_E_EOS at the end; other errors are
