@@ -165,7 +165,8 @@ void fwpt_summary_flush(struct fwpt_sum *s)
             path_flush(s, &s->chains.v[s->dirty[k]], &s->chains.cold[s->dirty[k]]);
     } else {
         for (size_t i = 0; s->chains.v && i <= s->chains.mask; i++)
-            path_flush(s, &s->chains.v[i], &s->chains.cold[i]);
+            if (s->chains.v[i].uses) /* most are 0: no call for them */
+                path_flush(s, &s->chains.v[i], &s->chains.cold[i]);
     }
     s->ndirty = 0;
     s->path_hits = s->chains.hits;
