@@ -131,6 +131,16 @@ static void count_event(struct fwpt_sum *s, const struct fwpt_flow_event *ev)
     }
 }
 
+/* Path p has uses to flush now: noted in the list of such paths (dirty), when the caller gave one. */
+static inline void mark_used(struct fwpt_sum *s, const struct fwpt_flow_chain *p)
+{
+    if (!s->dirty)
+        return;
+    if (s->ndirty < s->dirty_cap)
+        s->dirty[s->ndirty] = (uint32_t)(p - s->chains.v);
+    s->ndirty++; /* past dirty_cap (a path rebuilt and used again, listed twice): the flush goes over them all */
+}
+
 /* The inner edges of path p (walked p->uses times since) into edges and cov. */
 static void path_flush(struct fwpt_sum *s, struct fwpt_flow_chain *p, const struct fwpt_flow_chain_cold *cold)
 {
@@ -150,8 +160,15 @@ static void path_evict(void *ctx, struct fwpt_flow_chain *p, struct fwpt_flow_ch
 
 void fwpt_summary_flush(struct fwpt_sum *s)
 {
-    for (size_t i = 0; s->chains.v && i <= s->chains.mask; i++)
-        path_flush(s, &s->chains.v[i], &s->chains.cold[i]);
+    if (s->dirty && s->ndirty <= s->dirty_cap) {
+        for (size_t k = 0; k < s->ndirty; k++)
+            path_flush(s, &s->chains.v[s->dirty[k]], &s->chains.cold[s->dirty[k]]);
+    } else {
+        for (size_t i = 0; s->chains.v && i <= s->chains.mask; i++)
+            if (s->chains.v[i].uses) /* most are 0: no call for them */
+                path_flush(s, &s->chains.v[i], &s->chains.cold[i]);
+    }
+    s->ndirty = 0;
     s->path_hits = s->chains.hits;
     s->path_misses = s->chains.misses;
 }
@@ -210,7 +227,8 @@ static inline __attribute__((always_inline)) void count_path(struct fwpt_sum *s,
 {
     if (edges) {
         arrive(s, p->ip);
-        p->uses++;
+        if (!p->uses++)
+            mark_used(s, p);
         if (p->pending ? fwpt_edge_class(p->cls) : p->edge) {
             s->edge_pending = 1;
             s->edge_from = p->last_ip;
@@ -222,6 +240,39 @@ static inline __attribute__((always_inline)) void count_path(struct fwpt_sum *s,
         path_ops(s, p, &s->chains.cold[p - s->chains.v]);
     else
         fwpt_sumprof_run(prof, p->ip, p->ninsn, p->region, p->pending ? p->cls : FWPT_IC_OTHER, p->next);
+}
+
+/* The records of one block step into the bitmap alone (no profile, no edge table): count_insns and count_path with
+ * the bitmap, its mask and the edge that waits in registers (a store through the bitmap's uint8_t pointer may alias
+ * anything, so the general counts read them from *s again after each one). */
+static void count_cov(struct fwpt_sum *s, const struct fwpt_flow_blk *v, uint32_t n)
+{
+    uint8_t *const map = s->cov;
+    const size_t mask = s->cov_mask;
+    bool pending = s->edge_pending;
+    uint64_t from = s->edge_from;
+    for (uint32_t i = 0; i < n; i++) {
+        struct fwpt_flow_chain *const p = v[i].chain;
+        const uint64_t ip = v[i].ip;
+        if (pending)
+            map[fwpt_cov_index(from, ip, mask)]++;
+        if (p) {
+            if (!p->uses++) /* its inner edges: counted when it is flushed */
+                mark_used(s, p);
+            pending = p->pending ? fwpt_edge_class(p->cls) : p->edge;
+            from = p->last_ip;
+        } else {
+            const uint8_t *sz = v[i].sizes;
+            uint64_t last = ip;
+            for (uint32_t k = 0; k + 1 < v[i].ninsn; k++)
+                last += sz[k];
+            pending = fwpt_edge_class(v[i].iclass);
+            from = last;
+        }
+    }
+    s->edge_pending = pending;
+    s->edge_from = from;
+    s->blocks += n;
 }
 
 /* ---- the walk ---- */
@@ -253,6 +304,10 @@ enum fwpt_status fwpt_summary_walk(struct fwpt_sum *s)
         }
         if (!prof && !edges) {
             s->blocks += q.n; /* nothing else to count */
+            continue;
+        }
+        if (!prof && !s->edges) {
+            count_cov(s, v, q.n);
             continue;
         }
         uint64_t paths = 0;

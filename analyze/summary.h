@@ -55,6 +55,11 @@ struct fwpt_sum {
     uint8_t paths_ok;             /* modules do not overlap: a chain's module is one for all its blocks */
     uint64_t edge_from;
     struct fwpt_flow_chains chains; /* the path cache: decode/flow's chains (v NULL: none) */
+    /* The paths whose uses wait for fwpt_summary_flush, by index (set after init: dirty_cap entries, e.g. the
+     * path cache's size; NULL: the flush goes over every path, which costs a trace of a few thousand
+     * instructions more than its walk) */
+    uint32_t *dirty;
+    size_t ndirty, dirty_cap;
     /* statistics */
     uint64_t errors, path_hits, path_misses, blocks;
 };

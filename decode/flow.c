@@ -86,6 +86,12 @@ enum fwpt_status fwpt_flow_use_cache(struct fwpt_flow *f, struct fwpt_flow_block
 
 uint64_t fwpt_flow_insns(const struct fwpt_flow *f) { return f->n_insns; }
 
+void fwpt_flow_set_reader(struct fwpt_flow *f, fwpt_flow_read_fn read, void *read_ctx)
+{
+    f->read = read;
+    f->read_ctx = read_ctx;
+}
+
 void fwpt_flow_set_runaway_limit(struct fwpt_flow *f, uint64_t n) { f->runaway_limit = n ? n : 1; }
 
 /* SKZ84 changes how bytes split into packets everywhere: the packet decoder applies it. SKD007 only
@@ -180,6 +186,20 @@ static void restart_at(struct fwpt_flow *f, const struct fwpt_pkt_decoder *d)
     if (time_on)
         fwpt_flow_set_time(f, &tcfg);
     f->state = ST_UNSYNCED;
+}
+
+enum fwpt_status fwpt_flow_reset_trace(struct fwpt_flow *f, const uint8_t *trace, size_t len)
+{
+    struct fwpt_pkt_decoder d;
+    fwpt_pkt_init(&d, trace, len);
+    restart_at(f, &d);
+    f->n_insns = f->n_errors = f->bytes_skipped = f->cache_hits = f->cache_misses = 0;
+    fwpt_flow_set_errata(f, &f->errata); /* the packet decoder's share (SKZ84), as fwpt_flow_set_errata gave it */
+    if (fwpt_pkt_sync_forward(&f->pkt) != FWPT_OK) {
+        f->state = ST_END; /* SDM "Packet Stream Boundary (PSB) Packet": no PSB, nothing to decode */
+        return FWPT_E_NOSYNC;
+    }
+    return FWPT_OK;
 }
 
 /* d at offset: FWPT_OK when a PSB starts there (d left there, synchronized). */

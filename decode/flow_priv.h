@@ -228,13 +228,33 @@ static inline enum fwpt_status evq_pop(struct fwpt_flow *f, struct fwpt_flow_eve
 }
 
 
+/* The next packet that is not a PAD: a PAD means nothing to the flow (SDM "PAD Packet": it only pads the output),
+ * and a trace written under a hypervisor can hold more PADs than anything else. After a PAD the run of 00h bytes is
+ * passed in one loop where the packet decoder's fast paths would read them one by one (no block; not a lean trial,
+ * which counts the packets it sees), else PAD by PAD. */
+static inline __attribute__((always_inline)) enum fwpt_status next_not_pad(struct fwpt_pkt_decoder *d,
+                                                                           struct fwpt_packet *p)
+{
+    enum fwpt_status s = fwpt_pkt_next(d, p);
+    while (__builtin_expect(s == FWPT_OK && p->type == FWPT_PKT_PAD, 0)) {
+        if (!d->block_item_bytes && !(d->lean & FWPT_PKT_LEAN_TRIAL)) {
+            size_t o = d->offset;
+            while (o < d->fast_end && !d->buf[o])
+                o++;
+            d->offset = o;
+        }
+        s = fwpt_pkt_next(d, p);
+    }
+    return s;
+}
+
 /* The next packet, left in f->peek (not consumed). FWPT_E_EOS at the end; other errors are
  * reported (and the decoder resynchronized) here. */
 static inline __attribute__((always_inline)) enum fwpt_status fetch(struct fwpt_flow *f)
 {
     if (f->have_peek)
         return FWPT_OK;
-    enum fwpt_status s = fwpt_pkt_next(&f->pkt, &f->peek);
+    enum fwpt_status s = next_not_pad(&f->pkt, &f->peek);
     if (s == FWPT_OK) {
         f->have_peek = 1;
         if (TIME_ON(f))
@@ -252,7 +272,7 @@ static inline __attribute__((always_inline)) enum fwpt_status fetch_walk(struct 
 {
     if (f->have_peek)
         return FWPT_OK;
-    enum fwpt_status s = fwpt_pkt_next(&f->pkt, &f->peek);
+    enum fwpt_status s = next_not_pad(&f->pkt, &f->peek);
     if (s == FWPT_OK) {
         f->have_peek = 1;
         if (timed)

@@ -290,7 +290,7 @@ static const struct fwpt_opt dump_options[] = {
 
 static void dump_usage(FILE *f);
 static const struct fwpt_opt_cmd dump_cmd = {"fwpt dump", "FILE", dump_options,
-                                             sizeof dump_options / sizeof dump_options[0], false, dump_usage};
+                                             sizeof dump_options / sizeof dump_options[0], false, dump_usage, false, 0};
 
 static void dump_usage(FILE *f)
 {

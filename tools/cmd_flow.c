@@ -41,6 +41,7 @@
 #include "tools/progress.h"
 #include "tools/flow_annotate.h"
 #include "tools/flow_summary.h"
+#include "tools/flow_covmany.h"
 #include "tools/options.h"
 #include "tools/sideband.h"
 #include "tools/symmap.h"
@@ -177,6 +178,8 @@ struct flow_opts {
     struct flow_annotate ann; /* --annotate, --source-root; the report page's source lines */
     struct flow_summary fsum; /* --edges, --coverage, --coverage-size */
     struct fwpt_opt_list symbols; /* --symbols, as given */
+    struct fwpt_opt_list more;    /* the traces after the first (--coverage of many traces: tools/flow_covmany) */
+    bool cov_each;                /* --coverage-each */
 };
 
 static int set_image(void *dst, const struct fwpt_opt *o, const char *a, const char *v)
@@ -406,6 +409,10 @@ static const struct fwpt_opt flow_options[] = {
              "                 ((h(from) >> 1) ^ h(to)) mod size; RET compression kept (docs/performance.md)\n"),
     VALUE("--coverage-size", NULL, "a power of two up to 1G", false, fsum.cov_size, set_cov_size,
           "  --coverage-size N  bitmap bytes, a power of two (K/M suffixes; default 64K)\n"),
+    FLAG("--coverage-each", NULL, cov_each,
+         "  --coverage-each  with several traces (DIR|FILE ...): F holds one bitmap per trace, in the order\n"
+         "                 given (N x size bytes); without it, their sum. The traces are decoded one after the\n"
+         "                 other by one decoder whose caches stay warm while the code is the same\n"),
     VALUE("--annotate", NULL, "a function: NAME, Module!NAME or Module+0xOFF", false, ann.func, fwpt_opt_set_str,
           "  --annotate FUNC  FUNC's source lines with the instructions (--by time: ticks) each took, from the\n"
           "                 --symbols files: NAME (every function of that name), Module!NAME or Module+0xOFF\n"),
@@ -426,13 +433,16 @@ static const struct fwpt_opt flow_options[] = {
 
 static void usage(FILE *f);
 static const struct fwpt_opt_cmd flow_cmd = {"fwpt flow", "DIR|FILE", flow_options,
-                                             sizeof flow_options / sizeof flow_options[0], true, usage};
+                                             sizeof flow_options / sizeof flow_options[0], true, usage,
+                                             true, offsetof(struct flow_opts, more)};
 
 static void usage(FILE *f)
 {
     fputs("usage: fwpt flow DIR|FILE [--image FILE@ADDR ...] [--format text|jsonl] [--calls] [--profile]\n"
           "  DIR            a saved \\fwpt\\ directory: trace.pt, sideband.json, img-BASE.bin\n"
-          "  FILE           a raw trace (code from --image)\n", f);
+          "  FILE           a raw trace (code from --image)\n"
+          "  DIR|FILE ...   several traces of the same code: with --coverage only (the bitmap of each, or\n"
+          "                 their sum), one decoder kept warm from one to the next, one line per trace\n", f);
     fwpt_opt_help(&flow_cmd, f);
     fputs("A decode or listing that runs over a second shows its progress on stderr when stderr is a terminal\n"
           "(and, for a listing, stdout a file): trace bytes and instructions decoded, the rate.\n"
@@ -482,6 +492,27 @@ static int flow_parse(struct flow_opts *fo, int argc, char **argv)
             fprintf(stderr, "fwpt flow: --images: %s does not apply: the timeline follows every instruction in "
                             "order on one thread (the summary walk's pieces do not keep the images' call stack)\n",
                     fo->jobs ? "-j/--jobs" : "--split");
+            return 2;
+        }
+    }
+    if (fo->cov_each && !fo->fsum.cov_path) {
+        fprintf(stderr, "fwpt flow: --coverage-each: needs --coverage F (the file that holds the bitmaps)\n");
+        return 2;
+    }
+    if (fo->more.n) { /* several traces: their coverage, one decoder kept warm (tools/flow_covmany) */
+        const char *other = fo->calls ? "--calls" : fo->profile ? "--profile" : fo->images ? "--images"
+                            : fo->fsum.edges ? "--edges" : fo->flame_path ? "--flame" : fo->folded_path ? "--folded"
+                            : fo->chrome_path ? "--chrome-trace" : fo->report_path ? "--report"
+                            : fo->ann.func ? "--annotate" : fo->symbols.n ? "--symbols" : fo->show_time ? "--time"
+                            : fo->ticks ? "--ticks" : fo->by_time ? "--by time" : fo->walk_insn ? "--walk insn"
+                            : fo->jobs ? "-j/--jobs" : fo->split ? "--split" : fo->slow_print ? "--slow-print"
+                            : fo->iflags ? "--iflags" : fo->no_disasm ? "--no-disasm"
+                            : fo->fmt != FWPT_FLOW_FMT_TEXT ? "--format jsonl" : NULL;
+        if (!fo->fsum.cov_path || other) {
+            fprintf(stderr, "fwpt flow: %zu traces given ('%s', '%s'%s): several traces are decoded only for "
+                            "--coverage F (with --coverage-size, --coverage-each, --image, --cpu, --filter, --quiet)%s%s"
+                            "\n", fo->more.n + 1, fo->path, fo->more.v[0], fo->more.n > 1 ? ", ..." : "",
+                    other ? "; not with " : "", other ? other : "");
             return 2;
         }
     }
@@ -1175,6 +1206,24 @@ static int flow_steps(struct flow_opts *o, struct flow_run *r)
     return flow_status(r);
 }
 
+/* Several traces: the coverage of each through one warm decoder (tools/flow_covmany). */
+static int flow_many(struct flow_opts *o)
+{
+    const char **paths = malloc((o->more.n + 1) * sizeof *paths);
+    if (!paths) {
+        fprintf(stderr, "fwpt flow: out of memory\n");
+        return 1;
+    }
+    paths[0] = o->path;
+    memcpy(paths + 1, o->more.v, o->more.n * sizeof *paths);
+    const struct flow_covmany a = {paths, o->more.n + 1, o->fsum.cov_path, o->fsum.cov_size, o->cov_each,
+                                   o->im.v, o->im.n, (const uint64_t (*)[2])o->filter, o->n_filter, o->have_cpu,
+                                   o->cpu, o->quiet};
+    const int rc = flow_covmany_run(&a);
+    free(paths);
+    return rc;
+}
+
 int fwpt_cmd_flow(int argc, char **argv)
 {
     struct flow_opts *o = calloc(1, sizeof *o);
@@ -1184,7 +1233,9 @@ int fwpt_cmd_flow(int argc, char **argv)
         return 1;
     }
     int rc = flow_parse(o, argc, argv);
-    if (rc == FWPT_OPT_RUN)
+    if (rc == FWPT_OPT_RUN && o->more.n)
+        rc = flow_many(o);
+    else if (rc == FWPT_OPT_RUN)
         rc = flow_steps(o, r);
     if (r->symmap) {
         fwpt_symmap_summary(r->symmap);
@@ -1192,6 +1243,7 @@ int fwpt_cmd_flow(int argc, char **argv)
     }
     free(r);
     flow_annotate_free(&o->ann);
+    free(o->more.v);
     free(o);
     return rc;
 }

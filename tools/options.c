@@ -50,6 +50,9 @@ int fwpt_opt_parse(const struct fwpt_opt_cmd *c, int argc, char **argv, void *ds
                 return rc;
         } else if (a[0] == '-' && a[1]) {
             return fwpt_arg_unknown(c->cmd, "unknown option", a, c->usage);
+        } else if (*operand && c->more) {
+            if (fwpt_opt_add_str(dst, &(struct fwpt_opt){.off = c->more_off}, a, a))
+                return 1;
         } else if (fwpt_arg_operand(c->cmd, c->operand, operand, a)) {
             return 2;
         }

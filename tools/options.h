@@ -34,6 +34,8 @@ struct fwpt_opt_cmd {
     size_t n;
     bool missing_said;
     void (*usage)(FILE *f); /* the whole usage (--help on stdout, an unknown option's on stderr) */
+    bool more;           /* operands after the first go to the struct fwpt_opt_list at more_off in dst */
+    size_t more_off;
 };
 
 /* The parse of argv[1..argc) goes on to the run: fwpt_opt_parse's value then. */
@@ -41,7 +43,7 @@ struct fwpt_opt_cmd {
 
 /* Walks argv: --help and -h print the usage (exit status 0), an option of the table is set, another word that
  * begins with '-' (not "-" alone) is an unknown option (exit status 2, with the usage), and the one operand goes
- * to *operand (a second one: exit status 2). FWPT_OPT_RUN, or the exit status. */
+ * to *operand (a second one: exit status 2, unless the command takes more: c->more). FWPT_OPT_RUN, or the exit status. */
 int fwpt_opt_parse(const struct fwpt_opt_cmd *c, int argc, char **argv, void *dst, const char **operand);
 /* The option named a (exactly: no "=VALUE"), or NULL. */
 const struct fwpt_opt *fwpt_opt_find(const struct fwpt_opt_cmd *c, const char *a);

@@ -176,6 +176,9 @@ FWPT_API void fwpt_flow_set_filter(struct fwpt_flow *f, const uint64_t (*ranges)
  * are given only when asked (as libipt's enable_iflags_events). Default: off. */
 FWPT_API void fwpt_flow_set_iflags(struct fwpt_flow *f, bool on);
 
+/* The code reader from now on (the same code read from elsewhere: the block cache is kept). */
+FWPT_API void fwpt_flow_set_reader(struct fwpt_flow *f, fwpt_flow_read_fn read, void *read_ctx);
+
 /* Empties the instruction cache (after code changed). */
 FWPT_API void fwpt_flow_cache_reset(struct fwpt_flow *f);
 
@@ -235,6 +238,11 @@ FWPT_API enum fwpt_status fwpt_flow_get_sync_offset(const struct fwpt_flow *f, u
  * decoders one after the other). ncache as fwpt_flow_init's: FWPT_E_INVAL (cache unchanged) when it is not a
  * power of two, or a cache comes without a size or a size without a cache. */
 FWPT_API enum fwpt_status fwpt_flow_use_cache(struct fwpt_flow *f, struct fwpt_flow_block *cache, size_t ncache);
+/* Another trace of the same code: f starts it as fwpt_flow_init would (synchronized at its first PSB; the walk,
+ * RET compression stack, events waiting, time and statistics dropped), keeping what it was set up with (code
+ * reader, block cache and its entries, errata, filter ranges, IF events, runaway limit, time on or off): a warm
+ * decoder for trace after trace (fwpt/coverage.h). FWPT_E_NOSYNC: the trace has no PSB (reads give the end). */
+FWPT_API enum fwpt_status fwpt_flow_reset_trace(struct fwpt_flow *f, const uint8_t *trace, size_t len);
 /* Instructions walked so far (given, or counted by a block step). */
 FWPT_API uint64_t fwpt_flow_insns(const struct fwpt_flow *f);
 

@@ -5,6 +5,7 @@
  *   fwpt/packet.h   the packet decoder: trace bytes -> packets
  *   fwpt/flow.h     the flow decoder: packets + code bytes -> instructions and events
  *   fwpt/summary.h  instructions per function and the call tree, from a flow
+ *   fwpt/coverage.h an AFL-style edge bitmap from trace after trace, its caches kept warm
  * Link: pkg-config --cflags --libs fwpt (libfwpt-decode.a: freestanding, needs nothing from libc). */
 #ifndef FWPT_FWPT_H
 #define FWPT_FWPT_H
@@ -16,5 +17,6 @@
 #include "fwpt/packet.h"
 #include "fwpt/flow.h"
 #include "fwpt/summary.h"
+#include "fwpt/coverage.h"
 
 #endif

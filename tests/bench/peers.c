@@ -1,5 +1,6 @@
 /* fwpt against its peers, side by side in one process: fwpt's summary walk with an AFL-style coverage bitmap
- * (what `fwpt flow -j 1 --coverage F` runs: fwpt_parallel_run, one thread), libxdc's fuzzing mode (the bitmap,
+ * (what `fwpt flow -j 1 --coverage F` runs: fwpt_parallel_run, one thread), fresh each run, and fwpt's coverage
+ * decoder kept warm across runs (fwpt/coverage.h: what `fwpt flow A B ... --coverage F` runs), libxdc's fuzzing mode (the bitmap,
  * github nyx-fuzz/libxdc) with a fresh decoder per run and with one decoder kept warm across runs (as a fuzzer
  * keeps it), and libipt's block decoder (pt_blk_next, counting instructions), on the same trace bytes and code.
  *
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analyze/coverage.h"
 #include "analyze/parallel_host.h"
 #include "analyze/profile.h"
 #include "tests/common/fw_traces.h"
@@ -92,6 +94,42 @@ static int fwpt_cov(const struct peer_input *in, const uint8_t *trace, size_t le
     return 0;
 }
 
+/* ---- fwpt warm: one coverage decoder (fwpt/coverage.h) kept across runs after one untimed run, the bitmap reset
+ * per run (in the time, as libxdc's warm runs reset theirs); the same caches as fwpt_parallel_run's ---- */
+static int fwpt_warm(const struct peer_input *in, const uint8_t *trace, size_t len, double *best, uint64_t *insns,
+                     uint64_t *hash)
+{
+    static uint8_t map[COV_SIZE];
+    struct fwpt_cov *c = malloc(fwpt_cov_size(1 << 16, 1 << 14));
+    struct fwpt_cov_result r;
+    if (!c || fwpt_cov_init(c, 1 << 16, 1 << 14, page_dump_read, (void *)&in->code, map, COV_SIZE) != FWPT_OK ||
+        fwpt_cov_decode(c, trace, len, &r) != FWPT_OK) {
+        free(c);
+        return -1;
+    }
+    *best = 1e30;
+    for (int k = 0; k < runs; k++) {
+        double t = cpu_now();
+        memset(map, 0, COV_SIZE);
+        enum fwpt_status st = fwpt_cov_decode(c, trace, len, &r);
+        t = cpu_now() - t;
+        *best = t < *best ? t : *best;
+        if (st != FWPT_OK) {
+            free(c);
+            return -1;
+        }
+        const uint64_t h = fnv(map, COV_SIZE);
+        if ((k && h != *hash) || (k && r.insns != *insns)) {
+            free(c);
+            return -2;
+        }
+        *hash = h;
+        *insns = r.insns;
+    }
+    free(c);
+    return 0;
+}
+
 /* ---- libipt: pt_blk_next over the same sections ---- */
 static uint64_t ipt_count(const struct peer_input *in, const uint8_t *trace, size_t len,
                           struct pt_image_section_cache *isc, const int *isid)
@@ -124,8 +162,9 @@ static void *xdc_fetch(void *ctx, uint64_t page, bool *success)
 struct result {
     int xdc_failed;        /* libxdc's decoder result on a trace with compressed returns (0: it decoded it) */
     uint64_t insns;
-    double fwpt, xdc_fresh, xdc_warm, ipt; /* best CPU seconds (0: not run) */
+    double fwpt, fwpt_warm, xdc_fresh, xdc_warm, ipt; /* best CPU seconds (0: not run) */
     double one_fwpt, one_xdc;              /* one copy, fresh */
+    double one_fwpt_warm, one_xdc_warm;    /* one copy, warm (a fuzzer's run) */
     uint64_t one_xdc_hash;                 /* libxdc_bitmap_get_hash after one copy */
 };
 
@@ -159,6 +198,25 @@ static int measure(struct peer_input *in, uint8_t *trace, size_t len, struct res
     if (errs)
         printf("  %s: fwpt reported %llu decode errors%s\n", in->name, (unsigned long long)errs,
                one ? " (one copy)" : "");
+    {
+        uint64_t wins = 0, whash = 0;
+        double wbest = 0;
+        const int w = fwpt_warm(in, trace, len, &wbest, &wins, &whash);
+        if (w) {
+            printf("  %s: fwpt warm %s\n", in->name, w == -2 ? "differs between runs" : "failed");
+            return 1;
+        }
+        if (wins != ins || whash != hash0) {
+            printf("  MISMATCH %s: fwpt warm gives %llu instructions, bitmap 0x%016llx; fresh %llu, 0x%016llx\n",
+                   in->name, (unsigned long long)wins, (unsigned long long)whash, (unsigned long long)ins,
+                   (unsigned long long)hash0);
+            bad = 1;
+        }
+        if (one)
+            r->one_fwpt_warm = wbest;
+        else
+            r->fwpt_warm = wbest;
+    }
     if (!one) {
         struct pt_image_section_cache *isc = pt_iscache_alloc("peers");
         int *isid = malloc((in->nsect + 1) * sizeof *isid);
@@ -232,8 +290,10 @@ static int measure(struct peer_input *in, uint8_t *trace, size_t len, struct res
                    in->name, (unsigned long long)xhash, (unsigned long long)in->xdc_hash);
             bad = 1;
         }
-    } else if (!r->xdc_failed) {
-        r->xdc_fresh = best;
+    }
+    if (!r->xdc_failed) {
+        if (!one)
+            r->xdc_fresh = best;
         libxdc_t *x = libxdc_init(in->filter, xdc_fetch, &in->code, bitmap, sizeof bitmap);
         if (!x || libxdc_decode(x, trace, len) > decoder_success_pt_overflow) { /* the warm-up run, not timed */
             printf("  %s: libxdc (warm-up) failed\n", in->name);
@@ -256,7 +316,10 @@ static int measure(struct peer_input *in, uint8_t *trace, size_t len, struct res
                 bad = 1;
             }
         }
-        r->xdc_warm = best;
+        if (one)
+            r->one_xdc_warm = best;
+        else
+            r->xdc_warm = best;
         libxdc_free(x);
     }
 #endif
@@ -515,26 +578,27 @@ int main(void)
 
     printf("\nCPU time of the decode loop, best of %d; each trace repeated to %llu M+ instructions; ratios: fwpt's "
            "speed over the other's\n\n", runs, TARGET_INSNS / 1000000);
-    printf("| trace | fwpt summary + bitmap | vs libxdc, fresh decoder | vs libxdc, decoder kept warm | vs libipt "
-           "pt_blk |\n|---|---|---|---|---|\n");
+    printf("| trace | fwpt fresh | fwpt warm | fresh vs libxdc fresh | warm vs libxdc warm | fresh vs libipt pt_blk "
+           "|\n|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < nrows; i++) {
         const struct result *x = &rows[i].r;
         if (rows[i].failed) {
-            printf("| %s | failed (above) | | | |\n", rows[i].name);
+            printf("| %s | failed (above) | | | | | |\n", rows[i].name);
             continue;
         }
-        printf("| %s | %.0f M insn/s |", rows[i].name, rate(x->insns, x->fwpt));
+        printf("| %s | %.0f M insn/s | %.0f M insn/s |", rows[i].name, rate(x->insns, x->fwpt),
+               rate(x->insns, x->fwpt_warm));
         if (x->xdc_failed)
             printf(" libxdc fails (result %d) | libxdc fails |", x->xdc_failed);
         else {
             ratio(x->xdc_fresh, x->fwpt);
-            ratio(x->xdc_warm, x->fwpt);
+            ratio(x->xdc_warm, x->fwpt_warm);
         }
         ratio(x->ipt, x->fwpt);
         printf("\n");
     }
-    printf("\n| trace | instructions (copies) | libxdc fresh | libxdc warm | libipt pt_blk | one copy: fwpt, libxdc "
-           "fresh |\n|---|---|---|---|---|---|\n");
+    printf("\n| trace | instructions (copies) | libxdc fresh | libxdc warm | libipt pt_blk | one copy fresh: fwpt, "
+           "libxdc | one copy warm: fwpt, libxdc |\n|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < nrows; i++) {
         const struct result *x = &rows[i].r;
         if (rows[i].failed) {
@@ -550,11 +614,13 @@ int main(void)
             printf(" not run | not run |");
         printf(" %.0f M insn/s |", rate(x->insns, x->ipt));
         if (xdc && !x->xdc_failed)
-            printf(" %.1f us, %.1f us (%.2fx) |\n", x->one_fwpt * 1e6, x->one_xdc * 1e6, x->one_xdc / x->one_fwpt);
+            printf(" %.1f us, %.1f us (%.2fx) | %.1f us, %.1f us (%.2fx) |\n", x->one_fwpt * 1e6, x->one_xdc * 1e6,
+                   x->one_xdc / x->one_fwpt, x->one_fwpt_warm * 1e6, x->one_xdc_warm * 1e6,
+                   x->one_xdc_warm / x->one_fwpt_warm);
         else if (x->xdc_failed)
-            printf(" %.1f us, libxdc fails |\n", x->one_fwpt * 1e6);
+            printf(" %.1f us, libxdc fails | %.1f us, libxdc fails |\n", x->one_fwpt * 1e6, x->one_fwpt_warm * 1e6);
         else
-            printf(" %.1f us, not run |\n", x->one_fwpt * 1e6);
+            printf(" %.1f us, not run | %.1f us, not run |\n", x->one_fwpt * 1e6, x->one_fwpt_warm * 1e6);
     }
     if (bad)
         printf("\npeers: FAILED (see the lines above)\n");
