@@ -94,6 +94,33 @@ static int fwpt_cov(const struct peer_input *in, const uint8_t *trace, size_t le
     return 0;
 }
 
+/* ---- fwpt: the summary walk with the profile and the call tree (every call and return), one thread: what
+ * `fwpt flow --profile` and `--calls` count (the tables as large as the tool's) ---- */
+#define PROF_FUNCS (1u << 16)
+#define PROF_NODES (1u << 18)
+#define PROF_HASH (1u << 19)
+static int fwpt_prof(const struct peer_input *in, const uint8_t *trace, size_t len, uint64_t *insns, uint64_t *nodes)
+{
+    static struct fwpt_profile_func funcs[PROF_FUNCS];
+    static struct fwpt_profile_node tree[PROF_NODES];
+    static uint32_t hash[PROF_HASH];
+    static uint64_t mod_insns[1];
+    static struct fwpt_profile *p;
+    if (!p && !(p = malloc(fwpt_profile_size())))
+        return -1;
+    fwpt_profile_init(p, NULL, mod_insns, funcs, PROF_FUNCS, tree, PROF_NODES, hash, PROF_HASH);
+    struct fwpt_par_setup s = {.trace = trace, .len = len, .read = page_dump_read, .read_ctx = (void *)&in->code,
+                               .jobs = 1, .profile = true};
+    struct fwpt_parallel_out po;
+    enum fwpt_status st = fwpt_parallel_run(&s, p, &po);
+    uint64_t dropped = 0;
+    *insns = po.insns;
+    fwpt_profile_insns(p, &dropped);
+    *nodes = p->nnodes;
+    fwpt_parallel_out_free(&po);
+    return st != FWPT_OK || dropped ? -1 : 0;
+}
+
 /* ---- fwpt warm: one coverage decoder (fwpt/coverage.h) kept across runs after one untimed run, the bitmap reset
  * per run (in the time, as libxdc's warm runs reset theirs); the same caches as fwpt_parallel_run's ---- */
 static int fwpt_warm(const struct peer_input *in, const uint8_t *trace, size_t len, double *best, uint64_t *insns,
@@ -163,6 +190,7 @@ struct result {
     int xdc_failed;        /* libxdc's decoder result on a trace with compressed returns (0: it decoded it) */
     uint64_t insns;
     double fwpt, fwpt_warm, xdc_fresh, xdc_warm, ipt; /* best CPU seconds (0: not run) */
+    double fwpt_prof;      /* the profile and call tree (best CPU seconds) */
     double one_fwpt, one_xdc;              /* one copy, fresh */
     double one_fwpt_warm, one_xdc_warm;    /* one copy, warm (a fuzzer's run) */
     uint64_t one_xdc_hash;                 /* libxdc_bitmap_get_hash after one copy */
@@ -216,6 +244,26 @@ static int measure(struct peer_input *in, uint8_t *trace, size_t len, struct res
             r->one_fwpt_warm = wbest;
         else
             r->fwpt_warm = wbest;
+    }
+    if (!one) {
+        double pbest = 1e30;
+        for (int k = 0; k < runs; k++) {
+            uint64_t pins = 0, pnodes = 0;
+            double t = cpu_now();
+            if (fwpt_prof(in, trace, len, &pins, &pnodes)) {
+                printf("  %s: fwpt's profile walk failed, or its tables were too small\n", in->name);
+                return 1;
+            }
+            t = cpu_now() - t;
+            pbest = t < pbest ? t : pbest;
+            if (pins != ins) {
+                printf("  MISMATCH %s: the profile walk counts %llu instructions, the coverage walk %llu\n", in->name,
+                       (unsigned long long)pins, (unsigned long long)ins);
+                bad = 1;
+                break;
+            }
+        }
+        r->fwpt_prof = pbest;
     }
     if (!one) {
         struct pt_image_section_cache *isc = pt_iscache_alloc("peers");
@@ -595,6 +643,23 @@ int main(void)
             ratio(x->xdc_warm, x->fwpt_warm);
         }
         ratio(x->ipt, x->fwpt);
+        printf("\n");
+    }
+    printf("\nThe profile and the call tree (every call and return; what --profile and --calls count), one thread, "
+           "against libxdc's fresh coverage mode\n\n| trace | fwpt profile + call tree | vs libxdc fresh | vs fwpt "
+           "coverage fresh |\n|---|---|---|---|\n");
+    for (size_t i = 0; i < nrows; i++) {
+        const struct result *x = &rows[i].r;
+        if (rows[i].failed) {
+            printf("| %s | failed (above) | | |\n", rows[i].name);
+            continue;
+        }
+        printf("| %s | %.0f M insn/s |", rows[i].name, rate(x->insns, x->fwpt_prof));
+        if (x->xdc_failed)
+            printf(" libxdc fails |");
+        else
+            ratio(x->xdc_fresh, x->fwpt_prof);
+        ratio(x->fwpt, x->fwpt_prof);
         printf("\n");
     }
     printf("\n| trace | instructions (copies) | libxdc fresh | libxdc warm | libipt pt_blk | one copy fresh: fwpt, "
