@@ -300,8 +300,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
     fwpt_puts(&out, "fwptdrv " FWPT_VERSION " - the boot trace of fwpt\n");
     if (!begin()) {
         fwpt_puts(&out, "fwptdrv: the boot goes on untraced\n");
-        if (!ev_ready && EFI_ERROR(make_events()))
-            return EFI_SUCCESS; /* nothing will write the log: the lines above are all */
+        if (!ev_ready)
+            make_events(); /* to write log.txt at ReadyToBoot; without it the lines above are all there is */
         return EFI_SUCCESS;
     }
     /* the last step: with backend=soft, single-stepping starts at the return from fwpt_soft_open */

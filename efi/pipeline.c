@@ -830,6 +830,10 @@ EFI_STATUS fwpt_pipeline_boot_end(struct fwpt_run *s, const struct fwpt_image *e
 {
     fwpt_pipeline_boot_stop(s);
     fwpt_step_call_report(EFI_SUCCESS, s->boot_stop, &s->result, &s->o);
+    if (s->soft_unended)
+        fwpt_run_say(s, "soft: single-stepping had not ended when the trace was stopped: the end came from code that "
+                        "runs with TF clear (an interrupt handler or a timer event), so the trace ends at the last "
+                        "stepped instruction, before it", NULL);
     /* the images loaded now, and those that started since the trace began and are gone (their bytes copied when they
      * started) */
     fwpt_symbols_free(&s->syms);
